@@ -1,0 +1,75 @@
+"""Checking a stream of decoded events against the rules, the way `we audit` reports it.
+
+The store checks the envelope and chain; this folds the payloads and reports the first
+schema or rules problem with its line. Folding stops there: the state after it is undefined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from wecore.errors import EventSchemaError, RuleViolation
+from wecore.events import Event, parse_event
+from wecore.reducer import evolve
+from wecore.state import INITIAL_STATE, GameState
+
+SCHEMA = "schema"
+RULES = "rules"
+
+
+@dataclass(frozen=True)
+class RuleProblem:
+    line: int
+    kind: str  # "schema" or "rules"
+    message: str
+
+
+@dataclass(frozen=True)
+class FoldResult:
+    state: GameState  # the state after the last event folded
+    problem: RuleProblem | None  # the first schema or rules problem, where folding stopped
+    events: int
+
+
+class GameChecker:
+    """Folds events one at a time and remembers the first problem."""
+
+    __slots__ = ("events", "problem", "state")
+
+    def __init__(self, state: GameState = INITIAL_STATE) -> None:
+        self.state = state
+        self.problem: RuleProblem | None = None
+        self.events = 0
+
+    def feed(self, line: int, event_type: object, data: object) -> bool:
+        """Fold one event; False once a problem has stopped the fold."""
+        if self.problem is not None:
+            return False
+        self.events += 1
+        try:
+            event = parse_event(event_type, data)
+        except EventSchemaError as exc:
+            self.problem = RuleProblem(line, SCHEMA, str(exc))
+            return False
+        return self.feed_event(line, event)
+
+    def feed_event(self, line: int, event: Event) -> bool:
+        try:
+            self.state = evolve(self.state, event)
+        except RuleViolation as exc:
+            self.problem = RuleProblem(line, RULES, f"{event.TYPE}: {exc}")
+            return False
+        return True
+
+    def result(self) -> FoldResult:
+        return FoldResult(self.state, self.problem, self.events)
+
+
+def check_events(events: Iterable[tuple[int, object, object]]) -> FoldResult:
+    """Fold (line, type, data) triples; stop at the first schema or rules problem."""
+    checker = GameChecker()
+    for line, event_type, data in events:
+        if not checker.feed(line, event_type, data):
+            break
+    return checker.result()

@@ -1,0 +1,126 @@
+"""Bots that play over `legal_moves`, and whole bot games from a seed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
+
+from wecore.cards import CARD_COLOUR, CARD_NUMBER
+from wecore.dealing import DEFAULT_NAMES, deal
+from wecore.decider import Bring, Move, Open, Steal, legal_moves, move_events
+from wecore.events import Event
+from wecore.reducer import evolve
+from wecore.rng import SeededRandom
+from wecore.state import INITIAL_STATE, GameState, Phase
+
+
+class Bot(Protocol):
+    name: str
+
+    def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
+        """One of `moves` (all legal, all by the same player)."""
+        ...
+
+
+class RandomBot:
+    name = "random"
+
+    def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
+        return rng.choice(moves)
+
+
+def gain(state: GameState, seat: int, card: str) -> int:
+    """How much `card`, kept, would add to this seat's score now."""
+    colour = CARD_COLOUR[card]
+    if state.lists is None or colour not in state.lists[seat]:
+        return 0
+    best = max((CARD_NUMBER[c] for c in state.kept[seat] if CARD_COLOUR[c] is colour), default=0)
+    return max(0, CARD_NUMBER[card] - best)
+
+
+class GreedyBot:
+    """Brings what helps itself least and its rivals least; steals what helps it most.
+
+    It knows only what its seat knows: its own brought card, not the other face-down ones.
+    """
+
+    name = "greedy"
+
+    def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
+        first = moves[0]
+        if isinstance(first, Bring):
+            return self._bring(state, moves)  # type: ignore[arg-type]
+        return self._move(state, moves, rng)
+
+    def _bring(self, state: GameState, moves: Sequence[Bring]) -> Bring:
+        seat = state.seat_of[moves[0].player]
+        rivals = [s for s in range(len(state.players)) if s != seat]
+
+        def cost(move: Bring) -> tuple[int, int, int]:
+            if move.card is None:
+                return (0, 0, 0)
+            mine = gain(state, seat, move.card)
+            theirs = max((gain(state, s, move.card) for s in rivals), default=0)
+            return (2 * mine + theirs, mine, CARD_NUMBER[move.card])
+
+        return min(moves, key=cost)
+
+    def _move(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
+        seat = state.to_move
+        assert seat is not None
+        steals = [m for m in moves if isinstance(m, Steal)]
+        opens = [m for m in moves if isinstance(m, Open)]
+        own = state.brought_cards[seat]
+        unknown = [m for m in opens if m.card != own]
+        # The public expectation of an unknown gift: the average gain over cards not yet seen.
+        pool = [c for c in CARD_COLOUR if c not in state.seen or c in state.face_down]
+        pool = [c for c in pool if c != own]
+        expected = sum(gain(state, seat, c) for c in pool) / len(pool) if pool else 0.0
+        best_steal = max(steals, key=lambda m: gain(state, seat, m.card), default=None)  # type: ignore[arg-type]
+        if best_steal is not None and gain(state, seat, best_steal.card) > expected:  # type: ignore[arg-type]
+            return best_steal
+        if own is not None and gain(state, seat, own) > expected and any(m.card == own for m in opens):
+            return next(m for m in opens if m.card == own)
+        return rng.choice(unknown or opens)
+
+
+BOTS: Mapping[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+
+
+def play_game(
+    seed: int | str,
+    player_count: int = 5,
+    bots: Sequence[Bot] | Bot | None = None,
+    players: Sequence[str] | None = None,
+    options: Mapping[str, object] | None = None,
+    title: str | None = None,
+) -> tuple[list[Event], GameState]:
+    """A complete bot game, dealt and played from `seed`: its events and the final state."""
+    names = tuple(players or DEFAULT_NAMES[:player_count])
+    if bots is None:
+        bots = RandomBot()
+    seat_bots: Sequence[Bot] = [bots] * len(names) if not isinstance(bots, Sequence) else bots
+    rng = SeededRandom(seed)
+    events = deal(seed, names, options=options, title=title)
+    state = INITIAL_STATE
+    for event in events:
+        state = evolve(state, event)
+    play_rng = rng.fork("play")
+    while state.phase is not Phase.OVER:
+        moves = legal_moves(state)
+        if state.phase is Phase.BRINGING:
+            # Brings are simultaneous: each player still to bring picks from their own attic.
+            by_player: dict[str, list[Move]] = {}
+            for move in moves:
+                by_player.setdefault(move.player, []).append(move)  # type: ignore[union-attr]
+            for name, own_moves in by_player.items():
+                move = seat_bots[state.seat_of[name]].choose(state, own_moves, play_rng)
+                for event in move_events(state, move):
+                    state = evolve(state, event)
+                    events.append(event)
+            continue
+        move = seat_bots[state.to_move].choose(state, moves, play_rng)  # type: ignore[index]
+        for event in move_events(state, move):
+            state = evolve(state, event)
+            events.append(event)
+    return events, state

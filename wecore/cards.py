@@ -1,0 +1,119 @@
+"""Gift cards, colours and the people on the gift lists.
+
+Cards are canonical upper-case strings ("R7", "B10"): cheap to hash and compare,
+and exactly what the log writes.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from wecore.errors import CardNotationError, ColourError
+
+
+class Colour(StrEnum):
+    RED = "red"
+    ORANGE = "orange"
+    YELLOW = "yellow"
+    GREEN = "green"
+    BLUE = "blue"
+
+    @property
+    def letter(self) -> str:
+        return _LETTER_OF[self]
+
+    @property
+    def person(self) -> str:
+        """Who this colour stands for on a gift list."""
+        return PERSON_OF[self]
+
+
+COLOURS: tuple[Colour, ...] = tuple(Colour)
+COLOUR_OF_LETTER: dict[str, Colour] = {
+    "R": Colour.RED,
+    "O": Colour.ORANGE,
+    "Y": Colour.YELLOW,
+    "G": Colour.GREEN,
+    "B": Colour.BLUE,
+}
+_LETTER_OF: dict[Colour, str] = {colour: letter for letter, colour in COLOUR_OF_LETTER.items()}
+PERSON_OF: dict[Colour, str] = {
+    Colour.RED: "Mother-in-Law",
+    Colour.ORANGE: "Crazy Neighbor",
+    Colour.YELLOW: "Fluffy the Cat",
+    Colour.GREEN: "Great Uncle Irwin",
+    Colour.BLUE: "Random Stranger",
+}
+
+ALL_CARDS: tuple[str, ...] = tuple(
+    f"{letter}{number}" for letter in COLOUR_OF_LETTER for number in range(1, 11)
+)
+CARD_COLOUR: dict[str, Colour] = {card: COLOUR_OF_LETTER[card[0]] for card in ALL_CARDS}
+CARD_NUMBER: dict[str, int] = {card: int(card[1:]) for card in ALL_CARDS}
+# Every accepted spelling maps straight to the canonical card, so parsing is one lookup.
+_SPELLINGS: dict[str, str] = {}
+for _card in ALL_CARDS:
+    _SPELLINGS[_card] = _card
+    _SPELLINGS[_card.lower()] = _card
+
+CARD_FORM_HINT = "a colour letter R, O, Y, G or B and a number 1-10, e.g. R7 or b10"
+
+
+def parse_card(text: object) -> str:
+    """The canonical card for `text` in any letter case; CardNotationError otherwise."""
+    if isinstance(text, str):
+        card = _SPELLINGS.get(text) or _SPELLINGS.get(text.upper())
+        if card is not None:
+            return card
+    raise CardNotationError(f"{text!r} is not a card: write {CARD_FORM_HINT}")
+
+
+def is_card(text: object) -> bool:
+    return isinstance(text, str) and text in _SPELLINGS
+
+
+def card_colour(card: str) -> Colour:
+    return CARD_COLOUR[card]
+
+
+def card_number(card: str) -> int:
+    return CARD_NUMBER[card]
+
+
+def describe_card(card: str) -> str:
+    """'the red 7' -- how people say a card out loud."""
+    return f"the {CARD_COLOUR[card].value} {CARD_NUMBER[card]}"
+
+
+_COLOUR_SPELLINGS: dict[str, Colour] = {}
+for _colour in COLOURS:
+    _COLOUR_SPELLINGS[_colour.value] = _colour
+    _COLOUR_SPELLINGS[_colour.letter.lower()] = _colour
+
+
+def parse_colour(text: str) -> Colour:
+    """A colour from its name or letter, any case."""
+    colour = _COLOUR_SPELLINGS.get(text.strip().lower())
+    if colour is None:
+        raise ColourError(
+            f"{text!r} is not a colour: use red, orange, yellow, green or blue (or R, O, Y, G, B)"
+        )
+    return colour
+
+
+def parse_gift_list(text: str) -> tuple[Colour, Colour, Colour]:
+    """Three colours from letters ("RGY") or names ("red,green,yellow")."""
+    cleaned = text.strip()
+    parts = (
+        [p for p in cleaned.replace(",", " ").replace("/", " ").split() if p]
+        if any(sep in cleaned for sep in ", /")
+        else ([cleaned] if len(cleaned) > 3 else list(cleaned))
+    )
+    colours = tuple(parse_colour(p) for p in parts)
+    if len(colours) != 3 or len(set(colours)) != 3:
+        raise ColourError(f"{text!r} is not a gift list: give three different colours, e.g. RGY")
+    return colours  # type: ignore[return-value]
+
+
+def sort_key(card: str) -> tuple[int, int]:
+    return (COLOURS.index(CARD_COLOUR[card]), CARD_NUMBER[card])

@@ -1,0 +1,253 @@
+"""The decider: commands from the table become events, or are refused with the rule.
+
+`decide(state, command)` returns the events that carry the command out; every one is
+checked by the reducer before it is returned, so what `decide` accepts, `evolve` accepts.
+`legal_moves(state)` lists the moves the rules allow now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from wecore.cards import ALL_CARDS, Colour
+from wecore.errors import RuleViolation, UnknownPlayerError
+from wecore.events import (
+    AtticsDealt,
+    Event,
+    EventVoided,
+    GameStarted,
+    GiftBrought,
+    GiftListsDealt,
+    GiftOpened,
+    GiftStolen,
+    Note,
+    TieBroken,
+    nfc,
+)
+from wecore.reducer import evolve
+from wecore.rulesets import RULESET_2011
+from wecore.state import GameState, Phase
+
+
+@dataclass(frozen=True)
+class StartGame:
+    players: tuple[str, ...]
+    dealer: str
+    options: Mapping[str, object] = field(default_factory=dict)
+    title: str | None = None
+    ruleset: str = RULESET_2011
+
+
+@dataclass(frozen=True)
+class DealLists:
+    lists: Mapping[str, tuple[Colour, ...]]
+
+
+@dataclass(frozen=True)
+class DealAttics:
+    attics: Mapping[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class Bring:
+    player: str
+    card: str | None  # None: the gift goes on the table unseen
+
+
+@dataclass(frozen=True)
+class Open:
+    """The player to move opens `card`; None in a legal move means "any unseen gift"."""
+
+    card: str | None
+    player: str | None = None  # None: whoever is to move
+
+
+@dataclass(frozen=True)
+class Steal:
+    from_player: str
+    player: str | None = None  # None: whoever is to move
+    card: str | None = None  # filled in by legal_moves; decide reads it from the table
+
+
+@dataclass(frozen=True)
+class Undo:
+    reason: str = "undone at the table"
+
+
+@dataclass(frozen=True)
+class BreakTie:
+    winner: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class AddNote:
+    text: str
+
+
+Command = StartGame | DealLists | DealAttics | Bring | Open | Steal | Undo | BreakTie | AddNote
+Move = Bring | Open | Steal
+
+
+def decide(state: GameState, command: Command) -> list[Event]:
+    """The events for `command`; RuleViolation (in table language) if it is not allowed."""
+    events = _events_for(state, command)
+    for event in events:
+        state = evolve(state, event)
+    return events
+
+
+def _events_for(state: GameState, command: Command) -> list[Event]:
+    match command:
+        case StartGame():
+            return [
+                GameStarted(
+                    players=tuple(nfc(p) for p in command.players),
+                    dealer=nfc(command.dealer),
+                    ruleset=command.ruleset,
+                    options=dict(command.options),
+                    title=command.title,
+                )
+            ]
+        case DealLists():
+            return [
+                GiftListsDealt(
+                    lists={
+                        resolve_player(state, name): tuple(Colour(c).value for c in colours)
+                        for name, colours in command.lists.items()
+                    }  # type: ignore[arg-type]
+                )
+            ]
+        case DealAttics():
+            return [
+                AtticsDealt(attics={resolve_player(state, n): tuple(c) for n, c in command.attics.items()})
+            ]
+        case Bring():
+            return [
+                GiftBrought(
+                    party=state.party, player=resolve_player(state, command.player), card=command.card
+                )
+            ]
+        case Open():
+            return _open(state, command)
+        case Steal():
+            return [_steal(state, command)]
+        case Undo():
+            if state.undo is None:
+                raise RuleViolation("there is nothing to undo")
+            return [EventVoided(voids=state.undo[0], reason=command.reason)]
+        case BreakTie():
+            return [TieBroken(winner=resolve_player(state, command.winner), reason=command.reason)]
+        case AddNote():
+            return [Note(text=command.text)]
+    raise TypeError(f"not a command: {command!r}")
+
+
+def _open(state: GameState, command: Open) -> list[Event]:
+    if command.card is None:
+        raise RuleViolation("say which card was turned over, e.g. 'open R7'")
+    events: list[Event] = []
+    if state.phase is Phase.BRINGING and state.attics is None:
+        # At a real table nobody types the brings: gifts not yet recorded went down unseen.
+        for name in state.waiting_to_bring:
+            event = GiftBrought(party=state.party, player=name, card=None)
+            events.append(event)
+            state = evolve(state, event)
+    mover = _mover(state, command.player, "open a gift")
+    events.append(GiftOpened(party=state.party, player=mover, card=command.card))
+    return events
+
+
+def _steal(state: GameState, command: Steal) -> GiftStolen:
+    mover = _mover(state, command.player, "steal")
+    victim = resolve_player(state, command.from_player)
+    held = state.holding[state.seat_of[victim]]
+    if held is None:
+        raise RuleViolation(f"{mover} cannot steal from {victim}: {victim} holds no gift")
+    if command.card is not None and command.card != held:
+        raise RuleViolation(f"{mover} cannot steal {command.card} from {victim}: {victim} holds {held}")
+    return GiftStolen(party=state.party, player=mover, from_player=victim, card=held)
+
+
+def _mover(state: GameState, named: str | None, action: str) -> str:
+    if state.phase is Phase.BRINGING:
+        waiting = ", ".join(state.waiting_to_bring)
+        raise RuleViolation(
+            f"nobody can {action} yet: party {state.party} is waiting for gifts from {waiting}"
+        )
+    if state.phase is not Phase.PLAYING or state.player_to_move is None:
+        raise RuleViolation(
+            f"the game is over: nobody can {action} any more"
+            if state.phase is Phase.OVER
+            else f"nobody can {action} now"
+        )
+    if named is None:
+        return state.player_to_move
+    player = resolve_player(state, named)
+    if player != state.player_to_move:
+        raise RuleViolation(f"it is {state.player_to_move}'s turn, not {player}'s")
+    return player
+
+
+def resolve_player(state: GameState, text: str) -> str:
+    """The player `text` names: exact, then any case, then a unique prefix of any case."""
+    name = nfc(text.strip())
+    if name in state.seat_of:
+        return name
+    folded = name.casefold()
+    exact = [p for p in state.players if p.casefold() == folded]
+    if exact:
+        return exact[0]
+    matches = [p for p in state.players if p.casefold().startswith(folded)] if folded else []
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise UnknownPlayerError(f"{text!r} could be {' or '.join(matches)}: type more of the name")
+    raise UnknownPlayerError(f"{text!r} is not a player here ({', '.join(state.players)})")
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """Every legal move now.
+
+    While gifts are being brought (simultaneously) these are the brings of everyone still
+    to bring; while a party is played, the opens and steals of the player to move. An
+    unseen face-down gift shows as `Open(None, player)`: its card is known only once turned.
+    """
+    if state.phase is Phase.BRINGING:
+        moves: list[Move] = []
+        for seat, name in enumerate(state.players):
+            if state.brought[seat]:
+                continue
+            if state.attics is None:
+                moves.append(Bring(name, None))
+            else:
+                moves.extend(Bring(name, card) for card in sorted(state.attics[seat], key=ALL_CARDS.index))
+        return moves
+    if state.phase is not Phase.PLAYING or state.to_move is None:
+        return []
+    mover = state.players[state.to_move]
+    moves = [Open(card, mover) for card in state.face_down]
+    if state.unseen_face_down:
+        moves.append(Open(None, mover))
+    unavailable = state.locked | state.frozen
+    for seat, card in enumerate(state.holding):
+        if card is not None and card not in unavailable:
+            moves.append(Steal(state.players[seat], mover, card))
+    return moves
+
+
+def move_events(state: GameState, move: Move) -> Sequence[Event]:
+    """The event a legal move stands for, without re-checking it (bots and simulations)."""
+    match move:
+        case Bring():
+            return (GiftBrought(party=state.party, player=move.player, card=move.card),)
+        case Open():
+            return (GiftOpened(party=state.party, player=move.player, card=move.card),)  # type: ignore[arg-type]
+        case Steal():
+            return (
+                GiftStolen(
+                    party=state.party, player=move.player, from_player=move.from_player, card=move.card
+                ),  # type: ignore[arg-type]
+            )
+    raise TypeError(f"not a move: {move!r}")

@@ -1,0 +1,193 @@
+"""The event types of log format v1, one frozen pydantic model each.
+
+`parse_event(type, data)` turns a payload into a model (EventSchemaError when its
+shape is wrong); `event_payload(event)` gives the exact payload dict back.
+Shape only: whether an event is allowed at its point in the game is the reducer's job.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
+
+from wecore.cards import Colour, parse_card
+from wecore.errors import CardNotationError, EventSchemaError
+
+
+def nfc(name: str) -> str:
+    """Names are compared after Unicode NFC, so 'Zoë' typed two ways is one person."""
+    return unicodedata.normalize("NFC", name)
+
+
+def _card(text: str) -> str:
+    try:
+        return parse_card(text)
+    except CardNotationError as exc:
+        raise ValueError(str(exc)) from None
+
+
+Name = Annotated[StrictStr, AfterValidator(nfc)]
+Card = Annotated[StrictStr, AfterValidator(_card)]
+ColourName = Literal["red", "orange", "yellow", "green", "blue"]
+
+
+class Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    TYPE: ClassVar[str]
+
+    def payload(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True)
+
+
+class GameStarted(Event):
+    TYPE: ClassVar[str] = "game_started"
+    players: tuple[Name, ...]
+    dealer: Name
+    ruleset: StrictStr
+    options: dict[StrictStr, Any]
+    title: StrictStr | None = None
+
+    @field_validator("options")
+    @classmethod
+    def _option_shapes(cls, options: dict[str, Any]) -> dict[str, Any]:
+        # Unknown options and wrong JSON types are shape errors; values are the ruleset's job.
+        for key, value in options.items():
+            if key == "attic_sizes":
+                if not isinstance(value, dict) or not all(
+                    isinstance(size, int) and not isinstance(size, bool) for size in value.values()
+                ):
+                    raise ValueError("attic_sizes must be an object of whole numbers")
+            elif key == "max_steals_per_gift":
+                if not isinstance(value, int) or isinstance(value, bool):
+                    raise ValueError("max_steals_per_gift must be a whole number")
+            else:
+                raise ValueError(f"unknown option {key!r}")
+        return options
+
+    def payload(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "players": list(self.players),
+            "dealer": self.dealer,
+            "ruleset": self.ruleset,
+            "options": self.options,
+        }
+        if self.title is not None:
+            data["title"] = self.title
+        return data
+
+
+class GiftListsDealt(Event):
+    TYPE: ClassVar[str] = "gift_lists_dealt"
+    lists: dict[Name, tuple[ColourName, ...]]
+
+    def colours_of(self, player: str) -> tuple[Colour, ...]:
+        return tuple(Colour(c) for c in self.lists[player])
+
+    def payload(self) -> dict[str, Any]:
+        return {"lists": {name: list(colours) for name, colours in self.lists.items()}}
+
+
+class AtticsDealt(Event):
+    TYPE: ClassVar[str] = "attics_dealt"
+    attics: dict[Name, tuple[Card, ...]]
+
+    def payload(self) -> dict[str, Any]:
+        return {"attics": {name: list(cards) for name, cards in self.attics.items()}}
+
+
+class GiftBrought(Event):
+    TYPE: ClassVar[str] = "gift_brought"
+    party: StrictInt
+    player: Name
+    card: Card | None
+
+
+class GiftOpened(Event):
+    TYPE: ClassVar[str] = "gift_opened"
+    party: StrictInt
+    player: Name
+    card: Card
+
+
+class GiftStolen(Event):
+    TYPE: ClassVar[str] = "gift_stolen"
+    party: StrictInt
+    player: Name
+    from_player: Name = Field(alias="from")
+    card: Card
+
+
+class EventVoided(Event):
+    TYPE: ClassVar[str] = "event_voided"
+    voids: StrictInt
+    reason: StrictStr
+
+
+class TieBroken(Event):
+    TYPE: ClassVar[str] = "tie_broken"
+    winner: Name
+    reason: StrictStr
+
+
+class Note(Event):
+    TYPE: ClassVar[str] = "note"
+    text: StrictStr
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    model.TYPE: model
+    for model in (
+        GameStarted,
+        GiftListsDealt,
+        AtticsDealt,
+        GiftBrought,
+        GiftOpened,
+        GiftStolen,
+        EventVoided,
+        TieBroken,
+        Note,
+    )
+}
+
+
+def parse_event(event_type: object, data: object) -> Event:
+    """The model for one payload; EventSchemaError says which field is wrong and how."""
+    model = EVENT_TYPES.get(event_type) if isinstance(event_type, str) else None
+    if model is None:
+        raise EventSchemaError(f"unknown event type {event_type!r}: expected one of {', '.join(EVENT_TYPES)}")
+    if not isinstance(data, dict):
+        raise EventSchemaError(f"{event_type}: data must be an object")
+    if model is GameStarted and "title" in data and data["title"] is None:
+        # In the log the title is absent or text; null is a shape error, not "no title".
+        raise EventSchemaError("game_started: field 'title': must be text when present")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise EventSchemaError(f"{event_type}: {_first_error(exc)}") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in error["loc"])
+    if error["type"] == "extra_forbidden":
+        return f"unknown field {where!r}"
+    if error["type"] == "missing":
+        return f"missing field {where!r}"
+    message = error["msg"].removeprefix("Value error, ")
+    return f"field {where!r}: {message}" if where else message
+
+
+def event_payload(event: Event) -> tuple[str, dict[str, Any]]:
+    """(type, data) exactly as the log writes them."""
+    return event.TYPE, event.payload()

@@ -1,0 +1,378 @@
+"""The rules reducer: `evolve(state, event) -> state`, strict about every rule in rules.md.
+
+An illegal event raises RuleViolation with the rule in a player's words. Voided events
+are handled by restoring the state before them, so a folded log is exactly the game as
+if they never happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from types import MappingProxyType
+from typing import TypeVar
+
+from wecore.cards import Colour
+from wecore.errors import RulesetError, RuleViolation
+from wecore.events import (
+    AtticsDealt,
+    Event,
+    EventVoided,
+    GameStarted,
+    GiftBrought,
+    GiftListsDealt,
+    GiftOpened,
+    GiftStolen,
+    Note,
+    TieBroken,
+)
+from wecore.rulesets import make_ruleset
+from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase
+
+MAX_NAME_LENGTH = 32
+T = TypeVar("T")
+MAX_TITLE_LENGTH = 200
+
+
+def evolve(state: GameState, event: Event) -> GameState:
+    """The state after `event`; RuleViolation if the rules do not allow it here."""
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        raise RuleViolation(f"no rule handles events of type {type(event).__name__}")
+    if state.phase is Phase.NOT_STARTED and not isinstance(event, GameStarted):
+        raise RuleViolation(f"a log must begin with game_started, not {event.TYPE}")
+    return handler(state, event)
+
+
+def fold(events: Iterable[Event], state: GameState = INITIAL_STATE) -> GameState:
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+def _in_effect(before: GameState, after: GameState) -> GameState:
+    """`after` as the newest event in effect, so that an undo can restore `before`."""
+    seq = before.seq + 1
+    return after.replace(seq=seq, undo=(seq, before))
+
+
+def _seat(state: GameState, name: str) -> int:
+    seat = state.seat_of.get(name)
+    if seat is None:
+        raise RuleViolation(f"{name!r} is not a player in this game ({', '.join(state.players)})")
+    return seat
+
+
+def _check_party(state: GameState, party: int) -> None:
+    if party != state.party:
+        raise RuleViolation(f"wrong party: this is party {state.party}, not party {party}")
+
+
+# --- set-up ---------------------------------------------------------------------------
+
+
+def _game_started(state: GameState, event: GameStarted) -> GameState:
+    if state.phase is not Phase.NOT_STARTED:
+        raise RuleViolation("the game has already started: game_started comes once, first")
+    players = event.players
+    try:
+        ruleset = make_ruleset(event.ruleset, event.options, len(players))
+    except RulesetError as exc:
+        raise RuleViolation(str(exc)) from None
+    seen_names: set[str] = set()
+    for name in players:
+        if not 1 <= len(name) <= MAX_NAME_LENGTH:
+            raise RuleViolation(f"player name {name!r} must be 1 to {MAX_NAME_LENGTH} characters")
+        if name != name.strip():
+            raise RuleViolation(f"player name {name!r} has a leading or trailing space")
+        folded = name.casefold()
+        if folded in seen_names:
+            raise RuleViolation(f"two players are called {name!r} (names must differ in more than case)")
+        seen_names.add(folded)
+    if event.dealer not in players:
+        raise RuleViolation(f"the dealer {event.dealer!r} is not one of the players")
+    if event.title is not None and len(event.title) > MAX_TITLE_LENGTH:
+        raise RuleViolation(f"the title is longer than {MAX_TITLE_LENGTH} characters")
+    count = len(players)
+    return _in_effect(
+        state,
+        state.replace(
+            phase=Phase.SETTING_UP,
+            players=players,
+            seat_of=MappingProxyType({name: seat for seat, name in enumerate(players)}),
+            dealer=event.dealer,
+            title=event.title,
+            ruleset=ruleset,
+            attic_size=ruleset.attic_size(count),
+            kept=((),) * count,
+            holding=(None,) * count,
+            brought=(False,) * count,
+            brought_cards=(None,) * count,
+        ),
+    )
+
+
+def _gift_lists_dealt(state: GameState, event: GiftListsDealt) -> GameState:
+    if state.phase is not Phase.SETTING_UP:
+        raise RuleViolation("the gift lists have already been dealt")
+    lists: list[tuple[Colour, ...] | None] = [None] * len(state.players)
+    triples: dict[frozenset[str], str] = {}
+    for name, colours in event.lists.items():
+        seat = _seat(state, name)
+        if len(colours) != 3 or len(set(colours)) != 3:
+            raise RuleViolation(f"{name}'s gift list must have three different colours")
+        triple = frozenset(colours)
+        if triple in triples:
+            raise RuleViolation(f"{triples[triple]} and {name} cannot hold the same gift list")
+        triples[triple] = name
+        lists[seat] = tuple(Colour(c) for c in colours)
+    missing = [state.players[seat] for seat, colours in enumerate(lists) if colours is None]
+    if missing:
+        raise RuleViolation(f"no gift list was dealt to {', '.join(missing)}")
+    starter = (state.players.index(state.dealer) + 1) % len(state.players)  # type: ignore[arg-type]
+    return _in_effect(
+        state,
+        state.replace(phase=Phase.BRINGING, lists=tuple(lists), party=1, starter=starter),
+    )
+
+
+def _attics_dealt(state: GameState, event: AtticsDealt) -> GameState:
+    if state.attics is not None:
+        raise RuleViolation("the attics have already been dealt")
+    if state.phase is not Phase.BRINGING or state.party != 1 or any(state.brought):
+        raise RuleViolation("attics are dealt right after the gift lists, before any gift is brought")
+    attics: list[frozenset[str] | None] = [None] * len(state.players)
+    dealt: set[str] = set()
+    for name, cards in event.attics.items():
+        seat = _seat(state, name)
+        if len(cards) != state.attic_size:
+            raise RuleViolation(
+                f"{name}'s attic has {len(cards)} cards; with {len(state.players)} players"
+                f" each attic has {state.attic_size}"
+            )
+        for card in cards:
+            if card in dealt:
+                raise RuleViolation(f"{card} is dealt twice")
+            dealt.add(card)
+        attics[seat] = frozenset(cards)
+    missing = [state.players[seat] for seat, cards in enumerate(attics) if cards is None]
+    if missing:
+        raise RuleViolation(f"no attic was dealt to {', '.join(missing)}")
+    return _in_effect(state, state.replace(attics=tuple(attics), seen=frozenset(dealt)))
+
+
+# --- a party ------------------------------------------------------------------------
+
+
+def _gift_brought(state: GameState, event: GiftBrought) -> GameState:
+    seat = _seat(state, event.player)
+    if state.phase is Phase.PLAYING:
+        raise RuleViolation(f"party {state.party} is under way: gifts are brought before its first open")
+    if state.phase is not Phase.BRINGING:
+        raise RuleViolation(_not_now(state, "bring a gift"))
+    _check_party(state, event.party)
+    if state.brought[seat]:
+        raise RuleViolation(f"{event.player} has already brought a gift to party {state.party}")
+    card = event.card
+    changes: dict[str, object] = {}
+    if state.attics is not None:
+        if card is None:
+            raise RuleViolation(f"the attics were dealt, so {event.player}'s gift must be named (not unseen)")
+        if card not in state.attics[seat]:
+            raise RuleViolation(f"{card} is not in {event.player}'s attic")
+        changes["attics"] = _set_seat(state.attics, seat, state.attics[seat] - {card})
+    if card is None:
+        changes["unseen_face_down"] = state.unseen_face_down + 1
+    else:
+        if state.attics is None and card in state.seen:
+            raise RuleViolation(f"{card} has already been seen in this game")
+        changes["face_down"] = (*state.face_down, card)
+        changes["seen"] = state.seen | {card}
+        changes["brought_cards"] = _set_seat(state.brought_cards, seat, card)
+    brought = _set_seat(state.brought, seat, True)
+    changes["brought"] = brought
+    if all(brought):
+        changes["phase"] = Phase.PLAYING
+        changes["to_move"] = state.starter
+    return _in_effect(state, state.replace(**changes))
+
+
+def _check_mover(state: GameState, player: str, party: int, action: str) -> int:
+    seat = _seat(state, player)
+    if state.phase is not Phase.PLAYING:
+        if state.phase is Phase.BRINGING:
+            waiting = ", ".join(state.waiting_to_bring)
+            raise RuleViolation(
+                f"{player} cannot {action} yet: party {state.party} is waiting for gifts from {waiting}"
+            )
+        raise RuleViolation(_not_now(state, action))
+    _check_party(state, party)
+    if seat != state.to_move:
+        raise RuleViolation(f"it is {state.player_to_move}'s turn, not {player}'s")
+    return seat
+
+
+def _gift_opened(state: GameState, event: GiftOpened) -> GameState:
+    seat = _check_mover(state, event.player, event.party, "open a gift")
+    card = event.card
+    if card in state.face_down:
+        face_down = tuple(c for c in state.face_down if c != card)
+        unseen = state.unseen_face_down
+        seen = state.seen
+    elif card in state.seen:
+        raise RuleViolation(f"{card} is not a face-down gift of this party: it was seen before")
+    elif state.unseen_face_down:
+        face_down = state.face_down
+        unseen = state.unseen_face_down - 1
+        seen = state.seen | {card}
+    else:
+        raise RuleViolation(f"{card} is not a face-down gift of this party")
+    holding = _set_seat(state.holding, seat, card)
+    moves = state.moves_this_party + 1
+    if not face_down and not unseen:
+        return _in_effect(state, _end_party(state, holding, seen))
+    return _in_effect(
+        state,
+        state.replace(
+            face_down=face_down,
+            unseen_face_down=unseen,
+            seen=seen,
+            holding=holding,
+            locked=frozenset(),
+            to_move=_first_without_gift(holding, state.starter),  # type: ignore[arg-type]
+            moves_this_party=moves,
+        ),
+    )
+
+
+def _first_without_gift(holding: tuple[str | None, ...], starter: int) -> int | None:
+    count = len(holding)
+    for step in range(count):
+        seat = (starter + step) % count
+        if holding[seat] is None:
+            return seat
+    return None
+
+
+def _end_party(state: GameState, holding: tuple[str | None, ...], seen: frozenset[str]) -> GameState:
+    kept = tuple((*cards, gift) for cards, gift in zip(state.kept, holding, strict=True))
+    count = len(state.players)
+    over = state.party >= state.attic_size
+    return state.replace(
+        phase=Phase.OVER if over else Phase.BRINGING,
+        kept=kept,
+        seen=seen,
+        party=state.party if over else state.party + 1,
+        starter=state.starter if over else (state.starter + 1) % count,  # type: ignore[operator]
+        face_down=(),
+        unseen_face_down=0,
+        holding=(None,) * count,
+        brought=(False,) * count,
+        brought_cards=(None,) * count,
+        locked=frozenset(),
+        steal_counts=EMPTY_MAPPING,
+        frozen=frozenset(),
+        to_move=None,
+        moves_this_party=0,
+    )
+
+
+def _gift_stolen(state: GameState, event: GiftStolen) -> GameState:
+    seat = _check_mover(state, event.player, event.party, "steal")
+    victim = _seat(state, event.from_player)
+    card = event.card
+    thief, owner = event.player, event.from_player
+    if victim == seat:
+        raise RuleViolation(f"{thief} cannot steal from themselves")
+    held = state.holding[victim]
+    if held != card:
+        if any(card in cards for cards in state.kept):
+            raise RuleViolation(
+                f"{thief} cannot steal {card}: it was kept in an earlier party and is out of play"
+            )
+        if card in state.face_down or (card not in state.seen and state.unseen_face_down):
+            raise RuleViolation(f"{thief} cannot steal {card}: it has not been opened yet")
+        if held is None:
+            raise RuleViolation(f"{thief} cannot steal from {owner}: {owner} holds no gift")
+        raise RuleViolation(f"{thief} cannot steal {card} from {owner}: {owner} holds {held}")
+    if card in state.locked:
+        raise RuleViolation(
+            f"{thief} cannot steal {card}: {owner} just stole it and no gift has been opened since"
+        )
+    if card in state.frozen:
+        raise RuleViolation(
+            f"{thief} cannot steal {card}: it has been stolen"
+            f" {state.ruleset.max_steals_per_gift} times this party and is frozen"  # type: ignore[union-attr]
+        )
+    holding = _set_seat(_set_seat(state.holding, victim, None), seat, card)
+    changes: dict[str, object] = {
+        "holding": holding,
+        "locked": state.locked | {card},
+        "to_move": victim,
+        "moves_this_party": state.moves_this_party + 1,
+    }
+    cap = state.ruleset.max_steals_per_gift  # type: ignore[union-attr]
+    if cap is not None:
+        times = state.steal_counts.get(card, 0) + 1
+        changes["steal_counts"] = MappingProxyType({**state.steal_counts, card: times})
+        if times >= cap:
+            changes["frozen"] = state.frozen | {card}
+    return _in_effect(state, state.replace(**changes))
+
+
+# --- after the game, and at any time ------------------------------------------------
+
+
+def _tie_broken(state: GameState, event: TieBroken) -> GameState:
+    seat = _seat(state, event.winner)
+    if state.phase is not Phase.OVER:
+        raise RuleViolation("a tie can only be broken after the last party")
+    if state.tie_winner is not None:
+        raise RuleViolation(f"the tie was already broken in favour of {state.tie_broken_by}")
+    from wecore.scoring import tied_leaders
+
+    leaders = tied_leaders(state)
+    if len(leaders) < 2:
+        raise RuleViolation(f"there is no tie to break: {leaders[0]} has the top score alone")
+    if event.winner not in leaders:
+        raise RuleViolation(f"{event.winner} is not among the tied leaders ({', '.join(leaders)})")
+    return _in_effect(state, state.replace(tie_winner=seat, tie_reason=event.reason))
+
+
+def _event_voided(state: GameState, event: EventVoided) -> GameState:
+    if state.undo is None:
+        raise RuleViolation("there is no event to void")
+    latest, before = state.undo
+    if event.voids != latest:
+        raise RuleViolation(
+            f"event {event.voids} cannot be voided: the latest event still in effect is {latest}"
+        )
+    return before.replace(seq=state.seq + 1)
+
+
+def _note(state: GameState, event: Note) -> GameState:
+    return state.replace(seq=state.seq + 1)
+
+
+def _not_now(state: GameState, action: str) -> str:
+    if state.phase is Phase.OVER:
+        return f"the game is over: nobody can {action} any more"
+    if state.phase is Phase.SETTING_UP:
+        return f"the gift lists have not been dealt yet: nobody can {action}"
+    return f"nobody can {action} now"
+
+
+def _set_seat(values: tuple[T, ...], seat: int, value: T) -> tuple[T, ...]:
+    return (*values[:seat], value, *values[seat + 1 :])
+
+
+_HANDLERS: dict[type[Event], Callable[[GameState, Event], GameState]] = {
+    GameStarted: _game_started,  # type: ignore[dict-item]
+    GiftListsDealt: _gift_lists_dealt,  # type: ignore[dict-item]
+    AtticsDealt: _attics_dealt,  # type: ignore[dict-item]
+    GiftBrought: _gift_brought,  # type: ignore[dict-item]
+    GiftOpened: _gift_opened,  # type: ignore[dict-item]
+    GiftStolen: _gift_stolen,  # type: ignore[dict-item]
+    EventVoided: _event_voided,  # type: ignore[dict-item]
+    TieBroken: _tie_broken,  # type: ignore[dict-item]
+    Note: _note,  # type: ignore[dict-item]
+}

@@ -1,0 +1,153 @@
+"""The state of a game: an immutable value computed by folding events.
+
+Per-seat facts are tuples indexed by seat, so an event replaces one small tuple
+instead of copying the game. `GameState.replace` copies a dozen references, not data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from wecore.cards import Colour
+from wecore.rulesets import Ruleset
+
+if TYPE_CHECKING:
+    from wecore.scoring import Scoreboard
+
+
+class Phase(StrEnum):
+    NOT_STARTED = "not started"
+    SETTING_UP = "setting up"
+    BRINGING = "bringing"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+EMPTY_MAPPING: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class GameState:
+    phase: Phase = Phase.NOT_STARTED
+    players: tuple[str, ...] = ()
+    dealer: str | None = None
+    title: str | None = None
+    ruleset: Ruleset | None = None
+    attic_size: int = 0
+    # By seat. `attics` holds what is left in each attic, and is None when never dealt.
+    lists: tuple[tuple[Colour, ...], ...] | None = None
+    attics: tuple[frozenset[str], ...] | None = None
+    party: int = 0
+    starter: int | None = None
+    # This party, by seat: who has brought, and the card when it was brought seen.
+    brought: tuple[bool, ...] = ()
+    brought_cards: tuple[str | None, ...] = ()
+    face_down: tuple[str, ...] = ()  # seen-brought gifts still face down
+    unseen_face_down: int = 0
+    holding: tuple[str | None, ...] = ()
+    locked: frozenset[str] = frozenset()
+    steal_counts: Mapping[str, int] = field(default_factory=lambda: EMPTY_MAPPING)
+    frozen: frozenset[str] = frozenset()
+    moves_this_party: int = 0
+    kept: tuple[tuple[str, ...], ...] = ()
+    to_move: int | None = None
+    seen: frozenset[str] = frozenset()  # every card met in an event in effect
+    tie_winner: int | None = None
+    tie_reason: str | None = None
+    # Bookkeeping, not part of the position: how many events were folded, and the
+    # latest event still in effect with the state before it (the undo stack, linked).
+    seq: int = field(default=0, compare=False)
+    undo: tuple[int, GameState] | None = field(default=None, compare=False, repr=False)
+    seat_of: Mapping[str, int] = field(default_factory=lambda: EMPTY_MAPPING, compare=False, repr=False)
+
+    def replace(self, **changes: Any) -> GameState:
+        new = object.__new__(GameState)
+        values = new.__dict__
+        values.update(self.__dict__)
+        values.update(changes)
+        return new
+
+    # --- what a person asks of the table ---
+    @property
+    def player_to_move(self) -> str | None:
+        return None if self.to_move is None else self.players[self.to_move]
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def party_count(self) -> int:
+        return self.attic_size
+
+    @property
+    def starter_name(self) -> str | None:
+        return None if self.starter is None else self.players[self.starter]
+
+    @property
+    def holdings(self) -> dict[str, str]:
+        return {p: c for p, c in zip(self.players, self.holding, strict=True) if c is not None}
+
+    @property
+    def kept_by(self) -> dict[str, tuple[str, ...]]:
+        return dict(zip(self.players, self.kept, strict=True))
+
+    @property
+    def gift_lists(self) -> dict[str, tuple[Colour, ...]]:
+        if self.lists is None:
+            return {}
+        return dict(zip(self.players, self.lists, strict=True))
+
+    @property
+    def attics_by_player(self) -> dict[str, frozenset[str]] | None:
+        if self.attics is None:
+            return None
+        return dict(zip(self.players, self.attics, strict=True))
+
+    @property
+    def face_down_count(self) -> int:
+        return len(self.face_down) + self.unseen_face_down
+
+    @property
+    def waiting_to_bring(self) -> tuple[str, ...]:
+        if self.phase is not Phase.BRINGING:
+            return ()
+        return tuple(p for p, done in zip(self.players, self.brought, strict=True) if not done)
+
+    @property
+    def tie_broken_by(self) -> str | None:
+        return None if self.tie_winner is None else self.players[self.tie_winner]
+
+    @property
+    def latest_in_effect(self) -> int | None:
+        """The seq an undo would void now."""
+        return None if self.undo is None else self.undo[0]
+
+    @property
+    def scoreboard(self) -> Scoreboard:
+        from wecore.scoring import score
+
+        return score(self)
+
+    @property
+    def scores(self) -> dict[str, int] | None:
+        """Final scores, once the game is over."""
+        return self.scoreboard.totals if self.is_over else None
+
+    @property
+    def winners(self) -> tuple[str, ...] | None:
+        return self.scoreboard.winners if self.is_over else None
+
+    def seat(self, player: str) -> int:
+        return self.seat_of[player]
+
+
+INITIAL_STATE = GameState()
+
+
+def initial_state() -> GameState:
+    return INITIAL_STATE
