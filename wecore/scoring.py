@@ -58,11 +58,9 @@ def score_player(player: str, gift_list: tuple[Colour, ...], kept: tuple[str, ..
     for card in sorted(kept, key=sort_key):
         colour = CARD_COLOUR[card]
         if colour not in best:
-            unused.append(UnusedCard(card, f"{colour.value} is not on {player}'s list"))
+            unused.append(UnusedCard(card, f"{colour.value} is not on the list"))
         elif best[colour] != card:
-            unused.append(
-                UnusedCard(card, f"only the highest {colour.value} counts, and that is {best[colour]}")
-            )
+            unused.append(UnusedCard(card, f"lower than {best[colour]}"))
     total = sum(CARD_NUMBER[c] for c in best.values() if c is not None)
     return PlayerScore(player, gift_list, best, tuple(unused), total)
 

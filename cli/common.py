@@ -1,0 +1,200 @@
+"""What every command shares: error handling, opening a GAME, and the audit pipeline."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from eventstore.errors import StoreError
+from eventstore.verify import Problem
+from wecore.audit import GameChecker
+from wecore.errors import WeError
+from wecore.state import GameState
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+
+
+class CommandFailed(click.ClickException):
+    """A rejected request or an invalid game: one line on stderr, exit 1."""
+
+    exit_code = EXIT_INVALID
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"we: error: {self.format_message()}", err=True)
+
+
+def run(group: click.Group) -> int:
+    """Run the CLI; every error becomes one line on stderr and an exit status, never a traceback."""
+    try:
+        group.main(standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.Abort:
+        click.echo("we: aborted", err=True)
+        return EXIT_INVALID
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except (WeError, StoreError) as exc:
+        click.echo(f"we: error: {exc}", err=True)
+        return EXIT_INVALID
+    except BrokenPipeError:
+        # Output piped into `head`: not an error of ours; keep Python from complaining at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        click.echo(f"we: error: {exc.strerror or exc}{where}", err=True)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        click.echo("we: interrupted", err=True)
+        return 130
+    return EXIT_OK
+
+
+db_option = click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Game library database (default: $WE_DB or ~/.local/share/we/games.db).",
+)
+
+
+def library_path(db_path: Path | None) -> Path:
+    from eventstore.sqlite import default_db_path
+
+    return db_path if db_path is not None else default_db_path()
+
+
+@dataclass
+class GameReport:
+    """A game read from its source and checked: integrity, schema and rules."""
+
+    source: str
+    game: str | None
+    events: int
+    fingerprint: str | None
+    problems: list[Problem]
+    state: GameState
+    envelopes: list[Any] = field(default_factory=list)  # kept only when asked for
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def complete(self) -> bool:
+        return self.state.is_over
+
+
+@dataclass(frozen=True)
+class GameSource:
+    """Where a GAME argument points: a JSONL file or a game in the library."""
+
+    label: str
+    path: Path | None = None
+    db_path: Path | None = None
+    game_id: str | None = None
+
+
+def resolve_game(text: str, db_path: Path | None) -> GameSource:
+    """A GAME argument: an existing file first, then a game id in the library."""
+    path = Path(text)
+    if path.is_file():
+        return GameSource(label=text, path=path)
+    if path.is_dir():
+        raise CommandFailed(f"{text} is a directory, not a game log")
+    from eventstore.envelope import valid_game_id
+
+    if valid_game_id(text):
+        db = library_path(db_path)
+        if db.exists():
+            from eventstore.sqlite import Library
+
+            if Library(db).has_game(text):
+                return GameSource(label=text, db_path=db, game_id=text)
+        raise CommandFailed(f"no game {text!r}: not a file, and not a game id in the library {db}")
+    raise CommandFailed(f"no such file: {text}")
+
+
+def iter_source_lines(source: GameSource) -> Iterator[Any]:
+    from eventstore.verify import iter_log, iter_objects
+
+    if source.path is not None:
+        yield from iter_log(source.path)
+        return
+    from eventstore.sqlite import Library
+
+    log = Library(source.db_path).log(source.game_id)  # type: ignore[arg-type]
+    yield from iter_objects(envelope.to_dict() for envelope in log.read_unchecked())
+
+
+def check_game(source: GameSource, keep_envelopes: bool = False) -> GameReport:
+    """Read a game once, streaming: every integrity problem, and the fold up to the first
+    schema or rules problem (the state after it is undefined, so folding stops there)."""
+    checker = GameChecker()
+    feed = checker.feed
+    problems: list[Problem] = []
+    envelopes: list[Any] = []
+    game_id: str | None = None
+    last_hash: object = None
+    lines = 0
+    folding = True
+    for log_line in iter_source_lines(source):
+        lines = log_line.line
+        if log_line.problems:
+            problems.extend(log_line.problems)
+        envelope = log_line.envelope
+        raw = log_line.raw
+        if raw is not None:  # a torn line has no parsed object, so never a fingerprint
+            last_hash = raw.get("hash")
+            if game_id is None and isinstance(raw.get("game"), str):
+                game_id = raw["game"]
+        if envelope is None:
+            # An unusable line leaves a hole in the game: nothing after it can be folded.
+            folding = False
+            continue
+        if keep_envelopes:
+            envelopes.append(envelope)
+        if folding and not feed(log_line.line, envelope.type, envelope.data):
+            folding = False
+            rule = checker.problem
+            problems.append(Problem(rule.line, rule.kind, rule.message))  # type: ignore[union-attr]
+    problems.sort(key=lambda p: (p.line, p.kind != "integrity"))
+    from eventstore.verify import fingerprint_of, valid_hash
+
+    return GameReport(
+        source=source.label,
+        game=game_id,
+        events=lines,
+        fingerprint=fingerprint_of(last_hash) if valid_hash(last_hash) else None,  # type: ignore[arg-type]
+        problems=problems,
+        state=checker.state,
+        envelopes=envelopes,
+    )
+
+
+def load_game(text: str, db_path: Path | None, keep_envelopes: bool = True) -> GameReport:
+    return check_game(resolve_game(text, db_path), keep_envelopes=keep_envelopes)
+
+
+def require_valid(report: GameReport) -> GameReport:
+    """Commands that build on a game refuse a broken one, naming its first problem."""
+    if report.problems:
+        first = report.problems[0]
+        more = f" (and {len(report.problems) - 1} more; see `we audit`)" if len(report.problems) > 1 else ""
+        raise CommandFailed(f"{report.source}: line {first.line}: {first.kind}: {first.message}{more}")
+    return report
+
+
+Renderer = Callable[[GameReport], None]

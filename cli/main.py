@@ -1,0 +1,58 @@
+"""The `we` command. Subcommands load lazily so `we --help` stays instant."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+# name -> (module, function, one-line help). Help lives here so listing needs no imports.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "record": ("cli.record", "record", "Record a game live at the table, one move per line."),
+    "replay": ("cli.replay", "replay", "Tell the story of a saved game, from any point and any seat."),
+    "score": ("cli.replay", "score", "Show the standings of a game, card by card with --explain."),
+    "audit": ("cli.audit", "audit", "Prove logs untampered, check every event, explain every score."),
+    "simulate": ("cli.simulate", "simulate", "Play complete bot games from a seed and save their logs."),
+    "import": ("cli.library", "import_logs", "Import JSONL logs into the game library."),
+    "export": ("cli.library", "export_game", "Export a game from the library to a JSONL log."),
+    "games": ("cli.library", "games", "List the games in the library."),
+    "stats": ("cli.library", "stats", "Per-player results across the library."),
+    "repair": ("cli.library", "repair", "Cut a torn last line off a log, keeping a backup."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module, attribute, _ = entry
+        return getattr(importlib.import_module(module), attribute)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, text) for name, (_, _, text) in COMMANDS.items()])
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="white-elephant-we", prog_name="we")
+def we() -> None:
+    """we: record, replay, score and audit games of White Elephant (2011).
+
+    A GAME is a path to a .jsonl log or a game id in the library (--db, default $WE_DB
+    or ~/.local/share/we/games.db).
+    """
+
+
+def main() -> None:
+    from cli.common import run
+
+    sys.exit(run(we))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Rendering for people: cards in their colours on a terminal, plain text otherwise.
+
+rich decides colour: none when NO_COLOR is set or output is not a terminal.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from wecore.cards import CARD_COLOUR, PERSON_OF, Colour
+from wecore.scoring import PlayerScore, Scoreboard
+from wecore.state import GameState, Phase
+
+CARD_STYLES: dict[Colour, str] = {
+    Colour.RED: "bold red",
+    Colour.ORANGE: "bold dark_orange",
+    Colour.YELLOW: "bold yellow",
+    Colour.GREEN: "bold green",
+    Colour.BLUE: "bold blue",
+}
+
+
+@cache
+def console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+@cache
+def error_console() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def card_text(card: str | None) -> Text:
+    if card is None:
+        return Text("-", style="dim")
+    return Text(card, style=CARD_STYLES[CARD_COLOUR[card]])
+
+
+def cards_text(cards: tuple[str, ...] | list[str], empty: str = "-") -> Text:
+    if not cards:
+        return Text(empty, style="dim")
+    return Text(" ").join(card_text(c) for c in cards)
+
+
+def colour_text(colour: Colour, with_person: bool = False) -> Text:
+    label = f"{colour.value} ({PERSON_OF[colour]})" if with_person else colour.value
+    return Text(label, style=CARD_STYLES[colour])
+
+
+def explanation_line(entry: PlayerScore) -> Text:
+    """'Ann: red R8 + yellow Y10 + blue - = 18' with colours."""
+    text = Text(f"{entry.player}: ")
+    for index, (colour, card) in enumerate(entry.counted.items()):
+        if index:
+            text.append(" + ")
+        text.append_text(colour_text(colour))
+        text.append(" ")
+        text.append_text(card_text(card))
+    text.append(f" = {entry.total}")
+    return text
+
+
+def standings_table(board: Scoreboard, explain: bool = False, title: str | None = None) -> Table:
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("player")
+    table.add_column("score", justify="right")
+    if explain:
+        table.add_column("counted (per list colour)")
+        table.add_column("did not count")
+    ranked = sorted(board.players, key=lambda e: -e.total)
+    rank = 0
+    previous: int | None = None
+    for position, entry in enumerate(ranked, start=1):
+        if entry.total != previous:
+            rank, previous = position, entry.total
+        name = Text(entry.player)
+        if entry.player in board.winners and board.complete:
+            name.append(" (winner)", style="bold")
+        row: list[Text | str] = [str(rank), name, str(entry.total)]
+        if explain:
+            counted = Text(", ").join(
+                Text.assemble(colour_text(colour), " ", card_text(card))
+                for colour, card in entry.counted.items()
+            )
+            unused = Text("; ").join(Text.assemble(card_text(u.card), f" ({u.reason})") for u in entry.unused)
+            row += [counted, unused if entry.unused else Text("-", style="dim")]
+        table.add_row(*row)
+    return table
+
+
+def winners_line(board: Scoreboard) -> str:
+    if not board.complete:
+        return "The game is not over yet: standings so far."
+    if board.tie_broken_by is not None:
+        return f"Winner: {board.tie_broken_by} (tie broken: {board.tie_reason})."
+    if len(board.winners) > 1:
+        return f"Tie: {', '.join(board.winners)} share the win."
+    return f"Winner: {board.winners[0]}."
+
+
+def turn_line(state: GameState) -> str:
+    if state.phase is Phase.BRINGING:
+        waiting = ", ".join(state.waiting_to_bring)
+        return f"Party {state.party}/{state.attic_size}: waiting for gifts from {waiting}."
+    if state.phase is Phase.PLAYING:
+        return f"Party {state.party}/{state.attic_size}: {state.player_to_move} to move."
+    if state.phase is Phase.OVER:
+        return "The game is over."
+    if state.phase is Phase.SETTING_UP:
+        return "Setting up: the gift lists are not dealt yet."
+    return "No game yet."
