@@ -38,7 +38,7 @@ def evolve(state: GameState, event: Event) -> GameState:
     handler = _HANDLERS.get(type(event))
     if handler is None:
         raise RuleViolation(f"no rule handles events of type {type(event).__name__}")
-    if state.phase is Phase.NOT_STARTED and not isinstance(event, GameStarted):
+    if state.phase is NOT_STARTED and type(event) is not GameStarted:
         raise RuleViolation(f"a log must begin with game_started, not {event.TYPE}")
     return handler(state, event)
 
@@ -49,10 +49,30 @@ def fold(events: Iterable[Event], state: GameState = INITIAL_STATE) -> GameState
     return state
 
 
-def _in_effect(before: GameState, after: GameState) -> GameState:
-    """`after` as the newest event in effect, so that an undo can restore `before`."""
+def _in_effect(before: GameState, changes: dict[str, object]) -> GameState:
+    """`before` with `changes`, as the newest event in effect, so an undo can restore `before`.
+
+    One dict copy per event: this is the hot path of every replay and audit.
+    """
+    after = _new_state(GameState)
+    values = after.__dict__
+    values.update(before.__dict__)
+    values.update(changes)
     seq = before.seq + 1
-    return after.replace(seq=seq, undo=(seq, before))
+    values["seq"] = seq
+    values["undo"] = (seq, before)
+    return after
+
+
+_new_state = object.__new__
+# Enum members looked up on the class cost an attribute walk each time; these are plain globals.
+NOT_STARTED, SETTING_UP, BRINGING, PLAYING, OVER = (
+    Phase.NOT_STARTED,
+    Phase.SETTING_UP,
+    Phase.BRINGING,
+    Phase.PLAYING,
+    Phase.OVER,
+)
 
 
 def _seat(state: GameState, name: str) -> int:
@@ -95,20 +115,20 @@ def _game_started(state: GameState, event: GameStarted) -> GameState:
     count = len(players)
     return _in_effect(
         state,
-        state.replace(
-            phase=Phase.SETTING_UP,
-            players=players,
-            seat_of=MappingProxyType({name: seat for seat, name in enumerate(players)}),
-            dealer=event.dealer,
-            title=event.title,
-            ruleset=ruleset,
-            attic_size=ruleset.attic_size(count),
-            kept=((),) * count,
-            holding=(None,) * count,
-            brought=(False,) * count,
-            brought_cards=(None,) * count,
-        ),
-    )
+        {
+            "phase": SETTING_UP,
+            "players": players,
+            "seat_of": MappingProxyType({name: seat for seat, name in enumerate(players)}),
+            "dealer": event.dealer,
+            "title": event.title,
+            "ruleset": ruleset,
+            "attic_size": ruleset.attic_size(count),
+            "kept": ((),) * count,
+            "holding": (None,) * count,
+            "brought": (False,) * count,
+            "brought_cards": (None,) * count,
+        },
+    ).replace(undo=None)  # log-format.md: game_started can never be voided, so it is no undo entry
 
 
 def _gift_lists_dealt(state: GameState, event: GiftListsDealt) -> GameState:
@@ -129,10 +149,7 @@ def _gift_lists_dealt(state: GameState, event: GiftListsDealt) -> GameState:
     if missing:
         raise RuleViolation(f"no gift list was dealt to {', '.join(missing)}")
     starter = (state.players.index(state.dealer) + 1) % len(state.players)  # type: ignore[arg-type]
-    return _in_effect(
-        state,
-        state.replace(phase=Phase.BRINGING, lists=tuple(lists), party=1, starter=starter),
-    )
+    return _in_effect(state, {"phase": BRINGING, "lists": tuple(lists), "party": 1, "starter": starter})
 
 
 def _attics_dealt(state: GameState, event: AtticsDealt) -> GameState:
@@ -157,7 +174,7 @@ def _attics_dealt(state: GameState, event: AtticsDealt) -> GameState:
     missing = [state.players[seat] for seat, cards in enumerate(attics) if cards is None]
     if missing:
         raise RuleViolation(f"no attic was dealt to {', '.join(missing)}")
-    return _in_effect(state, state.replace(attics=tuple(attics), seen=frozenset(dealt)))
+    return _in_effect(state, {"attics": tuple(attics), "seen": frozenset(dealt)})
 
 
 # --- a party ------------------------------------------------------------------------
@@ -165,47 +182,55 @@ def _attics_dealt(state: GameState, event: AtticsDealt) -> GameState:
 
 def _gift_brought(state: GameState, event: GiftBrought) -> GameState:
     seat = _seat(state, event.player)
-    if state.phase is Phase.PLAYING:
-        raise RuleViolation(f"party {state.party} is under way: gifts are brought before its first open")
-    if state.phase is not Phase.BRINGING:
+    phase = state.phase
+    if phase is not BRINGING:
+        if phase is PLAYING:
+            raise RuleViolation(f"party {state.party} is under way: gifts are brought before its first open")
         raise RuleViolation(_not_now(state, "bring a gift"))
-    _check_party(state, event.party)
+    if event.party != state.party:
+        _check_party(state, event.party)
     if state.brought[seat]:
         raise RuleViolation(f"{event.player} has already brought a gift to party {state.party}")
     card = event.card
+    attics = state.attics
     changes: dict[str, object] = {}
-    if state.attics is not None:
+    if attics is not None:
         if card is None:
             raise RuleViolation(f"the attics were dealt, so {event.player}'s gift must be named (not unseen)")
-        if card not in state.attics[seat]:
+        if card not in attics[seat]:
             raise RuleViolation(f"{card} is not in {event.player}'s attic")
-        changes["attics"] = _set_seat(state.attics, seat, state.attics[seat] - {card})
+        changes["attics"] = _set_seat(attics, seat, attics[seat] - {card})
     if card is None:
         changes["unseen_face_down"] = state.unseen_face_down + 1
     else:
-        if state.attics is None and card in state.seen:
-            raise RuleViolation(f"{card} has already been seen in this game")
+        if attics is None:
+            # With attics dealt every card is already among the seen ones.
+            if card in state.seen:
+                raise RuleViolation(f"{card} has already been seen in this game")
+            changes["seen"] = state.seen | {card}
         changes["face_down"] = (*state.face_down, card)
-        changes["seen"] = state.seen | {card}
         changes["brought_cards"] = _set_seat(state.brought_cards, seat, card)
     brought = _set_seat(state.brought, seat, True)
     changes["brought"] = brought
-    if all(brought):
-        changes["phase"] = Phase.PLAYING
+    if False not in brought:
+        changes["phase"] = PLAYING
         changes["to_move"] = state.starter
-    return _in_effect(state, state.replace(**changes))
+    return _in_effect(state, changes)
 
 
 def _check_mover(state: GameState, player: str, party: int, action: str) -> int:
-    seat = _seat(state, player)
-    if state.phase is not Phase.PLAYING:
-        if state.phase is Phase.BRINGING:
+    seat = state.seat_of.get(player)
+    if seat is None:
+        seat = _seat(state, player)
+    if state.phase is not PLAYING:
+        if state.phase is BRINGING:
             waiting = ", ".join(state.waiting_to_bring)
             raise RuleViolation(
                 f"{player} cannot {action} yet: party {state.party} is waiting for gifts from {waiting}"
             )
         raise RuleViolation(_not_now(state, action))
-    _check_party(state, party)
+    if party != state.party:
+        _check_party(state, party)
     if seat != state.to_move:
         raise RuleViolation(f"it is {state.player_to_move}'s turn, not {player}'s")
     return seat
@@ -214,34 +239,36 @@ def _check_mover(state: GameState, player: str, party: int, action: str) -> int:
 def _gift_opened(state: GameState, event: GiftOpened) -> GameState:
     seat = _check_mover(state, event.player, event.party, "open a gift")
     card = event.card
-    if card in state.face_down:
-        face_down = tuple(c for c in state.face_down if c != card)
-        unseen = state.unseen_face_down
-        seen = state.seen
-    elif card in state.seen:
+    face_down = state.face_down
+    unseen = state.unseen_face_down
+    seen = state.seen
+    if card in face_down:
+        face_down = tuple([c for c in face_down if c != card])
+    elif card in seen:
         raise RuleViolation(f"{card} is not a face-down gift of this party: it was seen before")
-    elif state.unseen_face_down:
-        face_down = state.face_down
-        unseen = state.unseen_face_down - 1
-        seen = state.seen | {card}
+    elif unseen:
+        unseen -= 1
+        seen = seen | {card}
     else:
         raise RuleViolation(f"{card} is not a face-down gift of this party")
     holding = _set_seat(state.holding, seat, card)
-    moves = state.moves_this_party + 1
     if not face_down and not unseen:
         return _in_effect(state, _end_party(state, holding, seen))
     return _in_effect(
         state,
-        state.replace(
-            face_down=face_down,
-            unseen_face_down=unseen,
-            seen=seen,
-            holding=holding,
-            locked=frozenset(),
-            to_move=_first_without_gift(holding, state.starter),  # type: ignore[arg-type]
-            moves_this_party=moves,
-        ),
+        {
+            "face_down": face_down,
+            "unseen_face_down": unseen,
+            "seen": seen,
+            "holding": holding,
+            "locked": _NOTHING_LOCKED,
+            "to_move": _first_without_gift(holding, state.starter),  # type: ignore[arg-type]
+            "moves_this_party": state.moves_this_party + 1,
+        },
     )
+
+
+_NOTHING_LOCKED: frozenset[str] = frozenset()
 
 
 def _first_without_gift(holding: tuple[str | None, ...], starter: int) -> int | None:
@@ -253,32 +280,34 @@ def _first_without_gift(holding: tuple[str | None, ...], starter: int) -> int | 
     return None
 
 
-def _end_party(state: GameState, holding: tuple[str | None, ...], seen: frozenset[str]) -> GameState:
-    kept = tuple((*cards, gift) for cards, gift in zip(state.kept, holding, strict=True))
+def _end_party(state: GameState, holding: tuple[str | None, ...], seen: frozenset[str]) -> dict[str, object]:
+    kept = tuple([(*cards, gift) for cards, gift in zip(state.kept, holding, strict=True)])
     count = len(state.players)
     over = state.party >= state.attic_size
-    return state.replace(
-        phase=Phase.OVER if over else Phase.BRINGING,
-        kept=kept,
-        seen=seen,
-        party=state.party if over else state.party + 1,
-        starter=state.starter if over else (state.starter + 1) % count,  # type: ignore[operator]
-        face_down=(),
-        unseen_face_down=0,
-        holding=(None,) * count,
-        brought=(False,) * count,
-        brought_cards=(None,) * count,
-        locked=frozenset(),
-        steal_counts=EMPTY_MAPPING,
-        frozen=frozenset(),
-        to_move=None,
-        moves_this_party=0,
-    )
+    return {
+        "phase": OVER if over else BRINGING,
+        "kept": kept,
+        "seen": seen,
+        "party": state.party if over else state.party + 1,
+        "starter": state.starter if over else (state.starter + 1) % count,  # type: ignore[operator]
+        "face_down": (),
+        "unseen_face_down": 0,
+        "holding": (None,) * count,
+        "brought": (False,) * count,
+        "brought_cards": (None,) * count,
+        "locked": _NOTHING_LOCKED,
+        "steal_counts": EMPTY_MAPPING,
+        "frozen": _NOTHING_LOCKED,
+        "to_move": None,
+        "moves_this_party": 0,
+    }
 
 
 def _gift_stolen(state: GameState, event: GiftStolen) -> GameState:
     seat = _check_mover(state, event.player, event.party, "steal")
-    victim = _seat(state, event.from_player)
+    victim = state.seat_of.get(event.from_player)
+    if victim is None:
+        victim = _seat(state, event.from_player)
     card = event.card
     thief, owner = event.player, event.from_player
     if victim == seat:
@@ -303,7 +332,10 @@ def _gift_stolen(state: GameState, event: GiftStolen) -> GameState:
             f"{thief} cannot steal {card}: it has been stolen"
             f" {state.ruleset.max_steals_per_gift} times this party and is frozen"  # type: ignore[union-attr]
         )
-    holding = _set_seat(_set_seat(state.holding, victim, None), seat, card)
+    holding_list = list(state.holding)
+    holding_list[victim] = None
+    holding_list[seat] = card
+    holding = tuple(holding_list)
     changes: dict[str, object] = {
         "holding": holding,
         "locked": state.locked | {card},
@@ -316,7 +348,7 @@ def _gift_stolen(state: GameState, event: GiftStolen) -> GameState:
         changes["steal_counts"] = MappingProxyType({**state.steal_counts, card: times})
         if times >= cap:
             changes["frozen"] = state.frozen | {card}
-    return _in_effect(state, state.replace(**changes))
+    return _in_effect(state, changes)
 
 
 # --- after the game, and at any time ------------------------------------------------
@@ -335,7 +367,7 @@ def _tie_broken(state: GameState, event: TieBroken) -> GameState:
         raise RuleViolation(f"there is no tie to break: {leaders[0]} has the top score alone")
     if event.winner not in leaders:
         raise RuleViolation(f"{event.winner} is not among the tied leaders ({', '.join(leaders)})")
-    return _in_effect(state, state.replace(tie_winner=seat, tie_reason=event.reason))
+    return _in_effect(state, {"tie_winner": seat, "tie_reason": event.reason})
 
 
 def _event_voided(state: GameState, event: EventVoided) -> GameState:
