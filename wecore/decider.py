@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from wecore.cards import ALL_CARDS, Colour
+from wecore.cards import ALL_CARDS, Colour, parse_card
 from wecore.errors import RuleViolation, UnknownPlayerError
 from wecore.events import (
     AtticsDealt,
@@ -126,7 +126,9 @@ def _events_for(state: GameState, command: Command) -> list[Event]:
         case Bring():
             return [
                 GiftBrought(
-                    party=state.party, player=resolve_player(state, command.player), card=command.card
+                    party=state.party,
+                    player=resolve_player(state, command.player),
+                    card=None if command.card is None else parse_card(command.card),
                 )
             ]
         case Open():
@@ -147,6 +149,7 @@ def _events_for(state: GameState, command: Command) -> list[Event]:
 def _open(state: GameState, command: Open) -> list[Event]:
     if command.card is None:
         raise RuleViolation("say which card was turned over, e.g. 'open R7'")
+    card = parse_card(command.card)  # CardNotationError (a WeError) before anything is recorded
     events: list[Event] = []
     if state.phase is Phase.BRINGING and state.attics is None:
         # At a real table nobody types the brings: gifts not yet recorded went down unseen.
@@ -155,7 +158,7 @@ def _open(state: GameState, command: Open) -> list[Event]:
             events.append(event)
             state = evolve(state, event)
     mover = _mover(state, command.player, "open a gift")
-    events.append(GiftOpened(party=state.party, player=mover, card=command.card))
+    events.append(GiftOpened(party=state.party, player=mover, card=card))
     return events
 
 
@@ -165,7 +168,7 @@ def _steal(state: GameState, command: Steal) -> GiftStolen:
     held = state.holding[state.seat_of[victim]]
     if held is None:
         raise RuleViolation(f"{mover} cannot steal from {victim}: {victim} holds no gift")
-    if command.card is not None and command.card != held:
+    if command.card is not None and parse_card(command.card) != held:
         raise RuleViolation(f"{mover} cannot steal {command.card} from {victim}: {victim} holds {held}")
     return GiftStolen(party=state.party, player=mover, from_player=victim, card=held)
 

@@ -171,6 +171,10 @@ def parse_event(event_type: object, data: object) -> Event:
     if model is GameStarted and "title" in data and data["title"] is None:
         # In the log the title is absent or text; null is a shape error, not "no title".
         raise EventSchemaError("game_started: field 'title': must be text when present")
+    for name, info in model.model_fields.items():
+        if info.alias is not None and info.alias != name and name in data:
+            # populate_by_name is for Python callers; in the log only the alias ("from") is a field.
+            raise EventSchemaError(f"{event_type}: unknown field {name!r}")
     try:
         return model.model_validate(data)
     except ValidationError as exc:

@@ -1,0 +1,37 @@
+"""Replays tell each event in one sentence; hidden cards stay hidden from a seat."""
+
+from wecore import INITIAL_STATE, evolve
+from wecore.narrate import describe
+
+from .games import game_one_winner
+from .helpers import ANN
+
+
+def sentences(log, viewer=None, omniscient=True):
+    state = INITIAL_STATE
+    told = []
+    for event in log:
+        after = evolve(state, event)
+        told.append(describe(event, state, after, viewer, omniscient))
+        state = after
+    return told
+
+
+def test_sentences_of_a_hand_game():
+    told = sentences(game_one_winner().log)
+    assert (
+        told[0]
+        == "Game starts: Ann, Ben, Cat in clockwise order, Cat deals with house rules attic_sizes={'3': 3}."
+    )
+    assert told[5] == "Cat brings O4 face down; all gifts are in, Ann opens first."
+    assert told[6] == "Ann opens Y9; Ben is next."
+    assert told[7] == "Ben steals Y9 from Ann, who moves next; Y9 is locked until a gift is opened."
+    assert told[11] == "Ben opens O4: the last gift, party 1 ends."
+    assert told[-1] == "Ann opens O8: the last gift, the game is over."
+
+
+def test_a_seat_does_not_hear_other_seats_cards():
+    told = sentences(game_one_winner().log, viewer=ANN, omniscient=False)
+    assert told[2] == "Attics dealt (3 cards each); yours: R7 B3 Y2."
+    assert told[3] == "Ann brings R7 face down."
+    assert told[4] == "Ben brings a gift face down."

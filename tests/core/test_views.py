@@ -1,0 +1,112 @@
+"""What a seat, or a spectator, may see of the table."""
+
+from wecore import view
+
+from .games import game_two_way_tie
+from .helpers import ANN, BEN, CAT, three_players
+
+A3 = {ANN: ["R7", "B3"], BEN: ["Y9", "G5"], CAT: ["O4", "R2"]}
+
+
+def bringing():
+    table = three_players(A3, sizes=2)
+    table.bring(ANN, "R7")
+    table.bring(BEN, "Y9")
+    return table
+
+
+def test_a_seat_sees_its_own_attic_and_counts_of_the_others():
+    seat = view(bringing().state, ANN)
+    assert seat.viewer == ANN
+    assert seat.attics == {ANN: ["B3"], BEN: 1, CAT: 2}
+    seat = view(bringing().state, CAT)
+    assert seat.attics == {ANN: 1, BEN: 1, CAT: ["R2", "O4"]}  # sorted by colour R O Y G B
+
+
+def test_a_seat_sees_its_own_brought_card_and_no_other():
+    state = bringing().state
+    ann = view(state, ANN)
+    assert ann.face_down_known == ["R7"]
+    assert ann.face_down_hidden == 1
+    cat = view(state, CAT)
+    assert cat.face_down_known == []
+    assert cat.face_down_hidden == 2
+    assert cat.waiting_to_bring == [CAT]
+
+
+def test_face_down_gifts_stay_hidden_once_the_party_is_played():
+    table = bringing()
+    table.bring(CAT, "O4")
+    table.open(ANN, "Y9")
+    ben = view(table.state, BEN)
+    assert ben.face_down_known == []  # his Y9 is open now, and public
+    assert ben.face_down_hidden == 2
+    assert ben.holding == {ANN: "Y9"}
+    cat = view(table.state, CAT)
+    assert cat.face_down_known == ["O4"]
+    assert cat.face_down_hidden == 1
+    text = repr(view(table.state, BEN).to_dict())
+    assert "R7" not in text
+    assert "O4" not in text
+
+
+def test_a_spectator_sees_no_attic_cards_and_no_face_down_gift():
+    table = bringing()
+    spectator = view(table.state)
+    assert spectator.viewer is None
+    assert spectator.attics == {ANN: 1, BEN: 1, CAT: 2}
+    assert spectator.face_down_known == []
+    assert spectator.face_down_hidden == 2
+    text = repr(spectator.to_dict())
+    for card in ["R7", "B3", "Y9", "G5", "O4", "R2"]:
+        assert card not in text
+
+
+def test_omniscient_view_shows_everything():
+    everything = view(bringing().state, omniscient=True)
+    assert everything.attics == {ANN: ["B3"], BEN: ["G5"], CAT: ["R2", "O4"]}
+    assert everything.face_down_known == ["R7", "Y9"]
+    assert everything.face_down_hidden == 0
+
+
+def test_unseen_gifts_are_hidden_from_everyone():
+    table = three_players(None, sizes=2)
+    table.bring_all({ANN: None, BEN: "B5", CAT: None})
+    assert view(table.state, omniscient=True).face_down_hidden == 2
+    assert view(table.state, BEN).face_down_known == ["B5"]
+    assert view(table.state, BEN).face_down_hidden == 2
+    assert view(table.state, ANN).face_down_hidden == 3
+    assert view(table.state, ANN).attics is None
+
+
+def test_public_facts_for_everyone():
+    table = bringing()
+    table.bring(CAT, "O4")
+    table.open(ANN, "Y9")
+    table.steal(BEN, ANN, "Y9")
+    for viewer in (None, ANN, BEN, CAT):
+        seat = view(table.state, viewer)
+        assert seat.phase == "playing"
+        assert seat.party == 1
+        assert seat.parties == 2
+        assert seat.to_move == ANN
+        assert seat.starter == ANN
+        assert seat.dealer == CAT
+        assert seat.holding == {BEN: "Y9"}
+        assert seat.locked == ["Y9"]
+        assert seat.gift_lists[ANN] == ["red", "yellow", "green"]
+        assert seat.winners is None
+        assert not seat.complete
+
+
+def test_view_of_a_finished_game():
+    table = game_two_way_tie()
+    seat = view(table.state, BEN)
+    assert seat.complete
+    assert seat.scores == {ANN: 9, BEN: 8, CAT: 9}
+    assert seat.winners == [ANN, CAT]
+    assert seat.kept == {ANN: ["G8", "Y1"], BEN: ["R2", "O6"], CAT: ["Y8", "B1"]}
+    assert seat.attics == {ANN: 0, BEN: [], CAT: 0}
+    table.break_tie(CAT)
+    assert view(table.state).winners == [CAT]
+    assert view(table.state).tie_broken_by == CAT
