@@ -1,0 +1,7 @@
+"""Storage of saved games (log-format.md): envelopes, hash chains, JSONL files, a SQLite library.
+
+The store knows envelopes, not game rules: it never imports `wecore` or `cli`. Modules:
+`canonical` (hashing), `envelope` (the envelope, writing one), `verify` (integrity checks),
+`jsonl` (one game per file), `sqlite` (the game library), `memory` (in memory, for tests and
+simulations), `errors`. Nothing is imported here, so `import eventstore.x` stays cheap.
+"""

@@ -1,0 +1,188 @@
+"""The envelope every event travels in (log-format.md, "Envelope"), and how writers make one."""
+
+from __future__ import annotations
+
+import builtins
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from eventstore.canonical import event_hash
+
+FORMAT_VERSION = 1
+ENVELOPE_KEYS = ("v", "game", "seq", "at", "type", "data", "prev", "hash")
+
+# \Z rather than $: `$` would also accept a trailing newline.
+GAME_ID_RE = re.compile(r"[a-z0-9-]{1,64}\Z")
+GAME_ID_MAX = 64
+
+# Shape only; the calendar and clock ranges are checked in valid_at. re.ASCII keeps \d from
+# accepting non-ASCII digits such as "٣".
+_AT_SHAPE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\Z", re.ASCII)
+_DAYS_IN_MONTH = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def valid_game_id(s: object) -> bool:
+    return type(s) is str and GAME_ID_RE.match(s) is not None
+
+
+def _valid_day(ymd: str) -> bool:
+    year, month, day = int(ymd[0:4]), int(ymd[5:7]), int(ymd[8:10])
+    if not 1 <= month <= 12 or day < 1:
+        return False
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    return day <= (29 if month == 2 and leap else _DAYS_IN_MONTH[month])
+
+
+# "YYYY-MM-DDTHH:MM:" prefixes already found valid. Events of one game mostly share a minute,
+# so the verify hot path can judge most timestamps by two set lookups (see at_ok) instead of a
+# regex and calendar arithmetic.
+AT_MINUTES_SEEN: set[str] = set()
+AT_WHOLE_SECONDS = frozenset(f"{s:02d}Z" for s in range(60))
+
+
+def valid_at(s: object) -> bool:
+    """RFC 3339 UTC with an upper-case T and Z, optional fraction, and a real date and time.
+
+    A leap second (:60) is accepted only at 23:59, the only minute UTC inserts one.
+    """
+    if type(s) is not str or _AT_SHAPE.match(s) is None:
+        return False
+    # Two-digit fields are ASCII digits here, so string comparison is numeric comparison.
+    if s[11:13] > "23" or s[14:16] > "59":
+        return False
+    sec = s[17:19]
+    if sec > "59" and (sec != "60" or s[11:16] != "23:59"):
+        return False
+    minute = s[:17]
+    if minute in AT_MINUTES_SEEN:
+        return True
+    if not _valid_day(s[:10]):
+        return False
+    if len(AT_MINUTES_SEEN) > 4096:
+        AT_MINUTES_SEEN.clear()
+    AT_MINUTES_SEEN.add(minute)
+    return True
+
+
+def at_ok(s: str) -> bool:
+    """valid_at for a str, with a fast path for whole seconds in an already seen minute."""
+    return (s[17:] in AT_WHOLE_SECONDS and s[:17] in AT_MINUTES_SEEN) or valid_at(s)
+
+
+def utc_now() -> str:
+    """Now, as the format writes it: RFC 3339 UTC, whole seconds, "Z"."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def make_game_id(title: str | None, date: datetime) -> str:
+    """A game id from a title ("Thanksgiving 2026" -> "thanksgiving-2026").
+
+    Accents are folded to ASCII; a title with nothing left (say "李") falls back to
+    "game-YYYY-MM-DD-HHMMSS" from `date`. Uniqueness is the caller's business: creating over an
+    existing log is refused.
+    """
+    slug = ""
+    if title:
+        folded = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
+        slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
+        slug = slug[:GAME_ID_MAX].rstrip("-")
+    return slug or date.strftime("game-%Y-%m-%d-%H%M%S")
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    v: int
+    game: str
+    seq: int
+    at: str
+    type: str
+    data: dict[str, Any]
+    prev: str | None
+    hash: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "v": self.v,
+            "game": self.game,
+            "seq": self.seq,
+            "at": self.at,
+            "type": self.type,
+            "data": self.data,
+            "prev": self.prev,
+            "hash": self.hash,
+        }
+
+    def to_line(self) -> bytes:
+        """The line a writer writes: compact JSON in envelope key order, then a newline."""
+        return orjson.dumps(self.to_dict(), option=orjson.OPT_APPEND_NEWLINE)
+
+
+def _has_float(value: Any) -> bool:
+    if type(value) is float:
+        return True
+    if type(value) is dict:
+        return any(_has_float(v) for v in value.values())
+    if type(value) is list:
+        return any(_has_float(v) for v in value)
+    return False
+
+
+def seal(game: str, seq: int, at: str, type: str, data: dict[str, Any], prev: str | None) -> Envelope:
+    """Make an envelope and compute its hash.
+
+    (The parameter `type` mirrors the envelope field, hence `builtins.type` in the body.)
+
+    Refuses (ValueError) anything a reader would flag, so no writer can produce a bad line.
+    `data` is copied through JSON, so the envelope holds exactly what a reader will parse back
+    (tuples become lists, and later changes to the caller's dict cannot break the hash).
+    """
+    if not valid_game_id(game):
+        raise ValueError(f"invalid game id {game!r}: use 1-64 of a-z 0-9 -")
+    if builtins.type(seq) is not int or seq < 1:
+        raise ValueError(f"seq must be a positive integer, got {seq!r}")
+    if not valid_at(at):
+        raise ValueError(f"`at` {at!r} is not an RFC 3339 UTC timestamp ending in Z")
+    if builtins.type(type) is not str or not type:
+        raise ValueError(f"event type must be a non-empty string, got {type!r}")
+    if builtins.type(data) is not dict:
+        raise ValueError(f"event data must be a dict, got {builtins.type(data).__name__}")
+    if (seq == 1) != (prev is None) or (prev is not None and builtins.type(prev) is not str):
+        raise ValueError(f"prev must be null exactly on seq 1 (seq {seq}, prev {prev!r})")
+    try:
+        data = orjson.loads(orjson.dumps(data))
+    except orjson.JSONEncodeError as exc:
+        raise ValueError(f"event data is not JSON the format can hold: {exc}") from None
+    # The canonical form is only defined without floats; two correct writers could hash one
+    # differently, so a float would make the log unverifiable elsewhere.
+    if _has_float(data):
+        raise ValueError("event data contains a float; the format has no floats")
+    body = {"v": FORMAT_VERSION, "game": game, "seq": seq, "at": at, "type": type, "data": data, "prev": prev}
+    return Envelope(FORMAT_VERSION, game, seq, at, type, data, prev, event_hash(body))
+
+
+# Readers build one Envelope per line, and the frozen dataclass __init__ (object.__setattr__
+# per field) costs about as much as hashing the line. So readers fill a mutable twin with the
+# same slots and then make it an Envelope: the same immutable object, built at a third of the
+# cost. Only for fields already type-checked, hence not public.
+class _EnvelopeTwin:
+    __slots__ = Envelope.__slots__
+
+
+def envelope_from_raw(raw: dict[str, Any]) -> Envelope:
+    """An Envelope from a parsed line whose eight fields were already type-checked."""
+    e: Any = _EnvelopeTwin()
+    e.v = raw["v"]
+    e.game = raw["game"]
+    e.seq = raw["seq"]
+    e.at = raw["at"]
+    e.type = raw["type"]
+    e.data = raw["data"]
+    e.prev = raw["prev"]
+    e.hash = raw["hash"]
+    e.__class__ = Envelope
+    return e  # type: ignore[no-any-return]

@@ -1,0 +1,87 @@
+"""Exceptions raised by the event store.
+
+Every message is one line that names what went wrong and where (file or game, line), so the
+CLI can print it as it stands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from eventstore.verify import Problem
+
+
+class StoreError(Exception):
+    """Base class: anything the store refuses or cannot do."""
+
+
+class LogIntegrityError(StoreError):
+    """The log (or the part of it that was read) fails integrity checks."""
+
+    def __init__(self, where: str, problems: Sequence[Problem]) -> None:
+        self.where = where
+        self.problems: list[Problem] = list(problems)
+        if self.problems:
+            first = self.problems[0]
+            msg = f"{where}: line {first.line}: {first.message}"
+            more = len(self.problems) - 1
+            if more:
+                msg += f" (and {more} more problem{'s' if more > 1 else ''})"
+        else:
+            msg = f"{where}: log failed integrity checks"
+        super().__init__(msg)
+
+
+class ConcurrencyError(StoreError):
+    """The caller's idea of the head is stale: someone else appended first."""
+
+    def __init__(self, where: str, expected: int, actual: int) -> None:
+        self.where = where
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"{where}: stale head: expected the last event to be seq {expected}, "
+            f"but it is seq {actual}; re-read the log and retry"
+        )
+
+
+class TornTailError(StoreError):
+    """The last line has no trailing newline, so nothing may be appended after it."""
+
+    def __init__(self, path: str, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        at = f"line {line}" if line is not None else "the last line"
+        super().__init__(
+            f"{path}: {at} is torn (no trailing newline; an append was cut off); run `we repair {path}`"
+        )
+
+
+class LogExistsError(StoreError):
+    """Refusing to create a log (or export) over one that already exists."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        super().__init__(f"{where}: already exists; refusing to overwrite it")
+
+
+class GameNotFoundError(StoreError):
+    """No such game (JSONL file missing, or no such id in the library)."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        super().__init__(f"{where}: no such game")
+
+
+class ImportConflictError(StoreError):
+    """A different log already lives under the same game id in the library."""
+
+    def __init__(self, game_id: str, path: str, line: int, detail: str) -> None:
+        self.game_id = game_id
+        self.path = path
+        self.line = line
+        super().__init__(
+            f"{path}: line {line}: conflicts with game {game_id!r} already in the library: {detail}"
+        )

@@ -1,0 +1,328 @@
+"""One game per JSON Lines file, as log-format.md describes it.
+
+Concurrency: every writer takes an exclusive `flock` on the file itself and re-reads the head
+from the file's tail under it, so two processes can append to one game safely; the loser of a
+race gets ConcurrencyError and nothing written. Durability: nothing is reported written until
+it is fsynced, and a line is written with a single os.write, so a crash leaves at most one
+torn last line, which readers report and `repair` removes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eventstore.envelope import Envelope, seal, utc_now, valid_game_id
+from eventstore.errors import (
+    ConcurrencyError,
+    GameNotFoundError,
+    LogExistsError,
+    LogIntegrityError,
+    StoreError,
+    TornTailError,
+)
+from eventstore.verify import (
+    INTEGRITY,
+    TORN_MESSAGE,
+    LogLine,
+    Problem,
+    VerifyResult,
+    check_tail_line,
+    iter_log,
+    verify_log,
+)
+
+_TAIL_BLOCK = 64 * 1024
+_COPY_BLOCK = 1 << 20
+
+
+def _fsync_dir(path: Path) -> None:
+    # A new or renamed file only survives a crash once its directory entry is on disk.
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    # A regular file rarely takes less than asked (disk full, quota); loop rather than assume.
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _last_line(fd: int, size: int) -> bytes:
+    """The last line (without its final newline), scanning backward from the end.
+
+    The caller has checked that the file ends in a newline. Reads only the tail, in blocks, so
+    appending to a long game costs the same as to a short one.
+    """
+    end = size - 1  # offset of the final newline
+    pos = end
+    chunks: list[bytes] = []
+    while pos > 0:
+        start = max(0, pos - _TAIL_BLOCK)
+        chunk = os.pread(fd, pos - start, start)
+        cut = chunk.rfind(b"\n")
+        if cut >= 0:
+            chunks.append(chunk[cut + 1 :])
+            break
+        chunks.append(chunk)
+        pos = start
+    chunks.reverse()
+    return b"".join(chunks)
+
+
+class JsonlLog:
+    """A game stored as one JSONL file. Same interface as LibraryLog and MemoryLog."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"JsonlLog({str(self.path)!r})"
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def create(self, first: tuple[str, dict[str, Any]], game_id: str, at: str | None = None) -> Envelope:
+        """Start a new log with its first event; refuses if the file exists."""
+        if not valid_game_id(game_id):
+            raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
+        type_, data = first
+        env = seal(game_id, 1, at or utc_now(), type_, data, None)
+        try:
+            # O_EXCL: two recorders starting the same file cannot both win.
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            raise LogExistsError(str(self.path)) from None
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot create: {exc.strerror or exc}") from exc
+        try:
+            # Locked before the first byte, so an appender never sees a half-made first line.
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            _write_all(fd, env.to_line())
+            os.fsync(fd)
+            _fsync_dir(self.path)
+        except BaseException as exc:
+            # The file is ours and holds nothing acknowledged: leave no half-made log behind.
+            self.path.unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise StoreError(f"{self.path}: cannot create: {exc.strerror or exc}") from exc
+            raise
+        finally:
+            os.close(fd)
+        return env
+
+    def _open_locked(self, flags: int, lock: int) -> int:
+        try:
+            fd = os.open(self.path, flags | os.O_CLOEXEC)
+        except FileNotFoundError:
+            raise GameNotFoundError(str(self.path)) from None
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot open: {exc.strerror or exc}") from exc
+        try:
+            fcntl.flock(fd, lock)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _head_locked(self, fd: int) -> tuple[int, Envelope]:
+        """(file size, last envelope), judged from the tail alone. The caller holds the lock."""
+        size = os.fstat(fd).st_size
+        if size == 0:
+            raise LogIntegrityError(
+                str(self.path), [Problem(1, INTEGRITY, "empty file: a log has at least one line")]
+            )
+        if os.pread(fd, 1, size - 1) != b"\n":
+            raise TornTailError(str(self.path))
+        env, problems = check_tail_line(_last_line(fd, size) + b"\n")
+        if env is None or problems:
+            # Rare, so worth a full read: it names the exact line(s) instead of "the tail".
+            result = verify_log(self.path)
+            raise LogIntegrityError(
+                str(self.path),
+                result.problems or [Problem(0, INTEGRITY, "last line: " + "; ".join(problems))],
+            )
+        return size, env
+
+    def head(self) -> tuple[int, str | None, str | None]:
+        """(seq, hash, game id) of the last event; (0, None, None) if the file does not exist."""
+        try:
+            fd = self._open_locked(os.O_RDONLY, fcntl.LOCK_SH)
+        except GameNotFoundError:
+            return 0, None, None
+        try:
+            _, env = self._head_locked(fd)
+        finally:
+            os.close(fd)
+        return env.seq, env.hash, env.game
+
+    def append(
+        self, events: Sequence[tuple[str, dict[str, Any]]], expected_seq: int, at: str | None = None
+    ) -> list[Envelope]:
+        """Append events after the event `expected_seq`; fsynced before it returns.
+
+        Raises ConcurrencyError (nothing written) if the log's last event is not
+        `expected_seq`, TornTailError if the last line is torn.
+        """
+        fd = self._open_locked(os.O_RDWR | os.O_APPEND, fcntl.LOCK_EX)
+        try:
+            size, head = self._head_locked(fd)
+            if head.seq != expected_seq:
+                raise ConcurrencyError(str(self.path), expected_seq, head.seq)
+            when = at or utc_now()
+            sealed: list[Envelope] = []
+            prev, seq = head.hash, head.seq
+            # Seal them all first: a refused event then leaves the file untouched.
+            for type_, data in events:
+                seq += 1
+                env = seal(head.game, seq, when, type_, data, prev)
+                sealed.append(env)
+                prev = env.hash
+            if not sealed:
+                return sealed
+            try:
+                for env in sealed:
+                    _write_all(fd, env.to_line())
+                os.fsync(fd)
+            except BaseException as exc:
+                # Nothing is acknowledged, so nothing may stay: cut back to where we began
+                # rather than leave a torn or unsynced tail for the next writer to trip on.
+                try:
+                    os.ftruncate(fd, size)
+                    os.fsync(fd)
+                except OSError:
+                    pass
+                if isinstance(exc, OSError):
+                    raise StoreError(f"{self.path}: append failed, nothing written: {exc}") from exc
+                raise
+            return sealed
+        finally:
+            os.close(fd)
+
+    def read(self) -> Iterator[Envelope]:
+        """The events of a log that must be good: raises LogIntegrityError at the first problem."""
+        try:
+            f = open(self.path, "rb", buffering=_COPY_BLOCK)  # noqa: SIM115 - closed by _read
+        except FileNotFoundError:
+            raise GameNotFoundError(str(self.path)) from None
+        return self._read(f)
+
+    def iter_lines(self) -> Iterator[LogLine]:
+        """Every line with its integrity problems (iter_log); never raises on a problem."""
+        try:
+            f = open(self.path, "rb", buffering=_COPY_BLOCK)  # noqa: SIM115 - closed by _lines
+        except FileNotFoundError:
+            raise GameNotFoundError(str(self.path)) from None
+        return self._lines(f)
+
+    @staticmethod
+    def _lines(f: Any) -> Iterator[LogLine]:
+        with f:
+            yield from iter_log(f)
+
+    def _read(self, f: Any) -> Iterator[Envelope]:
+        with f:
+            for ll in iter_log(f):
+                if ll.problems:
+                    raise LogIntegrityError(str(self.path), ll.problems)
+                yield ll.envelope  # type: ignore[misc]
+
+    def verify(self) -> VerifyResult:
+        try:
+            f = open(self.path, "rb", buffering=_COPY_BLOCK)  # noqa: SIM115
+        except FileNotFoundError:
+            raise GameNotFoundError(str(self.path)) from None
+        with f:
+            return verify_log(f)
+
+
+@dataclass(frozen=True, slots=True)
+class RepairResult:
+    path: Path
+    repaired: bool
+    backup: Path | None  # the file as it was, before the torn tail was cut
+    bytes_removed: int
+    head_seq: int  # last event now in the log (0: nothing was complete; the file was removed)
+    message: str
+
+
+def _backup_copy(fd: int, path: Path) -> Path:
+    # O_EXCL picks a free name even if two repairs race: FILE.bak, FILE.bak.1, ...
+    n = 0
+    while True:
+        bak = path.with_name(path.name + (".bak" if n == 0 else f".bak.{n}"))
+        try:
+            out = os.open(bak, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+            break
+        except FileExistsError:
+            n += 1
+    try:
+        offset = 0
+        while block := os.pread(fd, _COPY_BLOCK, offset):
+            _write_all(out, block)
+            offset += len(block)
+        os.fsync(out)
+    finally:
+        os.close(out)
+    _fsync_dir(bak)
+    return bak
+
+
+def repair(path: str | os.PathLike[str]) -> RepairResult:
+    """Cut a torn last line off a log, keeping a backup of the file as it was.
+
+    Only a torn tail is repaired: if any other line is bad, LogIntegrityError; never "repair"
+    corruption. A log that is not torn is left alone.
+    """
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise GameNotFoundError(str(path)) from None
+    try:
+        # Writers lock the same file, so none can append while we judge and cut.
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        complete = 0  # bytes up to and including the last newline
+
+        def lines() -> Iterator[bytes]:
+            nonlocal complete
+            with open(path, "rb", buffering=_COPY_BLOCK) as f:
+                for line in f:
+                    if line[-1:] == b"\n":
+                        complete += len(line)
+                    yield line
+
+        result = verify_log(lines())
+        if result.ok:
+            return RepairResult(path, False, None, 0, result.events, f"{path}: not torn; nothing to repair")
+        others = [p for p in result.problems if p.message != TORN_MESSAGE]
+        if others:
+            raise LogIntegrityError(str(path), others)
+        size = os.fstat(fd).st_size
+        backup = _backup_copy(fd, path)
+        removed = size - complete
+        head_seq = result.events - 1
+        if complete == 0:
+            # Not even line 1 was complete; an empty file is not a log, so none is left.
+            os.unlink(path)
+            _fsync_dir(path)
+            msg = f"{path}: removed its only, torn line ({removed} bytes); no event was complete"
+        else:
+            os.ftruncate(fd, complete)
+            os.fsync(fd)
+            msg = (
+                f"{path}: removed torn line {result.events} ({removed} bytes); "
+                f"the log now ends at seq {head_seq}"
+            )
+        return RepairResult(path, True, backup, removed, head_seq, msg + f"; backup: {backup}")
+    finally:
+        os.close(fd)

@@ -1,0 +1,546 @@
+"""Many games in one SQLite library (through sqlite-utils), with the same log interface.
+
+Each game's events are rows keyed by (game, seq); a row holds exactly the envelope fields
+(`v` is always 1 and not stored), with `data` as canonical JSON text, so any game exports to a
+JSONL file with the very same hashes and fingerprint. Every write is one BEGIN IMMEDIATE
+transaction that re-reads the head, which serialises writers across processes.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+import orjson
+import sqlite_utils
+
+from eventstore.envelope import (
+    FORMAT_VERSION,
+    Envelope,
+    envelope_from_raw,
+    seal,
+    utc_now,
+    valid_game_id,
+)
+from eventstore.errors import (
+    ConcurrencyError,
+    GameNotFoundError,
+    ImportConflictError,
+    LogExistsError,
+    LogIntegrityError,
+    StoreError,
+)
+from eventstore.verify import (
+    EMPTY_MESSAGE,
+    INTEGRITY,
+    LogLine,
+    Problem,
+    Scanned,
+    VerifyResult,
+    check_tail_line,
+    iter_objects,
+    scan_lines,
+    scan_objects,
+    verify_objects,
+)
+
+_SORT = orjson.OPT_SORT_KEYS
+_BUSY_TIMEOUT_S = 10.0
+# Rows per executemany call while importing: large enough to amortise the call, small enough
+# that a 10 GB log does not sit in memory.
+_IMPORT_BATCH = 10_000
+# A batch commits after about this many rows: few fsyncs, yet a bounded WAL.
+_COMMIT_EVERY = 50_000
+_EVENT_COLUMNS = "game, seq, type, data, at, prev, hash"
+_INSERT_EVENT = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+_SELECT_EVENTS = f"SELECT {_EVENT_COLUMNS} FROM events WHERE game = ? ORDER BY seq"
+_SELECT_HEAD = f"SELECT {_EVENT_COLUMNS} FROM events WHERE game = ? ORDER BY seq DESC LIMIT 1"
+
+
+def default_db_path() -> Path:
+    """$WE_DB, else $XDG_DATA_HOME/we/games.db, else ~/.local/share/we/games.db."""
+    if env := os.environ.get("WE_DB"):
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "we" / "games.db"
+
+
+def _row(env: Envelope) -> tuple[Any, ...]:
+    return (
+        env.game,
+        env.seq,
+        env.type,
+        orjson.dumps(env.data, option=_SORT).decode(),
+        env.at,
+        env.prev,
+        env.hash,
+    )
+
+
+def _envelope_obj(row: Sequence[Any]) -> dict[str, Any]:
+    """A stored row as the parsed envelope it came from, for the same checks as a file."""
+    game, seq, type_, data, at, prev, hash_ = row
+    try:
+        parsed = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        parsed = data  # reported by the checks as `data` of the wrong type
+    return {
+        "v": FORMAT_VERSION,
+        "game": game,
+        "seq": seq,
+        "at": at,
+        "type": type_,
+        "data": parsed,
+        "prev": prev,
+        "hash": hash_,
+    }
+
+
+def _first_event_meta(data: dict[str, Any]) -> tuple[str | None, str | None]:
+    # Plain envelope metadata for listing games; the store does not judge whether it is valid.
+    title = data.get("title")
+    players = data.get("players")
+    return (
+        title if isinstance(title, str) else None,
+        orjson.dumps(players).decode() if isinstance(players, list) else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    game_id: str
+    status: str  # "imported" | "extended" | "unchanged"
+    events_added: int
+    events: int  # events of this game in the library afterwards
+    fingerprint: str
+    message: str
+
+
+class Library:
+    """A SQLite file of games. Use `log(game_id)` for one game's log."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_db_path()
+        self._batch_depth = 0
+        self._committed = 0
+        try:
+            self._open()
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"{self.path}: cannot open the game library: {exc}") from exc
+
+    def _open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: this module issues BEGIN IMMEDIATE / COMMIT itself, so the
+        # driver must not open transactions behind its back.
+        conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+        self.db = sqlite_utils.Database(conn)
+        self.conn = conn
+        conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
+        self.db.enable_wal()
+        # FULL: a commit reported to the caller survives a power cut, as a JSONL fsync does.
+        conn.execute("PRAGMA synchronous = FULL")
+        with self._write() as conn:
+            self.db["games"].create(
+                {
+                    "id": str,
+                    "title": str,
+                    "players": str,
+                    "started_at": str,
+                    "last_at": str,
+                    "events": int,
+                    "head_hash": str,
+                    "complete": int,
+                    "winner": str,
+                },
+                pk="id",
+                not_null={"started_at", "last_at", "events", "head_hash", "complete"},
+                defaults={"complete": 0},
+                if_not_exists=True,
+            )
+            # Raw DDL because sqlite-utils cannot declare WITHOUT ROWID: rows clustered by
+            # (game, seq) make imports about a third faster and a game's events one range read.
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS events ("
+                " game TEXT NOT NULL REFERENCES games(id), seq INTEGER NOT NULL,"
+                " type TEXT NOT NULL, data TEXT NOT NULL, at TEXT NOT NULL, prev TEXT,"
+                " hash TEXT NOT NULL, PRIMARY KEY (game, seq)) WITHOUT ROWID"
+            )
+
+    def __repr__(self) -> str:
+        return f"Library({str(self.path)!r})"
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One all-or-nothing write: its own transaction, or a savepoint inside a batch."""
+        if self._batch_depth:
+            yield from self._write_in_batch()
+            return
+        # IMMEDIATE takes the write lock up front, so reading the head and writing after it is
+        # atomic against other processes (a deferred transaction could be refused mid-way).
+        self._begin()
+        try:
+            yield self.conn
+            self.conn.execute("COMMIT")
+        except BaseException as exc:
+            self._rollback_and_raise(exc, "ROLLBACK")
+
+    def _write_in_batch(self) -> Iterator[sqlite3.Connection]:
+        self.conn.execute("SAVEPOINT write")
+        try:
+            yield self.conn
+            self.conn.execute("RELEASE write")
+        except BaseException as exc:
+            self._rollback_and_raise(exc, "ROLLBACK TO write", "RELEASE write")
+        if self._batch_depth == 1 and self.conn.total_changes - self._committed >= _COMMIT_EVERY:
+            # Between writes, so every write stays whole; lets the WAL be checkpointed.
+            self.conn.execute("COMMIT")
+            self._committed = self.conn.total_changes
+            self._begin()
+
+    def _begin(self) -> None:
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot write to the game library: {exc}") from exc
+
+    def _rollback_and_raise(self, exc: BaseException, *undo: str) -> NoReturn:
+        if self.conn.in_transaction:
+            for sql in undo:
+                self.conn.execute(sql)
+        # SQLite's own errors (busy beyond the timeout, disk full) become StoreError, which is
+        # what callers handle.
+        if isinstance(exc, sqlite3.Error):
+            raise StoreError(f"{self.path}: write failed, nothing stored: {exc}") from exc
+        raise exc
+
+    @contextmanager
+    def batch(self) -> Iterator[Library]:
+        """Share transactions between the writes inside the block (imports, appends, creates,
+        summaries): one commit, so one fsync, per ~50,000 rows instead of one per write.
+
+        Each write stays all or nothing (a savepoint each): one that fails is rolled back
+        alone, and the block carries on if the caller catches its error. If an exception
+        leaves the block, what was not committed yet is rolled back. The library is locked
+        for writing while the block runs (other writers wait, up to the busy timeout).
+        """
+        if self._batch_depth:
+            self._batch_depth += 1
+            try:
+                yield self
+            finally:
+                self._batch_depth -= 1
+            return
+        self._begin()
+        self._committed = self.conn.total_changes
+        self._batch_depth = 1
+        try:
+            yield self
+            self.conn.execute("COMMIT")
+        except BaseException as exc:
+            self._rollback_and_raise(exc, "ROLLBACK")
+        finally:
+            self._batch_depth = 0
+
+    def where(self, game_id: str) -> str:
+        return f"game {game_id!r} in {self.path}"
+
+    def log(self, game_id: str) -> LibraryLog:
+        return LibraryLog(self, game_id)
+
+    def has_game(self, game_id: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
+
+    def games(self) -> list[dict[str, Any]]:
+        """One summary per game, oldest first; `players` parsed, `complete` a bool."""
+        out = []
+        for row in self.db.query("SELECT * FROM games ORDER BY started_at, id"):
+            row["players"] = orjson.loads(row["players"]) if row["players"] else None
+            row["complete"] = bool(row["complete"])
+            out.append(row)
+        return out
+
+    def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
+        """Keep rules-level facts the CLI computed; the store does not judge them."""
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE games SET complete = ?, winner = ? WHERE id = ?",
+                (int(complete), winner, game_id),
+            )
+            if cur.rowcount == 0:
+                raise GameNotFoundError(self.where(game_id))
+
+    def _insert_game(self, conn: sqlite3.Connection, first: Envelope, last: Envelope) -> None:
+        title, players = _first_event_meta(first.data)
+        conn.execute(
+            "INSERT INTO games (id, title, players, started_at, last_at, events, head_hash,"
+            " complete, winner) VALUES (?, ?, ?, ?, ?, ?, ?, 0, NULL)",
+            (first.game, title, players, first.at, last.at, last.seq, last.hash),
+        )
+
+    @staticmethod
+    def _advance_game(conn: sqlite3.Connection, last: Envelope) -> None:
+        conn.execute(
+            "UPDATE games SET last_at = ?, events = ?, head_hash = ? WHERE id = ?",
+            (last.at, last.seq, last.hash, last.game),
+        )
+
+    def import_log(self, path: str | os.PathLike[str]) -> ImportResult:
+        """Copy a JSONL log into the library, all or nothing.
+
+        A log that fails integrity checks is refused (LogIntegrityError). The same log again
+        is a no-op ("unchanged"), as is a prefix of the stored game; a log that extends the
+        stored game exactly gets its new tail appended ("extended"); anything else under an
+        existing game id is an ImportConflictError.
+        """
+        with self._write() as conn:
+            return self._import_path(conn, Path(path))
+
+    def import_logs(self, paths: Iterable[str | os.PathLike[str]]) -> list[ImportResult | StoreError]:
+        """import_log for many files in one batch(): one result or refusal per file, in order.
+
+        Each log is still all or nothing; sharing transactions is what makes importing a
+        directory of small games fast.
+        """
+        results: list[ImportResult | StoreError] = []
+        with self.batch():
+            for path in paths:
+                try:
+                    results.append(self.import_log(path))
+                except StoreError as exc:
+                    results.append(exc)
+        return results
+
+    def _import_path(self, conn: sqlite3.Connection, path: Path) -> ImportResult:
+        try:
+            f = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 - closed below
+        except FileNotFoundError:
+            raise GameNotFoundError(str(path)) from None
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        with f:
+            try:
+                return self._import(conn, str(path), scan_lines(f))
+            except OSError as exc:
+                raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+    def import_envelopes(self, envelopes: Iterable[Envelope], label: str = "envelopes") -> ImportResult:
+        """import_log for envelopes already in memory (a simulation's games), same rules.
+
+        `label` names the source in messages.
+        """
+        with self._write() as conn:
+            return self._import(conn, label, scan_objects(e.to_dict() for e in envelopes))
+
+    def _import(self, conn: sqlite3.Connection, label: str, scanned: Iterable[Scanned]) -> ImportResult:
+        problems: list[Problem] = []
+        batch: list[tuple[Any, ...]] = []
+        first: dict[str, Any] | None = None
+        last: dict[str, Any] | None = None
+        have_seq, have_hash = 0, ""
+        added = 0
+        insert = conn.executemany
+        dumps = orjson.dumps
+        for n, raw, msgs, usable in scanned:
+            if msgs or not usable:
+                # Keep scanning so the refusal lists every broken line, but store nothing.
+                problems.extend([Problem(n, INTEGRITY, m) for m in msgs or ()])
+                continue
+            if problems:
+                continue
+            assert raw is not None  # usable
+            if first is None:
+                first = raw
+                head = conn.execute(_SELECT_HEAD, (raw["game"],)).fetchone()
+                if head is not None:
+                    have_seq, have_hash = head[1], head[6]
+            last = raw
+            seq = raw["seq"]
+            if seq > have_seq:
+                batch.append((
+                    raw["game"], seq, raw["type"], dumps(raw["data"], option=_SORT).decode(),
+                    raw["at"], raw["prev"], raw["hash"],
+                ))  # fmt: skip
+                if len(batch) >= _IMPORT_BATCH:
+                    insert(_INSERT_EVENT, batch)
+                    added += len(batch)
+                    batch.clear()
+            elif seq == have_seq and raw["hash"] != have_hash:
+                # The chain makes one hash stand for everything before it: differing here
+                # means the two logs differ somewhere up to this line.
+                raise ImportConflictError(
+                    raw["game"], label, seq,
+                    f"event {seq} has hash {raw['hash'][:19]}, the library's {have_hash[:19]}",
+                )  # fmt: skip
+        if first is None and not problems:
+            problems.append(Problem(1, INTEGRITY, EMPTY_MESSAGE))
+        if problems:
+            raise LogIntegrityError(label, problems)
+        assert first is not None and last is not None
+        if batch:
+            insert(_INSERT_EVENT, batch)
+            added += len(batch)
+        game, last_seq, last_hash = first["game"], last["seq"], last["hash"]
+        fingerprint = last_hash[7:19]
+        if have_seq == 0:
+            self._insert_game(conn, envelope_from_raw(first), envelope_from_raw(last))
+            msg = f"{label}: imported game {game!r} ({added} events)"
+            return ImportResult(game, "imported", added, added, fingerprint, msg)
+        if added:
+            self._advance_game(conn, envelope_from_raw(last))
+            msg = f"{label}: extended game {game!r} by {added} events to {last_seq}"
+            return ImportResult(game, "extended", added, last_seq, fingerprint, msg)
+        if last_seq < have_seq:
+            stored = conn.execute(
+                "SELECT hash FROM events WHERE game = ? AND seq = ?", (game, last_seq)
+            ).fetchone()
+            if stored is None or stored[0] != last_hash:
+                raise ImportConflictError(
+                    game, label, last_seq, f"event {last_seq} differs from the library's"
+                )
+            msg = (
+                f"{label}: nothing to import: the library's game {game!r} already has these "
+                f"{last_seq} events and {have_seq - last_seq} more"
+            )
+            return ImportResult(game, "unchanged", 0, have_seq, have_hash[7:19], msg)
+        msg = f"{label}: nothing to import: game {game!r} is already in the library, unchanged"
+        return ImportResult(game, "unchanged", 0, have_seq, fingerprint, msg)
+
+    def export(self, game_id: str, path: str | os.PathLike[str]) -> int:
+        """Write a game as a JSONL log (refusing to overwrite); returns the number of events.
+
+        The rows are written as stored, so the file verifies with the same hashes and
+        fingerprint (and shows any tampering done to the rows).
+        """
+        path = Path(path)
+        if not self.has_game(game_id):
+            raise GameNotFoundError(self.where(game_id))
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            raise LogExistsError(str(path)) from None
+        count = 0
+        try:
+            with os.fdopen(fd, "wb", buffering=1 << 20) as out:
+                for row in self.conn.execute(_SELECT_EVENTS, (game_id,)):
+                    out.write(orjson.dumps(_envelope_obj(row), option=orjson.OPT_APPEND_NEWLINE))
+                    count += 1
+                out.flush()
+                os.fsync(out.fileno())
+        except BaseException:
+            # A half-written export would look like a torn log; leave nothing instead.
+            path.unlink(missing_ok=True)
+            raise
+        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+        return count
+
+
+class LibraryLog:
+    """One game in a Library, with the same interface as JsonlLog and MemoryLog."""
+
+    def __init__(self, library: Library, game_id: str) -> None:
+        self.library = library
+        self.game_id = game_id
+        self.where = library.where(game_id)
+
+    def __repr__(self) -> str:
+        return f"LibraryLog({self.library!r}, {self.game_id!r})"
+
+    def exists(self) -> bool:
+        return self.library.has_game(self.game_id)
+
+    def create(self, first: tuple[str, dict[str, Any]], game_id: str, at: str | None = None) -> Envelope:
+        if game_id != self.game_id:
+            raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
+        if not valid_game_id(game_id):
+            raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
+        type_, data = first
+        env = seal(game_id, 1, at or utc_now(), type_, data, None)
+        with self.library._write() as conn:
+            if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone():
+                raise LogExistsError(self.where)
+            self.library._insert_game(conn, env, env)
+            conn.execute(_INSERT_EVENT, _row(env))
+        return env
+
+    def _head_row(self, conn: sqlite3.Connection) -> Envelope | None:
+        row = conn.execute(_SELECT_HEAD, (self.game_id,)).fetchone()
+        if row is None:
+            return None
+        # Same tail check as a JSONL file: never chain new events onto a damaged head.
+        env, problems = check_tail_line(orjson.dumps(_envelope_obj(row)) + b"\n")
+        if env is None or problems:
+            raise LogIntegrityError(self.where, self.verify().problems or [])
+        return env
+
+    def head(self) -> tuple[int, str | None, str | None]:
+        env = self._head_row(self.library.conn)
+        return (0, None, None) if env is None else (env.seq, env.hash, env.game)
+
+    def append(
+        self, events: Sequence[tuple[str, dict[str, Any]]], expected_seq: int, at: str | None = None
+    ) -> list[Envelope]:
+        """Append after event `expected_seq`, in one transaction; ConcurrencyError if stale."""
+        with self.library._write() as conn:
+            head = self._head_row(conn)
+            if head is None:
+                raise GameNotFoundError(self.where)
+            if head.seq != expected_seq:
+                raise ConcurrencyError(self.where, expected_seq, head.seq)
+            when = at or utc_now()
+            sealed: list[Envelope] = []
+            prev, seq = head.hash, head.seq
+            for type_, data in events:
+                seq += 1
+                env = seal(self.game_id, seq, when, type_, data, prev)
+                sealed.append(env)
+                prev = env.hash
+            if sealed:
+                conn.executemany(_INSERT_EVENT, [_row(e) for e in sealed])
+                self.library._advance_game(conn, sealed[-1])
+        return sealed
+
+    def _objects(self) -> Iterator[dict[str, Any]]:
+        if not self.library.has_game(self.game_id):
+            raise GameNotFoundError(self.where)
+        return map(_envelope_obj, self.library.conn.execute(_SELECT_EVENTS, (self.game_id,)))
+
+    def read(self) -> Iterator[Envelope]:
+        """The events of a game that must be good: LogIntegrityError at the first problem."""
+        return self._read(self._objects())
+
+    def iter_lines(self) -> Iterator[LogLine]:
+        """Every stored event with its integrity problems, like iter_log on a file; never raises
+        on a problem (for audit, which reports them all)."""
+        return iter_objects(self._objects())
+
+    def read_unchecked(self) -> Iterator[Envelope]:
+        """The rows as envelopes, unchecked (a row always has all the fields; a tampered one is
+        caught by whoever checks them next)."""
+        return map(envelope_from_raw, self._objects())
+
+    def _read(self, objs: Iterator[dict[str, Any]]) -> Iterator[Envelope]:
+        for ll in iter_objects(objs):
+            if ll.problems:
+                raise LogIntegrityError(self.where, ll.problems)
+            yield ll.envelope  # type: ignore[misc]
+
+    def verify(self) -> VerifyResult:
+        return verify_objects(self._objects())

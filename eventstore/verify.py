@@ -1,0 +1,431 @@
+"""Integrity checks of a log (log-format.md, "Verifying a log"), streaming, line by line.
+
+Only the *integrity* kind is decided here: envelope shape, the hash chain, `at`, torn and blank
+lines. Schema and rules problems belong to the rules engine, which reports them with the same
+`Problem` class.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager as ContextManager
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from hashlib import sha256
+from typing import Any, BinaryIO
+
+import orjson
+
+from eventstore.canonical import HASH_PREFIX
+from eventstore.envelope import (
+    AT_MINUTES_SEEN,
+    AT_WHOLE_SECONDS,
+    ENVELOPE_KEYS,
+    Envelope,
+    at_ok,
+    envelope_from_raw,
+    valid_at,
+    valid_game_id,
+)
+
+INTEGRITY = "integrity"
+TORN_MESSAGE = "torn last line (no trailing newline: an append was cut off); run `we repair FILE`"
+EMPTY_MESSAGE = "empty file: a log has at least one line"
+
+_HASH_RE = re.compile(r"sha256:[0-9a-f]{64}\Z")
+_KEYSET = frozenset(ENVELOPE_KEYS)
+_MISSING: Any = object()
+_loads = orjson.loads
+_dumps = orjson.dumps
+_SORT = orjson.OPT_SORT_KEYS
+_DecodeError = orjson.JSONDecodeError
+
+# Lines are read through a large buffer: fewer syscalls, still bounded memory.
+_READ_BUFFER = 1 << 18
+
+Source = str | os.PathLike[str] | BinaryIO | Iterable[bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    line: int
+    kind: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.kind}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    line: int
+    # None when the line cannot be trusted as an event at all (not JSON, not an object, an
+    # envelope field missing or mistyped, blank, torn). A line with only a bad hash, chain,
+    # `v`, `seq`, `game` or `at` still carries its envelope, so the rules engine can fold it.
+    envelope: Envelope | None
+    problems: tuple[Problem, ...]
+    raw: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyResult:
+    events: int  # lines in the file, a torn last line included
+    problems: list[Problem] = field(default_factory=list)
+    fingerprint: str | None = None
+    head_hash: str | None = None  # stored hash of the last complete line, if well-formed
+    game: str | None = None  # game id of the first line that has one
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def valid_hash(h: object) -> bool:
+    return type(h) is str and _HASH_RE.match(h) is not None
+
+
+def fingerprint_of(hash: str) -> str:
+    """First 12 hex digits of a `sha256:<hex>` hash: what a table writes down."""
+    if not valid_hash(hash):
+        raise ValueError(f"not a sha256:<64 hex> hash: {hash!r}")
+    return hash[7:19]
+
+
+def _json_type(x: object) -> str:
+    if x is None:
+        return "null"
+    if type(x) is bool:
+        return "boolean"
+    if type(x) is int:
+        return "integer"
+    if type(x) is float:
+        return "number with a fraction or exponent"
+    if type(x) is str:
+        return "string"
+    if type(x) is list:
+        return "array"
+    return "object"
+
+
+# Expected JSON type of each envelope field; `prev` may also be null. `bool` is a subclass of
+# `int` in Python, so every check compares `type(x) is ...` rather than isinstance.
+_FIELD_TYPES: dict[str, type] = {
+    "v": int,
+    "game": str,
+    "seq": int,
+    "at": str,
+    "type": str,
+    "data": dict,
+    "prev": str,
+    "hash": str,
+}
+_TYPE_NAMES = {int: "an integer", str: "a string", dict: "an object"}
+
+
+class LineChecker:
+    """Every per-line integrity check, worded, with the state carried from line to line (line
+    number, game id, previous stored hash). scan_lines puts a fast path for good lines in front
+    of it; this is the reference that decides and words every problem."""
+
+    __slots__ = ("game", "game_line", "game_ok", "line", "prev_hash", "standalone")
+
+    def __init__(self, *, standalone: bool = False) -> None:
+        self.line = 0
+        self.game: str | None = None
+        self.game_line = 0
+        self.game_ok = False
+        # None: the previous line had no stored hash string, so `prev` cannot be judged.
+        self.prev_hash: str | None = None
+        # Standalone: judging one line out of context (a log's tail), so no seq/prev checks.
+        self.standalone = standalone
+
+    def feed(self, b: bytes) -> tuple[dict[str, Any] | None, list[str] | None, bool]:
+        """Check one line (with its line ending). Returns (parsed object, problems, usable)."""
+        self.line += 1
+        if b[-1:] != b"\n":
+            # Only a last line can lack its newline; never parse it, so it is never folded.
+            self.prev_hash = None
+            return None, [TORN_MESSAGE], False
+        try:
+            obj = _loads(b)
+        except _DecodeError as exc:
+            self.prev_hash = None
+            if not b.strip():
+                return None, ["blank line"], False
+            return None, [f"not valid JSON ({exc})"], False
+        return self._check(obj)
+
+    def feed_obj(self, obj: Any) -> tuple[dict[str, Any] | None, list[str] | None, bool]:
+        """Check one already parsed line (the library stores rows, not text)."""
+        self.line += 1
+        return self._check(obj)
+
+    def _check(self, obj: Any) -> tuple[dict[str, Any] | None, list[str] | None, bool]:
+        # Each check tests the common case first; the wording of problems lives in the
+        # branches a good line never enters.
+        if type(obj) is not dict:
+            self.prev_hash = None
+            return None, [f"not a JSON object (got {_json_type(obj)})"], False
+        n = self.line
+        get = obj.get
+        v = get("v")
+        game = get("game")
+        seq = get("seq")
+        at = get("at")
+        prev = get("prev", _MISSING)
+        h = get("hash")
+        msgs: list[str] | None = None
+        usable = True
+        # Eight fields of the right types and eight keys means exactly the envelope keys.
+        if not (
+            len(obj) == 8
+            and type(v) is int
+            and type(game) is str
+            and type(seq) is int
+            and type(at) is str
+            and type(get("type")) is str
+            and type(get("data")) is dict
+            and type(h) is str
+            and (prev is None or type(prev) is str)
+        ):
+            msgs, usable = _shape_problems(obj)
+        # Each value test runs first and short-circuits the type guard in the common case.
+        if v != 1 and type(v) is int:
+            msgs = _add(msgs, f"`v` is {v}, expected 1")
+        if (game != self.game or not self.game_ok) and type(game) is str:
+            msgs = self._game_problems(game, n, msgs)
+        if type(at) is str and not at_ok(at):
+            msgs = _add(msgs, f"`at` {_short(at)} is not an RFC 3339 UTC timestamp ending in Z")
+        if not self.standalone:
+            if seq != n and type(seq) is int:
+                msgs = _add(msgs, f"`seq` is {seq}, expected {n} (the line number)")
+            # prev_hash is None on line 1 and when the previous line had no hash to compare.
+            if prev != self.prev_hash and (prev is None or type(prev) is str):
+                if n == 1:
+                    msgs = _add(msgs, "`prev` must be null on line 1")
+                elif self.prev_hash is not None:
+                    msgs = _add(msgs, f"`prev` is not the hash of line {n - 1}")
+            if prev is None and n > 1 and self.prev_hash is None:
+                # The previous line gave no hash to compare with, but null is wrong anyway.
+                msgs = _add(msgs, f"`prev` is null on line {n}; only line 1 has no previous")
+        if type(h) is str:
+            # Hash the parsed object minus `hash`; popping and restoring is cheaper than a copy.
+            del obj["hash"]
+            digest = HASH_PREFIX + sha256(_dumps(obj, option=_SORT)).hexdigest()
+            obj["hash"] = h
+            if h != digest:
+                msgs = _add(msgs, f"`hash` does not match the content (computed {digest})")
+            self.prev_hash = h
+        else:
+            self.prev_hash = None
+        return obj, msgs, usable
+
+    def _game_problems(self, game: str, n: int, msgs: list[str] | None) -> list[str] | None:
+        if self.game is None:
+            # The first game id seen (normally line 1's) is the one every line must repeat.
+            self.game, self.game_line, self.game_ok = game, n, valid_game_id(game)
+        if game != self.game or not self.game_ok:
+            if not valid_game_id(game):
+                msgs = _add(msgs, f"`game` {game!r} is not a game id (1-64 of a-z 0-9 -)")
+            if game != self.game:
+                msgs = _add(msgs, f"`game` {game!r} differs from {self.game!r} on line {self.game_line}")
+        return msgs
+
+
+def _shape_problems(obj: dict[str, Any]) -> tuple[list[str], bool]:
+    """Missing, unknown and mistyped envelope fields; usable is False unless only extras."""
+    msgs: list[str] = []
+    usable = True
+    missing = [k for k in ENVELOPE_KEYS if k not in obj]
+    extra = [k for k in obj if k not in _KEYSET]
+    if missing:
+        usable = False
+        msgs.append("missing envelope field(s): " + ", ".join(missing))
+    if extra:
+        msgs.append("unknown envelope field(s): " + ", ".join(map(repr, extra)))
+    for key, want in _FIELD_TYPES.items():
+        if key not in obj:
+            continue
+        x = obj[key]
+        if type(x) is not want and not (key == "prev" and x is None):
+            usable = False
+            also = " or null" if key == "prev" else ""
+            msgs.append(
+                f"envelope field `{key}` must be {_TYPE_NAMES[want]}{also}, got {_json_type(x)} {_short(x)}"
+            )
+    return msgs, usable
+
+
+def _add(msgs: list[str] | None, msg: str) -> list[str]:
+    if msgs is None:
+        return [msg]
+    msgs.append(msg)
+    return msgs
+
+
+def _short(x: object) -> str:
+    text = orjson.dumps(x).decode() if not isinstance(x, str) else repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# Same reason as envelope_from_raw: one LogLine per line read, so skip the frozen __init__.
+class _LogLineTwin:
+    __slots__ = LogLine.__slots__
+
+
+def _logline(n: int, raw: dict[str, Any] | None, msgs: list[str] | None, usable: bool) -> LogLine:
+    ll: Any = _LogLineTwin()
+    ll.line = n
+    ll.envelope = envelope_from_raw(raw) if usable and raw is not None else None
+    ll.problems = tuple([Problem(n, INTEGRITY, m) for m in msgs]) if msgs else ()
+    ll.raw = raw
+    ll.__class__ = LogLine
+    return ll  # type: ignore[no-any-return]
+
+
+def _open_lines(source: Source) -> ContextManager[Iterable[bytes]]:
+    if isinstance(source, str | os.PathLike):
+        return open(source, "rb", buffering=_READ_BUFFER)
+    if isinstance(source, io.TextIOBase):
+        raise TypeError("iter_log needs a binary file object (open the file with 'rb')")
+    return nullcontext(source)  # the caller's to close
+
+
+# (line number, parsed object or None, problems or None, usable), one per line.
+Scanned = tuple[int, dict[str, Any] | None, list[str] | None, bool]
+# `prev` expected after a line that had no hash to chain to: equal to nothing, so such a line
+# always takes the slow path, which knows not to judge its `prev`.
+_UNKNOWN: Any = object()
+
+
+def scan_lines(lines: Iterable[bytes]) -> Iterator[Scanned]:
+    """LineChecker over byte lines, with a fast path for lines as a good writer writes them.
+
+    The fast path tests the common case in one expression on local variables and hashes; any
+    line that fails it (or the first of a log) is judged again from scratch by LineChecker,
+    which words the problems. Both reach the same verdicts; this one is just quicker on a good
+    log, which is what readers mostly see.
+    """
+    checker = LineChecker()
+    slow, slow_parsed = checker.feed, checker.feed_obj
+    n = 0
+    game: str | None = None  # line 1's game id once known valid; None sends lines to slow
+    expect_prev: Any = _UNKNOWN
+    seconds, minutes, valid = AT_WHOLE_SECONDS, AT_MINUTES_SEEN, valid_at
+    loads, dumps, sha, sort, prefix = _loads, _dumps, sha256, _SORT, HASH_PREFIX
+    for b in lines:
+        n += 1
+        obj = None
+        if b[-1:] == b"\n":
+            try:  # noqa: SIM105 - suppress() would cost a context manager per line
+                obj = loads(b)
+            except _DecodeError:
+                pass
+            if type(obj) is dict and len(obj) == 8:
+                try:
+                    v, g, seq, at = obj["v"], obj["game"], obj["seq"], obj["at"]
+                    t, data, prev, h = obj["type"], obj["data"], obj["prev"], obj["hash"]
+                except KeyError:
+                    pass
+                else:
+                    if (
+                        v == 1 and type(v) is int and seq == n and type(seq) is int
+                        and g == game and prev == expect_prev and type(t) is str
+                        and type(data) is dict and type(h) is str and type(at) is str
+                        and ((at[17:] in seconds and at[:17] in minutes) or valid(at))
+                    ):  # fmt: skip
+                        del obj["hash"]
+                        digest = prefix + sha(dumps(obj, option=sort)).hexdigest()
+                        obj["hash"] = h
+                        if h == digest:
+                            expect_prev = h
+                            yield n, obj, None, True
+                            continue
+        checker.line = n - 1
+        checker.prev_hash = None if expect_prev is _UNKNOWN else expect_prev
+        # Parsed already (and left as parsed): judge that object rather than parse again.
+        raw, msgs, usable = slow(b) if obj is None else slow_parsed(obj)
+        game = checker.game if checker.game_ok else None
+        expect_prev = checker.prev_hash if checker.prev_hash is not None else _UNKNOWN
+        yield n, raw, msgs, usable
+
+
+def scan_objects(objs: Iterable[dict[str, Any]]) -> Iterator[Scanned]:
+    """LineChecker over parsed envelopes (rows from a database)."""
+    checker = LineChecker()
+    feed = checker.feed_obj
+    for obj in objs:
+        raw, msgs, usable = feed(obj)
+        yield checker.line, raw, msgs, usable
+
+
+def _loglines(scanned: Iterator[Scanned]) -> Iterator[LogLine]:
+    n = 0
+    for n, raw, msgs, usable in scanned:
+        yield _logline(n, raw, msgs, usable)
+    if n == 0:
+        yield LogLine(1, None, (Problem(1, INTEGRITY, EMPTY_MESSAGE),), None)
+
+
+def iter_log(source: Source) -> Iterator[LogLine]:
+    """Every line of a log with its integrity problems, in order, without loading the file.
+
+    `source` is a path, a binary file object or any iterable of byte lines (each with its
+    newline). An empty log yields one line-1 entry carrying the "empty file" problem.
+    """
+    with _open_lines(source) as lines:
+        yield from _loglines(scan_lines(lines))
+
+
+def iter_objects(objs: Iterable[dict[str, Any]]) -> Iterator[LogLine]:
+    """Like iter_log, for envelopes already parsed (rows from a database)."""
+    return _loglines(scan_objects(objs))
+
+
+def _verify(scanned: Iterator[Scanned]) -> VerifyResult:
+    problems: list[Problem] = []
+    last_hash: object = None
+    n = 0
+    game: str | None = None
+    for n, raw, msgs, _ in scanned:
+        if raw is not None:
+            last_hash = raw.get("hash")
+            if game is None and type(raw.get("game")) is str:
+                game = raw["game"]
+        elif msgs[0] is not TORN_MESSAGE:  # type: ignore[index]
+            # The fingerprint is of the last *complete* line; a torn one does not count.
+            last_hash = None
+        if msgs:
+            problems.extend([Problem(n, INTEGRITY, m) for m in msgs])
+    if n == 0:
+        problems.append(Problem(1, INTEGRITY, EMPTY_MESSAGE))
+    good = valid_hash(last_hash)
+    return VerifyResult(
+        events=n,
+        problems=problems,
+        fingerprint=last_hash[7:19] if good else None,  # type: ignore[index]
+        head_hash=last_hash if good else None,  # type: ignore[arg-type]
+        game=game,
+    )
+
+
+def verify_log(source: Source) -> VerifyResult:
+    """Check a whole log; problems in line order, the fingerprint of its last complete line."""
+    with _open_lines(source) as lines:
+        return _verify(scan_lines(lines))
+
+
+def verify_objects(objs: Iterable[dict[str, Any]]) -> VerifyResult:
+    """Like verify_log, for envelopes already parsed (rows from a database)."""
+    return _verify(scan_objects(objs))
+
+
+def check_tail_line(b: bytes) -> tuple[Envelope | None, list[str]]:
+    """Judge a log's last line on its own (no seq/prev context): is it safe to append after?"""
+    chain = LineChecker(standalone=True)
+    raw, msgs, usable = chain.feed(b)
+    env = envelope_from_raw(raw) if usable and raw is not None else None
+    return env, msgs or []
