@@ -7,15 +7,17 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from eventstore.errors import StoreError
-from eventstore.verify import Problem
-from wecore.audit import GameChecker
 from wecore.errors import WeError
-from wecore.state import GameState
+
+if TYPE_CHECKING:
+    # The engine and the verifier load on first use, so `we --help` stays instant.
+    from eventstore.verify import Problem
+    from wecore.state import GameState
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -34,12 +36,20 @@ class CommandFailed(click.ClickException):
 def run(group: click.Group) -> int:
     """Run the CLI; every error becomes one line on stderr and an exit status, never a traceback."""
     try:
-        group.main(standalone_mode=False)
+        # Without standalone mode click hands back a command's `Exit(code)` as the return value.
+        code = group.main(prog_name="we", standalone_mode=False)
+        if type(code) is int:
+            return code
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.Abort:
         click.echo("we: aborted", err=True)
         return EXIT_INVALID
+    except click.UsageError as exc:
+        # One line, like every other error, with where to look instead of the whole usage text.
+        command = exc.ctx.command_path if exc.ctx is not None else "we"
+        click.echo(f"{command}: error: {exc.format_message()} (see '{command} --help')", err=True)
+        return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
@@ -142,6 +152,9 @@ def iter_source_lines(source: GameSource) -> Iterator[Any]:
 def check_game(source: GameSource, keep_envelopes: bool = False) -> GameReport:
     """Read a game once, streaming: every integrity problem, and the fold up to the first
     schema or rules problem (the state after it is undefined, so folding stops there)."""
+    from eventstore.verify import Problem
+    from wecore.audit import GameChecker
+
     checker = GameChecker()
     feed = checker.feed
     problems: list[Problem] = []

@@ -5,9 +5,11 @@ rich decides colour: none when NO_COLOR is set or output is not a terminal.
 
 from __future__ import annotations
 
+import os
+import re
 from functools import cache
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -24,14 +26,35 @@ CARD_STYLES: dict[Colour, str] = {
 }
 
 
+def _plain_requested() -> bool:
+    # https://no-color.org: NO_COLOR set and not empty. rich alone would drop only the colours
+    # and keep bold, dim and strike-through; the spec asks for plain text.
+    return bool(os.environ.get("NO_COLOR"))
+
+
 @cache
 def console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True, **({"color_system": None} if _plain_requested() else {}))
 
 
 @cache
 def error_console() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    plain = {"color_system": None} if _plain_requested() else {}
+    return Console(stderr=True, highlight=False, soft_wrap=True, **plain)
+
+
+def print_table(renderable: RenderableType) -> None:
+    """A table on stdout: fitted to a terminal; piped, as wide as its content, never wrapped
+    at 80 columns (so each row stays one line for grep and friends)."""
+    out = console()
+    if out.is_terminal:
+        out.print(renderable)
+        return
+    needed = out.measure(renderable, options=out.options.update_width(10_000)).maximum
+    if needed <= out.width:
+        out.print(renderable)
+        return
+    Console(highlight=False, soft_wrap=True, width=needed).print(renderable)
 
 
 def card_text(card: str | None) -> Text:
@@ -44,6 +67,17 @@ def cards_text(cards: tuple[str, ...] | list[str], empty: str = "-") -> Text:
     if not cards:
         return Text(empty, style="dim")
     return Text(" ").join(card_text(c) for c in cards)
+
+
+_CARD_IN_TEXT = re.compile(r"\b[ROYGB](?:10|[1-9])\b")
+
+
+def story_text(sentence: str, style: str = "") -> Text:
+    """A sentence of plain text with every card in it (R7, B10) in its colour."""
+    text = Text(sentence, style=style)
+    for match in _CARD_IN_TEXT.finditer(sentence):
+        text.stylize(CARD_STYLES[CARD_COLOUR[match.group(0)]], match.start(), match.end())
+    return text
 
 
 def colour_text(colour: Colour, with_person: bool = False) -> Text:

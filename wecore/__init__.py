@@ -1,97 +1,78 @@
 """The functional core of `we`: cards, rules, events, state, scoring, views and bots.
 
-No I/O, no clock, and no randomness but a seeded one passed in.
+No I/O, no clock, and no randomness but a seeded one passed in. Names load on first use
+(PEP 562), so `import wecore.cards` does not pay for pydantic.
 """
 
-from wecore.audit import FoldResult, GameChecker, RuleProblem, check_events
-from wecore.bots import BOTS, GreedyBot, RandomBot, play_game
-from wecore.cards import ALL_CARDS, PERSON_OF, Colour, parse_card, parse_colour, parse_gift_list
-from wecore.dealing import GIFT_LIST_DECK, deal
-from wecore.decider import (
-    AddNote,
-    BreakTie,
-    Bring,
-    Command,
-    DealAttics,
-    DealLists,
-    Move,
-    Open,
-    StartGame,
-    Steal,
-    Undo,
-    decide,
-    legal_moves,
-    resolve_player,
-)
-from wecore.errors import (
-    CardNotationError,
-    ColourError,
-    EventSchemaError,
-    RulesetError,
-    RuleViolation,
-    UnknownPlayerError,
-    WeError,
-)
-from wecore.events import EVENT_TYPES, Event, event_payload, parse_event
-from wecore.reducer import evolve, fold
-from wecore.rulesets import Ruleset, make_ruleset
-from wecore.scoring import PlayerScore, Scoreboard, score
-from wecore.state import INITIAL_STATE, GameState, Phase, initial_state
-from wecore.views import SeatView, view
+from __future__ import annotations
 
-__all__ = [
-    "ALL_CARDS",
-    "BOTS",
-    "EVENT_TYPES",
-    "GIFT_LIST_DECK",
-    "INITIAL_STATE",
-    "PERSON_OF",
-    "AddNote",
-    "BreakTie",
-    "Bring",
-    "CardNotationError",
-    "Colour",
-    "ColourError",
-    "Command",
-    "DealAttics",
-    "DealLists",
-    "Event",
-    "EventSchemaError",
-    "FoldResult",
-    "GameChecker",
-    "GameState",
-    "GreedyBot",
-    "Move",
-    "Open",
-    "Phase",
-    "PlayerScore",
-    "RandomBot",
-    "RuleProblem",
-    "RuleViolation",
-    "Ruleset",
-    "RulesetError",
-    "Scoreboard",
-    "SeatView",
-    "StartGame",
-    "Steal",
-    "Undo",
-    "UnknownPlayerError",
-    "WeError",
-    "check_events",
-    "deal",
-    "decide",
-    "event_payload",
-    "evolve",
-    "fold",
-    "initial_state",
-    "legal_moves",
-    "make_ruleset",
-    "parse_card",
-    "parse_colour",
-    "parse_event",
-    "parse_gift_list",
-    "play_game",
-    "resolve_player",
-    "score",
-    "view",
-]
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    "ALL_CARDS": "wecore.cards",
+    "AddNote": "wecore.decider",
+    "BOTS": "wecore.bots",
+    "BreakTie": "wecore.decider",
+    "Bring": "wecore.decider",
+    "CardNotationError": "wecore.errors",
+    "Colour": "wecore.cards",
+    "ColourError": "wecore.errors",
+    "Command": "wecore.decider",
+    "DealAttics": "wecore.decider",
+    "DealLists": "wecore.decider",
+    "EVENT_TYPES": "wecore.events",
+    "Event": "wecore.events",
+    "EventSchemaError": "wecore.errors",
+    "FoldResult": "wecore.audit",
+    "GIFT_LIST_DECK": "wecore.dealing",
+    "GameChecker": "wecore.audit",
+    "GameState": "wecore.state",
+    "GreedyBot": "wecore.bots",
+    "INITIAL_STATE": "wecore.state",
+    "Move": "wecore.decider",
+    "Open": "wecore.decider",
+    "PERSON_OF": "wecore.cards",
+    "Phase": "wecore.state",
+    "PlayerScore": "wecore.scoring",
+    "RandomBot": "wecore.bots",
+    "RuleProblem": "wecore.audit",
+    "RuleViolation": "wecore.errors",
+    "Ruleset": "wecore.rulesets",
+    "RulesetError": "wecore.errors",
+    "Scoreboard": "wecore.scoring",
+    "SeatView": "wecore.views",
+    "StartGame": "wecore.decider",
+    "Steal": "wecore.decider",
+    "Undo": "wecore.decider",
+    "UnknownPlayerError": "wecore.errors",
+    "WeError": "wecore.errors",
+    "check_events": "wecore.audit",
+    "deal": "wecore.dealing",
+    "decide": "wecore.decider",
+    "event_payload": "wecore.events",
+    "evolve": "wecore.reducer",
+    "fold": "wecore.reducer",
+    "initial_state": "wecore.state",
+    "legal_moves": "wecore.decider",
+    "make_ruleset": "wecore.rulesets",
+    "parse_card": "wecore.cards",
+    "parse_colour": "wecore.cards",
+    "parse_event": "wecore.events",
+    "parse_gift_list": "wecore.cards",
+    "play_game": "wecore.bots",
+    "resolve_player": "wecore.decider",
+    "score": "wecore.scoring",
+    "view": "wecore.views",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'wecore' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,487 @@
+"""`we audit`: prove logs untampered, check every event, explain every score, settle claims.
+
+Each game is read once, streaming (no envelopes kept). The checking itself is the store's
+integrity pass and wecore's fold; this module only gathers the verdicts and prints them. A
+failed claim is the one case that reads a game a second time, to tell where cards went.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+import orjson
+
+from cli.common import EXIT_INVALID, CommandFailed, GameSource, check_game, db_option, resolve_game
+from eventstore.verify import EMPTY_MESSAGE, Problem
+from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour
+from wecore.errors import WeError
+from wecore.scoring import Scoreboard, score
+
+MAX_CARD_NUMBER = 10
+
+
+@dataclass(frozen=True)
+class Claim:
+    player: str  # as typed; matched to a player like the recorder does (any case, unique prefix)
+    score: int
+    text: str
+
+    @classmethod
+    def parse(cls, text: str) -> Claim:
+        name, sep, number = text.rpartition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise click.BadParameter(f"{text!r}: write PLAYER=SCORE, e.g. Ben=25", param_hint="--claim")
+        try:
+            value = int(number.strip())
+        except ValueError:
+            raise click.BadParameter(
+                f"{text!r}: the score must be a whole number, e.g. Ben=25", param_hint="--claim"
+            ) from None
+        return cls(name, value, text)
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    player: str
+    claimed: int
+    actual: int | None
+    holds: bool
+    explanation: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "claimed": self.claimed,
+            "actual": self.actual,
+            "holds": self.holds,
+            "explanation": self.explanation,
+        }
+
+
+@dataclass
+class AuditResult:
+    """Everything printed about one game: plain data, so a worker process can send it back."""
+
+    source: str
+    game: str | None
+    events: int
+    fingerprint: str | None
+    problems: list[Problem]
+    complete: bool
+    status: str  # "over", or where the game stands ("party 3/9: Ann to move")
+    board: Scoreboard | None  # standings as folded; None before the gift lists are dealt
+    folded_to: int  # the last line the fold took in
+    claims: list[ClaimResult] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def clean(self) -> bool:
+        """What the exit status asks: the game is clean and every claim about it holds."""
+        return self.ok and all(c.holds for c in self.claims)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "game": self.game,
+            "source": self.source,
+            "ok": self.ok,
+            "events": self.events,
+            "fingerprint": self.fingerprint,
+            "complete": self.complete,
+            "problems": [{"seq": p.line, "kind": p.kind, "message": p.message} for p in self.problems],
+        }
+        # Final scores only for a clean, complete game: anything else would be a verdict on a
+        # game that did not end, or on a log that cannot be trusted.
+        if self.ok and self.complete and self.board is not None:
+            out["scores"] = {p.player: p.total for p in self.board.players}
+            out["winners"] = list(self.board.winners)
+        out["claims"] = [c.to_json() for c in self.claims]
+        return out
+
+
+# --- auditing one game --------------------------------------------------------------
+
+
+def audit_one(source: GameSource, claims: Sequence[Claim] = ()) -> AuditResult:
+    report = check_game(source, keep_envelopes=False)
+    state = report.state
+    board = score(state) if state.lists is not None else None
+    if state.is_over:
+        status = "over"
+    else:
+        from cli.render import turn_line
+
+        status = turn_line(state)
+    result = AuditResult(
+        source=report.source,
+        game=report.game,
+        # An empty file is reported at line 1, but it has no lines.
+        events=0 if any(p.message == EMPTY_MESSAGE for p in report.problems) else report.events,
+        fingerprint=report.fingerprint,
+        problems=report.problems,
+        complete=report.complete,
+        status=status,
+        board=board,
+        folded_to=state.seq,  # every folded event counts one, and folding starts at line 1
+    )
+    if claims:
+        history: CardHistory | None = None
+        for claim in claims:
+            outcome = check_claim(result, state, claim)
+            if outcome is None:  # it needs the story of the cards: read the game again, once
+                if history is None:
+                    history = CardHistory.read(source)
+                outcome = explain_difference(result, state, claim, history)
+            result.claims.append(outcome)
+    return result
+
+
+def check_claim(result: AuditResult, state: Any, claim: Claim) -> ClaimResult | None:
+    """The verdict on a claim, or None when it fails on a valid, complete game (explain it)."""
+    from wecore.decider import resolve_player
+
+    if not state.players:
+        return ClaimResult(claim.player, claim.score, None, False, "the log has no game_started")
+    try:
+        player = resolve_player(state, claim.player)
+    except WeError as exc:
+        return ClaimResult(claim.player, claim.score, None, False, str(exc))
+    if not result.ok:
+        first = result.problems[0]
+        return ClaimResult(
+            player, claim.score, None, False,
+            f"no score can be trusted: the log failed the audit at line {first.line} ({first.kind})",
+        )
+    if result.board is None:
+        return ClaimResult(player, claim.score, 0, False, "the gift lists have not been dealt yet")
+    entry = result.board.of(player)
+    if not result.complete:
+        return ClaimResult(
+            player, claim.score, entry.total, False,
+            f"the game is not over ({result.status}); {player} scores {entry.total} so far: "
+            + entry.explain(),
+        )
+    if entry.total == claim.score:
+        return ClaimResult(player, claim.score, entry.total, True, f"the claim holds: {entry.explain()}")
+    return None
+
+
+@dataclass
+class CardHistory:
+    """Where each card went, from the events in effect (voided ones taken back)."""
+
+    taken_from: dict[str, list[tuple[int, str, str]]]  # card -> (party, victim, thief) in order
+    held_by: dict[str, set[str]]  # card -> everyone who held it this game
+    attic_of: dict[str, str]  # card -> whose attic it was dealt to (when attics were dealt)
+    attics_dealt: bool
+
+    @classmethod
+    def read(cls, source: GameSource) -> CardHistory:
+        from cli.common import iter_source_lines
+        from wecore.events import EventVoided, GameStarted, Note, parse_event
+
+        # log-format.md: a void takes back the latest event still in effect, not counting
+        # game_started, notes and voids -- an undo stack. The log was already found valid.
+        in_effect: list[Any] = []
+        for log_line in iter_source_lines(source):
+            envelope = log_line.envelope
+            if envelope is None:
+                continue
+            event = parse_event(envelope.type, envelope.data)
+            if isinstance(event, EventVoided):
+                if in_effect:
+                    in_effect.pop()
+            elif not isinstance(event, GameStarted | Note):
+                in_effect.append(event)
+        history = cls({}, {}, {}, False)
+        for event in in_effect:
+            kind = event.TYPE
+            if kind == "attics_dealt":
+                history.attics_dealt = True
+                for name, cards in event.attics.items():
+                    for card in cards:
+                        history.attic_of[card] = name
+            elif kind == "gift_opened":
+                history.held_by.setdefault(event.card, set()).add(event.player)
+            elif kind == "gift_stolen":
+                history.held_by.setdefault(event.card, set()).add(event.player)
+                history.taken_from.setdefault(event.card, []).append(
+                    (event.party, event.from_player, event.player)
+                )
+        return history
+
+
+def card_fate(card: str, player: str, state: Any, history: CardHistory) -> str:
+    """Where `card` went, told from `player`'s side: '(Y10 was stolen from Ben ...)'."""
+    keeper, party = None, None
+    for name, kept in zip(state.players, state.kept, strict=True):
+        if card in kept:
+            keeper, party = name, kept.index(card) + 1
+    if keeper is None:
+        if history.attics_dealt and card not in history.attic_of:
+            return f"{card} was not dealt in this game"
+        if card in history.attic_of:
+            return f"{card} was never brought by {history.attic_of[card]}"
+        return f"{card} never came into play"
+    if keeper == player:
+        return f"{card} was kept by {player} in party {party}"
+    lost = [entry for entry in history.taken_from.get(card, []) if entry[1] == player]
+    if lost:
+        lost_party, _, thief = lost[-1]
+        by = "" if thief == keeper else f" by {thief}"
+        return f"{card} was stolen from {player}{by} in party {lost_party} and kept by {keeper}"
+    return f"{card} was kept by {keeper} in party {party}; {player} never held it"
+
+
+def explain_difference(result: AuditResult, state: Any, claim: Claim, history: CardHistory) -> ClaimResult:
+    from wecore.decider import resolve_player
+
+    player = resolve_player(state, claim.player)
+    entry = result.board.of(player)  # type: ignore[union-attr]
+    actual = entry.total
+    gap = claim.score - actual
+    parts: list[str] = []
+    for colour, card in entry.counted.items():
+        parts.append(_colour_part(player, colour, card, gap, state, history))
+    text = f"{player} claims {claim.score} but scores {actual}: " + "; ".join(parts)
+    if entry.unused:
+        by_reason: dict[str, list[str]] = {}
+        for unused in entry.unused:
+            by_reason.setdefault(unused.reason, []).append(unused.card)
+        text += "; did not count: " + ", ".join(
+            f"{' '.join(cards)} ({reason})" for reason, cards in by_reason.items()
+        )
+    if gap < 0:
+        text += f"; the cards that count add up to {actual}, {-gap} more than claimed"
+    if claim.score > 30:
+        text += "; no score can be above 30"
+    return ClaimResult(player, claim.score, actual, False, text)
+
+
+def _colour_part(
+    player: str, colour: Colour, card: str | None, gap: int, state: Any, history: CardHistory
+) -> str:
+    number = CARD_NUMBER[card] if card else 0
+    text = f"{colour.value} counts {card}" if card else f"{colour.value} counts nothing"
+    # Higher cards of this colour the player held at some point and did not keep.
+    lost = sorted(
+        (c for c, holders in history.held_by.items()
+         if CARD_COLOUR[c] is colour and CARD_NUMBER[c] > number and player in holders),
+        key=lambda c: CARD_NUMBER[c],
+    )
+    told = {c: card_fate(c, player, state, history) for c in lost}
+    if told:
+        text += " (" + "; ".join(told.values()) + ")"
+    if gap > 0:
+        wanted = number + gap
+        if wanted > MAX_CARD_NUMBER:
+            text += f"; {gap} more through {colour.value} would need {colour.letter}{wanted}: no such card"
+        else:
+            need = f"{colour.letter}{wanted}"
+            fate = "" if need in told else f" ({card_fate(need, player, state, history)})"
+            text += f"; the claim would need {need} here{fate}"
+    return text
+
+
+# --- arguments ----------------------------------------------------------------------
+
+
+def expand_arguments(arguments: Iterable[str], db_path: Path | None) -> list[GameSource]:
+    """Files as they are, every *.jsonl in a directory (sorted), then library game ids."""
+    sources: list[GameSource] = []
+    for text in arguments:
+        path = Path(text)
+        if path.is_dir():
+            logs = sorted(p for p in path.glob("*.jsonl") if p.is_file())
+            if not logs:
+                raise CommandFailed(f"{text}: no *.jsonl logs in this directory")
+            sources.extend(GameSource(label=str(p), path=p) for p in logs)
+        else:
+            sources.append(resolve_game(text, db_path))
+    return sources
+
+
+def _audit_task(task: tuple[GameSource, tuple[Claim, ...]]) -> AuditResult:
+    return audit_one(*task)
+
+
+def run_audits(sources: Sequence[GameSource], claims: Sequence[Claim], jobs: int) -> Iterator[AuditResult]:
+    """Results in argument order; with jobs > 1 the games are checked by a process pool."""
+    claims = tuple(claims)
+    if jobs <= 1 or len(sources) <= 1:
+        for source in sources:
+            yield audit_one(source, claims)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    workers = min(jobs, len(sources))
+    chunk = max(1, min(16, len(sources) // (workers * 4)))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(_audit_task, [(s, claims) for s in sources], chunksize=chunk)
+
+
+# --- printing -----------------------------------------------------------------------
+
+
+def print_text(result: AuditResult) -> None:
+    from rich.text import Text
+
+    from cli.render import console, print_table, winners_line
+
+    out = console()
+    head = Text()
+    head.append("OK" if result.ok else "FAILED", style="bold green" if result.ok else "bold red")
+    head.append(f"  {result.source}")
+    if result.game is not None and result.game != result.source:
+        head.append(f"  (game {result.game})")
+    out.print(head)
+    lines = f"{result.events} line{'s' if result.events != 1 else ''}"
+    details = f"  fingerprint {result.fingerprint or '-'}, {lines}"
+    if result.ok:
+        details += ", complete" if result.complete else f", not over: {result.status}"
+    else:
+        count = len(result.problems)
+        details += f", {count} problem{'s' if count != 1 else ''}"
+    out.print(details)
+    for problem in result.problems:
+        line = Text(f"  line {problem.line}: ")
+        line.append(problem.kind, style="bold red")
+        line.append(f": {problem.message}")
+        out.print(line)
+    board = result.board
+    if board is not None and board.players:
+        if not result.ok:
+            title = f"Scores as the log stands up to line {result.folded_to} (untrusted: the log failed)"
+        elif result.complete:
+            title = "Final scores"
+        else:
+            title = "Scores so far"
+        print_table(scores_table(board, title))
+        if result.ok:
+            out.print(winners_line(board))
+    for claim in result.claims:
+        verdict = Text("  claim ")
+        verdict.append(f"{claim.player}={claim.claimed} ")
+        verdict.append("holds" if claim.holds else "fails", style="bold green" if claim.holds else "bold red")
+        verdict.append(": ")
+        verdict.append_text(_story(claim.explanation))
+        out.print(verdict)
+
+
+def scores_table(board: Scoreboard, title: str) -> Any:
+    """Each player's score, what counts per list colour and what did not: narrow enough for
+    80 columns in most games."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from cli.render import card_text, cards_text, colour_text
+
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False, box=None)
+    table.add_column("player", style="bold")
+    table.add_column("score", justify="right")
+    table.add_column("counts")
+    table.add_column("does not count")
+    for entry in board.players:
+        name = entry.player + (" *" if board.complete and entry.player in board.winners else "")
+        counts = Text(" + ").join(
+            Text.assemble(colour_text(colour), " ", card_text(card)) for colour, card in entry.counted.items()
+        )
+        lower = [u.card for u in entry.unused if u.reason.startswith("lower")]
+        off = [u.card for u in entry.unused if not u.reason.startswith("lower")]
+        rest = Text()
+        if lower:
+            rest.append_text(cards_text(lower))
+            rest.append(" (lower)")
+        if off:
+            if lower:
+                rest.append("; ")
+            rest.append_text(cards_text(off))
+            rest.append(" (not on the list)")
+        table.add_row(name, str(entry.total), counts, rest if rest else Text("-", style="dim"))
+    return table
+
+
+def _story(sentence: str) -> Any:
+    from cli.render import story_text
+
+    return story_text(sentence)
+
+
+def _json_line(result: AuditResult) -> bytes:
+    return orjson.dumps(result.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+
+
+@click.command()
+@click.argument("games", nargs=-1, required=True, metavar="GAME...")
+@click.option(
+    "--claim",
+    "claims",
+    multiple=True,
+    metavar="PLAYER=SCORE",
+    help="Check a claimed final score (repeatable); a failed claim is explained card by card.",
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per game, one per line.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Check this many games at once in worker processes (0: one per CPU). Output order is "
+    "the argument order either way.",
+)
+@db_option
+def audit(
+    games: tuple[str, ...], claims: tuple[str, ...], as_json: bool, jobs: int, db_path: Path | None
+) -> None:
+    """Prove each GAME untampered, check every event against the rules, explain every score.
+
+    A GAME is a .jsonl log, a directory (every *.jsonl in it, in name order) or a game id in
+    the library. For each game: OK or FAILED, the fingerprint, every problem with its line and
+    kind (integrity: the file or hash chain is broken; schema: an event is malformed; rules:
+    well-formed but not allowed at that point), and the scores card by card.
+
+    A game can be OK and not over yet (still being played): its standings so far are shown.
+
+    --claim PLAYER=SCORE is checked against every game audited; a claim on a game that is
+    invalid, unfinished, or has no such player does not hold.
+
+    --json prints one object per game per line: game, source, ok, events, fingerprint,
+    complete, problems [{seq, kind, message}] in line order, claims [{player, claimed, actual,
+    holds, explanation}], and -- only when the game is ok and complete -- scores {player:
+    score} and winners (seat order; only the tie_broken winner when there is one).
+
+    Exit status: 0 when every game is clean and every claim holds, 1 otherwise.
+    """
+    parsed = [Claim.parse(text) for text in claims]
+    sources = expand_arguments(games, db_path)
+    if jobs == 0:
+        jobs = os.cpu_count() or 1
+    clean = True
+    audited = failed = 0
+    binary = click.get_binary_stream("stdout")
+    write = binary.write if as_json else None
+    for result in run_audits(sources, parsed, jobs):
+        audited += 1
+        if not result.ok:
+            failed += 1
+        clean = clean and result.clean
+        if write is not None:
+            write(_json_line(result))
+        else:
+            print_text(result)
+    if write is None and audited > 1:
+        from cli.render import console
+
+        console().print(f"{audited} games audited: {audited - failed} OK, {failed} FAILED.")
+    binary.flush()
+    if not clean:
+        raise click.exceptions.Exit(EXIT_INVALID)

@@ -1,0 +1,220 @@
+"""`we replay GAME --html OUT.html`: the game as one self-contained page.
+
+The page draws; it does not play. Every state it shows is computed here by folding the log
+with `wecore` (the reducer, `views.view`, `narrate.describe`, `scoring.score`) and embedded
+in the page as JSON, next to the log itself. So the page and the engine cannot disagree: the
+page's script only renders the precomputed steps.
+
+Step *i* of the page is the table after the event with `seq` *i* — the same state as
+`we replay --at i`. Without a viewer the page is omniscient (every attic and face-down gift);
+with one it shows only what that seat could know, and the embedded log is redacted to match
+(see `redact_log`).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable
+from importlib import resources
+from typing import Any
+
+from wecore.cards import COLOURS, PERSON_OF
+from wecore.decider import resolve_player
+from wecore.events import EventVoided, parse_event
+from wecore.narrate import describe
+from wecore.reducer import evolve
+from wecore.scoring import Scoreboard, score
+from wecore.state import INITIAL_STATE, GameState
+from wecore.views import view
+
+TEMPLATE_NAME = "replay_template.html"
+_PLACEHOLDER = re.compile(r"@@([A-Z_]+)@@")
+# In a <script> element "<" could open "</script>" or "<!--"; "&" and ">" are escaped too
+# so the JSON text reads the same to any HTML parser. Each is a valid JSON string escape.
+_SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def render_html(envelopes: list[dict], *, viewer: str | None, fingerprint: str | None) -> str:
+    """The whole replay page for a log's parsed envelopes.
+
+    `viewer`: None for the omniscient page, else a player's name (any case, as `--as`).
+    `fingerprint`: the log's fingerprint; None takes it from the last envelope's hash.
+    Raises the engine's errors (EventSchemaError, RuleViolation, UnknownPlayerError) for a log
+    that does not fold, and ValueError for an empty one.
+    """
+    steps, final, seat = replay_steps(envelopes, viewer)
+    if fingerprint is None:
+        fingerprint = fingerprint_of(envelopes)
+    log = envelopes if seat is None else redact_log(envelopes, seat)
+    first = envelopes[0]
+    title = final.title or str(first.get("game", "White Elephant"))
+    meta = {
+        "game": first.get("game"),
+        "title": final.title,
+        "players": list(final.players),
+        "viewer": seat,
+        "fingerprint": fingerprint,
+        "colours": [c.value for c in COLOURS],
+        "letters": {c.letter: c.value for c in COLOURS},
+        "persons": {c.value: PERSON_OF[c] for c in COLOURS},
+    }
+    values = {
+        "LANG": "en",
+        "TITLE": html.escape(title),
+        "HEADING": html.escape(title),
+        "SUBTITLE": html.escape(_subtitle(final, seat)),
+        "NOSCRIPT": _noscript(final, fingerprint),
+        "REDACTED_FOR": html.escape(seat or "", quote=True),
+        "LOG_JSON": script_json(log),
+        "REPLAY_JSON": script_json({"meta": meta, "steps": steps}),
+    }
+    template = resources.files("cli").joinpath(TEMPLATE_NAME).read_text(encoding="utf-8")
+    # One pass, so nothing substituted (say a title containing "@@LOG_JSON@@") is read again.
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+
+
+def replay_steps(
+    envelopes: list[dict], viewer: str | None
+) -> tuple[list[dict[str, Any]], GameState, str | None]:
+    """(steps, final state, resolved viewer): one step per envelope, the state after it.
+
+    Each step holds the event's sentence, whether a later event voided it, the view of the
+    table (`views.view`, omniscient without a viewer) and the standings so far.
+    """
+    if not envelopes:
+        raise ValueError("an empty log has nothing to replay")
+    voided_by = voided_seqs(envelopes)
+    state = INITIAL_STATE
+    seat: str | None = None
+    steps: list[dict[str, Any]] = []
+    for index, envelope in enumerate(envelopes):
+        event = parse_event(envelope.get("type"), envelope.get("data"))
+        before, state = state, evolve(state, event)
+        if index == 0 and viewer is not None:
+            seat = resolve_player(state, viewer)
+        omniscient = seat is None
+        seq = envelope.get("seq", index + 1)
+        steps.append(
+            {
+                "seq": seq,
+                "type": event.TYPE,
+                "at": envelope.get("at"),
+                "sentence": describe(event, before, state, viewer=seat, omniscient=omniscient),
+                "voided_by": voided_by.get(seq),
+                "view": view_dict(state, seat),
+                "board": board_dict(score(state)),
+            }
+        )
+    return steps, state, seat
+
+
+def view_dict(state: GameState, viewer: str | None) -> dict[str, Any]:
+    """The view the page shows (and `we replay --at SEQ --json` prints), as plain JSON values."""
+    return _plain(view(state, viewer, omniscient=viewer is None).to_dict())
+
+
+def board_dict(board: Scoreboard) -> dict[str, Any]:
+    """The standings with their card-by-card explanation, as plain JSON values."""
+    return {
+        "complete": board.complete,
+        "winners": list(board.winners),
+        "tie_broken_by": board.tie_broken_by,
+        "tie_reason": board.tie_reason,
+        "players": [
+            {
+                "player": entry.player,
+                "list": [c.value for c in entry.gift_list],
+                "counted": [[c.value, card] for c, card in entry.counted.items()],
+                "unused": [{"card": u.card, "reason": u.reason} for u in entry.unused],
+                "total": entry.total,
+                "explain": entry.explain(),
+            }
+            for entry in board.players
+        ],
+    }
+
+
+def voided_seqs(envelopes: Iterable[dict]) -> dict[int, int]:
+    """{voided seq: seq of the event_voided that took it back}."""
+    voided: dict[int, int] = {}
+    for envelope in envelopes:
+        if envelope.get("type") == EventVoided.TYPE:
+            voided[envelope["data"]["voids"]] = envelope["seq"]
+    return voided
+
+
+def redact_log(envelopes: list[dict], viewer: str) -> list[dict]:
+    """The log as `viewer` may see it: other players' attic cards and brought cards are null.
+
+    An attic keeps its length (the count is public) with every card null. `prev` and `hash`
+    are dropped from every line: with only ~50 cards to try, each hash would give away the
+    card it covers, and each later hash chains to it.
+    """
+    redacted = []
+    for envelope in envelopes:
+        line = {k: v for k, v in envelope.items() if k not in ("prev", "hash")}
+        data = envelope.get("data")
+        if envelope.get("type") == "attics_dealt" and isinstance(data, dict):
+            attics = data.get("attics", {})
+            line["data"] = {
+                **data,
+                "attics": {
+                    name: cards if name == viewer else [None] * len(cards) for name, cards in attics.items()
+                },
+            }
+        elif (
+            envelope.get("type") == "gift_brought" and isinstance(data, dict) and data.get("player") != viewer
+        ):
+            line["data"] = {**data, "card": None}
+        redacted.append(line)
+    return redacted
+
+
+def fingerprint_of(envelopes: list[dict]) -> str | None:
+    """The first 12 hex digits of the last event's hash, when it has one."""
+    last = envelopes[-1].get("hash") if envelopes else None
+    if isinstance(last, str) and last.startswith("sha256:"):
+        return last.removeprefix("sha256:")[:12]
+    return None
+
+
+def script_json(value: Any) -> str:
+    """JSON that is safe as the text of a <script type="application/json"> element."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return re.sub("[<>&\u2028\u2029]", lambda m: _SCRIPT_UNSAFE[m.group(0)], text)
+
+
+def _plain(value: Any) -> Any:
+    """Tuples to lists and enums to their values, as JSON would give them back."""
+    return json.loads(json.dumps(value))
+
+
+def _subtitle(state: GameState, viewer: str | None) -> str:
+    who = ", ".join(state.players)
+    seen = f"seen from {viewer}'s seat" if viewer else "everything shown, every attic and face-down gift"
+    return f"{who} \u00b7 dealer {state.dealer} \u00b7 {seen}"
+
+
+def _noscript(state: GameState, fingerprint: str | None) -> str:
+    """The final standings in plain HTML, for readers without JavaScript."""
+    board = score(state)
+    heading = "Final standings" if board.complete else "Standings so far (the game is not over)"
+    rows = []
+    for entry in sorted(board.players, key=lambda e: -e.total):
+        parts = html.escape(
+            ", ".join(f"{c.value} ({PERSON_OF[c]}) {card or 'none'}" for c, card in entry.counted.items())
+        )
+        mark = " \u2014 winner" if board.complete and entry.player in board.winners else ""
+        name = html.escape(entry.player)
+        rows.append(f"<li><strong>{name}</strong>: {entry.total}{mark} ({parts})</li>")
+    tie = ""
+    if board.tie_broken_by:
+        winner, reason = html.escape(board.tie_broken_by), html.escape(board.tie_reason or "")
+        tie = f"<p>Tie broken: {winner} ({reason}).</p>"
+    fp = f"<p>Fingerprint: <code>{html.escape(fingerprint)}</code></p>" if fingerprint else ""
+    return (
+        "<p>The table and timeline of this replay need JavaScript.</p>"
+        f"<h2>{heading}</h2><ol>{''.join(rows)}</ol>{tie}{fp}"
+    )

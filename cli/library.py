@@ -1,0 +1,330 @@
+"""The game library: `we import`, `we export`, `we games`, `we stats`, and `we repair` for files.
+
+The library (eventstore.sqlite) stores logs; whether a game is valid, over and won is decided
+here by folding it with wecore, exactly as `we audit` does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+from cli.common import CommandFailed, GameReport, GameSource, check_game, db_option, library_path
+from eventstore.errors import StoreError
+
+# --- import ------------------------------------------------------------------------
+
+
+def _log_paths(arguments: Iterable[str]) -> list[Path]:
+    """Files as given; a directory stands for every *.jsonl in it, in name order."""
+    paths: list[Path] = []
+    for text in arguments:
+        path = Path(text)
+        if path.is_dir():
+            paths.extend(sorted(p for p in path.glob("*.jsonl") if p.is_file()))
+        else:
+            paths.append(path)
+    return paths
+
+
+def winner_text(report: GameReport) -> str | None:
+    """What the library keeps as the winner: None until the game is over; ties joined."""
+    if not report.complete:
+        return None
+    from wecore.scoring import score
+
+    return ", ".join(score(report.state).winners)
+
+
+def _refuse(message: str) -> None:
+    click.echo(f"we: refused {message}", err=True)
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@db_option
+def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
+    """Import JSONL logs into the game library.
+
+    Each FILE (or every *.jsonl in a directory) is audited first: a log with any integrity,
+    schema or rules problem is refused, with one line naming its first problem, and the rest
+    are imported. Importing a log that is already in the library changes nothing (and says
+    so); a longer version of a stored game adds its new events. Exit status 1 if any log was
+    refused.
+    """
+    from eventstore.sqlite import Library
+
+    paths = _log_paths(files)
+    if not paths:
+        raise CommandFailed("no *.jsonl logs to import")
+    counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0}
+    with Library(library_path(db_path)) as library:
+        for path in paths:
+            label = str(path)
+            if not path.is_file():
+                _refuse(f"{label}: no such file")
+                counts["refused"] += 1
+                continue
+            report = check_game(GameSource(label=label, path=path))
+            if report.problems:
+                first = report.problems[0]
+                more = len(report.problems) - 1
+                tail = f" (and {more} more; see `we audit {label}`)" if more else ""
+                _refuse(f"{label}: line {first.line}: {first.kind}: {first.message}{tail}")
+                counts["refused"] += 1
+                continue
+            try:
+                result = library.import_log(path)
+            except StoreError as exc:  # a different game under the same id, or a file that changed
+                _refuse(str(exc))
+                counts["refused"] += 1
+                continue
+            if result.status != "unchanged" and result.fingerprint != report.fingerprint:
+                _refuse(f"{label}: the file changed while it was imported; import it again")
+                counts["refused"] += 1
+                continue
+            if result.status != "unchanged":
+                library.set_summary(result.game_id, complete=report.complete, winner=winner_text(report))
+                click.echo(f"{result.message}, fingerprint {result.fingerprint}")
+            else:
+                click.echo(result.message)
+            counts[result.status] += 1
+    if len(paths) > 1:
+        click.echo(", ".join(f"{n} {what}" for what, n in counts.items() if n) + ".")
+    if counts["refused"]:
+        raise click.exceptions.Exit(1)
+
+
+# --- export ------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("game", metavar="GAME")
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The file to write (default: ./GAME.jsonl).")
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
+@db_option
+def export_game(game: str, output: Path | None, force: bool, db_path: Path | None) -> None:
+    """Export a game from the library to a JSONL log.
+
+    The events are written exactly as stored, so the file has the same hashes and fingerprint.
+    An existing FILE is never overwritten unless --force is given.
+    """
+    from eventstore.envelope import valid_game_id
+    from eventstore.sqlite import Library
+
+    db = library_path(db_path)
+    if not valid_game_id(game):
+        raise CommandFailed(f"{game!r} is not a game id in the library (ids are 1-64 of a-z 0-9 -)")
+    if not db.exists():
+        raise CommandFailed(f"no game {game!r}: there is no library at {db}")
+    target = output if output is not None else Path(f"{game}.jsonl")
+    if target.exists() and not force:
+        raise CommandFailed(f"{target} already exists; use --force to replace it")
+    if target.is_dir():
+        raise CommandFailed(f"{target} is a directory")
+    with Library(db) as library:
+        if not library.has_game(game):
+            raise CommandFailed(f"no game {game!r} in the library {db}")
+        # Write beside the target and rename over it: a reader never sees half a log, and a
+        # failed export leaves FILE as it was.
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        temporary.unlink(missing_ok=True)
+        try:
+            count = library.export(game, temporary)
+            if force:
+                os.replace(temporary, target)
+            else:
+                # Refuse a FILE that appeared meanwhile: link fails if the name is taken.
+                try:
+                    os.link(temporary, target)
+                except FileExistsError:
+                    raise CommandFailed(f"{target} already exists; use --force to replace it") from None
+        finally:
+            temporary.unlink(missing_ok=True)
+    from eventstore.verify import verify_log
+
+    result = verify_log(target)
+    state = "" if result.ok else f"; note: it fails integrity checks at line {result.problems[0].line}"
+    what = f"{count} events, fingerprint {result.fingerprint}"
+    click.echo(f"exported game {game!r} to {target} ({what}){state}")
+
+
+# --- games ---------------------------------------------------------------------------
+
+
+def _existing_library(db_path: Path | None) -> Path | None:
+    db = library_path(db_path)
+    if not db.exists():
+        click.echo(f"No games: there is no library at {db} yet (add games with `we import`).")
+        return None
+    return db
+
+
+@click.command()
+@db_option
+def games(db_path: Path | None) -> None:
+    """List the games in the library, oldest first."""
+    from rich.table import Table
+
+    from cli.render import print_table
+    from eventstore.sqlite import Library
+
+    db = _existing_library(db_path)
+    if db is None:
+        return
+    with Library(db) as library:
+        rows = library.games()
+    if not rows:
+        click.echo(f"No games in the library {db}.")
+        return
+    table = Table(show_edge=False, pad_edge=False)
+    for name, justify in (("id", "left"), ("title", "left"), ("players", "left"), ("date", "left"),
+                          ("events", "right"), ("complete", "left"), ("winner", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in rows:
+        table.add_row(
+            row["id"],
+            row["title"] or "-",
+            ", ".join(row["players"] or []) or "-",
+            _date(row["started_at"]),
+            str(row["events"]),
+            "yes" if row["complete"] else "no",
+            row["winner"] or "-",
+        )
+    print_table(table)
+    click.echo(f"{len(rows)} game{'s' if len(rows) != 1 else ''} in {db}.")
+
+
+def _date(at: str | None) -> str:
+    # "2026-11-26T19:00:01Z" -> "2026-11-26 19:00" (UTC, as recorded)
+    return f"{at[:10]} {at[11:16]}" if at and len(at) >= 16 else (at or "-")
+
+
+# --- stats ---------------------------------------------------------------------------
+
+
+@dataclass
+class PlayerStats:
+    games: int = 0
+    wins: int = 0
+    points: int = 0
+
+
+@dataclass
+class LibraryStats:
+    players: dict[str, PlayerStats] = field(default_factory=dict)
+    seat_games: dict[int, int] = field(default_factory=dict)
+    seat_wins: dict[int, int] = field(default_factory=dict)
+    counted: int = 0
+    unfinished: list[str] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)
+
+    def add(self, report: GameReport) -> None:
+        from wecore.scoring import score
+
+        board = score(report.state)
+        self.counted += 1
+        for seat, entry in enumerate(board.players, start=1):
+            stats = self.players.setdefault(entry.player, PlayerStats())
+            stats.games += 1
+            stats.points += entry.total
+            self.seat_games[seat] = self.seat_games.get(seat, 0) + 1
+            if entry.player in board.winners:
+                stats.wins += 1
+                self.seat_wins[seat] = self.seat_wins.get(seat, 0) + 1
+
+
+def library_stats(db: Path) -> LibraryStats:
+    """Fold every game in the library; only valid, finished games count."""
+    from eventstore.sqlite import Library
+
+    with Library(db) as library:
+        ids = [row["id"] for row in library.games()]
+    stats = LibraryStats()
+    for game_id in ids:
+        report = check_game(GameSource(label=game_id, db_path=db, game_id=game_id))
+        if report.problems:
+            stats.invalid.append(game_id)
+        elif not report.complete:
+            stats.unfinished.append(game_id)
+        else:
+            stats.add(report)
+    return stats
+
+
+@click.command()
+@db_option
+def stats(db_path: Path | None) -> None:
+    """Per-player results across the library: games, wins, win rate, average score; wins by seat.
+
+    Only finished games that pass the audit count. A shared win (a tie nobody broke) counts as
+    a win for each player in it.
+    """
+    from rich.table import Table
+
+    from cli.render import print_table
+
+    db = _existing_library(db_path)
+    if db is None:
+        return
+    result = library_stats(db)
+    if not result.counted:
+        click.echo(f"No finished games in the library {db}.")
+    else:
+        table = Table(title="By player", title_justify="left", show_edge=False, pad_edge=False)
+        for name, justify in (("player", "left"), ("games", "right"), ("wins", "right"),
+                              ("win rate", "right"), ("avg score", "right")):
+            table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        ranked = sorted(
+            result.players.items(), key=lambda kv: (-kv[1].wins / kv[1].games, -kv[1].wins, kv[0])
+        )
+        for player, entry in ranked:
+            table.add_row(
+                player, str(entry.games), str(entry.wins), f"{entry.wins / entry.games:.0%}",
+                f"{entry.points / entry.games:.1f}",
+            )
+        print_table(table)
+        seats = Table(title="By seat (1 = first in the players list)", title_justify="left",
+                      show_edge=False, pad_edge=False)
+        for name in ("seat", "games", "wins", "win rate"):
+            seats.add_column(name, justify="right")
+        for seat in sorted(result.seat_games):
+            played, won = result.seat_games[seat], result.seat_wins.get(seat, 0)
+            seats.add_row(str(seat), str(played), str(won), f"{won / played:.0%}")
+        print_table(seats)
+        click.echo(f"{result.counted} finished game{'s' if result.counted != 1 else ''} counted.")
+    if result.unfinished:
+        click.echo(f"Not counted, not over yet: {', '.join(result.unfinished)}.")
+    if result.invalid:
+        click.echo(f"Not counted, failed the audit (see `we audit`): {', '.join(result.invalid)}.")
+
+
+# --- repair --------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("file", metavar="FILE")
+def repair(file: str) -> None:
+    """Cut a torn last line off a log, keeping a backup of the file as it was.
+
+    Only a torn tail (a last line without its newline, left by a recorder that died mid-write)
+    is repaired, without asking: the backup is FILE.bak. A log damaged anywhere else is left
+    untouched and the command fails: that is tampering or corruption, not something to cut.
+    """
+    from eventstore.jsonl import repair as repair_log
+
+    path = Path(file)
+    if path.is_dir():
+        raise CommandFailed(f"{file} is a directory, not a log")
+    if not path.exists():
+        raise CommandFailed(f"no such file: {file}")
+    try:
+        result = repair_log(path)
+    except StoreError as exc:
+        raise CommandFailed(f"{exc}; nothing was changed") from None
+    click.echo(result.message)

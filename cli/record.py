@@ -1,0 +1,703 @@
+"""`we record FILE`: a game recorded live at the table, one command per line.
+
+The recorder parses what people type, asks wecore's `decide` for the events (or the rule
+that refuses them), appends them durably, and tells the table what happened. It never
+judges a move itself.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.text import Text
+
+from cli.common import CommandFailed, GameSource, check_game
+from cli.render import console, error_console, print_table, story_text, winners_line
+from cli.replay import explanation, gist, party_header, standings, view_table
+from wecore.cards import is_card, parse_card, parse_gift_list
+from wecore.decider import (
+    AddNote,
+    BreakTie,
+    Bring,
+    Command,
+    DealAttics,
+    DealLists,
+    Open,
+    StartGame,
+    Steal,
+    Undo,
+    decide,
+    legal_moves,
+    resolve_player,
+)
+from wecore.errors import CardNotationError, RuleViolation, UnknownPlayerError, WeError
+from wecore.events import (
+    AtticsDealt,
+    Event,
+    GiftBrought,
+    GiftListsDealt,
+    TieBroken,
+    event_payload,
+    parse_event,
+)
+from wecore.narrate import describe
+from wecore.reducer import evolve
+from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
+from wecore.state import INITIAL_STATE, GameState, Phase
+from wecore.views import view
+
+HELP = """\
+Commands (names and cards in any case; a unique start of a name is enough):
+  open CARD          (o)  the player to move opens CARD, e.g. `open R7`
+  steal PLAYER       (s)  the player to move steals the gift PLAYER holds
+  NAME open CARD / NAME steal PLAYER   the same, checking whose turn it is
+  bring PLAYER CARD       PLAYER brings CARD face down (needed when the attics were dealt;
+                          otherwise gifts not yet brought go down unseen at the first open)
+  undo [REASON]           take back the latest event still in effect
+  note TEXT               a remark for the record
+  tie PLAYER [REASON]     after the last party: PLAYER wins the tie (the best speech)
+  status                  whose turn, who holds what, locked and face-down gifts, legal moves
+  help                    this list
+  quit               (q)  stop; everything accepted is already saved (end of input does the same)
+Blank lines and lines starting with # are ignored."""
+
+VERBS = {
+    "open": "open", "o": "open",
+    "steal": "steal", "s": "steal",
+    "bring": "bring", "b": "bring",
+    "undo": "undo",
+    "note": "note",
+    "tie": "tie",
+    "status": "status", "st": "status",
+    "help": "help", "h": "help", "?": "help",
+    "quit": "quit", "q": "quit", "exit": "quit",
+}
+MOVES = ("open", "steal")
+AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
+DEFAULT_UNDO_REASON = "undone at the table"
+DEFAULT_TIE_REASON = "won the tie-break at the table"
+
+
+def is_interactive() -> bool:
+    """A person at a terminal (prompts, questions) rather than a script on a pipe."""
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+# --- the command ---------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--players", metavar="NAMES", help="New game: the players in clockwise seat order, e.g. Ann,Bob,Cat."
+)
+@click.option("--dealer", metavar="NAME", help="New game: who deals (the player to their left starts).")
+@click.option(
+    "--lists",
+    metavar="LISTS",
+    help='New game: every gift list, e.g. "Ann=RGY,Bob=BGO,Cat=RBO" (colour letters or names).',
+)
+@click.option("--title", help="New game: a title, e.g. 'Thanksgiving 2026'.")
+@click.option(
+    "--game-id", "game_id", metavar="ID", help="New game: the game id (default: from the title or the date)."
+)
+@click.option("--attic-size", type=click.IntRange(min=1), metavar="N",
+              help="New game, house rule: N cards per player (and so N parties) for this player count.")
+@click.option("--max-steals", type=click.IntRange(min=1), metavar="N",
+              help="New game, house rule: a gift stolen N times in a party is frozen for the rest of it.")
+@click.option("--attics", metavar="HANDS",
+              help='New game: the attics, when the hands are recorded, e.g. "Ann=R7 B2 G5,Bob=...".')
+def record(
+    file: Path,
+    players: str | None,
+    dealer: str | None,
+    lists: str | None,
+    title: str | None,
+    game_id: str | None,
+    attic_size: int | None,
+    max_steals: int | None,
+    attics: str | None,
+) -> None:
+    """Record a game live at the table into FILE, one command per line.
+
+    A new FILE needs --players, --dealer and --lists (on a terminal, whatever is missing is
+    asked for). An existing FILE is checked and recording carries on where it stopped.
+
+    Then type one command per line (or pipe them in); each accepted command is saved before
+    the next is read, and a refused one is explained on stderr and changes nothing.
+
+    \b
+    open CARD (o)         the player to move opens CARD
+    steal PLAYER (s)      the player to move steals PLAYER's gift
+    NAME open CARD        the same, checking that it is NAME's turn
+    bring PLAYER CARD     a gift brought seen (when the attics were dealt)
+    undo [REASON]         take back the latest event still in effect
+    note TEXT             a remark for the record
+    tie PLAYER [REASON]   after the last party, break a tie
+    status, help, quit    (end of input quits too)
+
+    Exit status: 0 when the game ended or you quit, 1 when FILE is damaged or invalid,
+    2 for a usage error (such as a flag missing for a new game when not on a terminal).
+    """
+    new_game_flags = {
+        "--players": players,
+        "--dealer": dealer,
+        "--lists": lists,
+        "--title": title,
+        "--game-id": game_id,
+        "--attic-size": attic_size,
+        "--max-steals": max_steals,
+        "--attics": attics,
+    }
+    if file.exists():
+        given = [flag for flag, value in new_game_flags.items() if value is not None]
+        if given:
+            raise click.UsageError(
+                f"{file} already exists, and {', '.join(given)} only set up a new game;"
+                f" to carry on recording it, run `we record {file}` alone"
+            )
+        session = resume(file)
+    else:
+        session = set_up(file, players, dealer, lists, title, game_id, attic_size, max_steals, attics)
+    session.run()
+
+
+# --- a new game ----------------------------------------------------------------------------
+
+# "Ann=RGY,Bob=red green blue;Cat=..." : a comma separates entries only before "NAME=".
+_ENTRY_SPLIT = re.compile(r"\s*;\s*|\s*,\s*(?=[^,;=]+=)")
+
+
+def split_entries(text: str, option: str) -> list[tuple[str, str]]:
+    """'Ann=RGY,Bob=BGO' -> [('Ann', 'RGY'), ('Bob', 'BGO')]; usage error if malformed."""
+    entries = []
+    for part in _ENTRY_SPLIT.split(text.strip()):
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise click.BadParameter(f"{part!r} is not NAME=VALUE (e.g. Ann=RGY)", param_hint=option)
+        entries.append((name.strip(), value.strip()))
+    if not entries:
+        raise click.BadParameter("give one NAME=VALUE per player", param_hint=option)
+    return entries
+
+
+def parse_players(text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def _rejected_option(option: str, exc: WeError) -> CommandFailed:
+    return CommandFailed(f"{option}: {exc}")
+
+
+def _by_player(state: GameState, entries: list[tuple[str, str]], option: str) -> dict[str, str]:
+    """NAME=VALUE entries keyed by the player each name stands for, each player at most once."""
+    out: dict[str, str] = {}
+    for name, value in entries:
+        try:
+            player = resolve_player(state, name)
+        except WeError as exc:
+            raise _rejected_option(option, exc) from None
+        if player in out:
+            raise CommandFailed(f"{option}: {player} is given twice")
+        out[player] = value
+    return out
+
+
+def _start(names: tuple[str, ...], dealer: str, options: dict[str, Any], title: str | None) -> list[Event]:
+    return decide(INITIAL_STATE, StartGame(players=names, dealer=dealer, options=options, title=title))
+
+
+def _fold(events: list[Event], state: GameState = INITIAL_STATE) -> GameState:
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+def set_up(
+    file: Path,
+    players: str | None,
+    dealer: str | None,
+    lists: str | None,
+    title: str | None,
+    game_id: str | None,
+    attic_size: int | None,
+    max_steals: int | None,
+    attics: str | None,
+) -> Session:
+    from eventstore.envelope import make_game_id, utc_now, valid_game_id
+
+    interactive = is_interactive()
+    missing = [flag for flag, value in (("--players", players), ("--dealer", dealer), ("--lists", lists))
+               if value is None]
+    if missing and not interactive:
+        raise click.UsageError(
+            f"{file} is a new game, so it needs {', '.join(missing)}"
+            " (on a terminal, `we record` asks for them)"
+        )
+    if game_id is not None and not valid_game_id(game_id):
+        raise click.BadParameter(
+            f"{game_id!r} is not a game id: use 1-64 of a-z 0-9 -", param_hint="--game-id"
+        )
+
+    def options_for(count: int) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        if attic_size is not None and MIN_PLAYERS <= count <= MAX_PLAYERS:  # else the count is refused
+            options["attic_sizes"] = {str(count): attic_size}
+        if max_steals is not None:
+            options["max_steals_per_gift"] = max_steals
+        return options
+
+    def check_players(text: str) -> tuple[str, ...]:
+        names = parse_players(text)
+        if not names:
+            raise click.BadParameter("give the players' names, separated by commas")
+        try:
+            _start(names, names[0], options_for(len(names)), title)
+        except WeError as exc:
+            raise click.BadParameter(str(exc)) from None
+        return names
+
+    # Players, then the dealer: asked for on a terminal, else taken from the flags.
+    if players is None:
+        names = click.prompt("Players, in clockwise seat order (e.g. Ann,Bob,Cat)", value_proc=check_players)
+    else:
+        names = parse_players(players)
+        try:
+            _start(names, names[0] if names else "", options_for(len(names)), title)
+        except WeError as exc:
+            raise _rejected_option("--players", exc) from None
+    probe = _fold(_start(names, names[0], options_for(len(names)), title))
+
+    def check_dealer(text: str) -> str:
+        try:
+            return resolve_player(probe, text)
+        except WeError as exc:
+            raise click.BadParameter(str(exc)) from None
+
+    if dealer is None:
+        dealer_name = click.prompt("Dealer", value_proc=check_dealer)
+    else:
+        try:
+            dealer_name = resolve_player(probe, dealer)
+        except WeError as exc:
+            raise _rejected_option("--dealer", exc) from None
+    events = _start(names, dealer_name, options_for(len(names)), title)
+    state = _fold(events)
+
+    # The gift lists.
+    if lists is None:
+        chosen: dict[str, tuple[Any, ...]] = {}
+        for name in names:
+            def check_list(text: str, name: str = name) -> tuple[Any, ...]:
+                try:
+                    colours = parse_gift_list(text)
+                except WeError as exc:
+                    raise click.BadParameter(str(exc)) from None
+                for other, theirs in chosen.items():
+                    if set(theirs) == set(colours):
+                        raise click.BadParameter(f"{other} already has that list: every list differs")
+                return colours
+
+            chosen[name] = click.prompt(
+                f"{name}'s gift list (three colours, e.g. RGY)", value_proc=check_list
+            )
+        gift_lists = chosen
+    else:
+        gift_lists = {}
+        for player, value in _by_player(state, split_entries(lists, "--lists"), "--lists").items():
+            try:
+                gift_lists[player] = parse_gift_list(value)
+            except WeError as exc:
+                raise _rejected_option("--lists", exc) from None
+    try:
+        more = decide(state, DealLists(lists=gift_lists))
+    except WeError as exc:
+        raise _rejected_option("--lists", exc) from None
+    events += more
+    state = _fold(more, state)
+
+    # The attics, when the hands were recorded.
+    if attics is not None:
+        hands: dict[str, tuple[str, ...]] = {}
+        for player, value in _by_player(state, split_entries(attics, "--attics"), "--attics").items():
+            try:
+                hands[player] = tuple(parse_card(c) for c in re.split(r"[\s,]+", value) if c)
+            except WeError as exc:
+                raise _rejected_option("--attics", exc) from None
+        try:
+            more = decide(state, DealAttics(attics=hands))
+        except WeError as exc:
+            raise _rejected_option("--attics", exc) from None
+        events += more
+        state = _fold(more, state)
+
+    from eventstore.jsonl import JsonlLog
+
+    gid = game_id or make_game_id(title, datetime.now(UTC))
+    log = JsonlLog(file)
+    at = utc_now()
+    payloads = [event_payload(e) for e in events]
+    first = log.create(first=payloads[0], game_id=gid, at=at)
+    written = [first, *log.append(payloads[1:], expected_seq=1, at=at)]
+
+    session = Session(file, log, INITIAL_STATE, [], 0, None, interactive, gid)
+    named = f" \u201c{title}\u201d" if title else ""
+    session.say(Text(f"Recording game {gid}{named} in {file}.", style="bold"))
+    session.absorb(events, written)
+    if interactive:
+        session.say(Text(
+            "Type `open CARD` as each gift is opened, `steal PLAYER` for a steal, `help` for more.",
+            style="dim",
+        ))
+    return session
+
+
+# --- carrying on -----------------------------------------------------------------------------
+
+
+def resume(file: Path) -> Session:
+    from eventstore.jsonl import JsonlLog
+    from eventstore.verify import TORN_MESSAGE
+
+    report = check_game(GameSource(label=str(file), path=file), keep_envelopes=True)
+    if report.problems:
+        torn = [p for p in report.problems if p.message == TORN_MESSAGE]
+        others = len(report.problems) - len(torn)
+        if torn:
+            plural = "s" if others > 1 else ""
+            tail = f" ({others} other problem{plural}: see `we audit {file}`)" if others else ""
+            raise CommandFailed(
+                f"{file}: line {torn[0].line} is torn (an append was cut off), so nothing can be added"
+                f" after it: run `we repair {file}`, then `we record {file}` again{tail}"
+            )
+        first = report.problems[0]
+        raise CommandFailed(
+            f"{file}: line {first.line}: {first.kind}: {first.message};"
+            f" refusing to record onto a damaged log (see `we audit {file}`)"
+        )
+    state = report.state
+    if state.phase is Phase.SETTING_UP:
+        raise CommandFailed(
+            f"{file}: the set-up was cut off before the gift lists were written;"
+            " remove the file and start the game again"
+        )
+    events = [parse_event(e.type, e.data) for e in report.envelopes]
+    last_hash = report.envelopes[-1].hash if report.envelopes else None
+    session = Session(file, JsonlLog(file), state, events, report.events, last_hash, is_interactive(),
+                      report.game or "")
+    session.greet()
+    return session
+
+
+# --- the session ---------------------------------------------------------------------------
+
+
+class Rejected(Exception):
+    """A line the recorder refuses; the message is for the table."""
+
+
+@dataclass
+class Session:
+    path: Path
+    log: Any
+    state: GameState
+    events: list[Event]  # every event in the log; events[i] has seq i + 1
+    head: int  # seq of the last event in the log
+    last_hash: str | None
+    interactive: bool
+    game: str
+    line_no: int = 0  # lines read from the input
+
+    # --- output ---
+    def say(self, text: Text | str) -> None:
+        # A str is printed as it stands: no rich markup or emoji codes read into names and notes.
+        console().print(Text(text) if isinstance(text, str) else text)
+
+    def complain(self, message: str, text: str) -> None:
+        """A refused line, on stderr; on a pipe it names the input line, so a script can be fixed."""
+        where = "" if self.interactive else f" (input line {self.line_no}: {text})"
+        line = Text().append("rejected", style="bold red").append(f"{where}: ")
+        line.append_text(story_text(message))
+        error_console().print(line)
+
+    @property
+    def fingerprint(self) -> str | None:
+        return self.last_hash[7:19] if self.last_hash else None
+
+    def prompt(self) -> str:
+        state = self.state
+        if state.phase is Phase.PLAYING:
+            return f"party {state.party} \u00b7 {state.player_to_move}> "
+        if state.phase is Phase.BRINGING:
+            if state.attics is None:
+                return f"party {state.party} \u00b7 {state.starter_name}> "
+            return f"party {state.party} \u00b7 bring ({', '.join(state.waiting_to_bring)})> "
+        return "game over> "
+
+    def greet(self) -> None:
+        state = self.state
+        self.say(Text(f"Carrying on with game {self.game} in {self.path} ({self.head} events so far).",
+                      style="bold"))
+        if state.is_over:
+            self.final_words()
+            self.say("The game is over: only tie, undo, note, status and quit are taken now.")
+        else:
+            self.say(party_header(state, state.party))
+            self.say(turn_text(state))
+
+    # --- the loop ---
+    def run(self) -> None:
+        stdin = sys.stdin
+        try:
+            while True:
+                if self.interactive:
+                    click.echo(self.prompt(), nl=False)
+                line = stdin.readline()
+                if not line:  # end of input: quit
+                    if self.interactive:
+                        click.echo()
+                    break
+                if not self.handle(line):
+                    break
+        except KeyboardInterrupt:
+            click.echo()
+            self.farewell()
+            raise
+        self.farewell()
+
+    def farewell(self) -> None:
+        if self.state.is_over:
+            self.say(f"Saved: {self.head} events in {self.path}. Fingerprint: {self.fingerprint}")
+        else:
+            self.say(
+                f"Saved: {self.head} events in {self.path}; carry on later with `we record {self.path}`."
+                f" Fingerprint so far: {self.fingerprint}"
+            )
+
+    def handle(self, line: str) -> bool:
+        """One line; False to stop."""
+        self.line_no += 1
+        text = line.strip()
+        if not text or text.startswith("#"):
+            return True
+        try:
+            return self.dispatch(text)
+        except (Rejected, WeError) as exc:
+            self.complain(str(exc), text)
+        return True
+
+    def dispatch(self, text: str) -> bool:
+        words = text.split()
+        actor = None
+        verb = VERBS.get(words[0].lower())
+        if verb is None and len(words) >= 2 and VERBS.get(words[1].lower()) in MOVES:
+            actor = words[0].rstrip(":,")
+            words = words[1:]
+            verb = VERBS[words[0].lower()]
+        if verb is None:
+            raise Rejected(f"{words[0]!r} is not a command: type `help` for the list")
+        rest = text.split(None, 2 if actor else 1)[-1] if len(words) > 1 else ""
+        args = _without_comment(words[1:])
+        state = self.state
+
+        if state.is_over and verb not in AFTER_THE_END:
+            raise Rejected(
+                "the game is over, so nobody can open, steal or bring any more;"
+                " `tie`, `undo`, `note`, `status` and `quit` still work"
+            )
+        if verb == "quit":
+            return False
+        if verb == "help":
+            self.say(HELP)
+            return True
+        if verb == "status":
+            self.status()
+            return True
+        if verb == "open":
+            if len(args) != 1:
+                raise Rejected("say which card was turned over, e.g. `open R7`")
+            self.move(Open(card=parse_card(args[0]), player=actor))
+        elif verb == "steal":
+            if len(args) != 1:
+                raise Rejected("say whose gift is stolen, e.g. `steal Ann`")
+            self.move(Steal(from_player=self.victim(args[0]), player=actor))
+        elif verb == "bring":
+            if len(args) != 2:
+                raise Rejected("say who brings which card, e.g. `bring Ann R7`")
+            self.move(Bring(player=args[0], card=parse_card(args[1])))
+        elif verb == "undo":
+            self.undo(rest or DEFAULT_UNDO_REASON)
+        elif verb == "note":
+            if not rest:
+                raise Rejected("a note needs some text, e.g. `note Ben spilled cocoa on the red 9`")
+            self.commit(decide(state, AddNote(text=rest)))
+        elif verb == "tie":
+            if not args:
+                raise Rejected("say who wins the tie, e.g. `tie Ann best speech for Fluffy the Cat`")
+            reason = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else DEFAULT_TIE_REASON
+            self.commit(decide(state, BreakTie(winner=args[0], reason=reason)))
+        return True
+
+    def victim(self, text: str) -> str:
+        """The player named, or (as a courtesy) the player holding the card named."""
+        try:
+            return resolve_player(self.state, text)
+        except UnknownPlayerError:
+            if not is_card(text):
+                raise
+            card = parse_card(text)
+            for player, held in self.state.holdings.items():
+                if held == card:
+                    return player
+            raise Rejected(f"nobody holds {card} now") from None
+
+    def move(self, command: Command) -> None:
+        try:
+            events = decide(self.state, command)
+        except (CardNotationError, UnknownPlayerError):
+            raise
+        except RuleViolation as exc:
+            raise Rejected(f"{exc}. {moves_hint(self.state)}") from None
+        self.commit(events)
+
+    def undo(self, reason: str) -> None:
+        state = self.state
+        if state.undo is None:
+            raise Rejected("there is nothing to undo")
+        seq, _ = state.undo
+        undone = self.events[seq - 1]
+        if isinstance(undone, GiftListsDealt | AtticsDealt):
+            # The log allows it, but the recorder could not deal them again: a new file is simpler.
+            raise Rejected(
+                "there is nothing to undo: the set-up (gift lists, attics) is not undone at the table;"
+                " if it was wrong, start a new file"
+            )
+        was_over = state.is_over
+        self.commit(decide(state, Undo(reason=reason)), narrate=False)
+        self.say(story_text(f"Undone: event {seq}, {gist(undone)} ({reason})."))
+        if was_over and not self.state.is_over:
+            self.say("The game is open again.")
+        self.say(turn_text(self.state))
+
+    # --- writing ---
+    def commit(self, events: list[Event], narrate: bool = True) -> None:
+        from eventstore.envelope import utc_now
+
+        payloads = [event_payload(e) for e in events]
+        written = self.log.append(payloads, expected_seq=self.head, at=utc_now())
+        self.absorb(events, written, narrate=narrate)
+
+    def absorb(self, events: list[Event], written: list[Any], narrate: bool = True) -> None:
+        """Fold events that are now in the log, and tell the table."""
+        unseen: list[str] = []
+        for event, envelope in zip(events, written, strict=True):
+            before, self.state = self.state, evolve(self.state, event)
+            self.events.append(event)
+            self.head, self.last_hash = envelope.seq, envelope.hash
+            if not narrate:
+                continue
+            if isinstance(event, GiftBrought) and event.card is None and len(events) > 1:
+                unseen.append(event.player)  # brought unseen for an open: said in one line
+            else:
+                if unseen:
+                    self.say(_unseen_line(unseen))
+                    unseen = []
+                self.say(story_text(describe(event, before, self.state)))
+            self.transitions(before, event)
+        if unseen:
+            self.say(_unseen_line(unseen))
+        if narrate and self.state.is_over and any(isinstance(e, TieBroken) for e in events):
+            self.say(winners_line(self.state.scoreboard))
+            self.say(Text(f"Fingerprint: {self.fingerprint}", style="bold"))
+
+    def transitions(self, before: GameState, event: Event) -> None:
+        after = self.state
+        if before.phase is not Phase.PLAYING or after.phase is Phase.PLAYING:
+            if before.phase is Phase.SETTING_UP and after.phase is Phase.BRINGING:
+                self.say(party_header(after, after.party))
+            return
+        # A party just ended.
+        kept = ", ".join(f"{name} keeps {cards[-1]}" for name, cards in after.kept_by.items())
+        self.say(story_text(f"Party {before.party} ends: {kept}."))
+        if after.is_over:
+            self.final_words()
+        else:
+            self.say(party_header(after, after.party))
+
+    def final_words(self) -> None:
+        board = self.state.scoreboard
+        print_table(standings(board))
+        self.say(explanation(board))
+        if len(board.winners) > 1 and board.tie_broken_by is None:
+            self.say("To break the tie the rulebook's way (the best speech): `tie PLAYER REASON`.")
+        note = "note it down: any later edit changes it"
+        self.say(Text(f"Fingerprint: {self.fingerprint} ({note})", style="bold"))
+
+    def status(self) -> None:
+        state = self.state
+        print_table(view_table(view(state, None, omniscient=True)))
+        if not state.is_over:
+            self.say(moves_hint(state))
+        self.say(f"{self.head} events recorded; fingerprint {self.fingerprint}.")
+
+
+# --- table language -------------------------------------------------------------------------
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _unseen_line(names: list[str]) -> str:
+    verb = "brings a gift" if len(names) == 1 else "bring gifts"
+    return f"{_and(names)} {verb} face down, unseen."
+
+
+def _without_comment(words: list[str]) -> list[str]:
+    for index, word in enumerate(words):
+        if word.startswith("#"):
+            return words[:index]
+    return words
+
+
+def turn_text(state: GameState) -> str:
+    if state.phase is Phase.PLAYING:
+        return f"{state.player_to_move} to move."
+    if state.phase is Phase.BRINGING:
+        if state.attics is None:
+            return f"{state.starter_name} opens first (gifts not recorded go down unseen)."
+        return f"Gifts still to bring: {', '.join(state.waiting_to_bring)} (`bring PLAYER CARD`)."
+    if state.is_over:
+        return "The game is over."
+    return ""
+
+
+def moves_hint(state: GameState) -> str:
+    """What can be done instead, in table language."""
+    if state.phase is Phase.PLAYING:
+        mover = state.player_to_move
+        steals = [m for m in legal_moves(state) if isinstance(m, Steal)]
+        can = "open a gift (`open CARD`)"
+        if steals:
+            can += " or steal " + ", ".join(f"{m.card} from {m.from_player}" for m in steals)
+        else:
+            can += "; nothing can be stolen now"
+        return f"{mover} can {can}."
+    if state.phase is Phase.BRINGING:
+        if state.attics is None:
+            return f"{state.starter_name} opens first: `open CARD`."
+        return f"Still to bring: {', '.join(state.waiting_to_bring)} (`bring PLAYER CARD`)."
+    if state.is_over:
+        return "The game is over: `tie`, `undo`, `note`, `status` and `quit` still work."
+    return ""

@@ -1,0 +1,455 @@
+"""`we replay GAME` (the story, event by event) and `we score GAME` (the standings).
+
+Both fold the log with wecore and only render: every sentence comes from `narrate.describe`,
+every table from `views.view`, every score from `scoring.score`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from cli.common import CommandFailed, GameReport, db_option, load_game, require_valid
+from cli.render import (
+    card_text,
+    cards_text,
+    colour_text,
+    console,
+    error_console,
+    explanation_line,
+    print_table,
+    standings_table,
+    story_text,
+    winners_line,
+)
+from wecore.cards import Colour
+from wecore.decider import resolve_player
+from wecore.errors import WeError
+from wecore.events import (
+    AtticsDealt,
+    Event,
+    EventVoided,
+    GameStarted,
+    GiftBrought,
+    GiftListsDealt,
+    GiftOpened,
+    GiftStolen,
+    Note,
+    TieBroken,
+    parse_event,
+)
+from wecore.narrate import describe
+from wecore.reducer import evolve
+from wecore.scoring import Scoreboard
+from wecore.scoring import score as compute_score
+from wecore.state import INITIAL_STATE, GameState
+from wecore.views import SeatView, view
+
+# --- shared with `we record` -------------------------------------------------------------
+
+
+def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> str:
+    """A short phrase for an event, for 'taken back: ...' lines."""
+    match event:
+        case GameStarted():
+            return "the start of the game"
+        case GiftListsDealt():
+            return "the dealing of the gift lists"
+        case AtticsDealt():
+            return "the dealing of the attics"
+        case GiftBrought():
+            shown = event.card is not None and (omniscient or viewer == event.player)
+            return f"{event.player} bringing {event.card if shown else 'a gift'}"
+        case GiftOpened():
+            return f"{event.player} opening {event.card}"
+        case GiftStolen():
+            return f"{event.player} stealing {event.card} from {event.from_player}"
+        case TieBroken():
+            return f"the tie-break for {event.winner}"
+        case Note():
+            return "a note"
+        case EventVoided():
+            return f"the void of event {event.voids}"
+    return event.TYPE
+
+
+def party_header(state: GameState, party: int) -> Text:
+    """'Party 2 of 3 · Cat starts', from a state in that party."""
+    starter = state.starter_name if state.party == party else None
+    text = f"Party {party} of {state.attic_size}"
+    if starter is not None:
+        text += f" \u00b7 {starter} starts"
+    return Text(f"\u2500\u2500 {text} \u2500\u2500", style="bold")
+
+
+def seat_turn_line(sv: SeatView) -> str:
+    """Whose turn it is, from a seat's view of the table."""
+    if sv.phase == "bringing":
+        waiting = ", ".join(sv.waiting_to_bring)
+        return (
+            f"Party {sv.party} of {sv.parties}: {sv.starter} opens first;"
+            f" gifts still to come from {waiting}."
+        )
+    if sv.phase == "playing":
+        return f"Party {sv.party} of {sv.parties}: {sv.to_move} to move."
+    if sv.phase == "over":
+        return "The game is over."
+    if sv.phase == "setting up":
+        return "Setting up: the gift lists are not dealt yet."
+    return "No game yet."
+
+
+def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
+    """The table as one seat (or everyone) sees it: lists, held, kept, scores, face-down gifts."""
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("player")
+    table.add_column("list")
+    table.add_column("holds")
+    table.add_column("kept")
+    table.add_column("score", justify="right")
+    attics = sv.attics
+    if attics is not None:
+        table.add_column("attic")
+    for name in sv.players:
+        label = Text(name)
+        if name == sv.to_move:
+            label.append(" \u2190 to move", style="bold")
+        if name == sv.viewer:
+            label.append(" (you)", style="dim")
+        colours = sv.gift_lists.get(name, [])
+        gift_list = Text(" ").join(colour_text(Colour(c)) for c in colours) if colours else Text("-")
+        held = sv.holding.get(name)
+        holds = card_text(held)
+        if held is not None and held in sv.locked:
+            holds.append(" locked", style="italic")
+        if held is not None and held in sv.frozen:
+            holds.append(" frozen", style="italic")
+        row: list[RenderableType] = [
+            label,
+            gift_list,
+            holds,
+            cards_text(sv.kept.get(name, [])),
+            str(sv.scores.get(name, 0)),
+        ]
+        if attics is not None:
+            cards = attics.get(name)
+            row.append(cards_text(cards) if isinstance(cards, list) else Text(f"{cards} cards", style="dim"))
+        table.add_row(*row)
+    lines: list[RenderableType] = [Text(seat_turn_line(sv)), table]
+    face_down = len(sv.face_down_known) + sv.face_down_hidden
+    if face_down:
+        down = Text(f"Face down: {face_down} gift{'s' if face_down > 1 else ''}")
+        if sv.face_down_known:
+            down.append(" \u2014 known: ")
+            down.append_text(cards_text(sv.face_down_known))
+            if sv.face_down_hidden:
+                down.append(f", and {sv.face_down_hidden} unseen")
+        lines.append(down)
+    if sv.phase == "playing":
+        locked = Text("Locked: ").append_text(cards_text(sv.locked, empty="none"))
+        if sv.frozen:
+            locked.append("   Frozen: ").append_text(cards_text(sv.frozen))
+        lines.append(locked)
+    return Group(*lines)
+
+
+def standings(board: Scoreboard, explain: bool = False) -> RenderableType:
+    title = "Final standings" if board.complete else "Standings so far"
+    return Group(standings_table(board, explain=explain, title=title), Text(winners_line(board)))
+
+
+def explanation(board: Scoreboard) -> RenderableType:
+    """Card by card: the card that counts per list colour, and the kept cards that do not."""
+    lines: list[RenderableType] = [
+        Text("Card by card (the highest card of each list colour counts):", style="bold")
+    ]
+    for entry in board.players:
+        lines.append(Text("  ").append_text(explanation_line(entry)))
+        if entry.unused:
+            by_reason: dict[str, list[str]] = {}
+            for unused in entry.unused:
+                by_reason.setdefault(unused.reason, []).append(unused.card)
+            text = ", ".join(f"{' '.join(cards)} ({why})" for why, cards in by_reason.items())
+            lines.append(Text("      not counted: ").append_text(story_text(text)))
+    return Group(*lines)
+
+
+def fingerprint_of(envelope: Any) -> str | None:
+    value = getattr(envelope, "hash", None)
+    if isinstance(value, str) and value.startswith("sha256:") and len(value) == 71:
+        return value[7:19]
+    return None
+
+
+# --- reading a game ----------------------------------------------------------------------
+
+
+@dataclass
+class Folded:
+    """The part of a game that can be folded, with the reason it stops early (if it does)."""
+
+    report: GameReport
+    envelopes: list[Any]  # good envelopes, in order; envelopes[i] has seq i + 1
+    events: list[Event]
+    stopped: str | None  # the one-line reason a damaged log stops, or None
+
+
+def fold_what_can_be(report: GameReport) -> Folded:
+    """The lines before the first problem of any kind: all of them good, seq = line."""
+    envelopes = list(report.envelopes)
+    stopped = None
+    if report.problems:
+        first = report.problems[0]
+        envelopes = envelopes[: max(first.line - 1, 0)]
+        more = len(report.problems) - 1
+        tail = f" (and {more} more problem{'s' if more > 1 else ''}; see `we audit`)" if more else ""
+        stopped = f"{report.source}: line {first.line}: {first.kind}: {first.message}{tail}"
+    events = [parse_event(e.type, e.data) for e in envelopes]
+    return Folded(report, envelopes, events, stopped)
+
+
+@dataclass(frozen=True)
+class Step:
+    seq: int
+    event: Event
+    before: GameState
+    after: GameState
+    party: int  # the party the event belongs to; 0 for set-up
+
+
+def steps(events: Sequence[Event]) -> Iterator[Step]:
+    state = INITIAL_STATE
+    for seq, event in enumerate(events, start=1):
+        before, state = state, evolve(state, event)
+        party = getattr(event, "party", None)
+        if party is None:  # set-up is party 0; a note, void or tie belongs where it was recorded
+            setup = isinstance(event, GameStarted | GiftListsDealt | AtticsDealt)
+            party = 0 if setup else before.party
+        yield Step(seq, event, before, state, party)
+
+
+def voided_by(events: Sequence[Event]) -> dict[int, int]:
+    """{seq of a voided event: seq of the void}."""
+    return {e.voids: seq for seq, e in enumerate(events, start=1) if isinstance(e, EventVoided)}
+
+
+def story_line(step: Step, sentence: str, voided: int | None) -> Text:
+    line = Text(f"{step.seq:>4}  ")
+    if voided is not None:
+        line.append_text(story_text(sentence, style="strike dim"))
+        line.append(f"  [voided by event {voided}]", style="bold")
+    else:
+        line.append_text(story_text(sentence))
+    return line
+
+
+def void_sentence(step: Step, events: Sequence[Event], viewer: str | None, omniscient: bool) -> str:
+    event = step.event
+    assert isinstance(event, EventVoided)
+    taken = gist(events[event.voids - 1], viewer, omniscient)
+    now = step.after.player_to_move
+    tail = f"; {now} to move" if now else ""
+    return f"Event {event.voids} is taken back ({event.reason}): {taken} never happened{tail}."
+
+
+# --- we replay ---------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("game")
+@click.option("--at", "at_seq", type=click.IntRange(min=1), metavar="SEQ",
+              help="Stop after event SEQ and show the table at that point.")
+@click.option("--party", "party", type=click.IntRange(min=1), metavar="N",
+              help="Only party N's events, with the table at its end.")
+@click.option("--as", "viewer", metavar="PLAYER",
+              help="Only what PLAYER's seat could know (any case, a unique prefix is enough).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the table at that point as JSON (the view of wecore.views) instead of the story.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.html",
+              help="Write the replay as one self-contained web page.")
+@db_option
+def replay(
+    game: str,
+    at_seq: int | None,
+    party: int | None,
+    viewer: str | None,
+    as_json: bool,
+    html_out: Path | None,
+    db_path: Path | None,
+) -> None:
+    """Tell the story of GAME in plain language, event by event, ending with the standings.
+
+    Voided events are shown struck through and marked [voided]. A damaged log is told up to
+    its first problem, which is then named (exit status 1).
+    """
+    folded = fold_what_can_be(load_game(game, db_path))
+    events, envelopes = folded.events, folded.envelopes
+    if not events:
+        raise CommandFailed(folded.stopped or f"{game}: the log has no events")
+    total = len(events)
+    if at_seq is not None and at_seq > total:
+        if folded.stopped:
+            raise CommandFailed(
+                f"--at {at_seq}: the log can only be read up to event {total}: {folded.stopped}"
+            )
+        raise CommandFailed(f"--at {at_seq}: {game} has only {total} events")
+    limit = at_seq if at_seq is not None else total
+    shown_events = events[:limit]
+    all_steps = list(steps(shown_events))
+    final = all_steps[-1].after
+    seat = None
+    if viewer is not None:
+        try:
+            seat = resolve_player(final, viewer)
+        except WeError as exc:
+            raise CommandFailed(f"--as: {exc}") from None
+    omniscient = seat is None
+    chosen = all_steps
+    if party is not None:
+        chosen = [s for s in all_steps if s.party == party]
+        if not chosen:
+            played = max((s.party for s in all_steps), default=0)
+            where = f" up to event {limit}" if at_seq is not None else ""
+            raise CommandFailed(
+                f"--party {party}: no events of party {party} in {game}{where}"
+                f" (the game has {final.attic_size} parties; the log reaches party {played})"
+            )
+    end_state = chosen[-1].after
+    end_seq = chosen[-1].seq
+
+    if html_out is not None:
+        _write_html(html_out, envelopes[:limit], seat)
+    if as_json:
+        data = view(end_state, seat, omniscient=omniscient).to_dict()
+        data.update(game=folded.report.game, seq=end_seq, fingerprint=fingerprint_of(envelopes[end_seq - 1]))
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    elif html_out is None:
+        damaged = folded.stopped is not None and at_seq is None
+        _tell(chosen, shown_events, seat, omniscient, party, at_seq, end_state, envelopes, damaged)
+    if folded.stopped:
+        raise CommandFailed(f"replay stopped after event {total}: {folded.stopped}")
+
+
+def _tell(
+    chosen: list[Step],
+    events: list[Event],
+    seat: str | None,
+    omniscient: bool,
+    party: int | None,
+    at_seq: int | None,
+    end_state: GameState,
+    envelopes: list[Any],
+    damaged: bool = False,
+) -> None:
+    out = console()
+    voids = voided_by(events)
+    header_party = 0
+    if seat is not None:
+        out.print(Text(f"As seen from {seat}'s seat.", style="italic"))
+    for step in chosen:
+        if step.party and step.party != header_party:
+            header_party = step.party
+            out.print(party_header(step.after if step.after.party == step.party else step.before, step.party))
+        if isinstance(step.event, EventVoided):
+            sentence = void_sentence(step, events, seat, omniscient)
+        else:
+            sentence = describe(step.event, step.before, step.after, viewer=seat, omniscient=omniscient)
+        out.print(story_line(step, sentence, voids.get(step.seq)))
+    out.print()
+    sv = view(end_state, seat, omniscient=omniscient)
+    if party is not None:
+        print_table(view_table(sv, title=f"The table after party {party} (event {chosen[-1].seq})"))
+    elif damaged:
+        last = chosen[-1].seq
+        print_table(view_table(sv, title=f"The table after event {last}, the last that can be read"))
+        return
+    elif at_seq is not None and not end_state.is_over:
+        print_table(view_table(sv, title=f"The table after event {at_seq}"))
+    else:
+        print_table(standings(compute_score(end_state)))
+    fp = fingerprint_of(envelopes[chosen[-1].seq - 1])
+    if fp and party is None:
+        label = "Fingerprint" if at_seq is None else f"Fingerprint at event {at_seq}"
+        out.print(f"{label}: {fp}")
+
+
+def _write_html(out_path: Path, envelopes: list[Any], seat: str | None) -> None:
+    try:
+        from cli.html_replay import render_html
+    except ImportError:
+        raise CommandFailed("--html is not available in this build (cli/html_replay.py is missing)") from None
+    dicts = [e.to_dict() for e in envelopes]
+    page = render_html(dicts, viewer=seat, fingerprint=fingerprint_of(envelopes[-1]) if envelopes else None)
+    out_path.write_text(page, encoding="utf-8")
+    error_console().print(f"Wrote {out_path}")
+
+
+# --- we score ----------------------------------------------------------------------------
+
+
+def score_json(game: str | None, board: Scoreboard, state: GameState) -> dict[str, Any]:
+    return {
+        "game": game,
+        "complete": board.complete,
+        "scores": board.totals,
+        "winners": list(board.winners),
+        "breakdown": {
+            entry.player: {colour.value: card for colour, card in entry.counted.items()}
+            for entry in board.players
+        },
+        "kept": {name: list(cards) for name, cards in state.kept_by.items()},
+    }
+
+
+@click.command()
+@click.argument("game")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Card by card: the card that counts per list colour, and why the others do not.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON (keys above).")
+@db_option
+def score(game: str, explain: bool, as_json: bool, db_path: Path | None) -> None:
+    """Show the standings of GAME.
+
+    --json prints {"game", "complete", "scores", "winners", "breakdown", "kept"}: scores per
+    player; breakdown maps each player's list colours to the card that counts (or null);
+    kept lists the cards each player kept. "winners" is in seat order, and only the
+    tie-break winner when the tie was broken. For a game not over yet ("complete": false)
+    "winners" are the players leading so far.
+
+    An invalid game is refused with its first problem (exit status 1).
+    """
+    report = require_valid(load_game(game, db_path, keep_envelopes=False))
+    state = report.state
+    board = compute_score(state)
+    if as_json:
+        click.echo(json.dumps(score_json(report.game, board, state), ensure_ascii=False, indent=2))
+        return
+    out = console()
+    title = f"{report.game}" + (f" \u201c{state.title}\u201d" if state.title else "")
+    progress = "complete" if state.is_over else f"in progress \u2014 {_progress(state)}"
+    out.print(Text(f"{title}: {progress}", style="bold"))
+    print_table(standings(board))
+    if explain:
+        out.print()
+        out.print(explanation(board))
+    if report.fingerprint:
+        out.print(f"Fingerprint: {report.fingerprint}")
+
+
+def _progress(state: GameState) -> str:
+    if state.party == 0:
+        return "no party played yet"
+    done = state.party - 1
+    return f"{done} of {state.attic_size} parties played"
+

@@ -1,0 +1,242 @@
+"""`we simulate`: complete bot games from a seed, saved as logs, with a summary.
+
+Reproducible to the byte: game i of seed S is `wecore.bots.play_game(f"{S}-{i}", ...)`, and its
+`at` timestamps are not the clock but SIM_EPOCH + (i - 1) hours + seq seconds. The same command
+therefore writes the same files on every machine, on any day.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from cli.common import CommandFailed
+from eventstore.envelope import GAME_ID_MAX, seal
+from wecore.bots import BOTS, Bot, play_game
+from wecore.dealing import DEFAULT_NAMES
+from wecore.events import event_payload
+from wecore.scoring import score
+from wecore.state import GameState
+
+# Simulated games happen on Christmas Eve 2011, the year the game came out; game i starts
+# i - 1 hours later, and its event with seq n is stamped n seconds after that start.
+SIM_EPOCH = int(datetime(2011, 12, 24, 18, 0, 0, tzinfo=UTC).timestamp())
+MIN_PLAYERS, MAX_PLAYERS = 3, 7
+
+
+def seed_slug(seed: str) -> str:
+    """The seed as it can stand in a game id: lower case, runs of anything else become '-'."""
+    return re.sub(r"[^a-z0-9]+", "-", seed.lower()).strip("-")
+
+
+def sim_game_id(seed: str, index: int) -> str:
+    return f"sim-{seed_slug(seed)}-{index}"
+
+
+def game_seed(seed: str, index: int) -> str:
+    return f"{seed}-{index}"
+
+
+def _at(seconds: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def sealed_game(game_id: str, index: int, events: Sequence[object]) -> list[object]:
+    """The envelopes of a simulated game, with their deterministic timestamps."""
+    start = SIM_EPOCH + (index - 1) * 3600
+    envelopes = []
+    prev: str | None = None
+    for seq, event in enumerate(events, start=1):
+        kind, data = event_payload(event)  # type: ignore[arg-type]
+        envelope = seal(game_id, seq, _at(start + seq), kind, data, prev)
+        prev = envelope.hash
+        envelopes.append(envelope)
+    return envelopes
+
+
+@dataclass
+class Tally:
+    """Results over the games: by seat and by bot. A shared win counts for every winner."""
+
+    players: tuple[str, ...]
+    bots: tuple[str, ...]  # by seat
+    games: int = 0
+    tied: int = 0
+    wins: list[int] = field(default_factory=list)
+    points: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.wins = [0] * len(self.players)
+        self.points = [0] * len(self.players)
+
+    def add(self, state: GameState) -> None:
+        board = score(state)
+        self.games += 1
+        if len(board.winners) > 1:
+            self.tied += 1
+        for seat, entry in enumerate(board.players):
+            self.points[seat] += entry.total
+            if entry.player in board.winners:
+                self.wins[seat] += 1
+
+
+def simulate_games(
+    seed: str, players: int, count: int, bots: Sequence[Bot]
+) -> Iterator[tuple[int, str, list[object], GameState]]:
+    names = DEFAULT_NAMES[:players]
+    for index in range(1, count + 1):
+        game_id = sim_game_id(seed, index)
+        title = f"Simulated game {index} from seed {seed}"[:200]
+        events, state = play_game(game_seed(seed, index), players, list(bots), players=names, title=title)
+        yield index, game_id, sealed_game(game_id, index, events), state
+
+
+def _progress(total: int):  # type: ignore[no-untyped-def]
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from cli.render import error_console
+
+    return Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=error_console(),
+        transient=True,
+        disable=not sys.stderr.isatty(),
+    )
+
+
+def print_summary(tally: Tally, seed: str, where: list[str]) -> None:
+    from rich.table import Table
+
+    from cli.render import console, print_table
+
+    out = console()
+    games = max(tally.games, 1)
+    bot_names = sorted(set(tally.bots), key=tally.bots.index)
+    out.print(
+        f"Simulated {tally.games} game{'s' if tally.games != 1 else ''} of {len(tally.players)} players "
+        f"from seed {seed!r} ({', '.join(bot_names)} bot{'s' if len(bot_names) > 1 else ''}); "
+        + "; ".join(where)
+        + "."
+    )
+    by_seat = Table(title="By seat", title_justify="left", show_edge=False, pad_edge=False)
+    for name, justify in (("seat", "right"), ("player", "left"), ("bot", "left"), ("wins", "right"),
+                          ("win rate", "right"), ("avg score", "right")):
+        by_seat.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for seat, player in enumerate(tally.players):
+        by_seat.add_row(
+            str(seat + 1), player, tally.bots[seat], str(tally.wins[seat]),
+            f"{tally.wins[seat] / games:.0%}", f"{tally.points[seat] / games:.1f}",
+        )
+    print_table(by_seat)
+    by_bot = Table(title="By bot", title_justify="left", show_edge=False, pad_edge=False)
+    for name, justify in (("bot", "left"), ("seats", "right"), ("wins", "right"), ("avg score", "right")):
+        by_bot.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for bot in bot_names:
+        seats = [s for s, b in enumerate(tally.bots) if b == bot]
+        wins = sum(tally.wins[s] for s in seats)
+        average = sum(tally.points[s] for s in seats) / (games * len(seats))
+        by_bot.add_row(bot, str(len(seats)), str(wins), f"{average:.1f}")
+    print_table(by_bot)
+    if tally.tied:
+        out.print(
+            f"{tally.tied} game{'s' if tally.tied != 1 else ''} ended in a tie; every tied winner is "
+            "counted a win (bots give no speeches)."
+        )
+
+
+@click.command()
+@click.option(
+    "--players", "-n", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=5, show_default=True,
+    help="Players per game.",
+)
+@click.option("--games", "-k", "count", type=click.IntRange(min=1), default=1, show_default=True,
+              help="How many games.")
+@click.option("--seed", "-s", default="0", show_default=True,
+              help="Any text; the same seed plays and writes the same games, byte for byte.")
+@click.option(
+    "--bot", "bots", type=click.Choice(sorted(BOTS)), multiple=True, default=("random",), show_default=True,
+    help="Bot to seat; repeat to mix bots, seated in turn (--bot greedy --bot random).",
+)
+@click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Directory for the logs, one DIR/<game-id>.jsonl per game (created if missing).")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also (or instead) store the games in this library database.")
+@click.option("--force", is_flag=True, help="Overwrite logs already in DIR.")
+def simulate(
+    players: int, count: int, seed: str, bots: tuple[str, ...], out_dir: Path | None,
+    db_path: Path | None, force: bool,
+) -> None:
+    """Play complete bot games from a seed and save their logs.
+
+    Game i (1 to K) is dealt and played from the seed "SEED-i" and gets the id sim-SEED-i (in
+    the id the seed is lower case, anything but a-z 0-9 becoming "-").
+    Nothing depends on the clock: the `at` of event n of game i is 2011-12-24T18:00:00Z
+    plus i - 1 hours plus n seconds, so the same options write byte-identical logs anywhere.
+    Prints the wins by seat and by bot and the average scores.
+    """
+    if out_dir is None and db_path is None:
+        raise click.UsageError("say where the games go: --out DIR or --db PATH (or both)")
+    if not seed_slug(seed):
+        raise click.BadParameter("the seed needs a letter or digit to name the games", param_hint="--seed")
+    if len(sim_game_id(seed, count)) > GAME_ID_MAX:
+        raise click.BadParameter(
+            f"too long: game ids (sim-SEED-N) have at most {GAME_ID_MAX} characters", param_hint="--seed"
+        )
+    seat_bots = tuple(bots[seat % len(bots)] for seat in range(players))
+    bot_objects = [BOTS[name]() for name in seat_bots]
+    paths: list[Path] = []
+    if out_dir is not None:
+        if out_dir.exists() and not out_dir.is_dir():
+            raise CommandFailed(f"{out_dir} is not a directory")
+        out_dir.mkdir(parents=True, exist_ok=True)
+        paths = [out_dir / f"{sim_game_id(seed, i)}.jsonl" for i in range(1, count + 1)]
+        if not force:
+            existing = next((p for p in paths if p.exists()), None)
+            if existing is not None:
+                raise CommandFailed(f"{existing} already exists; use --force to overwrite")
+    library = _open_library(db_path) if db_path is not None else None
+    tally = Tally(DEFAULT_NAMES[:players], seat_bots)
+    with _progress(count) as progress, library if library is not None else _nothing():
+        task = progress.add_task("simulating", total=count)
+        for index, game_id, envelopes, state in simulate_games(seed, players, count, bot_objects):
+            if paths:
+                paths[index - 1].write_bytes(b"".join(e.to_line() for e in envelopes))  # type: ignore[attr-defined]
+            if library is not None:
+                _store(library, game_id, envelopes, state)
+            tally.add(state)
+            progress.advance(task)
+    where = []
+    if out_dir is not None:
+        where.append(f"logs in {out_dir}")
+    if db_path is not None:
+        where.append(f"stored in {db_path}")
+    print_summary(tally, seed, where)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def _open_library(db_path: Path):  # type: ignore[no-untyped-def]
+    from eventstore.sqlite import Library
+
+    return Library(db_path)
+
+
+def _store(library, game_id: str, envelopes: list[object], state: GameState) -> None:  # type: ignore[no-untyped-def]
+    """One game into the library: one transaction for its events (the same game again, from the
+    same seed, is a no-op), then its summary."""
+    library.import_envelopes(envelopes, label=game_id)
+    library.set_summary(game_id, complete=state.is_over, winner=", ".join(score(state).winners))

@@ -1,0 +1,254 @@
+"""The library commands: import, export, games, stats; and repair of a torn log file."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+from weharness import VECTORS, one_error_line, we
+
+from eventstore.envelope import seal
+
+ONE = VECTORS / "one-party.jsonl"
+FOUR = VECTORS / "four-players-dealt.jsonl"
+EDITED = VECTORS / "four-players-edited.jsonl"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    path = tmp_path / "lib" / "games.db"
+    # never the user's library, even for a command run without --db
+    monkeypatch.setenv("WE_DB", str(path))
+    return path
+
+
+def cells(line: str) -> list[str]:
+    return [c.strip() for c in line.replace("\u2503", "\u2502").split("\u2502")]
+
+
+def fingerprint(target: str | Path, *extra: object) -> str:
+    result = we("audit", "--json", target, *extra)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    return json.loads(result.stdout)["fingerprint"]
+
+
+def resealed_with_extra_field(tmp_path: Path) -> Path:
+    out, prev = [], None
+    for seq, line in enumerate(ONE.read_bytes().splitlines(), start=1):
+        obj = orjson.loads(line)
+        if seq == 6:
+            obj["data"]["extra"] = True
+        envelope = seal(obj["game"], seq, obj["at"], obj["type"], obj["data"], prev)
+        prev = envelope.hash
+        out.append(envelope.to_line())
+    path = tmp_path / "schema.jsonl"
+    path.write_bytes(b"".join(out))
+    return path
+
+
+# --- import and export -------------------------------------------------------------
+
+
+def test_import_export_round_trip_keeps_the_fingerprint(db, tmp_path):
+    result = we("import", FOUR, ONE, "--db", db)
+    assert result.exit_code == 0, result.stderr
+    assert "imported game 'vector-two' (87 events), fingerprint 533f2d2596f7" in result.stdout
+    assert "2 imported." in result.stdout
+    out = tmp_path / "back.jsonl"
+    exported = we("export", "vector-two", "-o", out, "--db", db)
+    assert exported.exit_code == 0, exported.stderr
+    assert "87 events, fingerprint 533f2d2596f7" in exported.stdout
+    assert fingerprint(out) == fingerprint(FOUR) == fingerprint("vector-two", "--db", db) == "533f2d2596f7"
+    # the same events, hash for hash
+    hashes = [orjson.loads(line)["hash"] for line in out.read_bytes().splitlines()]
+    assert hashes == [orjson.loads(line)["hash"] for line in FOUR.read_bytes().splitlines()]
+
+
+def test_importing_the_same_log_twice_is_a_no_op(db):
+    assert we("import", ONE).exit_code == 0
+    again = we("import", ONE)
+    assert again.exit_code == 0
+    assert "nothing to import" in again.stdout and "already in the library" in again.stdout
+    listing = we("games").stdout
+    assert sum(line.startswith("vector-one") for line in listing.splitlines()) == 1
+
+
+def test_tampered_logs_are_refused_one_line_each_and_the_rest_imported(db, tmp_path):
+    schema = resealed_with_extra_field(tmp_path)
+    result = we("import", EDITED, ONE, schema, tmp_path / "missing.jsonl")
+    assert result.exit_code == 1
+    refusals = result.stderr.splitlines()
+    assert len(refusals) == 3
+    assert refusals[0].startswith(f"we: refused {EDITED}: line 20: integrity:")
+    assert refusals[1].startswith(f"we: refused {schema}: line 6: schema:")
+    assert "missing.jsonl: no such file" in refusals[2]
+    assert "1 imported, 3 refused." in result.stdout
+    ids = [cells(line)[0] for line in we("games").stdout.splitlines() if "\u2502" in line]
+    assert ids == ["vector-one"]
+
+
+def test_a_different_log_under_the_same_id_is_refused(db, tmp_path):
+    assert we("import", FOUR).exit_code == 0
+    clone = tmp_path / "clone.jsonl"
+    lines = FOUR.read_bytes().splitlines(keepends=True)
+    clone.write_bytes(b"".join(lines[:40]))
+    assert we("import", clone).exit_code == 0  # a prefix of the stored game: nothing new
+    other = resealed_with_extra_field(tmp_path)
+    other.write_bytes(other.read_bytes().replace(b"vector-one", b"vector-two"))
+    result = we("import", other)
+    assert result.exit_code == 1
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_import_stores_the_summary(db):
+    we("import", FOUR, ONE)
+    rows = {cells(line)[0]: cells(line) for line in we("games").stdout.splitlines() if "\u2502" in line}
+    assert rows["vector-two"][4:] == ["87", "yes", "Ann, Ben"]
+    assert rows["vector-one"][1] == "Test vector one"
+    assert rows["vector-one"][6] == "Cat"
+
+
+def test_an_unfinished_game_is_listed_as_not_complete(db, tmp_path):
+    half = tmp_path / "half.jsonl"
+    half.write_bytes(b"".join(FOUR.read_bytes().splitlines(keepends=True)[:30]))
+    assert we("import", half).exit_code == 0
+    (row,) = [cells(line) for line in we("games").stdout.splitlines() if line.startswith("vector-two")]
+    assert row[4:] == ["30", "no", "-"]
+    # the rest of the game arrives later: the stored game is extended
+    result = we("import", FOUR)
+    assert "extended" in result.stdout
+    (row,) = [cells(line) for line in we("games").stdout.splitlines() if line.startswith("vector-two")]
+    assert row[4:] == ["87", "yes", "Ann, Ben"]
+
+
+def test_export_refuses_to_overwrite_unless_forced(db, tmp_path):
+    we("import", ONE)
+    out = tmp_path / "out.jsonl"
+    out.write_text("precious\n")
+    result = we("export", "vector-one", "-o", out)
+    assert result.exit_code == 1
+    assert "already exists" in one_error_line(result)
+    assert out.read_text() == "precious\n"
+    forced = we("export", "vector-one", "-o", out, "--force")
+    assert forced.exit_code == 0, forced.stderr
+    assert fingerprint(out) == "abb6aa1e5ad9"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_export_of_an_unknown_game_is_one_line(db, tmp_path):
+    we("import", ONE)
+    result = we("export", "no-such-game", "-o", tmp_path / "x.jsonl")
+    assert result.exit_code == 1
+    assert "no-such-game" in one_error_line(result)
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_export_defaults_to_the_game_id_in_the_current_directory(db, tmp_path, monkeypatch):
+    we("import", ONE)
+    monkeypatch.chdir(tmp_path)
+    assert we("export", "vector-one").exit_code == 0
+    assert fingerprint(tmp_path / "vector-one.jsonl") == "abb6aa1e5ad9"
+
+
+# --- games and stats ---------------------------------------------------------------
+
+
+def test_games_lists_every_game(db):
+    we("import", ONE, FOUR)
+    result = we("games")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert cells(lines[0]) == ["id", "title", "players", "date", "events", "complete", "winner"]
+    rows = [cells(line) for line in lines if line.startswith("vector-")]
+    assert [row[0] for row in rows] == ["vector-one", "vector-two"]
+    assert rows[0][2] == "Zo\u00eb, Ben, Cat"
+    assert rows[0][3].startswith("2026-11-26")
+    assert "2 games in" in lines[-1]
+
+
+def test_games_and_stats_without_a_library_do_not_create_one(db):
+    for command in ("games", "stats"):
+        result = we(command)
+        assert result.exit_code == 0
+        assert "no library" in result.stdout
+    assert not db.exists()
+
+
+def test_stats_per_player_and_per_seat(db, tmp_path):
+    half = tmp_path / "half.jsonl"
+    half.write_bytes(b"".join(FOUR.read_bytes().splitlines(keepends=True)[:30]))
+    shutil.copy(ONE, tmp_path / "one.jsonl")
+    we("import", tmp_path)  # a directory: half.jsonl (unfinished) and one.jsonl
+    we("import", FOUR)  # ... now complete: vector-two is extended
+    result = we("stats")
+    assert result.exit_code == 0, result.stderr
+    players = {row[0]: row[1:] for row in map(cells, result.stdout.splitlines()) if len(row) == 5}
+    # Ben: 4 in vector-one (lost), 22 in vector-two (shared win)
+    assert players["Ben"] == ["2", "1", "50%", "13.0"]
+    assert players["Ann"] == ["1", "1", "100%", "22.0"]
+    assert players["Cat"] == ["2", "1", "50%", "7.0"]
+    assert players["Zo\u00eb"] == ["1", "0", "0%", "0.0"]
+    seats = {row[0]: row[1:] for row in map(cells, result.stdout.splitlines()) if len(row) == 4}
+    assert seats["1"] == ["2", "1", "50%"]  # Zoë lost, Ann won
+    assert seats["3"] == ["2", "1", "50%"]  # Cat won vector-one
+    assert seats["4"] == ["1", "0", "0%"]
+    assert "2 finished games counted." in result.stdout
+
+
+def test_stats_leave_out_unfinished_games(db, tmp_path):
+    half = tmp_path / "half.jsonl"
+    half.write_bytes(b"".join(FOUR.read_bytes().splitlines(keepends=True)[:30]))
+    we("import", half, ONE)
+    result = we("stats")
+    assert "Not counted, not over yet: vector-two." in result.stdout
+    assert "1 finished game counted." in result.stdout
+
+
+# --- repair ------------------------------------------------------------------------
+
+
+def test_repair_cuts_a_torn_tail_and_keeps_a_backup(tmp_path):
+    log = tmp_path / "game.jsonl"
+    whole = ONE.read_bytes()
+    torn = whole + b'{"v":1,"game":"vector-one","seq":14,"at":"2026-'
+    log.write_bytes(torn)
+    assert we("audit", log).exit_code == 1
+    result = we("repair", log)
+    assert result.exit_code == 0, result.stderr
+    backup = Path(f"{log}.bak")
+    assert f"backup: {backup}" in result.stdout
+    assert "removed torn line 14" in result.stdout
+    assert backup.read_bytes() == torn
+    assert log.read_bytes() == whole
+    assert fingerprint(log) == "abb6aa1e5ad9"
+
+
+def test_repair_refuses_corruption_elsewhere_and_changes_nothing(tmp_path):
+    log = tmp_path / "game.jsonl"
+    damaged = EDITED.read_bytes()[:-1]  # torn at the end, but also edited on line 20
+    log.write_bytes(damaged)
+    result = we("repair", log)
+    assert result.exit_code == 1
+    line = one_error_line(result)
+    assert "line 20" in line and "nothing was changed" in line
+    assert log.read_bytes() == damaged
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.jsonl"]
+
+
+def test_repair_of_a_sound_log_does_nothing(tmp_path):
+    log = tmp_path / "game.jsonl"
+    shutil.copy(ONE, log)
+    result = we("repair", log)
+    assert result.exit_code == 0
+    assert "nothing to repair" in result.stdout
+    assert log.read_bytes() == ONE.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.jsonl"]
+
+
+def test_repair_of_a_missing_file_is_one_line(tmp_path):
+    result = we("repair", tmp_path / "gone.jsonl")
+    assert result.exit_code == 1
+    assert "gone.jsonl" in one_error_line(result)

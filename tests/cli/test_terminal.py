@@ -1,0 +1,172 @@
+"""`we record` at a real terminal (a pty, through pexpect): prompts, colours, a whole game
+typed in two sittings with a rejected move, an undo, a quit and a resume; then `we audit`.
+
+Timestamps here are real (a subprocess cannot be frozen); the in-process tests use freezegun.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+from weharness import ROOT, read_log  # noqa: E402
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def terminal_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS")}
+    env.update(PYTHONPATH=str(ROOT), TERM="xterm-256color", **extra)
+    return env
+
+
+def spawn(args: list[str], cwd, env) -> pexpect.spawn:
+    child = pexpect.spawn(
+        sys.executable, ["-m", "cli.main", *args], cwd=str(cwd), env=env, encoding="utf-8", timeout=20,
+        dimensions=(40, 160),
+    )
+    child.logfile_read = io.StringIO()
+    return child
+
+
+def finish(child: pexpect.spawn) -> tuple[int, str]:
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus, child.logfile_read.getvalue()
+
+
+def test_a_whole_game_typed_at_a_terminal_then_audited(tmp_path):
+    log = tmp_path / "tonight.jsonl"
+    env = terminal_env()
+
+    # First sitting: the lists are asked for; party 1 with a rejected steal-back and an undo.
+    child = spawn(["record", str(log), "--players", "Ann,Bob,Cat", "--dealer", "Cat", "--attic-size", "2",
+                   "--title", "Tonight"], ROOT, env)
+    child.expect_exact("Ann's gift list")
+    child.sendline("RGY")
+    child.expect_exact("Bob's gift list")
+    child.sendline("gyr")  # the same three colours as Ann: asked again
+    child.expect_exact("Ann already has that list")
+    child.expect_exact("Bob's gift list")
+    child.sendline("BGO")
+    child.expect_exact("Cat's gift list")
+    child.sendline("red, blue, orange")
+    child.expect_exact("party 1 \u00b7 Ann> ")
+    child.sendline("open r7")
+    child.expect_exact("party 1 \u00b7 Bob> ")
+    child.sendline("steal ann")
+    child.expect_exact("party 1 \u00b7 Ann> ")
+    child.sendline("ann steal bob")  # R7 is locked
+    child.expect_exact("just stole it")
+    child.expect_exact("party 1 \u00b7 Ann> ")
+    child.sendline("open G9")
+    child.expect_exact("party 1 \u00b7 Cat> ")
+    child.sendline("open b1")  # a slip: Cat meant to steal
+    child.expect_exact("party 2 \u00b7 Bob> ")
+    child.sendline("undo")
+    child.expect_exact("Undone: event 9")
+    child.expect_exact("party 1 \u00b7 Cat> ")
+    child.sendline("s ann")
+    child.expect_exact("party 1 \u00b7 Ann> ")
+    child.sendline("o r5")
+    child.expect_exact("party 2 \u00b7 Bob> ")
+    child.sendline("quit")
+    status, first = finish(child)
+    assert status == 0
+    plain = ANSI.sub("", first)
+    assert "rejected: Ann cannot steal R7: Bob just stole it and no gift has been opened since." in plain
+    assert "Undone: event 9, Cat opening B1 (undone at the table)." in plain
+    assert "Party 1 ends: Ann keeps R5, Bob keeps R7, Cat keeps G9." in plain
+    assert "carry on later with `we record" in plain
+    # On a terminal the cards are in colour: R7 in bold red.
+    assert "\x1b[1;31mR7\x1b[0m" in first
+    assert len(read_log(log)) == 12
+
+    # Second sitting: carry on where it stopped, to the end, then end of input (Ctrl-D).
+    child = spawn(["record", str(log)], ROOT, env)
+    child.expect_exact("Carrying on with game tonight")
+    child.expect_exact("party 2 \u00b7 Bob> ")
+    child.sendline("status")
+    child.expect_exact("Bob opens first: `open CARD`.")
+    child.expect_exact("party 2 \u00b7 Bob> ")
+    child.sendline("Bob open O8")
+    child.expect_exact("party 2 \u00b7 Cat> ")
+    child.sendline("bob open y3")  # not Bob's turn
+    child.expect_exact("it is Cat's turn, not Bob's")
+    child.expect_exact("party 2 \u00b7 Cat> ")
+    child.sendline("open Y3")
+    child.expect_exact("party 2 \u00b7 Ann> ")
+    child.sendline("steal cat")
+    child.expect_exact("party 2 \u00b7 Cat> ")
+    child.sendline("open b10")
+    child.expect_exact("Final standings")
+    child.expect_exact("game over> ")
+    child.sendeof()
+    status, second = finish(child)
+    assert status == 0
+    plain = ANSI.sub("", second)
+    # Kept: Ann R5 Y3 -> red 5 + yellow 3 = 8; Bob R7 O8 -> orange 8; Cat G9 B10 -> blue 10.
+    assert "Party 2 ends: Ann keeps Y3, Bob keeps O8, Cat keeps B10." in plain
+    assert "Winner: Cat." in plain
+    events = read_log(log)
+    fingerprint = events[-1]["hash"][7:19]
+    assert f"Fingerprint: {fingerprint} (note it down" in plain
+
+    # The file passes the audit.
+    audit = subprocess.run([sys.executable, "-m", "cli.main", "audit", "--json", str(log)], cwd=ROOT,
+                           env=terminal_env(), capture_output=True, text=True, timeout=60)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    verdict = json.loads(audit.stdout.splitlines()[0])
+    assert verdict["ok"] is True and verdict["complete"] is True
+    assert verdict["fingerprint"] == fingerprint
+    assert verdict["scores"] == {"Ann": 8, "Bob": 8, "Cat": 10}
+    assert verdict["winners"] == ["Cat"]
+
+
+def test_no_color_turns_colours_off_even_on_a_terminal(tmp_path):
+    child = spawn(["replay", str(ROOT / "tests" / "vectors" / "one-party.jsonl")], ROOT,
+                  terminal_env(NO_COLOR="1"))
+    status, out = finish(child)
+    assert status == 0
+    assert "Ben steals Y4" in out
+    assert "\x1b[" not in out
+
+
+def test_replay_on_a_terminal_is_in_colour(tmp_path):
+    child = spawn(["replay", str(ROOT / "tests" / "vectors" / "one-party.jsonl")], ROOT, terminal_env())
+    status, out = finish(child)
+    assert status == 0
+    assert "\x1b[1;33mY4\x1b[0m" in out  # yellow
+    assert re.search(r"\x1b\[(?:\d+;)*9m", out)  # the voided event struck through (SGR 9)
+
+
+def test_piped_output_is_plain(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "cli.main", "score", "--explain",
+                           str(ROOT / "tests" / "vectors" / "four-players-dealt.jsonl")],
+                          cwd=ROOT, env=terminal_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "\x1b[" not in done.stdout
+    assert "Ann: red R8 + orange O8 + blue B6 = 22" in done.stdout
+
+
+def test_errors_from_the_real_command_are_one_line(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "cli.main", "replay", "--at", "99",
+                           str(ROOT / "tests" / "vectors" / "one-party.jsonl")],
+                          cwd=ROOT, env=terminal_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    path = ROOT / "tests" / "vectors" / "one-party.jsonl"
+    assert done.stderr == f"we: error: --at 99: {path} has only 13 events\n"
+    missing = subprocess.run([sys.executable, "-m", "cli.main", "record", str(tmp_path / "new.jsonl")],
+                             cwd=ROOT, env=terminal_env(), capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
+    assert missing.returncode == 2
+    assert "needs --players, --dealer, --lists" in missing.stderr
+    assert "Traceback" not in missing.stderr

@@ -1,0 +1,64 @@
+"""Running `we` in-process exactly as the installed command runs: through `cli.common.run`,
+so exit statuses and one-line errors are the real ones (not click's standalone handling).
+
+(tests/cli has no __init__.py on purpose: a package named `cli` would shadow the project's.)
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+from typing import Any
+
+import click
+from click.testing import CliRunner, Result
+
+from cli.common import run
+from cli.main import we as we_group
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+VECTORS = ROOT / "tests" / "vectors"
+
+
+class _ThroughRun(click.Command):
+    """A stand-in command whose `main` is what `python -m cli.main` does: sys.exit(run(we))."""
+
+    def __init__(self) -> None:
+        super().__init__("we")
+
+    def main(self, args: Any = None, prog_name: Any = None, **extra: Any) -> Any:  # type: ignore[override]
+        saved = sys.argv
+        sys.argv = ["we", *(args or [])]
+        try:
+            code = run(we_group)
+        finally:
+            sys.argv = saved
+        sys.exit(code)
+
+
+def we(*args: object, input: str | None = None, env: dict[str, str] | None = None) -> Result:
+    """`we ARGS...` with `input` on stdin (not a terminal); stdout and stderr kept apart."""
+    return CliRunner().invoke(_ThroughRun(), [str(a) for a in args], input=input, env=env,
+                              catch_exceptions=False)
+
+
+def one_error_line(result: Result) -> str:
+    """The single `we: error: ...` line of a failed command (and nothing else on stderr)."""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, f"expected one error line, got: {result.stderr!r}"
+    assert lines[0].startswith("we: error: "), lines[0]
+    assert "Traceback" not in result.stderr + result.stdout
+    return lines[0]
+
+
+def read_log(path: pathlib.Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def rejections(result: Result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if line.startswith("rejected")]
+
+
+NEW3 = ["--players", "Ann,Bob,Cat", "--dealer", "Cat", "--lists", "Ann=RGY,Bob=BGO,Cat=RBO"]
+"""A three-player table: Ann starts party 1 (left of the dealer Cat), Bob party 2, Cat party 3."""
