@@ -138,59 +138,75 @@ def resolve_game(text: str, db_path: Path | None) -> GameSource:
 
 
 def iter_source_lines(source: GameSource) -> Iterator[Any]:
+    """Every line of the game with its integrity problems (eventstore LogLine objects)."""
     from eventstore.verify import iter_log, iter_objects
 
     if source.path is not None:
         yield from iter_log(source.path)
         return
+    yield from iter_objects(_library_rows(source))
+
+
+def _library_rows(source: GameSource) -> Iterator[dict[str, Any]]:
     from eventstore.sqlite import Library
 
     log = Library(source.db_path).log(source.game_id)  # type: ignore[arg-type]
-    yield from iter_objects(envelope.to_dict() for envelope in log.read_unchecked())
+    return (envelope.to_dict() for envelope in log.read_unchecked())
+
+
+def _scan_source(source: GameSource) -> Iterator[tuple[int, Any, Any, bool]]:
+    from eventstore.verify import scan_lines, scan_objects
+
+    if source.path is not None:
+        with open(source.path, "rb", buffering=1 << 20) as lines:
+            yield from scan_lines(lines)
+        return
+    yield from scan_objects(_library_rows(source))
 
 
 def check_game(source: GameSource, keep_envelopes: bool = False) -> GameReport:
     """Read a game once, streaming: every integrity problem, and the fold up to the first
-    schema or rules problem (the state after it is undefined, so folding stops there)."""
-    from eventstore.verify import Problem
+    schema or rules problem (the state after it is undefined, so folding stops there).
+
+    This is the audit's hot path: one pass, no per-line objects beyond what the checks need.
+    """
+    from eventstore.envelope import envelope_from_raw
+    from eventstore.verify import Problem, VerifyTally
     from wecore.audit import GameChecker
 
     checker = GameChecker()
     feed = checker.feed
-    problems: list[Problem] = []
+    tally = VerifyTally()
+    add = tally.add
     envelopes: list[Any] = []
-    game_id: str | None = None
-    last_hash: object = None
-    lines = 0
     folding = True
-    for log_line in iter_source_lines(source):
-        lines = log_line.line
-        if log_line.problems:
-            problems.extend(log_line.problems)
-        envelope = log_line.envelope
-        raw = log_line.raw
-        if raw is not None:  # a torn line has no parsed object, so never a fingerprint
-            last_hash = raw.get("hash")
-            if game_id is None and isinstance(raw.get("game"), str):
-                game_id = raw["game"]
-        if envelope is None:
+    for n, raw, msgs, usable in _scan_source(source):
+        if msgs is not None or raw is None:
+            add(n, raw, msgs)
+        else:
+            tally.lines = n
+            tally.last_hash = raw["hash"]
+            if tally.game is None:
+                tally.game = raw["game"]
+        if not usable:
             # An unusable line leaves a hole in the game: nothing after it can be folded.
             folding = False
             continue
         if keep_envelopes:
-            envelopes.append(envelope)
-        if folding and not feed(log_line.line, envelope.type, envelope.data):
+            envelopes.append(envelope_from_raw(raw))
+        if folding and not feed(n, raw["type"], raw["data"]):
             folding = False
-            rule = checker.problem
-            problems.append(Problem(rule.line, rule.kind, rule.message))  # type: ignore[union-attr]
-    problems.sort(key=lambda p: (p.line, p.kind != "integrity"))
-    from eventstore.verify import fingerprint_of, valid_hash
-
+    verdict = tally.result()
+    problems = verdict.problems
+    rule = checker.problem
+    if rule is not None:
+        problems.append(Problem(rule.line, rule.kind, rule.message))
+        problems.sort(key=lambda p: (p.line, p.kind != "integrity"))
     return GameReport(
         source=source.label,
-        game=game_id,
-        events=lines,
-        fingerprint=fingerprint_of(last_hash) if valid_hash(last_hash) else None,  # type: ignore[arg-type]
+        game=verdict.game,
+        events=verdict.events,
+        fingerprint=verdict.fingerprint,
         problems=problems,
         state=checker.state,
         envelopes=envelopes,

@@ -385,31 +385,53 @@ def iter_objects(objs: Iterable[dict[str, Any]]) -> Iterator[LogLine]:
     return _loglines(scan_objects(objs))
 
 
-def _verify(scanned: Iterator[Scanned]) -> VerifyResult:
-    problems: list[Problem] = []
-    last_hash: object = None
-    n = 0
-    game: str | None = None
-    for n, raw, msgs, _ in scanned:
+class VerifyTally:
+    """Adds up scanned lines into a VerifyResult: problems, event count, game id, fingerprint.
+
+    Shared by `verify_log` and readers that do more with each line (the audit folds it too).
+    """
+
+    __slots__ = ("game", "last_hash", "lines", "problems")
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self.last_hash: object = None
+        self.lines = 0
+        self.game: str | None = None
+
+    def add(self, n: int, raw: dict[str, Any] | None, msgs: list[str] | None) -> None:
+        self.lines = n
         if raw is not None:
-            last_hash = raw.get("hash")
-            if game is None and type(raw.get("game")) is str:
-                game = raw["game"]
+            self.last_hash = raw.get("hash")
+            if self.game is None and type(raw.get("game")) is str:
+                self.game = raw["game"]
         elif msgs[0] is not TORN_MESSAGE:  # type: ignore[index]
             # The fingerprint is of the last *complete* line; a torn one does not count.
-            last_hash = None
+            self.last_hash = None
         if msgs:
-            problems.extend([Problem(n, INTEGRITY, m) for m in msgs])
-    if n == 0:
-        problems.append(Problem(1, INTEGRITY, EMPTY_MESSAGE))
-    good = valid_hash(last_hash)
-    return VerifyResult(
-        events=n,
-        problems=problems,
-        fingerprint=last_hash[7:19] if good else None,  # type: ignore[index]
-        head_hash=last_hash if good else None,  # type: ignore[arg-type]
-        game=game,
-    )
+            self.problems.extend([Problem(n, INTEGRITY, m) for m in msgs])
+
+    def result(self) -> VerifyResult:
+        problems = self.problems
+        if self.lines == 0:
+            problems = [Problem(1, INTEGRITY, EMPTY_MESSAGE)]
+        last_hash = self.last_hash
+        good = valid_hash(last_hash)
+        return VerifyResult(
+            events=self.lines,
+            problems=problems,
+            fingerprint=last_hash[7:19] if good else None,  # type: ignore[index]
+            head_hash=last_hash if good else None,  # type: ignore[arg-type]
+            game=self.game,
+        )
+
+
+def _verify(scanned: Iterator[Scanned]) -> VerifyResult:
+    tally = VerifyTally()
+    add = tally.add
+    for n, raw, msgs, _ in scanned:
+        add(n, raw, msgs)
+    return tally.result()
 
 
 def verify_log(source: Source) -> VerifyResult:

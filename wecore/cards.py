@@ -51,10 +51,10 @@ ALL_CARDS: tuple[str, ...] = tuple(
 CARD_COLOUR: dict[str, Colour] = {card: COLOUR_OF_LETTER[card[0]] for card in ALL_CARDS}
 CARD_NUMBER: dict[str, int] = {card: int(card[1:]) for card in ALL_CARDS}
 # Every accepted spelling maps straight to the canonical card, so parsing is one lookup.
-_SPELLINGS: dict[str, str] = {}
+CARD_SPELLINGS: dict[str, str] = {}
 for _card in ALL_CARDS:
-    _SPELLINGS[_card] = _card
-    _SPELLINGS[_card.lower()] = _card
+    CARD_SPELLINGS[_card] = _card
+    CARD_SPELLINGS[_card.lower()] = _card
 
 CARD_FORM_HINT = "a colour letter R, O, Y, G or B and a number 1-10, e.g. R7 or b10"
 
@@ -62,14 +62,21 @@ CARD_FORM_HINT = "a colour letter R, O, Y, G or B and a number 1-10, e.g. R7 or 
 def parse_card(text: object) -> str:
     """The canonical card for `text` in any letter case; CardNotationError otherwise."""
     if isinstance(text, str):
-        card = _SPELLINGS.get(text) or _SPELLINGS.get(text.upper())
+        card = CARD_SPELLINGS.get(text) or CARD_SPELLINGS.get(text.upper())
         if card is not None:
             return card
     raise CardNotationError(f"{text!r} is not a card: write {CARD_FORM_HINT}")
 
 
+def canonical_card(text: object) -> str | None:
+    """The canonical card for `text` written in card notation (any case), else None."""
+    if type(text) is str:
+        return CARD_SPELLINGS.get(text) or CARD_SPELLINGS.get(text.upper())
+    return None
+
+
 def is_card(text: object) -> bool:
-    return isinstance(text, str) and text in _SPELLINGS
+    return isinstance(text, str) and text in CARD_SPELLINGS
 
 
 def card_colour(card: str) -> Colour:
@@ -85,15 +92,15 @@ def describe_card(card: str) -> str:
     return f"the {CARD_COLOUR[card].value} {CARD_NUMBER[card]}"
 
 
-_COLOUR_SPELLINGS: dict[str, Colour] = {}
+_COLOURCARD_SPELLINGS: dict[str, Colour] = {}
 for _colour in COLOURS:
-    _COLOUR_SPELLINGS[_colour.value] = _colour
-    _COLOUR_SPELLINGS[_colour.letter.lower()] = _colour
+    _COLOURCARD_SPELLINGS[_colour.value] = _colour
+    _COLOURCARD_SPELLINGS[_colour.letter.lower()] = _colour
 
 
 def parse_colour(text: str) -> Colour:
     """A colour from its name or letter, any case."""
-    colour = _COLOUR_SPELLINGS.get(text.strip().lower())
+    colour = _COLOURCARD_SPELLINGS.get(text.strip().lower())
     if colour is None:
         raise ColourError(
             f"{text!r} is not a colour: use red, orange, yellow, green or blue (or R, O, Y, G, B)"

@@ -161,6 +161,15 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+# Field names that differ from their JSON names (`from_player` is written "from").
+_PYTHON_ONLY_NAMES: dict[type[Event], tuple[str, ...]] = {
+    model: tuple(
+        name for name, info in model.model_fields.items() if info.alias is not None and info.alias != name
+    )
+    for model in EVENT_TYPES.values()
+}
+
+
 def parse_event(event_type: object, data: object) -> Event:
     """The model for one payload; EventSchemaError says which field is wrong and how."""
     model = EVENT_TYPES.get(event_type) if isinstance(event_type, str) else None
@@ -171,8 +180,8 @@ def parse_event(event_type: object, data: object) -> Event:
     if model is GameStarted and "title" in data and data["title"] is None:
         # In the log the title is absent or text; null is a shape error, not "no title".
         raise EventSchemaError("game_started: field 'title': must be text when present")
-    for name, info in model.model_fields.items():
-        if info.alias is not None and info.alias != name and name in data:
+    for name in _PYTHON_ONLY_NAMES[model]:
+        if name in data:
             # populate_by_name is for Python callers; in the log only the alias ("from") is a field.
             raise EventSchemaError(f"{event_type}: unknown field {name!r}")
     try:

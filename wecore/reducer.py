@@ -54,17 +54,18 @@ def _in_effect(before: GameState, changes: dict[str, object]) -> GameState:
 
     One dict copy per event: this is the hot path of every replay and audit.
     """
-    after = _new_state(GameState)
-    values = after.__dict__
-    values.update(before.__dict__)
+    values = before.__dict__.copy()
     values.update(changes)
     seq = before.seq + 1
     values["seq"] = seq
     values["undo"] = (seq, before)
+    after = _new_state(GameState)
+    _set_attribute(after, "__dict__", values)
     return after
 
 
 _new_state = object.__new__
+_set_attribute = object.__setattr__
 # Enum members looked up on the class cost an attribute walk each time; these are plain globals.
 NOT_STARTED, SETTING_UP, BRINGING, PLAYING, OVER = (
     Phase.NOT_STARTED,
@@ -181,24 +182,30 @@ def _attics_dealt(state: GameState, event: AtticsDealt) -> GameState:
 
 
 def _gift_brought(state: GameState, event: GiftBrought) -> GameState:
-    seat = _seat(state, event.player)
+    return bring_gift(state, event.party, event.player, event.card)
+
+
+def bring_gift(state: GameState, party: int, player: str, card: str | None) -> GameState:
+    """`gift_brought` from its fields; the audit calls it directly for payloads of a known shape."""
+    seat = state.seat_of.get(player)
+    if seat is None:
+        seat = _seat(state, player)
     phase = state.phase
     if phase is not BRINGING:
         if phase is PLAYING:
             raise RuleViolation(f"party {state.party} is under way: gifts are brought before its first open")
         raise RuleViolation(_not_now(state, "bring a gift"))
-    if event.party != state.party:
-        _check_party(state, event.party)
+    if party != state.party:
+        _check_party(state, party)
     if state.brought[seat]:
-        raise RuleViolation(f"{event.player} has already brought a gift to party {state.party}")
-    card = event.card
+        raise RuleViolation(f"{player} has already brought a gift to party {state.party}")
     attics = state.attics
     changes: dict[str, object] = {}
     if attics is not None:
         if card is None:
-            raise RuleViolation(f"the attics were dealt, so {event.player}'s gift must be named (not unseen)")
+            raise RuleViolation(f"the attics were dealt, so {player}'s gift must be named (not unseen)")
         if card not in attics[seat]:
-            raise RuleViolation(f"{card} is not in {event.player}'s attic")
+            raise RuleViolation(f"{card} is not in {player}'s attic")
         changes["attics"] = _set_seat(attics, seat, attics[seat] - {card})
     if card is None:
         changes["unseen_face_down"] = state.unseen_face_down + 1
@@ -237,8 +244,12 @@ def _check_mover(state: GameState, player: str, party: int, action: str) -> int:
 
 
 def _gift_opened(state: GameState, event: GiftOpened) -> GameState:
-    seat = _check_mover(state, event.player, event.party, "open a gift")
-    card = event.card
+    return open_gift(state, event.party, event.player, event.card)
+
+
+def open_gift(state: GameState, party: int, player: str, card: str) -> GameState:
+    """`gift_opened` from its fields."""
+    seat = _check_mover(state, player, party, "open a gift")
     face_down = state.face_down
     unseen = state.unseen_face_down
     seen = state.seen
@@ -304,12 +315,15 @@ def _end_party(state: GameState, holding: tuple[str | None, ...], seen: frozense
 
 
 def _gift_stolen(state: GameState, event: GiftStolen) -> GameState:
-    seat = _check_mover(state, event.player, event.party, "steal")
-    victim = state.seat_of.get(event.from_player)
+    return steal_gift(state, event.party, event.player, event.from_player, event.card)
+
+
+def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) -> GameState:
+    """`gift_stolen` from its fields: `thief` takes `card` from `owner`."""
+    seat = _check_mover(state, thief, party, "steal")
+    victim = state.seat_of.get(owner)
     if victim is None:
-        victim = _seat(state, event.from_player)
-    card = event.card
-    thief, owner = event.player, event.from_player
+        victim = _seat(state, owner)
     if victim == seat:
         raise RuleViolation(f"{thief} cannot steal from themselves")
     held = state.holding[victim]
@@ -371,17 +385,25 @@ def _tie_broken(state: GameState, event: TieBroken) -> GameState:
 
 
 def _event_voided(state: GameState, event: EventVoided) -> GameState:
+    return void_event(state, event.voids)
+
+
+def void_event(state: GameState, voids: int) -> GameState:
+    """`event_voided`: back to the state before the latest event in effect, which must be `voids`."""
     if state.undo is None:
         raise RuleViolation("there is no event to void")
     latest, before = state.undo
-    if event.voids != latest:
-        raise RuleViolation(
-            f"event {event.voids} cannot be voided: the latest event still in effect is {latest}"
-        )
+    if voids != latest:
+        raise RuleViolation(f"event {voids} cannot be voided: the latest event still in effect is {latest}")
     return before.replace(seq=state.seq + 1)
 
 
 def _note(state: GameState, event: Note) -> GameState:
+    return add_note(state)
+
+
+def add_note(state: GameState, text: str = "") -> GameState:
+    """A note changes nothing but the count of events folded."""
     return state.replace(seq=state.seq + 1)
 
 

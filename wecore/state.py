@@ -65,10 +65,10 @@ class GameState:
     seat_of: Mapping[str, int] = field(default_factory=lambda: EMPTY_MAPPING, compare=False, repr=False)
 
     def replace(self, **changes: Any) -> GameState:
-        new = object.__new__(GameState)
-        values = new.__dict__
-        values.update(self.__dict__)
+        values = self.__dict__.copy()
         values.update(changes)
+        new = object.__new__(GameState)
+        object.__setattr__(new, "__dict__", values)
         return new
 
     # --- what a person asks of the table ---

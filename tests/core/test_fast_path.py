@@ -1,0 +1,95 @@
+"""The audit's fast path must judge every payload exactly as the model path does.
+
+GameChecker skips pydantic for payloads of a shape it can vouch for. These tests feed the same
+payloads, good and mutated, through the checker and through parse_event + evolve, and compare
+the resulting state, or the kind and wording of the problem.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wecore.audit import RULES, SCHEMA, GameChecker
+from wecore.bots import GreedyBot, RandomBot, play_game
+from wecore.errors import EventSchemaError, RuleViolation
+from wecore.events import parse_event
+from wecore.reducer import evolve
+from wecore.state import INITIAL_STATE
+
+
+def _model_path(payloads: list[tuple[str, Any]]) -> tuple[Any, tuple[int, str, str] | None]:
+    state = INITIAL_STATE
+    for line, (event_type, data) in enumerate(payloads, start=1):
+        try:
+            event = parse_event(event_type, data)
+        except EventSchemaError as exc:
+            return state, (line, SCHEMA, str(exc))
+        try:
+            state = evolve(state, event)
+        except RuleViolation as exc:
+            return state, (line, RULES, f"{event.TYPE}: {exc}")
+    return state, None
+
+
+def _checker_path(payloads: list[tuple[str, Any]]) -> tuple[Any, tuple[int, str, str] | None]:
+    checker = GameChecker()
+    for line, (event_type, data) in enumerate(payloads, start=1):
+        if not checker.feed(line, event_type, data):
+            break
+    problem = checker.problem
+    return checker.state, None if problem is None else (problem.line, problem.kind, problem.message)
+
+
+MUTATIONS = [
+    lambda d: {**d, "party": True},
+    lambda d: {**d, "party": str(d.get("party"))},
+    lambda d: {**d, "party": d.get("party", 1) + 1},
+    lambda d: {**d, "card": (d.get("card") or "r7").lower()},
+    lambda d: {**d, "card": "P11"},
+    lambda d: {**d, "card": 7},
+    lambda d: {**d, "card": None},
+    lambda d: {**d, "extra": 1},
+    lambda d: {k: v for k, v in d.items() if k != "card"},
+    lambda d: {k: v for k, v in d.items() if k != "player"},
+    lambda d: {**d, "player": "Zoe\u0308"},
+    lambda d: {**d, "player": str(d.get("player", "")).upper()},
+    lambda d: {**d, "from": "Nobody"} if "from" in d else {**d, "from": "Ann"},
+    lambda d: {**d, "from_player": d.get("from")},
+    lambda d: {**d, "voids": 1} if "voids" in d else d,
+    lambda d: {**d, "text": 5} if "text" in d else d,
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    players=st.integers(3, 7),
+    greedy=st.booleans(),
+    position=st.floats(0.05, 1.0),
+    mutation=st.sampled_from(range(len(MUTATIONS))),
+)
+def test_fast_path_agrees_with_models(
+    seed: int, players: int, greedy: bool, position: float, mutation: int
+) -> None:
+    events, _ = play_game(seed, players, GreedyBot() if greedy else RandomBot())
+    payloads = [(e.TYPE, e.payload()) for e in events]
+    assert _checker_path(payloads) == _model_path(payloads)
+    at = max(3, int(len(payloads) * position) - 1)
+    event_type, data = payloads[at]
+    mutated = [*payloads[:at], (event_type, MUTATIONS[mutation](dict(data))), *payloads[at + 1 :]]
+    assert _checker_path(mutated) == _model_path(mutated)
+
+
+def test_fast_path_covers_notes_and_voids() -> None:
+    events, _ = play_game(7, 3)
+    payloads = [(e.TYPE, e.payload()) for e in events[:8]]
+    payloads += [("note", {"text": "cocoa"}), ("event_voided", {"voids": 8, "reason": "typo"})]
+    payloads += [("event_voided", {"voids": 8, "reason": "again"})]  # 8 is no longer in effect
+    checker_state, checker_problem = _checker_path(payloads)
+    model_state, model_problem = _model_path(payloads)
+    assert checker_problem == model_problem
+    assert checker_problem is not None and checker_problem[0] == 11 and checker_problem[1] == RULES
+    assert checker_state == model_state
