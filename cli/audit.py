@@ -185,22 +185,15 @@ class CardHistory:
 
     @classmethod
     def read(cls, source: GameSource) -> CardHistory:
-        from cli.common import iter_source_lines
-        from wecore.events import EventVoided, GameStarted, Note, parse_event
+        from cli.common import check_game
+        from wecore.events import parse_event
 
-        # log-format.md: a void takes back the latest event still in effect, not counting
-        # game_started, notes and voids -- an undo stack. The log was already found valid.
-        in_effect: list[Any] = []
-        for log_line in iter_source_lines(source):
-            envelope = log_line.envelope
-            if envelope is None:
-                continue
-            event = parse_event(envelope.type, envelope.data)
-            if isinstance(event, EventVoided):
-                if in_effect:
-                    in_effect.pop()
-            elif not isinstance(event, GameStarted | Note):
-                in_effect.append(event)
+        # The rules engine keeps the undo stack; read the events still in effect off it.
+        report = check_game(source, keep_envelopes=True)
+        by_seq = {envelope.seq: envelope for envelope in report.envelopes}
+        in_effect = [
+            parse_event(by_seq[seq].type, by_seq[seq].data) for seq in report.state.seqs_in_effect()
+        ]
         history = cls({}, {}, {}, False)
         for event in in_effect:
             kind = event.TYPE

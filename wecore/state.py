@@ -127,6 +127,19 @@ class GameState:
         """The seq an undo would void now."""
         return None if self.undo is None else self.undo[0]
 
+    def seqs_in_effect(self) -> list[int]:
+        """The seqs of the events still in effect, oldest first: the undo stack, read off.
+
+        game_started, notes and voids are never on it; voided events have left it.
+        """
+        seqs: list[int] = []
+        entry = self.undo
+        while entry is not None:
+            seqs.append(entry[0])
+            entry = entry[1].undo
+        seqs.reverse()
+        return seqs
+
     @property
     def scoreboard(self) -> Scoreboard:
         from wecore.scoring import score
