@@ -50,7 +50,8 @@ class GameChecker:
             return False
         self.events += 1
         fast = _FAST_PATHS.get(event_type) if type(event_type) is str else None  # type: ignore[call-overload]
-        if fast is not None and type(data) is dict:
+        # Before game_started only the model path knows to say "a log must begin with game_started".
+        if fast is not None and type(data) is dict and self.state.players:
             try:
                 state = fast(self.state, data)
             except RuleViolation as exc:

@@ -93,3 +93,14 @@ def test_fast_path_covers_notes_and_voids() -> None:
     assert checker_problem == model_problem
     assert checker_problem is not None and checker_problem[0] == 11 and checker_problem[1] == RULES
     assert checker_state == model_state
+
+
+def test_a_log_must_begin_with_game_started_on_either_path() -> None:
+    for first in [("note", {"text": "hello"}), ("gift_brought", {"party": 1, "player": "Ann", "card": None})]:
+        payloads = [first]
+        assert _checker_path(payloads) == _model_path(payloads)
+        assert _checker_path(payloads)[1] == (
+            1,
+            RULES,
+            f"{first[0]}: a log must begin with game_started, not {first[0]}",
+        )
