@@ -1,6 +1,6 @@
 """`we simulate`: complete bot games from a seed, saved as logs, with a summary.
 
-Reproducible to the byte: game i of seed S is `wecore.bots.play_game(f"{S}-{i}", ...)`, and its
+Reproducible to the byte: game i of seed S is `wecore.bots.play_payloads(f"{S}-{i}", ...)`, and its
 `at` timestamps are not the clock but SIM_EPOCH + (i - 1) hours + seq seconds. The same command
 therefore writes the same files on every machine, on any day.
 """
@@ -15,14 +15,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
 from cli.common import CommandFailed
-from eventstore.envelope import GAME_ID_MAX, seal
-from wecore.bots import BOTS, Bot, play_game
+from eventstore.envelope import GAME_ID_MAX, Envelope, seal_chain
+from wecore.bots import BOTS, Bot, play_payloads
 from wecore.dealing import DEFAULT_NAMES
-from wecore.events import event_payload
 from wecore.scoring import score
 from wecore.state import GameState
 
@@ -49,17 +49,12 @@ def _at(seconds: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
-def sealed_game(game_id: str, index: int, events: Sequence[object]) -> list[object]:
+def sealed_game(game_id: str, index: int, payloads: Sequence[tuple[str, dict[str, Any]]]) -> list[Envelope]:
     """The envelopes of a simulated game, with their deterministic timestamps."""
     start = SIM_EPOCH + (index - 1) * 3600
-    envelopes = []
-    prev: str | None = None
-    for seq, event in enumerate(events, start=1):
-        kind, data = event_payload(event)  # type: ignore[arg-type]
-        envelope = seal(game_id, seq, _at(start + seq), kind, data, prev)
-        prev = envelope.hash
-        envelopes.append(envelope)
-    return envelopes
+    return seal_chain(
+        game_id, ((_at(start + seq), kind, data) for seq, (kind, data) in enumerate(payloads, start=1))
+    )
 
 
 @dataclass
@@ -90,13 +85,15 @@ class Tally:
 
 def simulate_games(
     seed: str, players: int, count: int, bots: Sequence[Bot]
-) -> Iterator[tuple[int, str, list[object], GameState]]:
+) -> Iterator[tuple[int, str, list[Envelope], GameState]]:
     names = DEFAULT_NAMES[:players]
     for index in range(1, count + 1):
         game_id = sim_game_id(seed, index)
         title = f"Simulated game {index} from seed {seed}"[:200]
-        events, state = play_game(game_seed(seed, index), players, list(bots), players=names, title=title)
-        yield index, game_id, sealed_game(game_id, index, events), state
+        payloads, state = play_payloads(
+            game_seed(seed, index), players, list(bots), players=names, title=title
+        )
+        yield index, game_id, sealed_game(game_id, index, payloads), state
 
 
 def _progress(total: int):  # type: ignore[no-untyped-def]
@@ -130,13 +127,23 @@ def print_summary(tally: Tally, seed: str, where: list[str]) -> None:
         + "."
     )
     by_seat = Table(title="By seat", title_justify="left", show_edge=False, pad_edge=False)
-    for name, justify in (("seat", "right"), ("player", "left"), ("bot", "left"), ("wins", "right"),
-                          ("win rate", "right"), ("avg score", "right")):
+    for name, justify in (
+        ("seat", "right"),
+        ("player", "left"),
+        ("bot", "left"),
+        ("wins", "right"),
+        ("win rate", "right"),
+        ("avg score", "right"),
+    ):
         by_seat.add_column(name, justify=justify)  # type: ignore[arg-type]
     for seat, player in enumerate(tally.players):
         by_seat.add_row(
-            str(seat + 1), player, tally.bots[seat], str(tally.wins[seat]),
-            f"{tally.wins[seat] / games:.0%}", f"{tally.points[seat] / games:.1f}",
+            str(seat + 1),
+            player,
+            tally.bots[seat],
+            str(tally.wins[seat]),
+            f"{tally.wins[seat] / games:.0%}",
+            f"{tally.points[seat] / games:.1f}",
         )
     print_table(by_seat)
     by_bot = Table(title="By bot", title_justify="left", show_edge=False, pad_edge=False)
@@ -157,25 +164,56 @@ def print_summary(tally: Tally, seed: str, where: list[str]) -> None:
 
 @click.command()
 @click.option(
-    "--players", "-n", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=5, show_default=True,
+    "--players",
+    "-n",
+    type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS),
+    default=5,
+    show_default=True,
     help="Players per game.",
 )
-@click.option("--games", "-k", "count", type=click.IntRange(min=1), default=1, show_default=True,
-              help="How many games.")
-@click.option("--seed", "-s", default="0", show_default=True,
-              help="Any text; the same seed plays and writes the same games, byte for byte.")
 @click.option(
-    "--bot", "bots", type=click.Choice(sorted(BOTS)), multiple=True, default=("random",), show_default=True,
+    "--games", "-k", "count", type=click.IntRange(min=1), default=1, show_default=True, help="How many games."
+)
+@click.option(
+    "--seed",
+    "-s",
+    default="0",
+    show_default=True,
+    help="Any text; the same seed plays and writes the same games, byte for byte.",
+)
+@click.option(
+    "--bot",
+    "bots",
+    type=click.Choice(sorted(BOTS)),
+    multiple=True,
+    default=("random",),
+    show_default=True,
     help="Bot to seat; repeat to mix bots, seated in turn (--bot greedy --bot random).",
 )
-@click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Directory for the logs, one DIR/<game-id>.jsonl per game (created if missing).")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also (or instead) store the games in this library database.")
+@click.option(
+    "--out",
+    "-o",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory for the logs, one DIR/<game-id>.jsonl per game (created if missing).",
+)
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also (or instead) store the games in this library database.",
+)
 @click.option("--force", is_flag=True, help="Overwrite logs already in DIR.")
 def simulate(
-    players: int, count: int, seed: str, bots: tuple[str, ...], out_dir: Path | None,
-    db_path: Path | None, force: bool,
+    players: int,
+    count: int,
+    seed: str,
+    bots: tuple[str, ...],
+    out_dir: Path | None,
+    db_path: Path | None,
+    force: bool,
 ) -> None:
     """Play complete bot games from a seed and save their logs.
 
@@ -235,7 +273,7 @@ def _open_library(db_path: Path):  # type: ignore[no-untyped-def]
     return Library(db_path)
 
 
-def _store(library, game_id: str, envelopes: list[object], state: GameState) -> None:  # type: ignore[no-untyped-def]
+def _store(library, game_id: str, envelopes: list[Envelope], state: GameState) -> None:  # type: ignore[no-untyped-def]
     """One game into the library: one transaction for its events (the same game again, from the
     same seed, is a no-op), then its summary."""
     library.import_envelopes(envelopes, label=game_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -163,6 +164,25 @@ def seal(game: str, seq: int, at: str, type: str, data: dict[str, Any], prev: st
         raise ValueError("event data contains a float; the format has no floats")
     body = {"v": FORMAT_VERSION, "game": game, "seq": seq, "at": at, "type": type, "data": data, "prev": prev}
     return Envelope(FORMAT_VERSION, game, seq, at, type, data, prev, event_hash(body))
+
+
+def seal_chain(game: str, events: Iterable[tuple[str, str, dict[str, Any]]]) -> list[Envelope]:
+    """A new log's envelopes from (at, type, data), for writers whose data is already plain JSON
+    values without floats (the rules engine's payloads): the game id is checked once, and each
+    event is hashed without the defensive copy `seal` makes."""
+    if not valid_game_id(game):
+        raise ValueError(f"invalid game id {game!r}: use 1-64 of a-z 0-9 -")
+    envelopes: list[Envelope] = []
+    prev: str | None = None
+    body: dict[str, Any] = {"v": FORMAT_VERSION, "game": game}
+    for seq, (at, kind, data) in enumerate(events, start=1):
+        if not valid_at(at):
+            raise ValueError(f"`at` {at!r} is not an RFC 3339 UTC timestamp ending in Z")
+        body["seq"], body["at"], body["type"], body["data"], body["prev"] = seq, at, kind, data, prev
+        digest = event_hash(body)
+        envelopes.append(Envelope(FORMAT_VERSION, game, seq, at, kind, data, prev, digest))
+        prev = digest
+    return envelopes
 
 
 # Readers build one Envelope per line, and the frozen dataclass __init__ (object.__setattr__

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from wecore.cards import CARD_COLOUR, CARD_NUMBER
 from wecore.dealing import DEFAULT_NAMES, deal
-from wecore.decider import Bring, Move, Open, Steal, legal_moves, move_events
-from wecore.events import Event
-from wecore.reducer import evolve
+from wecore.decider import Bring, Move, Open, Steal, legal_moves
+from wecore.events import Event, event_payload, parse_event
+from wecore.reducer import bring_gift, evolve, open_gift, steal_gift
 from wecore.rng import SeededRandom
 from wecore.state import INITIAL_STATE, GameState, Phase
 
@@ -96,16 +96,35 @@ def play_game(
     title: str | None = None,
 ) -> tuple[list[Event], GameState]:
     """A complete bot game, dealt and played from `seed`: its events and the final state."""
+    payloads, state = play_payloads(seed, player_count, bots, players, options, title)
+    return [parse_event(event_type, data) for event_type, data in payloads], state
+
+
+def play_payloads(
+    seed: int | str,
+    player_count: int = 5,
+    bots: Sequence[Bot] | Bot | None = None,
+    players: Sequence[str] | None = None,
+    options: Mapping[str, object] | None = None,
+    title: str | None = None,
+) -> tuple[list[tuple[str, dict[str, Any]]], GameState]:
+    """`play_game` as the log's (type, data) payloads, for simulations that write logs.
+
+    Moves go through the reducer's rule functions directly: every move is still checked, but no
+    event model is built for it.
+    """
     names = tuple(players or DEFAULT_NAMES[:player_count])
     if bots is None:
         bots = RandomBot()
     seat_bots: Sequence[Bot] = [bots] * len(names) if not isinstance(bots, Sequence) else bots
     rng = SeededRandom(seed)
-    events = deal(seed, names, options=options, title=title)
+    payloads: list[tuple[str, dict[str, Any]]] = []
     state = INITIAL_STATE
-    for event in events:
+    for event in deal(seed, names, options=options, title=title):
         state = evolve(state, event)
+        payloads.append(event_payload(event))
     play_rng = rng.fork("play")
+    append = payloads.append
     while state.phase is not Phase.OVER:
         moves = legal_moves(state)
         if state.phase is Phase.BRINGING:
@@ -115,12 +134,25 @@ def play_game(
                 by_player.setdefault(move.player, []).append(move)  # type: ignore[union-attr]
             for name, own_moves in by_player.items():
                 move = seat_bots[state.seat_of[name]].choose(state, own_moves, play_rng)
-                for event in move_events(state, move):
-                    state = evolve(state, event)
-                    events.append(event)
+                state = _play(state, move, append)
             continue
         move = seat_bots[state.to_move].choose(state, moves, play_rng)  # type: ignore[index]
-        for event in move_events(state, move):
-            state = evolve(state, event)
-            events.append(event)
-    return events, state
+        state = _play(state, move, append)
+    return payloads, state
+
+
+def _play(state: GameState, move: Move, record: Callable[[tuple[str, dict[str, Any]]], None]) -> GameState:
+    party = state.party
+    if isinstance(move, Open):
+        record(("gift_opened", {"party": party, "player": move.player, "card": move.card}))
+        return open_gift(state, party, move.player, move.card)  # type: ignore[arg-type]
+    if isinstance(move, Steal):
+        record(
+            (
+                "gift_stolen",
+                {"party": party, "player": move.player, "from": move.from_player, "card": move.card},
+            )
+        )
+        return steal_gift(state, party, move.player, move.from_player, move.card)  # type: ignore[arg-type]
+    record(("gift_brought", {"party": party, "player": move.player, "card": move.card}))
+    return bring_gift(state, party, move.player, move.card)

@@ -7,7 +7,7 @@ checked by the reducer before it is returned, so what `decide` accepts, `evolve`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from wecore.cards import ALL_CARDS, Colour, parse_card
@@ -238,19 +238,3 @@ def legal_moves(state: GameState) -> list[Move]:
         if card is not None and card not in unavailable:
             moves.append(Steal(state.players[seat], mover, card))
     return moves
-
-
-def move_events(state: GameState, move: Move) -> Sequence[Event]:
-    """The event a legal move stands for, without re-checking it (bots and simulations)."""
-    match move:
-        case Bring():
-            return (GiftBrought(party=state.party, player=move.player, card=move.card),)
-        case Open():
-            return (GiftOpened(party=state.party, player=move.player, card=move.card),)  # type: ignore[arg-type]
-        case Steal():
-            return (
-                GiftStolen(
-                    party=state.party, player=move.player, from_player=move.from_player, card=move.card
-                ),  # type: ignore[arg-type]
-            )
-    raise TypeError(f"not a move: {move!r}")
