@@ -221,7 +221,7 @@ def bots_game() -> bytes:
     events, _ = play_game(
         f"{BOTS_SEED}-1", BOTS_PLAYERS, bots, players=DEFAULT_NAMES[:BOTS_PLAYERS], title=title
     )
-    envelopes = sealed_game(sim_game_id(BOTS_SEED, 1), 1, events)
+    envelopes = sealed_game(sim_game_id(BOTS_SEED, 1), 1, [event_payload(e) for e in events])
     return b"".join(e.to_line() for e in envelopes)
 
 
