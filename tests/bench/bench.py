@@ -1,0 +1,1132 @@
+"""Benchmark of `we` on a reproducible archive of complete bot games.
+
+    python tests/bench/bench.py [--games N] [--out DIR] [--jobs N] [--quick] [--repeat R]
+
+Builds (once, cached in --out by game count) an archive of N complete games, player counts 3-7,
+half with seen brings (attics dealt) and half with unseen brings (no attics, `gift_brought` with
+card null), then measures on it, each as a whole process where the issue asks for one:
+
+- the floor: orjson-parse every line, re-serialise it canonically without `hash`, SHA-256 it;
+- `we audit DIR --json`, serial and with --jobs, checking that every game is judged ok (and that
+  a handful of tampered logs are judged not ok);
+- decoding (parse_event) and folding (evolve over already decoded events), events per second;
+- `we simulate` with the random and greedy bots, complete 5-player games per second;
+- `we import` into a fresh SQLite library, and auditing the games from the library;
+- the peak memory of each child process (os.wait4), at N and N/4 games;
+- `we --help` start-up time.
+
+Exit status 1 when a command gave a wrong result (an audit verdict on a good or a tampered log, a
+simulated log that does not verify, an import that lost games) or a measurement failed; missed
+speed targets only print MISS. Commands the CLI does not offer yet are reported "not available".
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# Bump when the generated games change, so a cached archive of the old kind is rebuilt.
+GENERATOR_VERSION = 1
+DEFAULT_GAMES = 20_000
+QUICK_GAMES = 1_000
+DEFAULT_OUT = Path("/tmp/we-bench")
+BASE_AT = datetime(2026, 1, 1, tzinfo=UTC)
+PLAYER_COUNTS = (3, 4, 5, 6, 7)
+
+# Targets from the issue.
+TARGET_AUDIT_RATIO = 3.0  # `we audit` at most this many times the floor, whole process
+TARGET_FOLD_EPS = 300_000  # folding, events per second
+TARGET_SIM_GPS = 1_000  # `we simulate --bot random`, complete 5-player games per second
+TARGET_IMPORT_EPS = 100_000  # `we import`, events per second
+TARGET_HELP_S = 0.2  # `we --help`, best of 5
+TARGET_JOBS_EFFICIENCY = 0.75  # "speedup close to N": at least 0.75 N
+# "Flat": the peak at N games at most 20 % (plus 8 MB of slack) above the peak at N/4.
+FLAT_FACTOR, FLAT_SLACK_KB = 1.20, 8 * 1024
+
+
+# ---------------------------------------------------------------------------------------------
+# The archive
+
+
+def game_id(i: int) -> str:
+    return f"bench-{i:06d}"
+
+
+def game_shape(i: int) -> tuple[int, bool]:
+    """(player count, seen brings) of game i: every count in both halves, every 10 games."""
+    return PLAYER_COUNTS[i % len(PLAYER_COUNTS)], i % 2 == 0
+
+
+def game_payloads(i: int) -> list[tuple[str, dict[str, Any]]]:
+    """The (type, data) of every event of game i, seen or unseen as game_shape says."""
+    from wecore.bots import play_game
+    from wecore.events import event_payload
+
+    players, seen = game_shape(i)
+    events, state = play_game(f"bench-{i}", players)
+    if not state.is_over:
+        raise RuntimeError(f"bot game {i} did not finish")
+    payloads = [event_payload(event) for event in events]
+    if seen:
+        return payloads
+    # Unseen brings: no attics, every gift brought face down; the opens keep their cards, which
+    # are all different, so each is "a card not seen before" when it is opened.
+    unseen: list[tuple[str, dict[str, Any]]] = []
+    for event_type, data in payloads:
+        if event_type == "attics_dealt":
+            continue
+        if event_type == "gift_brought":
+            data = {**data, "card": None}
+        unseen.append((event_type, data))
+    return unseen
+
+
+def seal_game(gid: str, payloads: Sequence[tuple[str, dict[str, Any]]], start: datetime) -> bytes:
+    """The log of one game: envelopes chained by hash, `at` one second per event after start."""
+    from eventstore.envelope import seal
+
+    lines: list[bytes] = []
+    prev: str | None = None
+    for seq, (event_type, data) in enumerate(payloads, 1):
+        at = (start + timedelta(seconds=seq)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        envelope = seal(gid, seq, at, event_type, data, prev)
+        prev = envelope.hash
+        lines.append(envelope.to_line())
+    return b"".join(lines)
+
+
+def game_log(i: int) -> tuple[bytes, int]:
+    """The bytes of game i's log, and its number of events."""
+    payloads = game_payloads(i)
+    return seal_game(game_id(i), payloads, BASE_AT + timedelta(hours=i)), len(payloads)
+
+
+def _write_games(args: tuple[str, int, int]) -> tuple[int, int, int]:
+    directory, start, stop = args
+    events = size = 0
+    for i in range(start, stop):
+        data, n = game_log(i)
+        Path(directory, f"{game_id(i)}.jsonl").write_bytes(data)
+        events += n
+        size += len(data)
+    return stop - start, events, size
+
+
+@dataclass(frozen=True)
+class Archive:
+    root: Path  # holds manifest.json and games/
+    games: int
+    events: int
+    bytes: int
+
+    @property
+    def games_dir(self) -> Path:
+        return self.root / "games"
+
+
+def _load_manifest(root: Path, games: int) -> Archive | None:
+    try:
+        manifest = json.loads((root / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if manifest.get("generator") != GENERATOR_VERSION or manifest.get("games") != games:
+        return None
+    return Archive(root, games, manifest["events"], manifest["bytes"])
+
+
+def build_archive(out: Path, games: int, jobs: int = 1, log: Any = None) -> Archive:
+    """The archive of games 0..games-1 in out/archive-<games>, built unless already there.
+
+    Games of a smaller archive are hard-linked from a larger one already built (game i is the
+    same file in every archive), so the N/4 archive costs nothing after the N one.
+    """
+    root = out / f"archive-{games}"
+    cached = _load_manifest(root, games)
+    if cached is not None:
+        return cached
+    tmp = out / f"archive-{games}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    (tmp / "games").mkdir(parents=True)
+    donor = _bigger_archive(out, games)
+    started = time.perf_counter()
+    events = size = 0
+    if donor is not None:
+        for i in range(games):
+            name = f"{game_id(i)}.jsonl"
+            src, dst = donor.games_dir / name, tmp / "games" / name
+            try:
+                os.link(src, dst)
+            except OSError:
+                shutil.copyfile(src, dst)
+            with open(dst, "rb") as f:
+                events += sum(1 for _ in f)
+            size += dst.stat().st_size
+    else:
+        step = 100
+        chunks = [(str(tmp / "games"), s, min(s + step, games)) for s in range(0, games, step)]
+        if jobs > 1 and len(chunks) > 1:
+            import multiprocessing
+
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                done = 0
+                for n, e, b in pool.imap_unordered(_write_games, chunks):
+                    done, events, size = done + n, events + e, size + b
+                    if log is not None and done % 2000 < step:
+                        log(f"  generated {done:,}/{games:,} games")
+        else:
+            for chunk in chunks:
+                _, e, b = _write_games(chunk)
+                events, size = events + e, size + b
+    manifest = {"generator": GENERATOR_VERSION, "games": games, "events": events, "bytes": size}
+    (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    shutil.rmtree(root, ignore_errors=True)
+    tmp.rename(root)
+    if log is not None:
+        how = f"linked from {donor.root.name}" if donor is not None else f"{jobs} process(es)"
+        log(f"  archive {root}: {games:,} games, {events:,} events, {size / 1e6:.0f} MB "
+            f"({how}, {time.perf_counter() - started:.1f} s)")
+    return Archive(root, games, events, size)
+
+
+def _bigger_archive(out: Path, games: int) -> Archive | None:
+    if not out.is_dir():
+        return None
+    for path in sorted(out.glob("archive-*")):
+        suffix = path.name.removeprefix("archive-")
+        if suffix.isdigit() and int(suffix) > games:
+            found = _load_manifest(path, int(suffix))
+            if found is not None:
+                return found
+    return None
+
+
+def build_tampered(out: Path, archive: Archive) -> dict[str, str]:
+    """A few broken logs the audit must reject: file name -> the kind of problem expected."""
+    from eventstore.envelope import seal
+
+    directory = out / "tampered"
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    expected: dict[str, str] = {}
+    for i in range(min(6, archive.games)):
+        lines = (archive.games_dir / f"{game_id(i)}.jsonl").read_bytes().splitlines(keepends=True)
+        name = f"{game_id(i)}.jsonl"
+        kind = ("integrity", "rules", "torn")[i % 3]
+        if kind == "integrity":
+            # An opened card changed by hand: the hash no longer matches.
+            n = next(k for k, line in enumerate(lines) if b'"gift_opened"' in line)
+            obj = json.loads(lines[n])
+            card = obj["data"]["card"]
+            obj["data"]["card"] = card[0] + ("2" if card[1:] != "2" else "3")
+            lines[n] = json.dumps(obj, separators=(",", ":")).encode() + b"\n"
+        elif kind == "rules":
+            # A correctly sealed open after the game is over: the chain is fine, the rules are not.
+            last = json.loads(lines[-1])
+            first = json.loads(lines[0])
+            envelope = seal(last["game"], last["seq"] + 1, last["at"], "gift_opened",
+                            {"party": 1, "player": first["data"]["players"][0], "card": "R1"},
+                            last["hash"])
+            lines.append(envelope.to_line())
+        else:
+            lines[-1] = lines[-1].rstrip(b"\n")
+        (directory / name).write_bytes(b"".join(lines))
+        expected[name] = "rules" if kind == "rules" else "integrity"
+    return expected
+
+
+# ---------------------------------------------------------------------------------------------
+# In-process measurements, each run in a child of this script (see main's --worker) so its peak
+# memory is its own.
+
+FLOOR_CODE = r"""
+import hashlib, os, sys, orjson
+loads, dumps, sha256, SORT = orjson.loads, orjson.dumps, hashlib.sha256, orjson.OPT_SORT_KEYS
+root = sys.argv[1]
+lines = bad = 0
+for name in sorted(os.listdir(root)):
+    if name.endswith(".jsonl"):
+        with open(os.path.join(root, name), "rb") as f:
+            for line in f:
+                obj = loads(line)
+                h = obj.pop("hash")
+                if "sha256:" + sha256(dumps(obj, option=SORT)).hexdigest() != h:
+                    bad += 1
+                lines += 1
+print(lines, bad)
+"""
+
+
+def _game_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if p.name.endswith(".jsonl"))
+
+
+def worker_floor(directory: Path) -> dict[str, Any]:
+    import orjson
+
+    loads, dumps, sha256, sort = orjson.loads, orjson.dumps, hashlib.sha256, orjson.OPT_SORT_KEYS
+    lines = bad = 0
+    started, cpu = time.perf_counter(), time.process_time()
+    for path in _game_files(directory):
+        with open(path, "rb") as f:
+            for line in f:
+                obj = loads(line)
+                h = obj.pop("hash")
+                if "sha256:" + sha256(dumps(obj, option=sort)).hexdigest() != h:
+                    bad += 1
+                lines += 1
+    return {"events": lines, "seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu,
+            "bad": bad}
+
+
+def worker_fold(directory: Path, chunk: int = 500) -> dict[str, Any]:
+    """Decode every event into its model (timed apart), then time only `evolve` over them.
+
+    Games are decoded a chunk at a time so memory stays bounded; only the fold loop is timed.
+    """
+    import orjson
+
+    from wecore.events import parse_event
+    from wecore.reducer import evolve
+    from wecore.state import INITIAL_STATE
+
+    files = _game_files(directory)
+    events = incomplete = 0
+    decode_s = fold_s = fold_cpu = 0.0
+    clock, cpu_clock = time.perf_counter, time.process_time
+    for start in range(0, len(files), chunk):
+        raws = []
+        for path in files[start : start + chunk]:
+            with open(path, "rb") as f:
+                raws.append([orjson.loads(line) for line in f])
+        t0 = clock()
+        games = [[parse_event(o["type"], o["data"]) for o in raw] for raw in raws]
+        t1, c1 = clock(), cpu_clock()
+        for game in games:
+            state = INITIAL_STATE
+            for event in game:
+                state = evolve(state, event)
+            if not state.is_over:
+                incomplete += 1
+        t2, c2 = clock(), cpu_clock()
+        decode_s += t1 - t0
+        fold_s += t2 - t1
+        fold_cpu += c2 - c1
+        events += sum(len(g) for g in games)
+    return {"events": events, "decode_seconds": decode_s, "seconds": fold_s, "cpu": fold_cpu,
+            "incomplete": incomplete}
+
+
+WORKERS = {"floor": worker_floor, "fold": worker_fold}
+
+
+# ---------------------------------------------------------------------------------------------
+# Child processes
+
+
+@dataclass
+class ChildRun:
+    seconds: float
+    cpu: float  # user + system time of the child and the processes it waited for
+    maxrss_kb: int  # peak RSS of the child (the largest of it and any process it waited for)
+    returncode: int
+    stdout: str = ""
+    stderr: str = ""
+
+
+# Each measured command runs under this tiny launcher, which times it and reads its rusage with
+# wait4. Why not wait4 from here: a child's ru_maxrss starts at the RSS of the process that
+# spawned it (Linux records the old memory's high-water mark at exec), and this script grows to
+# ~100 MB over a run, which would mask any flat profile. The launcher (python -S, ~10 MB) sets
+# that floor much lower, below any Python program's own peak.
+LAUNCHER = r"""
+import os, sys, time
+report, argv = sys.argv[1], sys.argv[2:]
+started = time.perf_counter()
+pid = os.posix_spawnp(argv[0], argv, os.environ)
+_, status, ru = os.wait4(pid, 0)
+seconds = time.perf_counter() - started
+with open(report, "w") as f:
+    f.write(f"{seconds} {ru.ru_utime + ru.ru_stime} {ru.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
+"""
+
+
+def run_child(cmd: Sequence[str], *, env: dict[str, str] | None = None, capture: bool = False) -> ChildRun:
+    """Run one command from the repo root: its wall time, CPU time and peak RSS (see LAUNCHER)."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".rusage") as report:
+        proc = subprocess.run(
+            [sys.executable, "-S", "-c", LAUNCHER, report.name, *cmd], cwd=ROOT, env=env,
+            stdin=subprocess.DEVNULL, stdout=out if capture else subprocess.DEVNULL, stderr=err,
+            check=False,
+        )
+        fields = report.read().split()
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+        if proc.returncode != 0 or len(fields) != 4:
+            raise RuntimeError(f"could not run {cmd[:4]}...: {stderr.strip()[-500:]}")
+        return ChildRun(float(fields[0]), float(fields[1]), int(fields[2]), int(fields[3]), stdout, stderr)
+
+
+def we_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "cli.main", *args]
+
+
+def run_worker(kind: str, directory: Path) -> tuple[dict[str, Any], ChildRun]:
+    run = run_child([sys.executable, str(Path(__file__).resolve()), "--worker", kind, str(directory)],
+                    capture=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"worker {kind} failed:\n{run.stderr}")
+    return json.loads(run.stdout.strip().splitlines()[-1]), run
+
+
+# ---------------------------------------------------------------------------------------------
+# What the CLI offers (it is being written while this runs)
+
+
+@dataclass
+class Cli:
+    env: dict[str, str]
+    helps: dict[str, str] = field(default_factory=dict)
+
+    def help(self, command: str) -> str | None:
+        """The --help text of a subcommand, or None when it does not exist (yet)."""
+        if command not in self.helps:
+            try:
+                run = subprocess.run(we_cmd(command, "--help"), cwd=ROOT, env=self.env, capture_output=True,
+                                     text=True, timeout=60, check=False)
+            except subprocess.TimeoutExpired:
+                self.helps[command] = ""
+            else:
+                self.helps[command] = run.stdout if run.returncode == 0 else ""
+        return self.helps[command] or None
+
+    def has(self, command: str, *options: str) -> bool:
+        text = self.help(command)
+        return text is not None and all(option in text for option in options)
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking the audit's verdicts
+
+
+@dataclass
+class Verdicts:
+    ok: dict[str, bool] = field(default_factory=dict)  # game key -> judged ok
+    kinds: dict[str, set[str]] = field(default_factory=dict)  # game key -> problem kinds
+    complete: dict[str, bool] = field(default_factory=dict)  # game key -> judged complete
+    summaries: list[dict[str, Any]] = field(default_factory=list)
+    unparsed: int = 0
+
+
+def _record_key(record: dict[str, Any]) -> str | None:
+    for key in ("source", "file", "path", "log"):
+        value = record.get(key)
+        if isinstance(value, str):
+            return Path(value).name.removesuffix(".jsonl")
+    for key in ("game", "game_id", "id"):
+        value = record.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _record_ok(record: dict[str, Any]) -> bool | None:
+    for key in ("ok", "valid", "passed"):
+        if isinstance(record.get(key), bool):
+            return record[key]
+    verdict = record.get("verdict") or record.get("status") or record.get("result")
+    if isinstance(verdict, str):
+        return verdict.lower() in ("ok", "valid", "pass", "passed", "good")
+    if isinstance(record.get("problems"), list):
+        return not record["problems"]
+    return None
+
+
+def parse_audit_json(text: str) -> Verdicts:
+    """Per-game verdicts from `we audit --json` output: JSON lines (or one JSON document)."""
+    verdicts = Verdicts()
+    records: list[Any] = []
+    stripped = text.strip()
+    try:
+        whole = json.loads(stripped) if stripped else None
+    except ValueError:
+        whole = None
+    if whole is not None and not isinstance(whole, dict | list):
+        whole = None
+    if isinstance(whole, list):
+        records = whole
+    elif isinstance(whole, dict) and isinstance(whole.get("games"), list):
+        records = [*whole["games"], {k: v for k, v in whole.items() if k != "games"}]
+    elif whole is not None:
+        records = [whole]
+    else:
+        for line in text.splitlines():
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except ValueError:
+                verdicts.unparsed += 1
+    for record in records:
+        if not isinstance(record, dict):
+            verdicts.unparsed += 1
+            continue
+        key, ok = _record_key(record), _record_ok(record)
+        if key is None or ok is None:
+            verdicts.summaries.append(record)
+            continue
+        verdicts.ok[key] = ok
+        if isinstance(record.get("complete"), bool):
+            verdicts.complete[key] = record["complete"]
+        kinds = {p.get("kind") for p in record.get("problems") or [] if isinstance(p, dict)}
+        verdicts.kinds[key] = {k for k in kinds if isinstance(k, str)}
+    return verdicts
+
+
+def judge(verdicts: Verdicts, expected_ok: Iterable[str], expected_bad: dict[str, str] | None = None,
+          ) -> list[str]:
+    """Everything wrong with the verdicts: games missing, valid games failed, broken ones passed."""
+    errors: list[str] = []
+    want = list(expected_ok)
+    missing = [g for g in want if g not in verdicts.ok]
+    wrong = [g for g in want if verdicts.ok.get(g) is False]
+    unfinished = [g for g in want if verdicts.complete.get(g) is False]
+    if missing:
+        errors.append(f"{len(missing)} game(s) missing from the audit output, e.g. {missing[:3]}")
+    if wrong:
+        errors.append(f"{len(wrong)} valid game(s) judged not ok, e.g. {wrong[:3]}")
+    if unfinished:
+        errors.append(f"{len(unfinished)} complete game(s) judged not over, e.g. {unfinished[:3]}")
+    for name, kind in (expected_bad or {}).items():
+        key = name.removesuffix(".jsonl")
+        if key not in verdicts.ok:
+            errors.append(f"tampered {name} missing from the audit output")
+        elif verdicts.ok[key]:
+            errors.append(f"tampered {name} ({kind}) judged ok")
+        elif verdicts.kinds.get(key) and kind not in verdicts.kinds[key]:
+            errors.append(f"tampered {name}: expected a {kind} problem, got {sorted(verdicts.kinds[key])}")
+    if verdicts.unparsed:
+        errors.append(f"{verdicts.unparsed} output line(s) are not JSON objects")
+    return errors
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+
+
+@dataclass
+class Row:
+    name: str
+    size: str = ""
+    seconds: float | None = None
+    cpu: float | None = None
+    throughput: str = ""
+    ratio: str = ""
+    memory: str = ""
+    target: str = ""
+    verdict: str = ""  # PASS, MISS, "", "not available", "WRONG", "ERROR"
+
+
+@dataclass
+class Report:
+    rows: list[Row] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, row: Row) -> Row:
+        self.rows.append(row)
+        # Each figure as soon as it is known, so an interrupted run still tells something.
+        cells = [row.name, row.size, f"{row.seconds:.2f} s" if row.seconds is not None else "",
+                 row.throughput, row.ratio, row.memory, row.verdict]
+        print("  = " + " | ".join(c for c in cells if c), file=sys.stderr, flush=True)
+        return row
+
+
+def machine() -> list[str]:
+    cpu = platform.processor() or "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return [
+        f"platform: {platform.platform()}",
+        f"cpu:      {cpu}, {os.cpu_count()} logical core(s)"
+        + (f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""),
+        f"python:   {platform.python_implementation()} {platform.python_version()} ({sys.executable})",
+    ]
+
+
+def mb(kb: int) -> str:
+    return f"{kb / 1024:.0f} MB"
+
+
+def rate(n: float, seconds: float, unit: str) -> str:
+    return f"{n / seconds:,.0f} {unit}/s" if seconds > 0 else "-"
+
+
+def pass_miss(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def flat(small_kb: int, big_kb: int) -> bool:
+    return big_kb <= small_kb * FLAT_FACTOR + FLAT_SLACK_KB
+
+
+def memory_cell(small: ChildRun | None, big: ChildRun) -> tuple[str, bool | None]:
+    if small is None:
+        return mb(big.maxrss_kb), None
+    return f"{mb(small.maxrss_kb)} -> {mb(big.maxrss_kb)}", flat(small.maxrss_kb, big.maxrss_kb)
+
+
+def print_report(report: Report, header: list[str]) -> None:
+    columns = ("measurement", "size", "time", "cpu", "throughput", "vs floor", "peak RSS (N/4 -> N)",
+               "target", "")
+    cells = [
+        (r.name, r.size, f"{r.seconds:.2f} s" if r.seconds is not None else "",
+         f"{r.cpu:.2f} s" if r.cpu is not None else "", r.throughput, r.ratio, r.memory, r.target,
+         r.verdict)
+        for r in report.rows
+    ]
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:  # plain text
+        widths = [max(len(c[i]) for c in [columns, *cells]) for i in range(len(columns))]
+        for line in header:
+            print(line)
+        for row in [columns, *cells]:
+            print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    else:
+        console = Console(width=max(220, shutil.get_terminal_size().columns))
+        table = Table(title="we benchmark", caption="\n".join(header), caption_justify="left")
+        for column in columns:
+            table.add_column(column, justify="right" if column in ("time", "cpu", "throughput") else "left")
+        style = {"PASS": "green", "MISS": "yellow", "WRONG": "bold red", "ERROR": "bold red",
+                 "not available": "dim"}
+        for row in cells:
+            verdict = row[-1]
+            mark = f"[{style[verdict]}]{verdict}[/]" if verdict in style else verdict
+            table.add_row(*row[:-1], mark)
+        console.print(table)
+    for note in report.notes:
+        print(f"note: {note}")
+    for error in report.errors:
+        print(f"WRONG: {error}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The measurements
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.out: Path = args.out
+        self.jobs: int = args.jobs
+        self.repeat: int = args.repeat
+        self.report = Report()
+        self.tmp = self.out / "tmp"
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp.mkdir(parents=True)
+        env = dict(os.environ)
+        env["WE_DB"] = str(self.tmp / "default.db")  # never touch the user's library
+        env.pop("PYTHONPATH", None)
+        self.cli = Cli(env)
+        self.floor: dict[int, ChildRun] = {}  # whole-process floor by archive size
+        self.floor_inproc: dict[str, float] = {}
+
+    def log(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    def best(self, attempt: Callable[[], ChildRun | None]) -> ChildRun | None:
+        """The fastest of --repeat attempts (each checked by `attempt`), with the largest peak RSS.
+
+        None when an attempt fails (attempt has reported why)."""
+        runs: list[ChildRun] = []
+        for _ in range(self.repeat):
+            run = attempt()
+            if run is None:
+                return None
+            runs.append(run)
+        fastest = min(runs, key=lambda r: r.seconds)
+        return replace(fastest, maxrss_kb=max(r.maxrss_kb for r in runs))
+
+    def ratio(self, archive: Archive, run: ChildRun) -> str:
+        """Wall time over the whole-process floor's, and the same for CPU time."""
+        floor = self.floor.get(archive.games)
+        if floor is None:
+            return ""
+        return f"{run.seconds / floor.seconds:.2f}x ({run.cpu / floor.cpu:.2f}x cpu)"
+
+    def run(self) -> int:
+        args = self.args
+        self.log(f"building archives of {args.games:,} and {args.games // 4:,} games in {self.out}")
+        big = build_archive(self.out, args.games, self.jobs, self.log)
+        small = build_archive(self.out, max(1, args.games // 4), self.jobs, self.log)
+        tampered = build_tampered(self.out, big)
+        self.sizes = (small, big)
+        self.log(f"archive: {big.games:,} games, {big.events:,} events, {big.bytes / 1e6:.0f} MB")
+        # Read every file once, so no measurement pays for a cold page cache and the first one
+        # is not penalised.
+        for archive in (small, big):
+            for path in _game_files(archive.games_dir):
+                path.read_bytes()
+        load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+
+        # The CLI is being edited while this runs: a measurement that blows up is reported as an
+        # error row, and the others still run.
+        for name, measure in (
+            ("we --help", self.measure_help),
+            ("floor", self.measure_floor),
+            ("we audit", lambda: self.measure_audit(tampered)),
+            ("decode and fold", self.measure_fold),
+            ("we simulate", self.measure_simulate),
+            ("we import", self.measure_import),
+        ):
+            try:
+                measure()
+            except Exception as exc:
+                self.report.errors.append(f"{name}: the benchmark failed: {type(exc).__name__}: {exc}")
+                self.report.add(Row(name, verdict="ERROR"))
+
+        header = [*machine(),
+                  f"archive:  {big.games:,} games / {big.events:,} events / {big.bytes / 1e6:.0f} MB "
+                  f"(N/4: {small.games:,} games / {small.events:,} events), in {big.root}",
+                  f"runs:     best of {self.repeat}; --jobs {self.jobs}"
+                  + (f"; load average {load_before:.2f} at the start" if load_before is not None else "")]
+        self.report.notes.append(
+            "time is wall-clock (targets are judged on it); cpu is user+system time of the process and "
+            "its workers, steadier when the machine is busy; 'vs floor' is wall (and cpu) time over the "
+            "whole-process floor's on the same archive")
+        print_report(self.report, header)
+        return 1 if self.report.errors else 0
+
+    # --- start-up
+    def measure_help(self) -> None:
+        self.log("we --help ...")
+        runs = [run_child(we_cmd("--help"), env=self.cli.env, capture=True) for _ in range(5)]
+        if any(r.returncode != 0 or "audit" not in r.stdout for r in runs):
+            self.report.add(Row("we --help", verdict="not available"))
+            return
+        best = min(runs, key=lambda r: r.seconds)
+        python = min(run_child([sys.executable, "-c", "pass"]).seconds for _ in range(5))
+        self.report.add(Row("we --help (best of 5)", "", best.seconds, best.cpu,
+                            f"(python -c pass: {python:.2f} s)", "", mb(max(r.maxrss_kb for r in runs)),
+                            f"< {TARGET_HELP_S} s", pass_miss(best.seconds < TARGET_HELP_S)))
+
+    # --- the floor
+    def measure_floor(self) -> None:
+        self.log("floor ...")
+        small, big = self.sizes
+        results = []
+        for _ in range(self.repeat):
+            result, _run = run_worker("floor", big.games_dir)
+            if result["bad"] or result["events"] != big.events:
+                self.report.errors.append(f"floor: {result['bad']} hash mismatches in the archive")
+            results.append(result)
+        result = min(results, key=lambda r: r["seconds"])
+        self.floor_inproc = {"eps": result["events"] / result["seconds"],
+                             "cpu_eps": result["events"] / result["cpu"]}
+        self.report.add(Row("floor, in-process (orjson, canonical, sha256)", f"{big.events:,} ev",
+                            result["seconds"], result["cpu"],
+                            rate(result["events"], result["seconds"], "ev"), "1.00x"))
+
+        def attempt(archive: Archive) -> ChildRun | None:
+            run = run_child([sys.executable, "-c", FLOOR_CODE, str(archive.games_dir)], capture=True)
+            if run.returncode != 0 or run.stdout.split() != [str(archive.events), "0"]:
+                self.report.errors.append(f"floor process failed: {run.stdout} {run.stderr[-500:]}")
+                return None
+            return run
+
+        for archive in (small, big):
+            run = self.best(lambda a=archive: attempt(a))
+            if run is None:
+                return
+            self.floor[archive.games] = run
+        run = self.floor[big.games]
+        memory, is_flat = memory_cell(self.floor[small.games], run)
+        self.report.add(Row("floor, whole process (python -c)", f"{big.events:,} ev", run.seconds, run.cpu,
+                            rate(big.events, run.seconds, "ev"), "1.00x", memory,
+                            "memory flat", pass_miss(bool(is_flat))))
+
+    # --- we audit DIR
+    def audit_attempt(self, label: str, archive: Archive, *extra: str) -> ChildRun | None:
+        run = run_child(we_cmd("audit", str(archive.games_dir), "--json", *extra), env=self.cli.env,
+                        capture=True)
+        errors = judge(parse_audit_json(run.stdout), [game_id(i) for i in range(archive.games)])
+        if run.returncode != 0:
+            errors.insert(0, f"exit status {run.returncode}: {run.stderr.strip()[-300:]}")
+        for error in errors:
+            self.report.errors.append(f"{label} ({archive.games:,} games): {error}")
+        return None if errors else run
+
+    def measure_audit(self, tampered: dict[str, str]) -> None:
+        small, big = self.sizes
+        if not self.cli.has("audit", "--json"):
+            self.report.add(Row("we audit DIR --json", verdict="not available"))
+            return
+        self.log("we audit (tampered logs) ...")
+        run = run_child(we_cmd("audit", str(self.out / "tampered"), "--json"), env=self.cli.env,
+                        capture=True)
+        errors = judge(parse_audit_json(run.stdout), [], tampered)
+        if run.returncode == 0:
+            errors.append("exit status 0 for a directory of broken logs")
+        if run.returncode not in (0, 1):
+            errors.append(f"exit status {run.returncode}: {run.stderr.strip()[-300:]}")
+        self.report.errors.extend(f"we audit tampered/: {e}" for e in errors)
+        self.report.add(Row("we audit on tampered logs (verdicts only)", f"{len(tampered)} logs",
+                            verdict="WRONG" if errors else "PASS", target="all judged not ok"))
+
+        self.log("we audit (serial) ...")
+        serial = {a.games: self.best(lambda a=a: self.audit_attempt("we audit", a)) for a in (small, big)}
+        run = serial[big.games]
+        if run is None or serial[small.games] is None:
+            self.report.add(Row("we audit DIR --json (serial)", f"{big.games:,} games", verdict="WRONG"))
+        else:
+            memory, is_flat = memory_cell(serial[small.games], run)
+            ratio = run.seconds / self.floor[big.games].seconds
+            self.report.add(Row("we audit DIR --json (serial)", f"{big.games:,} games", run.seconds, run.cpu,
+                                rate(big.events, run.seconds, "ev"), self.ratio(big, run), memory,
+                                f"<= {TARGET_AUDIT_RATIO:.0f}x floor, memory flat",
+                                pass_miss(ratio <= TARGET_AUDIT_RATIO and bool(is_flat))))
+
+        if not self.cli.has("audit", "--jobs"):
+            self.report.add(Row("we audit DIR --json --jobs N", verdict="not available"))
+            return
+        self.log(f"we audit --jobs {self.jobs} ...")
+        label = f"we audit --jobs {self.jobs}"
+        parallel = {a.games: self.best(lambda a=a: self.audit_attempt(label, a, "--jobs", str(self.jobs)))
+                    for a in (small, big)}
+        prun = parallel[big.games]
+        name = f"we audit DIR --json --jobs {self.jobs}"
+        if prun is None or parallel[small.games] is None:
+            self.report.add(Row(name, f"{big.games:,} games", verdict="WRONG"))
+            return
+        memory, _ = memory_cell(parallel[small.games], prun)
+        want = TARGET_JOBS_EFFICIENCY * self.jobs
+        speedup = run.seconds / prun.seconds if run is not None else 0.0
+        self.report.add(Row(name, f"{big.games:,} games", prun.seconds, prun.cpu,
+                            f"{rate(big.events, prun.seconds, 'ev')}, {speedup:.2f}x serial",
+                            self.ratio(big, prun), memory + " (largest process)",
+                            f"speedup >= {want:.1f} ({TARGET_JOBS_EFFICIENCY:.0%} of {self.jobs})",
+                            pass_miss(speedup >= want)))
+
+    # --- decode and fold, in a child of this script
+    def measure_fold(self) -> None:
+        self.log("decode and fold ...")
+        small, big = self.sizes
+        _, small_run = run_worker("fold", small.games_dir)
+        results = []
+        for _ in range(self.repeat):
+            result, run = run_worker("fold", big.games_dir)
+            if result["incomplete"]:
+                self.report.errors.append(f"fold: {result['incomplete']} game(s) did not end")
+            results.append((result, run))
+        result, run = min(results, key=lambda r: r[0]["seconds"])
+        eps = result["events"] / result["seconds"]
+        decode_eps = result["events"] / result["decode_seconds"]
+        memory, _ = memory_cell(small_run, run)
+        self.report.add(Row("decode (parse_event, in-process)", f"{big.events:,} ev",
+                            result["decode_seconds"], None, f"{decode_eps:,.0f} ev/s",
+                            f"{self.floor_inproc['eps'] / decode_eps:.2f}x"))
+        self.report.add(Row("fold (evolve over decoded events, in-process)", f"{big.events:,} ev",
+                            result["seconds"], result["cpu"], f"{eps:,.0f} ev/s",
+                            f"{self.floor_inproc['eps'] / eps:.2f}x "
+                            f"({self.floor_inproc['cpu_eps'] / (result['events'] / result['cpu']):.2f}x cpu)",
+                            memory + " (decoded 500 games at a time)", f">= {TARGET_FOLD_EPS:,} ev/s",
+                            pass_miss(eps >= TARGET_FOLD_EPS)))
+
+    # --- we simulate
+    def measure_simulate(self) -> None:
+        if not self.cli.has("simulate", "--out"):
+            self.report.add(Row("we simulate", verdict="not available"))
+            return
+        games = 200 if self.args.quick else 2_000
+        for bot in ("random", "greedy"):
+            if bot not in (self.cli.help("simulate") or ""):
+                self.report.add(Row(f"we simulate --bot {bot}", verdict="not available"))
+                continue
+            self.log(f"we simulate --bot {bot} ...")
+            runs = {k: self.best(lambda k=k, bot=bot: self.simulate_attempt(bot, k))
+                    for k in (max(1, games // 4), games)}
+            run = runs[games]
+            name = f"we simulate -n 5 --bot {bot} --out DIR"
+            if run is None:
+                self.report.add(Row(name, f"{games:,} games", verdict="WRONG"))
+                continue
+            memory, _ = memory_cell(runs[max(1, games // 4)], run)
+            gps = games / run.seconds
+            target = f">= {TARGET_SIM_GPS:,} games/s" if bot == "random" else ""
+            verdict = pass_miss(gps >= TARGET_SIM_GPS) if bot == "random" else ""
+            self.report.add(Row(name, f"{games:,} games", run.seconds, run.cpu, f"{gps:,.0f} games/s", "",
+                                memory, target, verdict))
+
+    def simulate_attempt(self, bot: str, games: int) -> ChildRun | None:
+        directory = self.tmp / f"simulate-{bot}-{games}"
+        shutil.rmtree(directory, ignore_errors=True)
+        cmd = we_cmd("simulate", "--players", "5", "--games", str(games), "--seed", "bench",
+                     "--bot", bot, "--out", str(directory))
+        run = run_child(cmd, env=self.cli.env, capture=True)
+        if run.returncode != 0:
+            self.report.errors.append(f"we simulate --bot {bot}: exit {run.returncode}: "
+                                      f"{run.stderr.strip()[-300:]}")
+            return None
+        problems = self.check_simulated(directory, games)
+        self.report.errors.extend(f"we simulate --bot {bot} --games {games}: {p}" for p in problems)
+        shutil.rmtree(directory, ignore_errors=True)
+        return None if problems else run
+
+    def check_simulated(self, directory: Path, games: int) -> list[str]:
+        """The simulated logs exist, verify, and fold to complete 5-player games (a sample)."""
+        files = sorted(directory.rglob("*.jsonl")) if directory.is_dir() else []
+        if len(files) != games:
+            return [f"{len(files)} log(s) written for --games {games}"]
+        problems = []
+        for path in files[:: max(1, len(files) // 20)]:
+            problem = check_log(path, players=5)
+            if problem:
+                problems.append(f"{path.name}: {problem}")
+        return problems
+
+    # --- we import, and auditing from the library
+    def measure_import(self) -> None:
+        small, big = self.sizes
+        help_text = self.cli.help("import")
+        if help_text is None or "--db" not in help_text:
+            self.report.add(Row("we import", verdict="not available"))
+            self.report.add(Row("we audit from the library", verdict="not available"))
+            return
+        self.log("we import ...")
+        runs: dict[int, ChildRun | None] = {}
+        dbs: dict[int, Path] = {}
+        for archive in (small, big):
+            db = self.tmp / f"games-{archive.games}.db"
+            runs[archive.games] = self.best(lambda a=archive, db=db: self.import_attempt(a, db))
+            dbs[archive.games] = db
+        run = runs[big.games]
+        if run is None or runs[small.games] is None:
+            self.report.add(Row("we import", f"{big.events:,} ev", verdict="WRONG"))
+            return
+        memory, is_flat = memory_cell(runs[small.games], run)
+        eps = big.events / run.seconds
+        how = "a directory" if self.import_batches == 0 else f"{self.import_batches} batches of files"
+        self.report.add(Row(f"we import --db ({how})", f"{big.events:,} ev", run.seconds, run.cpu,
+                            f"{eps:,.0f} ev/s", self.ratio(big, run), memory,
+                            f">= {TARGET_IMPORT_EPS:,} ev/s, memory flat",
+                            pass_miss(eps >= TARGET_IMPORT_EPS and bool(is_flat))))
+        self.measure_library_audit(dbs)
+
+    import_batches = 0
+
+    @staticmethod
+    def fresh_db(db: Path) -> None:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+
+    def import_attempt(self, archive: Archive, db: Path) -> ChildRun | None:
+        """Import the archive into a new library: the directory if `we import` takes one, else the
+        files in batches under ARG_MAX (one run's figures, summed over its batches)."""
+        self.fresh_db(db)
+        run = run_child(we_cmd("import", "--db", str(db), str(archive.games_dir)), env=self.cli.env,
+                        capture=True)
+        if run.returncode == 0 and self.library_count(db) == archive.games:
+            self.import_batches = 0
+            return run
+        self.fresh_db(db)
+        files = [str(p) for p in _game_files(archive.games_dir)]
+        batches: list[list[str]] = [[]]
+        used, limit = 0, os.sysconf("SC_ARG_MAX") // 4
+        for name in files:
+            if batches[-1] and used + len(name) + 9 > limit:
+                batches.append([])
+                used = 0
+            batches[-1].append(name)
+            used += len(name) + 9
+        total = ChildRun(0.0, 0.0, 0, 0)
+        for batch in batches:
+            run = run_child(we_cmd("import", "--db", str(db), *batch), env=self.cli.env, capture=True)
+            if run.returncode != 0:
+                self.report.errors.append(f"we import: exit {run.returncode}: {run.stderr.strip()[-300:]}")
+                return None
+            total = ChildRun(total.seconds + run.seconds, total.cpu + run.cpu,
+                             max(total.maxrss_kb, run.maxrss_kb), 0)
+        count = self.library_count(db)
+        if count != archive.games:
+            self.report.errors.append(f"we import: {count} game(s) in the library, expected {archive.games}")
+            return None
+        self.import_batches = len(batches)
+        return total
+
+    @staticmethod
+    def library_count(db: Path) -> int | None:
+        """Games in a library, read from its SQLite `games` table."""
+        import sqlite3
+
+        if not db.exists():
+            return None
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+                tables = [r[0] for r in conn.execute("select name from sqlite_master where type='table'")]
+                for table in ("games", "game"):
+                    if table in tables:
+                        return conn.execute(f"select count(*) from {table}").fetchone()[0]
+        except sqlite3.Error:
+            return None
+        return None
+
+    def measure_library_audit(self, dbs: dict[int, Path]) -> None:
+        """`we audit` of every game in the library: --all/--library if it has one, else every game
+        id as an argument when they fit in ARG_MAX (they do for 20,000 games), else a sample."""
+        self.log("we audit from the library ...")
+        small, big = self.sizes
+        help_text = self.cli.help("audit") or ""
+        whole = next((flag for flag in ("--all", "--library") if flag in help_text), None)
+        runs: dict[int, ChildRun | None] = {}
+        counts: dict[int, int] = {}
+        for archive in (small, big):
+            games = archive.games if whole is not None else self.ids_that_fit(archive.games)
+            runs[archive.games] = self.best(
+                lambda db=dbs[archive.games], games=games: self.library_audit_attempt(db, whole, games))
+            counts[archive.games] = games
+        run = runs[big.games]
+        games = counts[big.games]
+        how = f"{whole} --db" if whole else "GAME-ID... --db"
+        size = f"{games:,} games" if games == big.games else f"{games:,} of {big.games:,} games"
+        if run is None or runs[small.games] is None:
+            self.report.add(Row(f"we audit {how} (library)", size, verdict="WRONG"))
+            return
+        events = big.events if games == big.games else self.sample_events(big, games)
+        memory, is_flat = memory_cell(runs[small.games], run)
+        whole_library = games == big.games
+        if not whole_library:
+            self.report.notes.append(
+                f"the library audit passes game ids as arguments; only the first {games:,} fit ARG_MAX")
+        ratio_ok = run.seconds <= TARGET_AUDIT_RATIO * self.floor[big.games].seconds
+        self.report.add(Row(f"we audit {how} (library)", size, run.seconds, run.cpu,
+                            rate(events, run.seconds, "ev"), self.ratio(big, run) if whole_library else "",
+                            memory,
+                            f"<= {TARGET_AUDIT_RATIO:.0f}x floor, memory flat" if whole_library
+                            else "memory flat",
+                            pass_miss(bool(is_flat) and (ratio_ok or not whole_library))))
+
+    def library_audit_attempt(self, db: Path, whole: str | None, games: int) -> ChildRun | None:
+        if whole is not None:
+            cmd = we_cmd("audit", whole, "--db", str(db), "--json")
+        else:
+            cmd = we_cmd("audit", "--db", str(db), "--json", *[game_id(i) for i in range(games)])
+        run = run_child(cmd, env=self.cli.env, capture=True)
+        errors = judge(parse_audit_json(run.stdout), [game_id(i) for i in range(games)])
+        if run.returncode != 0:
+            errors.insert(0, f"exit status {run.returncode}: {run.stderr.strip()[-300:]}")
+        self.report.errors.extend(f"we audit --db ({games:,} games): {e}" for e in errors)
+        return None if errors else run
+
+    @staticmethod
+    def ids_that_fit(games: int) -> int:
+        """How many game ids fit on one command line, with room to spare for the environment."""
+        budget = os.sysconf("SC_ARG_MAX") // 2 - sum(len(k) + len(v) + 10 for k, v in os.environ.items())
+        used = 1000  # the interpreter, -m cli.main audit --db PATH --json
+        for i in range(games):
+            used += len(game_id(i)) + 1 + 8  # the string, its NUL, its pointer
+            if used > budget:
+                return i
+        return games
+
+    @staticmethod
+    def sample_events(archive: Archive, sample: int) -> int:
+        total = 0
+        for i in range(sample):
+            with open(archive.games_dir / f"{game_id(i)}.jsonl", "rb") as f:
+                total += sum(1 for _ in f)
+        return total
+
+
+def check_log(path: Path, players: int | None = None) -> str | None:
+    """Why a log is not a valid complete game (integrity, then rules), or None when it is."""
+    import orjson
+
+    from eventstore.verify import verify_log
+    from wecore.audit import GameChecker
+
+    verified = verify_log(path)
+    if not verified.ok:
+        return str(verified.problems[0])
+    checker = GameChecker()
+    with open(path, "rb") as f:
+        for n, line in enumerate(f, 1):
+            obj = orjson.loads(line)
+            if not checker.feed(n, obj["type"], obj["data"]):
+                problem = checker.problem
+                return f"line {problem.line}: {problem.kind}: {problem.message}"  # type: ignore[union-attr]
+    state = checker.state
+    if not state.is_over:
+        return "the game does not end"
+    if players is not None and len(state.players) != players:
+        return f"{len(state.players)} players, expected {players}"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=None,
+                        help=f"games in the archive (default {DEFAULT_GAMES:,}; "
+                        f"{QUICK_GAMES:,} with --quick)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help=f"where archives are cached and scratch files go (default {DEFAULT_OUT})")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="processes for generating the archive and for `we audit --jobs` "
+                        "(default: cores)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run each timed command this many times and keep the fastest (default 1)")
+    parser.add_argument("--quick", action="store_true", help=f"a small archive ({QUICK_GAMES:,} games)")
+    parser.add_argument("--worker", nargs=2, metavar=("KIND", "DIR"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.games is None:
+        args.games = QUICK_GAMES if args.quick else DEFAULT_GAMES
+    if args.games < 4:
+        parser.error("--games must be at least 4")
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    args.out = args.out.resolve()
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.worker:
+        kind, directory = args.worker
+        print(json.dumps(WORKERS[kind](Path(directory))))
+        return 0
+    return Bench(args).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""The benchmark's archive builder makes valid, complete, reproducible games (nothing is timed)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections import Counter
+from pathlib import Path
+
+import orjson
+
+from eventstore.verify import verify_log
+from wecore.audit import GameChecker
+
+_SPEC = importlib.util.spec_from_file_location("we_bench", Path(__file__).with_name("bench.py"))
+assert _SPEC is not None and _SPEC.loader is not None
+bench = importlib.util.module_from_spec(_SPEC)
+sys.modules["we_bench"] = bench
+_SPEC.loader.exec_module(bench)
+
+GAMES = 20
+
+
+def test_archive_games_verify_and_fold_complete(tmp_path: Path) -> None:
+    archive = bench.build_archive(tmp_path, GAMES, jobs=1)
+    files = sorted(archive.games_dir.glob("*.jsonl"))
+    assert len(files) == archive.games == GAMES
+    halves: Counter[tuple[int, bool]] = Counter()
+    events = 0
+    for i, path in enumerate(files):
+        assert path.name == f"{bench.game_id(i)}.jsonl"
+        verified = verify_log(path)
+        assert verified.ok, (path.name, verified.problems[:3])
+        assert verified.game == bench.game_id(i)
+
+        lines = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+        checker = GameChecker()
+        for obj in lines:
+            assert checker.feed(obj["seq"], obj["type"], obj["data"]), (path.name, checker.problem)
+        assert checker.problem is None
+        assert checker.state.is_over, path.name
+
+        types = [obj["type"] for obj in lines]
+        brought = [obj["data"]["card"] for obj in lines if obj["type"] == "gift_brought"]
+        opened = [obj["data"]["card"] for obj in lines if obj["type"] == "gift_opened"]
+        seen = "attics_dealt" in types
+        players, want_seen = bench.game_shape(i)
+        assert seen == want_seen
+        assert len(checker.state.players) == players
+        assert opened and all(card is not None for card in opened)
+        if seen:
+            assert all(card is not None for card in brought)
+        else:
+            assert brought and all(card is None for card in brought)
+        halves[(players, seen)] += 1
+        events += len(lines)
+    assert events == archive.events
+    # Both halves, and every player count 3-7 in each.
+    assert {seen for _, seen in halves} == {True, False}
+    for seen in (True, False):
+        assert {p for p, s in halves if s == seen} == set(bench.PLAYER_COUNTS)
+
+
+def test_archive_is_reproducible_and_cached(tmp_path: Path) -> None:
+    first = bench.build_archive(tmp_path / "a", 10, jobs=1)
+    second = bench.build_archive(tmp_path / "b", 10, jobs=1)
+    for i in range(10):
+        name = f"{bench.game_id(i)}.jsonl"
+        assert (first.games_dir / name).read_bytes() == (second.games_dir / name).read_bytes()
+    # A smaller archive is linked from the bigger one, file for file.
+    small = bench.build_archive(tmp_path / "a", 4, jobs=1)
+    assert small.games == 4
+    for i in range(4):
+        name = f"{bench.game_id(i)}.jsonl"
+        assert (small.games_dir / name).read_bytes() == (first.games_dir / name).read_bytes()
+    # Built once: the cached archive is returned as it is.
+    assert bench.build_archive(tmp_path / "a", 10, jobs=1) == first
+
+
+def test_tampered_logs_are_broken(tmp_path: Path) -> None:
+    archive = bench.build_archive(tmp_path, 6, jobs=1)
+    expected = bench.build_tampered(tmp_path, archive)
+    assert len(expected) == 6
+    for name in expected:
+        assert bench.check_log(tmp_path / "tampered" / name) is not None, name
