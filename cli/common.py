@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -128,11 +129,8 @@ def resolve_game(text: str, db_path: Path | None) -> GameSource:
 
     if valid_game_id(text):
         db = library_path(db_path)
-        if db.exists():
-            from eventstore.sqlite import Library
-
-            if Library(db).has_game(text):
-                return GameSource(label=text, db_path=db, game_id=text)
+        if db.exists() and open_library(db).has_game(text):
+            return GameSource(label=text, db_path=db, game_id=text)
         raise CommandFailed(f"no game {text!r}: not a file, and not a game id in the library {db}")
     raise CommandFailed(f"no such file: {text}")
 
@@ -148,10 +146,16 @@ def iter_source_lines(source: GameSource) -> Iterator[Any]:
 
 
 def _library_rows(source: GameSource) -> Iterator[dict[str, Any]]:
+    return open_library(source.db_path).log(source.game_id).rows()  # type: ignore[arg-type]
+
+
+@functools.cache
+def open_library(path: Path) -> Any:
+    """One connection per library for the whole command: auditing a thousand games by id
+    should not connect a thousand times."""
     from eventstore.sqlite import Library
 
-    log = Library(source.db_path).log(source.game_id)  # type: ignore[arg-type]
-    return (envelope.to_dict() for envelope in log.read_unchecked())
+    return Library(path)
 
 
 def _scan_source(source: GameSource) -> Iterator[tuple[int, Any, Any, bool]]:

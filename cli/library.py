@@ -62,14 +62,15 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
     if not paths:
         raise CommandFailed("no *.jsonl logs to import")
     counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0}
-    with Library(library_path(db_path)) as library:
+    with Library(library_path(db_path)) as library, library.batch():
         for path in paths:
             label = str(path)
             if not path.is_file():
                 _refuse(f"{label}: no such file")
                 counts["refused"] += 1
                 continue
-            report = check_game(GameSource(label=label, path=path))
+            # One read per file: the audit keeps the envelopes it verified for the import.
+            report = check_game(GameSource(label=label, path=path), keep_envelopes=True)
             if report.problems:
                 first = report.problems[0]
                 more = len(report.problems) - 1
@@ -78,13 +79,9 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
                 counts["refused"] += 1
                 continue
             try:
-                result = library.import_log(path)
+                result = library.import_verified(report.envelopes, label)
             except StoreError as exc:  # a different game under the same id, or a file that changed
                 _refuse(str(exc))
-                counts["refused"] += 1
-                continue
-            if result.status != "unchanged" and result.fingerprint != report.fingerprint:
-                _refuse(f"{label}: the file changed while it was imported; import it again")
                 counts["refused"] += 1
                 continue
             if result.status != "unchanged":
@@ -104,8 +101,14 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
 
 @click.command()
 @click.argument("game", metavar="GAME")
-@click.option("--output", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The file to write (default: ./GAME.jsonl).")
+@click.option(
+    "--output",
+    "-o",
+    "output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The file to write (default: ./GAME.jsonl).",
+)
 @click.option("--force", is_flag=True, help="Replace FILE if it exists.")
 @db_option
 def export_game(game: str, output: Path | None, force: bool, db_path: Path | None) -> None:
@@ -183,8 +186,15 @@ def games(db_path: Path | None) -> None:
         click.echo(f"No games in the library {db}.")
         return
     table = Table(show_edge=False, pad_edge=False)
-    for name, justify in (("id", "left"), ("title", "left"), ("players", "left"), ("date", "left"),
-                          ("events", "right"), ("complete", "left"), ("winner", "left")):
+    for name, justify in (
+        ("id", "left"),
+        ("title", "left"),
+        ("players", "left"),
+        ("date", "left"),
+        ("events", "right"),
+        ("complete", "left"),
+        ("winner", "left"),
+    ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for row in rows:
         table.add_row(
@@ -277,20 +287,32 @@ def stats(db_path: Path | None) -> None:
         click.echo(f"No finished games in the library {db}.")
     else:
         table = Table(title="By player", title_justify="left", show_edge=False, pad_edge=False)
-        for name, justify in (("player", "left"), ("games", "right"), ("wins", "right"),
-                              ("win rate", "right"), ("avg score", "right")):
+        for name, justify in (
+            ("player", "left"),
+            ("games", "right"),
+            ("wins", "right"),
+            ("win rate", "right"),
+            ("avg score", "right"),
+        ):
             table.add_column(name, justify=justify)  # type: ignore[arg-type]
         ranked = sorted(
             result.players.items(), key=lambda kv: (-kv[1].wins / kv[1].games, -kv[1].wins, kv[0])
         )
         for player, entry in ranked:
             table.add_row(
-                player, str(entry.games), str(entry.wins), f"{entry.wins / entry.games:.0%}",
+                player,
+                str(entry.games),
+                str(entry.wins),
+                f"{entry.wins / entry.games:.0%}",
                 f"{entry.points / entry.games:.1f}",
             )
         print_table(table)
-        seats = Table(title="By seat (1 = first in the players list)", title_justify="left",
-                      show_edge=False, pad_edge=False)
+        seats = Table(
+            title="By seat (1 = first in the players list)",
+            title_justify="left",
+            show_edge=False,
+            pad_edge=False,
+        )
         for name in ("seat", "games", "wins", "win rate"):
             seats.add_column(name, justify="right")
         for seat in sorted(result.seat_games):

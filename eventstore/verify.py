@@ -309,6 +309,15 @@ def scan_lines(lines: Iterable[bytes]) -> Iterator[Scanned]:
     which words the problems. Both reach the same verdicts; this one is just quicker on a good
     log, which is what readers mostly see.
     """
+    return _scan(lines, parsed=False)
+
+
+def scan_objects(objs: Iterable[dict[str, Any]]) -> Iterator[Scanned]:
+    """LineChecker over parsed envelopes (rows from a database), with the same fast path."""
+    return _scan(objs, parsed=True)
+
+
+def _scan(items: Iterable[Any], parsed: bool) -> Iterator[Scanned]:
     checker = LineChecker()
     slow, slow_parsed = checker.feed, checker.feed_obj
     n = 0
@@ -316,50 +325,46 @@ def scan_lines(lines: Iterable[bytes]) -> Iterator[Scanned]:
     expect_prev: Any = _UNKNOWN
     seconds, minutes, valid = AT_WHOLE_SECONDS, AT_MINUTES_SEEN, valid_at
     loads, dumps, sha, sort, prefix = _loads, _dumps, sha256, _SORT, HASH_PREFIX
-    for b in lines:
+    for item in items:
         n += 1
         obj = None
-        if b[-1:] == b"\n":
+        if parsed:
+            obj = item
+        elif item[-1:] == b"\n":
             try:  # noqa: SIM105 - suppress() would cost a context manager per line
-                obj = loads(b)
+                obj = loads(item)
             except _DecodeError:
                 pass
-            if type(obj) is dict and len(obj) == 8:
-                try:
-                    v, g, seq, at = obj["v"], obj["game"], obj["seq"], obj["at"]
-                    t, data, prev, h = obj["type"], obj["data"], obj["prev"], obj["hash"]
-                except KeyError:
-                    pass
-                else:
-                    if (
-                        v == 1 and type(v) is int and seq == n and type(seq) is int
-                        and g == game and prev == expect_prev and type(t) is str
-                        and type(data) is dict and type(h) is str and type(at) is str
-                        and ((at[17:] in seconds and at[:17] in minutes) or valid(at))
-                    ):  # fmt: skip
-                        del obj["hash"]
-                        digest = prefix + sha(dumps(obj, option=sort)).hexdigest()
-                        obj["hash"] = h
-                        if h == digest:
-                            expect_prev = h
-                            yield n, obj, None, True
-                            continue
+        if type(obj) is dict and len(obj) == 8:
+            try:
+                v, g, seq, at = obj["v"], obj["game"], obj["seq"], obj["at"]
+                t, data, prev, h = obj["type"], obj["data"], obj["prev"], obj["hash"]
+            except KeyError:
+                pass
+            else:
+                if (
+                    v == 1 and type(v) is int and seq == n and type(seq) is int
+                    and g == game and prev == expect_prev and type(t) is str
+                    and type(data) is dict and type(h) is str and type(at) is str
+                    and ((at[17:] in seconds and at[:17] in minutes) or valid(at))
+                ):  # fmt: skip
+                    del obj["hash"]
+                    digest = prefix + sha(dumps(obj, option=sort)).hexdigest()
+                    obj["hash"] = h
+                    if h == digest:
+                        expect_prev = h
+                        yield n, obj, None, True
+                        continue
         checker.line = n - 1
         checker.prev_hash = None if expect_prev is _UNKNOWN else expect_prev
-        # Parsed already (and left as parsed): judge that object rather than parse again.
-        raw, msgs, usable = slow(b) if obj is None else slow_parsed(obj)
+        # Judge the object already parsed (and left as parsed) rather than parse it again.
+        if parsed:
+            raw, msgs, usable = slow_parsed(item)
+        else:
+            raw, msgs, usable = slow(item) if obj is None else slow_parsed(obj)
         game = checker.game if checker.game_ok else None
         expect_prev = checker.prev_hash if checker.prev_hash is not None else _UNKNOWN
         yield n, raw, msgs, usable
-
-
-def scan_objects(objs: Iterable[dict[str, Any]]) -> Iterator[Scanned]:
-    """LineChecker over parsed envelopes (rows from a database)."""
-    checker = LineChecker()
-    feed = checker.feed_obj
-    for obj in objs:
-        raw, msgs, usable = feed(obj)
-        yield checker.line, raw, msgs, usable
 
 
 def _loglines(scanned: Iterator[Scanned]) -> Iterator[LogLine]:
