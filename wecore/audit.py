@@ -8,13 +8,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from unicodedata import is_normalized as _is_normalized
 
-from wecore.cards import CARD_SPELLINGS
+from wecore.cards import CARD_SPELLINGS, Colour
 from wecore.errors import EventSchemaError, RuleViolation
-from wecore.events import Event, parse_event
-from wecore.reducer import add_note, bring_gift, evolve, open_gift, steal_gift, void_event
+from wecore.reducer import (
+    add_note,
+    break_tie,
+    bring_gift,
+    deal_attics,
+    deal_lists,
+    evolve,
+    open_gift,
+    start_game,
+    steal_gift,
+    void_event,
+)
 from wecore.state import INITIAL_STATE, GameState
+
+if TYPE_CHECKING:
+    from wecore.events import Event
 
 SCHEMA = "schema"
 RULES = "rules"
@@ -51,7 +65,7 @@ class GameChecker:
         self.events += 1
         fast = _FAST_PATHS.get(event_type) if type(event_type) is str else None  # type: ignore[call-overload]
         # Before game_started only the model path knows to say "a log must begin with game_started".
-        if fast is not None and type(data) is dict and self.state.players:
+        if fast is not None and type(data) is dict and (self.state.players or event_type == "game_started"):
             try:
                 state = fast(self.state, data)
             except RuleViolation as exc:
@@ -60,6 +74,8 @@ class GameChecker:
             if state is not None:
                 self.state = state
                 return True
+        from wecore.events import parse_event  # pydantic loads only when a payload needs it
+
         try:
             event = parse_event(event_type, data)
         except EventSchemaError as exc:
@@ -92,14 +108,14 @@ def check_events(events: Iterable[tuple[int, object, object]]) -> FoldResult:
 # Most of an archive is brings, opens and steals written exactly as a good writer writes them.
 # For those, checking the shape by hand and calling the rule directly skips building a model.
 # Each test accepts only payloads the pydantic model certainly accepts unchanged (exact keys,
-# exact JSON types, a card in notation, an ASCII name, which NFC leaves alone) and returns None
+# exact JSON types, a card in notation, a name already in NFC) and returns None
 # for anything else, which then takes the model's path, where a schema problem is worded.
 
 
 def _fast_brought(state: GameState, data: dict[str, Any]) -> GameState | None:
     if len(data) == 3:
         party, player, card = data.get("party"), data.get("player"), data.get("card", _ABSENT)
-        if type(party) is int and type(player) is str and player.isascii():
+        if type(party) is int and type(player) is str and (player.isascii() or _is_normalized("NFC", player)):
             if card is None:
                 return bring_gift(state, party, player, None)
             if type(card) is str:
@@ -112,7 +128,12 @@ def _fast_brought(state: GameState, data: dict[str, Any]) -> GameState | None:
 def _fast_opened(state: GameState, data: dict[str, Any]) -> GameState | None:
     if len(data) == 3:
         party, player, card = data.get("party"), data.get("player"), data.get("card")
-        if type(party) is int and type(player) is str and type(card) is str and player.isascii():
+        if (
+            type(party) is int
+            and type(player) is str
+            and type(card) is str
+            and (player.isascii() or _is_normalized("NFC", player))
+        ):
             card = _CANONICAL.get(card)
             if card is not None:
                 return open_gift(state, party, player, card)
@@ -127,8 +148,8 @@ def _fast_stolen(state: GameState, data: dict[str, Any]) -> GameState | None:
             and type(player) is str
             and type(owner) is str
             and type(card) is str
-            and player.isascii()
-            and owner.isascii()
+            and (player.isascii() or _is_normalized("NFC", player))
+            and (owner.isascii() or _is_normalized("NFC", owner))
         ):
             card = _CANONICAL.get(card)
             if card is not None:
@@ -149,9 +170,88 @@ def _fast_note(state: GameState, data: dict[str, Any]) -> GameState | None:
     return None
 
 
+_STARTED_REQUIRED = frozenset({"players", "dealer", "ruleset", "options"})
+_STARTED_FIELDS = _STARTED_REQUIRED | {"title"}
+_COLOUR_NAMES = frozenset(colour.value for colour in Colour)
+
+
+def _fast_started(state: GameState, data: dict[str, Any]) -> GameState | None:
+    keys = data.keys()
+    if not _STARTED_REQUIRED <= keys <= _STARTED_FIELDS:
+        return None
+    players, dealer, ruleset, options = data["players"], data["dealer"], data["ruleset"], data["options"]
+    title = data.get("title")
+    if (
+        type(players) is not list
+        or type(dealer) is not str
+        or not (dealer.isascii() or _is_normalized("NFC", dealer))
+        or type(ruleset) is not str
+        or type(options) is not dict
+        or ("title" in keys and type(title) is not str)
+    ):
+        return None
+    for name in players:
+        if type(name) is not str or not (name.isascii() or _is_normalized("NFC", name)):
+            return None
+    for key, value in options.items():
+        if key == "attic_sizes":
+            if type(value) is not dict or any(type(size) is not int for size in value.values()):
+                return None
+        elif key != "max_steals_per_gift" or type(value) is not int:
+            return None
+    return start_game(state, tuple(players), dealer, ruleset, options, title)
+
+
+def _fast_lists(state: GameState, data: dict[str, Any]) -> GameState | None:
+    lists = data.get("lists")
+    if len(data) != 1 or type(lists) is not dict:
+        return None
+    for name, colours in lists.items():
+        if not (name.isascii() or _is_normalized("NFC", name)) or type(colours) is not list:
+            return None
+        for colour in colours:
+            if type(colour) is not str or colour not in _COLOUR_NAMES:
+                return None
+    return deal_lists(state, lists)
+
+
+def _fast_attics(state: GameState, data: dict[str, Any]) -> GameState | None:
+    attics = data.get("attics")
+    if len(data) != 1 or type(attics) is not dict:
+        return None
+    canonical: dict[str, list[str]] = {}
+    for name, cards in attics.items():
+        if not (name.isascii() or _is_normalized("NFC", name)) or type(cards) is not list:
+            return None
+        hand = []
+        for card in cards:
+            card = _CANONICAL.get(card) if type(card) is str else None
+            if card is None:
+                return None
+            hand.append(card)
+        canonical[name] = hand
+    return deal_attics(state, canonical)
+
+
+def _fast_tie(state: GameState, data: dict[str, Any]) -> GameState | None:
+    winner = data.get("winner")
+    if (
+        len(data) == 2
+        and type(winner) is str
+        and (winner.isascii() or _is_normalized("NFC", winner))
+        and type(data.get("reason")) is str
+    ):
+        return break_tie(state, winner, data["reason"])
+    return None
+
+
 _ABSENT = object()
 _CANONICAL = CARD_SPELLINGS
 _FAST_PATHS: dict[str, Callable[[GameState, dict[str, Any]], GameState | None]] = {
+    "game_started": _fast_started,
+    "gift_lists_dealt": _fast_lists,
+    "attics_dealt": _fast_attics,
+    "tie_broken": _fast_tie,
     "gift_brought": _fast_brought,
     "gift_opened": _fast_opened,
     "gift_stolen": _fast_stolen,

@@ -7,26 +7,30 @@ if they never happened.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation
-from wecore.events import (
-    AtticsDealt,
-    Event,
-    EventVoided,
-    GameStarted,
-    GiftBrought,
-    GiftListsDealt,
-    GiftOpened,
-    GiftStolen,
-    Note,
-    TieBroken,
-)
 from wecore.rulesets import make_ruleset
 from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase
+
+if TYPE_CHECKING:
+    # Events are dispatched by their TYPE name, so folding raw payloads through the rule
+    # functions below (the audit) never has to load pydantic.
+    from wecore.events import (
+        AtticsDealt,
+        Event,
+        EventVoided,
+        GameStarted,
+        GiftBrought,
+        GiftListsDealt,
+        GiftOpened,
+        GiftStolen,
+        Note,
+        TieBroken,
+    )
 
 MAX_NAME_LENGTH = 32
 T = TypeVar("T")
@@ -35,10 +39,10 @@ MAX_TITLE_LENGTH = 200
 
 def evolve(state: GameState, event: Event) -> GameState:
     """The state after `event`; RuleViolation if the rules do not allow it here."""
-    handler = _HANDLERS.get(type(event))
+    handler = _HANDLERS.get(getattr(event, "TYPE", None))  # type: ignore[arg-type]
     if handler is None:
         raise RuleViolation(f"no rule handles events of type {type(event).__name__}")
-    if state.phase is NOT_STARTED and type(event) is not GameStarted:
+    if state.phase is NOT_STARTED and event.TYPE != "game_started":
         raise RuleViolation(f"a log must begin with game_started, not {event.TYPE}")
     return handler(state, event)
 
@@ -92,11 +96,22 @@ def _check_party(state: GameState, party: int) -> None:
 
 
 def _game_started(state: GameState, event: GameStarted) -> GameState:
+    return start_game(state, event.players, event.dealer, event.ruleset, event.options, event.title)
+
+
+def start_game(
+    state: GameState,
+    players: tuple[str, ...],
+    dealer: str,
+    ruleset_name: str,
+    options: Mapping[str, Any],
+    title: str | None,
+) -> GameState:
+    """`game_started` from its fields."""
     if state.phase is not Phase.NOT_STARTED:
         raise RuleViolation("the game has already started: game_started comes once, first")
-    players = event.players
     try:
-        ruleset = make_ruleset(event.ruleset, event.options, len(players))
+        ruleset = make_ruleset(ruleset_name, options, len(players))
     except RulesetError as exc:
         raise RuleViolation(str(exc)) from None
     seen_names: set[str] = set()
@@ -109,9 +124,9 @@ def _game_started(state: GameState, event: GameStarted) -> GameState:
         if folded in seen_names:
             raise RuleViolation(f"two players are called {name!r} (names must differ in more than case)")
         seen_names.add(folded)
-    if event.dealer not in players:
-        raise RuleViolation(f"the dealer {event.dealer!r} is not one of the players")
-    if event.title is not None and len(event.title) > MAX_TITLE_LENGTH:
+    if dealer not in players:
+        raise RuleViolation(f"the dealer {dealer!r} is not one of the players")
+    if title is not None and len(title) > MAX_TITLE_LENGTH:
         raise RuleViolation(f"the title is longer than {MAX_TITLE_LENGTH} characters")
     count = len(players)
     return _in_effect(
@@ -120,8 +135,8 @@ def _game_started(state: GameState, event: GameStarted) -> GameState:
             "phase": SETTING_UP,
             "players": players,
             "seat_of": MappingProxyType({name: seat for seat, name in enumerate(players)}),
-            "dealer": event.dealer,
-            "title": event.title,
+            "dealer": dealer,
+            "title": title,
             "ruleset": ruleset,
             "attic_size": ruleset.attic_size(count),
             "kept": ((),) * count,
@@ -133,11 +148,16 @@ def _game_started(state: GameState, event: GameStarted) -> GameState:
 
 
 def _gift_lists_dealt(state: GameState, event: GiftListsDealt) -> GameState:
+    return deal_lists(state, event.lists)
+
+
+def deal_lists(state: GameState, gift_lists: Mapping[str, Sequence[str]]) -> GameState:
+    """`gift_lists_dealt` from its field: colour names by player."""
     if state.phase is not Phase.SETTING_UP:
         raise RuleViolation("the gift lists have already been dealt")
     lists: list[tuple[Colour, ...] | None] = [None] * len(state.players)
     triples: dict[frozenset[str], str] = {}
-    for name, colours in event.lists.items():
+    for name, colours in gift_lists.items():
         seat = _seat(state, name)
         if len(colours) != 3 or len(set(colours)) != 3:
             raise RuleViolation(f"{name}'s gift list must have three different colours")
@@ -154,13 +174,18 @@ def _gift_lists_dealt(state: GameState, event: GiftListsDealt) -> GameState:
 
 
 def _attics_dealt(state: GameState, event: AtticsDealt) -> GameState:
+    return deal_attics(state, event.attics)
+
+
+def deal_attics(state: GameState, attics_by_player: Mapping[str, Sequence[str]]) -> GameState:
+    """`attics_dealt` from its field: canonical cards by player."""
     if state.attics is not None:
         raise RuleViolation("the attics have already been dealt")
     if state.phase is not Phase.BRINGING or state.party != 1 or any(state.brought):
         raise RuleViolation("attics are dealt right after the gift lists, before any gift is brought")
     attics: list[frozenset[str] | None] = [None] * len(state.players)
     dealt: set[str] = set()
-    for name, cards in event.attics.items():
+    for name, cards in attics_by_player.items():
         seat = _seat(state, name)
         if len(cards) != state.attic_size:
             raise RuleViolation(
@@ -369,7 +394,12 @@ def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) 
 
 
 def _tie_broken(state: GameState, event: TieBroken) -> GameState:
-    seat = _seat(state, event.winner)
+    return break_tie(state, event.winner, event.reason)
+
+
+def break_tie(state: GameState, winner: str, reason: str) -> GameState:
+    """`tie_broken` from its fields."""
+    seat = _seat(state, winner)
     if state.phase is not Phase.OVER:
         raise RuleViolation("a tie can only be broken after the last party")
     if state.tie_winner is not None:
@@ -379,9 +409,9 @@ def _tie_broken(state: GameState, event: TieBroken) -> GameState:
     leaders = tied_leaders(state)
     if len(leaders) < 2:
         raise RuleViolation(f"there is no tie to break: {leaders[0]} has the top score alone")
-    if event.winner not in leaders:
-        raise RuleViolation(f"{event.winner} is not among the tied leaders ({', '.join(leaders)})")
-    return _in_effect(state, {"tie_winner": seat, "tie_reason": event.reason})
+    if winner not in leaders:
+        raise RuleViolation(f"{winner} is not among the tied leaders ({', '.join(leaders)})")
+    return _in_effect(state, {"tie_winner": seat, "tie_reason": reason})
 
 
 def _event_voided(state: GameState, event: EventVoided) -> GameState:
@@ -419,14 +449,14 @@ def _set_seat(values: tuple[T, ...], seat: int, value: T) -> tuple[T, ...]:
     return (*values[:seat], value, *values[seat + 1 :])
 
 
-_HANDLERS: dict[type[Event], Callable[[GameState, Event], GameState]] = {
-    GameStarted: _game_started,  # type: ignore[dict-item]
-    GiftListsDealt: _gift_lists_dealt,  # type: ignore[dict-item]
-    AtticsDealt: _attics_dealt,  # type: ignore[dict-item]
-    GiftBrought: _gift_brought,  # type: ignore[dict-item]
-    GiftOpened: _gift_opened,  # type: ignore[dict-item]
-    GiftStolen: _gift_stolen,  # type: ignore[dict-item]
-    EventVoided: _event_voided,  # type: ignore[dict-item]
-    TieBroken: _tie_broken,  # type: ignore[dict-item]
-    Note: _note,  # type: ignore[dict-item]
+_HANDLERS: dict[str, Callable[[GameState, Any], GameState]] = {
+    "game_started": _game_started,
+    "gift_lists_dealt": _gift_lists_dealt,
+    "attics_dealt": _attics_dealt,
+    "gift_brought": _gift_brought,
+    "gift_opened": _gift_opened,
+    "gift_stolen": _gift_stolen,
+    "event_voided": _event_voided,
+    "tie_broken": _tie_broken,
+    "note": _note,
 }

@@ -104,3 +104,70 @@ def test_a_log_must_begin_with_game_started_on_either_path() -> None:
             RULES,
             f"{first[0]}: a log must begin with game_started, not {first[0]}",
         )
+
+
+SETUP_MUTATIONS = [
+    (0, lambda d: {**d, "players": "Ann,Ben,Cat"}),
+    (0, lambda d: {**d, "players": [*d["players"][:2], 3]}),
+    (0, lambda d: {**d, "players": ["Zoe\u0308", *d["players"][1:]], "dealer": d["players"][1]}),
+    (0, lambda d: {**d, "dealer": 0}),
+    (0, lambda d: {**d, "dealer": "Nobody"}),
+    (0, lambda d: {**d, "ruleset": None}),
+    (0, lambda d: {**d, "ruleset": "house"}),
+    (0, lambda d: {**d, "options": {"house": 1}}),
+    (0, lambda d: {**d, "options": {"max_steals_per_gift": True}}),
+    (0, lambda d: {**d, "options": {"max_steals_per_gift": 0}}),
+    (0, lambda d: {**d, "options": {"attic_sizes": {"3": "2"}}}),
+    (0, lambda d: {**d, "options": {"attic_sizes": {"9": 2}}}),
+    (0, lambda d: {**d, "options": []}),
+    (0, lambda d: {**d, "title": None}),
+    (0, lambda d: {**d, "title": 5}),
+    (0, lambda d: {**d, "title": "x" * 201}),
+    (0, lambda d: {**d, "extra": 1}),
+    (0, lambda d: {k: v for k, v in d.items() if k != "options"}),
+    (1, lambda d: {"lists": {**d["lists"], next(iter(d["lists"])): ["RED", "orange", "blue"]}}),
+    (1, lambda d: {"lists": {**d["lists"], next(iter(d["lists"])): ["red", "orange"]}}),
+    (1, lambda d: {"lists": {**d["lists"], next(iter(d["lists"])): "red"}}),
+    (1, lambda d: {"lists": {**d["lists"], next(iter(d["lists"])): [["red"], "orange", "blue"]}}),
+    (1, lambda d: {"lists": dict(list(d["lists"].items())[1:])}),
+    (1, lambda d: {**d, "extra": 1}),
+    (2, lambda d: {"attics": {k: [c.lower() for c in v] for k, v in d["attics"].items()}}),
+    (2, lambda d: {"attics": {k: ["P11", *v[1:]] for k, v in d["attics"].items()}}),
+    (2, lambda d: {"attics": {k: [7, *v[1:]] for k, v in d["attics"].items()}}),
+    (2, lambda d: {"attics": {k: v[1:] for k, v in d["attics"].items()}}),
+    (2, lambda d: {"attics": []}),
+]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    players=st.integers(3, 7),
+    mutation=st.sampled_from(range(len(SETUP_MUTATIONS))),
+)
+def test_fast_path_agrees_with_models_on_set_up_events(seed: int, players: int, mutation: int) -> None:
+    events, _ = play_game(seed, players)
+    payloads = [(e.TYPE, e.payload()) for e in events]
+    index, mutate = SETUP_MUTATIONS[mutation]
+    event_type, data = payloads[index]
+    mutated = [*payloads[:index], (event_type, mutate(dict(data))), *payloads[index + 1 :]]
+    assert _checker_path(mutated) == _model_path(mutated)
+
+
+def test_fast_path_agrees_on_tie_breaks() -> None:
+    for seed in range(400):
+        events, final = play_game(seed, 4, options={"attic_sizes": {"4": 1}})
+        if 1 < len(final.scoreboard.winners) < 4:
+            break
+    payloads = [(e.TYPE, e.payload()) for e in events]
+    leader, other = final.scoreboard.winners[0], final.scoreboard.winners[1]
+    loser = next(p for p in final.players if p not in final.scoreboard.winners)
+    for tie in [
+        {"winner": leader, "reason": "speech"},
+        {"winner": loser, "reason": "speech"},
+        {"winner": 3, "reason": "speech"},
+        {"winner": leader},
+        {"winner": leader, "reason": "speech", "extra": 1},
+    ]:
+        log = [*payloads, ("tie_broken", tie), ("tie_broken", {"winner": other, "reason": "again"})]
+        assert _checker_path(log) == _model_path(log)
