@@ -47,7 +47,7 @@ from wecore.events import (
     parse_event,
 )
 from wecore.narrate import describe
-from wecore.reducer import evolve
+from wecore.reducer import evolve, fold
 from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
 from wecore.state import INITIAL_STATE, GameState, Phase
 from wecore.views import view
@@ -218,12 +218,6 @@ def _start(names: tuple[str, ...], dealer: str, options: dict[str, Any], title: 
     return decide(INITIAL_STATE, StartGame(players=names, dealer=dealer, options=options, title=title))
 
 
-def _fold(events: list[Event], state: GameState = INITIAL_STATE) -> GameState:
-    for event in events:
-        state = evolve(state, event)
-    return state
-
-
 def set_up(
     file: Path,
     players: str | None,
@@ -277,7 +271,7 @@ def set_up(
             _start(names, names[0] if names else "", options_for(len(names)), title)
         except WeError as exc:
             raise _rejected_option("--players", exc) from None
-    probe = _fold(_start(names, names[0], options_for(len(names)), title))
+    probe = fold(_start(names, names[0], options_for(len(names)), title))
 
     def check_dealer(text: str) -> str:
         try:
@@ -293,7 +287,7 @@ def set_up(
         except WeError as exc:
             raise _rejected_option("--dealer", exc) from None
     events = _start(names, dealer_name, options_for(len(names)), title)
-    state = _fold(events)
+    state = fold(events)
 
     # The gift lists.
     if lists is None:
@@ -325,7 +319,7 @@ def set_up(
     except WeError as exc:
         raise _rejected_option("--lists", exc) from None
     events += more
-    state = _fold(more, state)
+    state = fold(more, state)
 
     # The attics, when the hands were recorded.
     if attics is not None:
@@ -340,7 +334,7 @@ def set_up(
         except WeError as exc:
             raise _rejected_option("--attics", exc) from None
         events += more
-        state = _fold(more, state)
+        state = fold(more, state)
 
     from eventstore.jsonl import JsonlLog
 
