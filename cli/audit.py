@@ -8,7 +8,8 @@ failed claim is the one case that reads a game a second time, to tell where card
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -408,6 +409,16 @@ def _story(sentence: str) -> Any:
     return story_text(sentence)
 
 
+def _binary_writer() -> Callable[[bytes], object]:
+    """Write JSON lines as bytes: orjson makes bytes, and stdout's buffer takes them as they are."""
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is not None:
+        out.flush()
+        return buffer.write  # type: ignore[no-any-return]
+    return lambda line: out.write(line.decode())
+
+
 def _json_line(result: AuditResult) -> bytes:
     return orjson.dumps(result.to_json(), option=orjson.OPT_APPEND_NEWLINE)
 
@@ -460,8 +471,7 @@ def audit(
         jobs = os.cpu_count() or 1
     clean = True
     audited = failed = 0
-    binary = click.get_binary_stream("stdout")
-    write = binary.write if as_json else None
+    write = _binary_writer() if as_json else None
     for result in run_audits(sources, parsed, jobs):
         audited += 1
         if not result.ok:
@@ -475,6 +485,6 @@ def audit(
         from cli.render import console
 
         console().print(f"{audited} games audited: {audited - failed} OK, {failed} FAILED.")
-    binary.flush()
+    sys.stdout.flush()
     if not clean:
         raise click.exceptions.Exit(EXIT_INVALID)
