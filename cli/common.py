@@ -58,10 +58,12 @@ def run(group: click.Group) -> int:
         click.echo(f"we: error: {exc}", err=True)
         return EXIT_INVALID
     except BrokenPipeError:
-        # Output piped into `head`: not an error of ours; keep Python from complaining at exit.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
+        return _reader_went_away()
+    except SystemExit as exc:
+        # click turns a broken pipe into exit 1, which here means "invalid game".
+        if isinstance(exc.__context__, BrokenPipeError):
+            return _reader_went_away()
+        raise
     except OSError as exc:
         where = f": {exc.filename}" if exc.filename else ""
         click.echo(f"we: error: {exc.strerror or exc}{where}", err=True)
@@ -69,6 +71,14 @@ def run(group: click.Group) -> int:
     except KeyboardInterrupt:
         click.echo("we: interrupted", err=True)
         return 130
+    return EXIT_OK
+
+
+def _reader_went_away() -> int:
+    """Output piped into `head` and closed: not a failure of ours. Point stdout at /dev/null so
+    Python does not complain about it at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
     return EXIT_OK
 
 

@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from cli import __version__
+
 # name -> (module, function, one-line help). Help lives here so listing needs no imports.
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "record": ("cli.record", "record", "Record a game live at the table, one move per line."),
@@ -39,7 +41,7 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="white-elephant-we", prog_name="we")
+@click.version_option(version=__version__, prog_name="we")
 def we() -> None:
     """we: record, replay, score and audit games of White Elephant (2011).
 

@@ -32,15 +32,22 @@ def _plain_requested() -> bool:
     return bool(os.environ.get("NO_COLOR"))
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich would exit 1 ("invalid game"); `we replay X | head` is no failure of ours, and
+        # cli.common.run knows how to end quietly on a broken pipe.
+        raise BrokenPipeError
+
+
 @cache
 def console() -> Console:
-    return Console(highlight=False, soft_wrap=True, **({"color_system": None} if _plain_requested() else {}))
+    return _Console(highlight=False, soft_wrap=True, **({"color_system": None} if _plain_requested() else {}))
 
 
 @cache
 def error_console() -> Console:
     plain = {"color_system": None} if _plain_requested() else {}
-    return Console(stderr=True, highlight=False, soft_wrap=True, **plain)
+    return _Console(stderr=True, highlight=False, soft_wrap=True, **plain)
 
 
 def print_table(renderable: RenderableType) -> None:
@@ -54,7 +61,7 @@ def print_table(renderable: RenderableType) -> None:
     if needed <= out.width:
         out.print(renderable)
         return
-    Console(highlight=False, soft_wrap=True, width=needed).print(renderable)
+    _Console(highlight=False, soft_wrap=True, width=needed).print(renderable)
 
 
 def card_text(card: str | None) -> Text:

@@ -95,8 +95,7 @@ def seat_turn_line(sv: SeatView) -> str:
     if sv.phase == "bringing":
         waiting = ", ".join(sv.waiting_to_bring)
         return (
-            f"Party {sv.party} of {sv.parties}: {sv.starter} opens first;"
-            f" gifts still to come from {waiting}."
+            f"Party {sv.party} of {sv.parties}: {sv.starter} opens first; gifts still to come from {waiting}."
         )
     if sv.phase == "playing":
         return f"Party {sv.party} of {sv.parties}: {sv.to_move} to move."
@@ -265,16 +264,40 @@ def void_sentence(step: Step, events: Sequence[Event], viewer: str | None, omnis
 
 @click.command()
 @click.argument("game")
-@click.option("--at", "at_seq", type=click.IntRange(min=1), metavar="SEQ",
-              help="Stop after event SEQ and show the table at that point.")
-@click.option("--party", "party", type=click.IntRange(min=1), metavar="N",
-              help="Only party N's events, with the table at its end.")
-@click.option("--as", "viewer", metavar="PLAYER",
-              help="Only what PLAYER's seat could know (any case, a unique prefix is enough).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the table at that point as JSON (the view of wecore.views) instead of the story.")
-@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.html",
-              help="Write the replay as one self-contained web page.")
+@click.option(
+    "--at",
+    "at_seq",
+    type=click.IntRange(min=1),
+    metavar="SEQ",
+    help="Stop after event SEQ and show the table at that point.",
+)
+@click.option(
+    "--party",
+    "party",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Only party N's events, with the table at its end.",
+)
+@click.option(
+    "--as",
+    "viewer",
+    metavar="PLAYER",
+    help="Only what PLAYER's seat could know (any case, a unique prefix is enough).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the table at that point as JSON (the view of wecore.views) instead of the story.",
+)
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="OUT.html",
+    help="Write the replay as one self-contained web page (never over an existing file without --force).",
+)
+@click.option("--force", is_flag=True, help="With --html: replace OUT.html if it exists.")
 @db_option
 def replay(
     game: str,
@@ -283,6 +306,7 @@ def replay(
     viewer: str | None,
     as_json: bool,
     html_out: Path | None,
+    force: bool,
     db_path: Path | None,
 ) -> None:
     """Tell the story of GAME in plain language, event by event, ending with the standings.
@@ -290,6 +314,9 @@ def replay(
     Voided events are shown struck through and marked [voided]. A damaged log is told up to
     its first problem, which is then named (exit status 1).
     """
+    if html_out is not None and html_out.exists() and not force:
+        # The page must never land on a saved game (or anything else) by a slip of the keyboard.
+        raise CommandFailed(f"{html_out} already exists: choose another name, or add --force to replace it")
     folded = fold_what_can_be(load_game(game, db_path))
     events, envelopes = folded.events, folded.envelopes
     if not events:
@@ -388,7 +415,10 @@ def _write_html(out_path: Path, envelopes: list[Any], seat: str | None) -> None:
         raise CommandFailed("--html is not available in this build (cli/html_replay.py is missing)") from None
     dicts = [e.to_dict() for e in envelopes]
     page = render_html(dicts, viewer=seat, fingerprint=fingerprint_of(envelopes[-1]) if envelopes else None)
-    out_path.write_text(page, encoding="utf-8")
+    # Written beside the target and renamed, so a failure never leaves half a page behind.
+    partial = out_path.with_name(f".{out_path.name}.partial")
+    partial.write_text(page, encoding="utf-8")
+    partial.replace(out_path)
     error_console().print(f"Wrote {out_path}")
 
 
@@ -452,4 +482,3 @@ def _progress(state: GameState) -> str:
         return "no party played yet"
     done = state.party - 1
     return f"{done} of {state.attic_size} parties played"
-

@@ -1,0 +1,70 @@
+"""Edges of the shell that people hit: pipes closed early, --version, a page over a saved game."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli import __version__
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+
+
+def _we(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cli.main", *args],
+        cwd=cwd,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("replay", "replays/game-night-3p.jsonl"),
+        ("score", "replays/tie-5p.jsonl", "--explain"),
+        ("audit", "replays/tie-5p.jsonl", "replays/bots-7p.jsonl", "--json"),
+    ],
+)
+def test_output_cut_short_by_a_pipe_is_not_an_invalid_game(args: tuple[str, ...]) -> None:
+    # `we ... | head -1`: the reader closes the pipe after one line; that is no failure of ours.
+    command = [sys.executable, "-m", "cli.main", *args]
+    producer = subprocess.Popen(command, cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert producer.stdout is not None
+    producer.stdout.readline()
+    producer.stdout.close()
+    _, err = producer.communicate(timeout=60)
+    assert producer.returncode == 0, err
+    assert b"Traceback" not in err and b"error" not in err
+
+
+def test_version_without_installing() -> None:
+    result = _we("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"we, version {__version__}"
+
+
+def test_html_never_replaces_an_existing_file_unless_forced(tmp_path: Path) -> None:
+    log = tmp_path / "night.jsonl"
+    shutil.copy(ROOT / "replays" / "tie-5p.jsonl", log)
+    before = log.read_bytes()
+    refused = _we("replay", str(log), "--html", str(log))
+    assert refused.returncode == 1
+    assert "already exists" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    assert log.read_bytes() == before
+    page = tmp_path / "night.html"
+    page.write_text("old page")
+    assert _we("replay", str(log), "--html", str(page)).returncode == 1
+    assert page.read_text() == "old page"
+    forced = _we("replay", str(log), "--html", str(page), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert page.read_text(encoding="utf-8").lower().startswith("<!doctype html>")
