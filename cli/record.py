@@ -68,9 +68,9 @@ Commands (names and cards in any case; a unique start of a name is enough):
 Blank lines and lines starting with # are ignored."""
 
 VERBS = {
-    "open": "open", "o": "open",
-    "steal": "steal", "s": "steal",
-    "bring": "bring", "b": "bring",
+    "open": "open", "o": "open", "opens": "open",
+    "steal": "steal", "s": "steal", "steals": "steal",
+    "bring": "bring", "b": "bring", "brings": "bring",
     "undo": "undo",
     "note": "note",
     "tie": "tie",
@@ -495,13 +495,17 @@ class Session:
         words = text.split()
         actor = None
         verb = VERBS.get(words[0].lower())
-        if verb is None and len(words) >= 2 and VERBS.get(words[1].lower()) in MOVES:
-            actor = words[0].rstrip(":,")
-            words = words[1:]
-            verb = VERBS[words[0].lower()]
+        if verb is None:
+            # "Cat steal Ann", "Ann Marie: open R7": the acting player's name first, as a check.
+            for at in range(1, min(len(words), 4)):
+                if VERBS.get(words[at].lower()) in MOVES:
+                    actor = " ".join(words[:at]).rstrip(":,")
+                    words = words[at:]
+                    verb = VERBS[words[0].lower()]
+                    break
         if verb is None:
             raise Rejected(f"{words[0]!r} is not a command: type `help` for the list")
-        rest = text.split(None, 2 if actor else 1)[-1] if len(words) > 1 else ""
+        rest = " ".join(words[1:])
         args = _without_comment(words[1:])
         state = self.state
 
@@ -523,13 +527,13 @@ class Session:
                 raise Rejected("say which card was turned over, e.g. `open R7`")
             self.move(Open(card=parse_card(args[0]), player=actor))
         elif verb == "steal":
-            if len(args) != 1:
+            if not args:
                 raise Rejected("say whose gift is stolen, e.g. `steal Ann`")
-            self.move(Steal(from_player=self.victim(args[0]), player=actor))
+            self.move(Steal(from_player=self.victim(" ".join(args)), player=actor))
         elif verb == "bring":
-            if len(args) != 2:
+            if len(args) < 2:
                 raise Rejected("say who brings which card, e.g. `bring Ann R7`")
-            self.move(Bring(player=args[0], card=parse_card(args[1])))
+            self.move(Bring(player=" ".join(args[:-1]), card=parse_card(args[-1])))
         elif verb == "undo":
             self.undo(rest or DEFAULT_UNDO_REASON)
         elif verb == "note":
@@ -539,9 +543,19 @@ class Session:
         elif verb == "tie":
             if not args:
                 raise Rejected("say who wins the tie, e.g. `tie Ann best speech for Fluffy the Cat`")
-            reason = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else DEFAULT_TIE_REASON
-            self.commit(decide(state, BreakTie(winner=args[0], reason=reason)))
+            winner, reason = self.tie_words(args)
+            self.commit(decide(state, BreakTie(winner=winner, reason=reason)))
         return True
+
+    def tie_words(self, args: list[str]) -> tuple[str, str]:
+        """`tie Ann Marie best speech`: the longest run of words naming a player, then the reason."""
+        for cut in range(min(len(args), 4), 0, -1):
+            try:
+                winner = resolve_player(self.state, " ".join(args[:cut]))
+            except UnknownPlayerError:
+                continue
+            return winner, " ".join(args[cut:]) or DEFAULT_TIE_REASON
+        return args[0], " ".join(args[1:]) or DEFAULT_TIE_REASON
 
     def victim(self, text: str) -> str:
         """The player named, or (as a courtesy) the player holding the card named."""

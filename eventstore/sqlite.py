@@ -409,7 +409,7 @@ class Library:
             return ImportResult(game, "imported", added, added, fingerprint, msg)
         if added:
             self._advance_game(conn, envelope_from_raw(last))
-            msg = f"{label}: extended game {game!r} by {added} events to {last_seq}"
+            msg = f"{label}: extended game {game!r} by {added} event{'s' if added != 1 else ''} to {last_seq}"
             return ImportResult(game, "extended", added, last_seq, fingerprint, msg)
         if last_seq < have_seq:
             stored = conn.execute(

@@ -165,6 +165,8 @@ def _open(state: GameState, command: Open) -> list[Event]:
 def _steal(state: GameState, command: Steal) -> GiftStolen:
     mover = _mover(state, command.player, "steal")
     victim = resolve_player(state, command.from_player)
+    if victim == mover:
+        raise RuleViolation(f"{mover} cannot steal from themselves")
     held = state.holding[state.seat_of[victim]]
     if held is None:
         raise RuleViolation(f"{mover} cannot steal from {victim}: {victim} holds no gift")

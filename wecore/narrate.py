@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from wecore.cards import PERSON_OF, Colour
 from wecore.events import (
     AtticsDealt,
@@ -18,6 +21,21 @@ from wecore.events import (
 from wecore.state import GameState, Phase
 
 
+def house_rules_text(options: Mapping[str, Any]) -> str:
+    """The house rules of `options` as a table would say them."""
+    parts = []
+    for count, size in sorted((options.get("attic_sizes") or {}).items()):
+        parts.append(f"{size} card{'s' if size != 1 else ''} each for {count} players")
+    cap = options.get("max_steals_per_gift")
+    if cap is not None:
+        parts.append(
+            "a gift stolen once in a party is frozen"
+            if cap == 1
+            else f"a gift stolen {cap} times in a party is frozen"
+        )
+    return "; ".join(parts)
+
+
 def _list_text(colours: tuple[str, ...]) -> str:
     return ", ".join(f"{c} ({PERSON_OF[Colour(c)]})" for c in colours)
 
@@ -29,9 +47,7 @@ def describe(
     match event:
         case GameStarted():
             title = f" \u201c{event.title}\u201d" if event.title else ""
-            rules = ""
-            if event.options:
-                rules = " with house rules " + ", ".join(f"{k}={v}" for k, v in event.options.items())
+            rules = f" with house rules: {house_rules_text(event.options)}" if event.options else ""
             return (
                 f"Game{title} starts: {', '.join(event.players)} in clockwise order,"
                 f" {event.dealer} deals{rules}."

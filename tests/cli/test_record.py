@@ -18,8 +18,18 @@ from eventstore.verify import verify_log
 @freeze_time("2026-11-26 19:00:05")
 def test_new_game_writes_the_set_up_with_house_rules_and_timestamps(tmp_path):
     log = tmp_path / "g.jsonl"
-    result = we("record", log, *NEW3, "--title", "Thanksgiving 2026", "--attic-size", "2",
-                "--max-steals", "2", input="")
+    result = we(
+        "record",
+        log,
+        *NEW3,
+        "--title",
+        "Thanksgiving 2026",
+        "--attic-size",
+        "2",
+        "--max-steals",
+        "2",
+        input="",
+    )
     assert result.exit_code == 0, result.stderr
     lines = read_log(log)
     assert [e["type"] for e in lines] == ["game_started", "gift_lists_dealt"]
@@ -48,8 +58,17 @@ def test_new_game_writes_the_set_up_with_house_rules_and_timestamps(tmp_path):
 @freeze_time("2026-12-24 18:30:00")
 def test_game_id_defaults_to_the_date_and_names_are_written_as_typed_in_players(tmp_path):
     log = tmp_path / "g.jsonl"
-    result = we("record", log, "--players", "Ann, Bob ,Cat", "--dealer", "bo",
-                "--lists", "ann=red green yellow;BOB=b,g,o;c=RBO", input="")
+    result = we(
+        "record",
+        log,
+        "--players",
+        "Ann, Bob ,Cat",
+        "--dealer",
+        "bo",
+        "--lists",
+        "ann=red green yellow;BOB=b,g,o;c=RBO",
+        input="",
+    )
     assert result.exit_code == 0, result.stderr
     first, lists = read_log(log)
     assert first["game"] == "game-2026-12-24-183000"
@@ -216,8 +235,16 @@ def test_stealing_back_a_locked_gift_is_rejected_with_what_to_do_instead(tmp_pat
 
 
 def test_unknown_and_ambiguous_commands_and_names(tmp_path):
-    _, result = new_game(tmp_path, "--players", "Ann,Anna,Bob", "--lists", "Ann=RGY,Anna=BGO,Bob=RBO",
-                         "--dealer", "Bob", script="dance\nopen\nopen R7\nsteal An\nsteal Zed\nsteal\n")
+    _, result = new_game(
+        tmp_path,
+        "--players",
+        "Ann,Anna,Bob",
+        "--lists",
+        "Ann=RGY,Anna=BGO,Bob=RBO",
+        "--dealer",
+        "Bob",
+        script="dance\nopen\nopen R7\nsteal An\nsteal Zed\nsteal\n",
+    )
     assert [line.split("): ", 1)[1] for line in rejections(result)] == [
         "'dance' is not a command: type `help` for the list",
         "say which card was turned over, e.g. `open R7`",
@@ -228,12 +255,17 @@ def test_unknown_and_ambiguous_commands_and_names(tmp_path):
 
 
 def test_undo_voids_the_latest_event_and_says_what_was_undone(tmp_path):
-    log, result = new_game(tmp_path, script="open R7\nsteal ann\nundo\nundo Bob opened, he did not steal\n"
-                                             "open B2\n")
+    log, result = new_game(
+        tmp_path, script="open R7\nsteal ann\nundo\nundo Bob opened, he did not steal\nopen B2\n"
+    )
     assert result.exit_code == 0, result.stderr
     events = read_log(log)
     assert [(e["seq"], e["type"]) for e in events[5:]] == [
-        (6, "gift_opened"), (7, "gift_stolen"), (8, "event_voided"), (9, "event_voided"), (10, "gift_opened"),
+        (6, "gift_opened"),
+        (7, "gift_stolen"),
+        (8, "event_voided"),
+        (9, "event_voided"),
+        (10, "gift_opened"),
     ]
     assert events[7]["data"] == {"voids": 7, "reason": "undone at the table"}
     assert events[8]["data"] == {"voids": 6, "reason": "Bob opened, he did not steal"}
@@ -263,8 +295,12 @@ def test_comments_blank_lines_and_quit(tmp_path):
 
 
 def test_note_help_and_status(tmp_path):
-    log, result = new_game(tmp_path, "--max-steals", "1",
-                           script="open R7\nsteal ann\nopen g2\nnote Bob loves red\nhelp\nstatus\n")
+    log, result = new_game(
+        tmp_path,
+        "--max-steals",
+        "1",
+        script="open R7\nsteal ann\nopen g2\nnote Bob loves red\nhelp\nstatus\n",
+    )
     assert result.exit_code == 0, result.stderr
     assert read_log(log)[-1]["data"] == {"text": "Bob loves red"}
     out = result.stdout
@@ -281,7 +317,11 @@ def test_note_help_and_status(tmp_path):
 def test_bring_is_needed_when_the_attics_were_dealt(tmp_path):
     attics = "Ann=R1 R2 R3,Bob=B1 B2 B3,Cat=G1 G2 G3"
     log, result = new_game(
-        tmp_path, "--attic-size", "3", "--attics", attics,
+        tmp_path,
+        "--attic-size",
+        "3",
+        "--attics",
+        attics,
         script="open R1\nbring Ann R1\nbring Bob R2\nbring bob b3\nbring c g2\nopen G2\n",
     )
     assert result.exit_code == 0, result.stderr
@@ -309,8 +349,10 @@ def test_steal_naming_the_card_instead_of_the_player(tmp_path):
 @freeze_time("2026-11-26 22:00:00")
 def test_the_end_standings_tie_and_after(tmp_path):
     # One party. Ann keeps R7 (red is on her list: 7), Bob B7 (blue: 7), Cat Y1 (not on RBO: 0).
-    script = "tie ann early\nopen R7\nopen B7\nopen Y1\nopen Y2\ntie cat\ntie Ann best speech for Fluffy\n" \
-             "tie bob too\nstatus\n"
+    script = (
+        "tie ann early\nopen R7\nopen B7\nopen Y1\nopen Y2\ntie cat\ntie Ann best speech for Fluffy\n"
+        "tie bob too\nstatus\n"
+    )
     log, result = new_game(tmp_path, "--attic-size", "1", script=script)
     assert result.exit_code == 0, result.stderr
     out = result.stdout
@@ -423,9 +465,52 @@ def test_someone_else_appending_meanwhile_stops_the_recorder(tmp_path, monkeypat
 
 def test_names_and_notes_are_printed_as_typed_not_read_as_markup(tmp_path):
     log = tmp_path / "g.jsonl"
-    result = we("record", log, "--players", "[b]Ann,Bob,Cat", "--dealer", "Cat",
-                "--lists", "[b]Ann=RGY,Bob=BGO,Cat=RBO", input="note [red]shh[/red] :smile:\nopen R7\n")
+    result = we(
+        "record",
+        log,
+        "--players",
+        "[b]Ann,Bob,Cat",
+        "--dealer",
+        "Cat",
+        "--lists",
+        "[b]Ann=RGY,Bob=BGO,Cat=RBO",
+        input="note [red]shh[/red] :smile:\nopen R7\n",
+    )
     assert result.exit_code == 0, result.stderr
     assert "Note: [red]shh[/red] :smile:" in result.stdout
     assert "[b]Ann opens R7; Bob is next." in result.stdout
     assert read_log(log)[2]["data"] == {"text": "[red]shh[/red] :smile:"}
+
+
+def test_names_of_several_words_and_natural_verbs(tmp_path):
+    log = tmp_path / "mw.jsonl"
+    setup = [
+        "--players",
+        "Ann Marie,Bob,Cat",
+        "--dealer",
+        "Ann Marie",
+        "--lists",
+        "Ann Marie=RGY,Bob=BGO,Cat=RBO",
+        "--attic-size",
+        "1",
+    ]
+    # Bob (left of the dealer) opens, Cat steals from Bob, Bob opens again; Ann Marie is to move.
+    moves = "Bob opens R7\nCat steals Bob\nBob open Y3\nsteal Ann Marie\nAnn Marie: steals Bob\nBob o G2\n"
+    result = we("record", log, *setup, input=moves)
+    assert result.exit_code == 0, result.output
+    assert rejections(result) == [
+        "rejected (input line 4: steal Ann Marie): Ann Marie cannot steal from themselves."
+        " Ann Marie can open a gift (`open CARD`) or steal Y3 from Bob, R7 from Cat."
+    ]
+    moves_logged = [
+        (e["type"], e["data"]["player"], e["data"].get("from"), e["data"]["card"])
+        for e in read_log(log)
+        if e["type"] in ("gift_opened", "gift_stolen")
+    ]
+    assert moves_logged == [
+        ("gift_opened", "Bob", None, "R7"),
+        ("gift_stolen", "Cat", "Bob", "R7"),
+        ("gift_opened", "Bob", None, "Y3"),
+        ("gift_stolen", "Ann Marie", "Bob", "Y3"),
+        ("gift_opened", "Bob", None, "G2"),
+    ]
