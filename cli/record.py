@@ -592,8 +592,20 @@ class Session:
                 " if it was wrong, start a new file"
             )
         was_over = state.is_over
-        self.commit(decide(state, Undo(reason=reason)), narrate=False)
-        self.say(story_text(f"Undone: event {seq}, {gist(undone)} ({reason})."))
+        voids = decide(state, Undo(reason=reason))
+        after = fold(voids, state)
+        # Unseen brings are never typed: the recorder wrote them with the party's first open.
+        # So they go with that open, and one undo takes back one typed command.
+        brings = 0
+        while after.undo is not None and _is_unseen_bring(self.events[after.undo[0] - 1]):
+            more = decide(after, Undo(reason=reason))
+            voids += more
+            after = fold(more, after)
+            brings += 1
+        self.commit(voids, narrate=False)
+        plural = "s" if brings != 1 else ""
+        also = f", with the {brings} unseen bring{plural} recorded for it" if brings else ""
+        self.say(story_text(f"Undone: event {seq}, {gist(undone)}{also} ({reason})."))
         if was_over and not self.state.is_over:
             self.say("The game is open again.")
         self.say(turn_text(self.state))
@@ -661,6 +673,10 @@ class Session:
 
 
 # --- table language -------------------------------------------------------------------------
+
+
+def _is_unseen_bring(event: Event) -> bool:
+    return isinstance(event, GiftBrought) and event.card is None
 
 
 def _and(names: list[str]) -> str:

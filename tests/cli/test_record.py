@@ -514,3 +514,20 @@ def test_names_of_several_words_and_natural_verbs(tmp_path):
         ("gift_stolen", "Ann Marie", "Bob", "Y3"),
         ("gift_opened", "Bob", None, "G2"),
     ]
+
+
+def test_one_undo_takes_back_an_open_with_the_unseen_brings_recorded_for_it(tmp_path):
+    log = tmp_path / "u.jsonl"
+    result = we("record", log, *NEW3, "--attic-size", "2", input="open R7\nundo\nopen B2\n")
+    assert result.exit_code == 0, result.output
+    assert "with the 3 unseen brings recorded for it" in result.output
+    entries = read_log(log)
+    voids = [e["data"]["voids"] for e in entries if e["type"] == "event_voided"]
+    # The open first (the latest in effect), then the three brings under it, newest first.
+    assert voids == [6, 5, 4, 3]
+    opened = [e["data"]["card"] for e in entries if e["type"] == "gift_opened"]
+    assert opened == ["R7", "B2"]
+    report = check_game(GameSource(label=str(log), path=log))
+    assert report.ok
+    assert report.state.holdings == {"Ann": "B2"}
+    assert report.state.seqs_in_effect() == [2, 11, 12, 13, 14]
