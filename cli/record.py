@@ -68,15 +68,26 @@ Commands (names and cards in any case; a unique start of a name is enough):
 Blank lines and lines starting with # are ignored."""
 
 VERBS = {
-    "open": "open", "o": "open", "opens": "open",
-    "steal": "steal", "s": "steal", "steals": "steal",
-    "bring": "bring", "b": "bring", "brings": "bring",
+    "open": "open",
+    "o": "open",
+    "opens": "open",
+    "steal": "steal",
+    "s": "steal",
+    "steals": "steal",
+    "bring": "bring",
+    "b": "bring",
+    "brings": "bring",
     "undo": "undo",
     "note": "note",
     "tie": "tie",
-    "status": "status", "st": "status",
-    "help": "help", "h": "help", "?": "help",
-    "quit": "quit", "q": "quit", "exit": "quit",
+    "status": "status",
+    "st": "status",
+    "help": "help",
+    "h": "help",
+    "?": "help",
+    "quit": "quit",
+    "q": "quit",
+    "exit": "quit",
 }
 MOVES = ("open", "steal")
 AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
@@ -110,12 +121,23 @@ def is_interactive() -> bool:
 @click.option(
     "--game-id", "game_id", metavar="ID", help="New game: the game id (default: from the title or the date)."
 )
-@click.option("--attic-size", type=click.IntRange(min=1), metavar="N",
-              help="New game, house rule: N cards per player (and so N parties) for this player count.")
-@click.option("--max-steals", type=click.IntRange(min=1), metavar="N",
-              help="New game, house rule: a gift stolen N times in a party is frozen for the rest of it.")
-@click.option("--attics", metavar="HANDS",
-              help='New game: the attics, when the hands are recorded, e.g. "Ann=R7 B2 G5,Bob=...".')
+@click.option(
+    "--attic-size",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="New game, house rule: N cards per player (and so N parties) for this player count.",
+)
+@click.option(
+    "--max-steals",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="New game, house rule: a gift stolen N times in a party is frozen for the rest of it.",
+)
+@click.option(
+    "--attics",
+    metavar="HANDS",
+    help='New game: the attics, when the hands are recorded, e.g. "Ann=R7 B2 G5,Bob=...".',
+)
 def record(
     file: Path,
     players: str | None,
@@ -232,8 +254,11 @@ def set_up(
     from eventstore.envelope import make_game_id, utc_now, valid_game_id
 
     interactive = is_interactive()
-    missing = [flag for flag, value in (("--players", players), ("--dealer", dealer), ("--lists", lists))
-               if value is None]
+    missing = [
+        flag
+        for flag, value in (("--players", players), ("--dealer", dealer), ("--lists", lists))
+        if value is None
+    ]
     if missing and not interactive:
         raise click.UsageError(
             f"{file} is a new game, so it needs {', '.join(missing)}"
@@ -293,6 +318,7 @@ def set_up(
     if lists is None:
         chosen: dict[str, tuple[Any, ...]] = {}
         for name in names:
+
             def check_list(text: str, name: str = name) -> tuple[Any, ...]:
                 try:
                     colours = parse_gift_list(text)
@@ -350,17 +376,19 @@ def set_up(
     session.say(Text(f"Recording game {gid}{named} in {file}.", style="bold"))
     session.absorb(events, written)
     if interactive:
-        session.say(Text(
-            "Type `open CARD` as each gift is opened, `steal PLAYER` for a steal, `help` for more.",
-            style="dim",
-        ))
+        session.say(
+            Text(
+                "Type `open CARD` as each gift is opened, `steal PLAYER` for a steal, `help` for more.",
+                style="dim",
+            )
+        )
     return session
 
 
 # --- carrying on -----------------------------------------------------------------------------
 
 
-def resume(file: Path) -> Session:
+def resume(file: Path, greet: bool = True) -> Session:
     from eventstore.jsonl import JsonlLog
     from eventstore.verify import TORN_MESSAGE
 
@@ -388,9 +416,11 @@ def resume(file: Path) -> Session:
         )
     events = [parse_event(e.type, e.data) for e in report.envelopes]
     last_hash = report.envelopes[-1].hash if report.envelopes else None
-    session = Session(file, JsonlLog(file), state, events, report.events, last_hash, is_interactive(),
-                      report.game or "")
-    session.greet()
+    session = Session(
+        file, JsonlLog(file), state, events, report.events, last_hash, is_interactive(), report.game or ""
+    )
+    if greet:
+        session.greet()
     return session
 
 
@@ -441,8 +471,11 @@ class Session:
 
     def greet(self) -> None:
         state = self.state
-        self.say(Text(f"Carrying on with game {self.game} in {self.path} ({self.head} events so far).",
-                      style="bold"))
+        self.say(
+            Text(
+                f"Carrying on with game {self.game} in {self.path} ({self.head} events so far).", style="bold"
+            )
+        )
         if state.is_over:
             self.final_words()
             self.say("The game is over: only tie, undo, note, status and quit are taken now.")
@@ -613,10 +646,30 @@ class Session:
     # --- writing ---
     def commit(self, events: list[Event], narrate: bool = True) -> None:
         from eventstore.envelope import utc_now
+        from eventstore.errors import ConcurrencyError
 
         payloads = [event_payload(e) for e in events]
-        written = self.log.append(payloads, expected_seq=self.head, at=utc_now())
+        try:
+            written = self.log.append(payloads, expected_seq=self.head, at=utc_now())
+        except ConcurrencyError:
+            # Another recorder wrote to this file meanwhile. Nothing of this line was written;
+            # catch up with the log and let the table decide whether the move still stands.
+            self.catch_up()
+            raise Rejected(
+                f"another recorder added to {self.path} meanwhile, so this line was not recorded;"
+                f" the log now has {self.head} events. {turn_text(self.state)} Type the move again"
+                " if it still stands."
+            ) from None
         self.absorb(events, written, narrate=narrate)
+
+    def catch_up(self) -> None:
+        fresh = resume(self.path, greet=False)
+        self.state, self.events, self.head, self.last_hash = (
+            fresh.state,
+            fresh.events,
+            fresh.head,
+            fresh.last_hash,
+        )
 
     def absorb(self, events: list[Event], written: list[Any], narrate: bool = True) -> None:
         """Fold events that are now in the log, and tell the table."""

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cli import __version__
+from cli.common import GameSource, check_game
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
@@ -68,3 +69,42 @@ def test_html_never_replaces_an_existing_file_unless_forced(tmp_path: Path) -> N
     forced = _we("replay", str(log), "--html", str(page), "--force")
     assert forced.returncode == 0, forced.stderr
     assert page.read_text(encoding="utf-8").lower().startswith("<!doctype html>")
+
+
+def test_a_second_recorder_on_the_same_file_does_not_end_the_first(tmp_path: Path) -> None:
+    log = tmp_path / "two.jsonl"
+    setup = ["--players", "Ann,Bob,Cat", "--dealer", "Cat", "--lists", "Ann=RGY,Bob=BGO,Cat=RBO"]
+    assert _we("record", str(log), *setup, "--attic-size", "2").returncode == 0
+    first = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "record", str(log)],
+        cwd=ROOT,
+        env=ENV,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert first.stdin is not None and first.stdout is not None
+    first.stdin.write("open R7\n")
+    first.stdin.flush()
+    while "Ann opens R7" not in first.stdout.readline():
+        pass
+    # Meanwhile a second recorder on another laptop records Bob's steal.
+    second = subprocess.run(
+        [sys.executable, "-m", "cli.main", "record", str(log)],
+        cwd=ROOT,
+        env=ENV,
+        input="steal Ann\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert second.returncode == 0, second.stderr
+    _, err = first.communicate("open G5\nopen B3\n", timeout=60)
+    assert first.returncode == 0, err
+    assert "another recorder added to" in err and "Ann to move" in err
+    report = check_game(GameSource(label=str(log), path=log))
+    assert report.ok
+    # Bob stole Ann's R7 through the second recorder; the first refused its stale G5 line and
+    # then recorded Ann's next open, B3.
+    assert report.state.holdings == {"Bob": "R7", "Ann": "B3"}
