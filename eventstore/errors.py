@@ -82,6 +82,9 @@ class ImportConflictError(StoreError):
         self.game_id = game_id
         self.path = path
         self.line = line
+        # The chain makes one hash stand for everything before it, so a mismatch at `line`
+        # only says the two logs part somewhere up to there.
         super().__init__(
-            f"{path}: line {line}: conflicts with game {game_id!r} already in the library: {detail}"
+            f"{path}: a different game already has the id {game_id!r} in the library ({detail});"
+            " give this one another game id, or keep it in another library (--db)"
         )
