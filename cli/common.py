@@ -46,6 +46,10 @@ def run(group: click.Group) -> int:
     except click.Abort:
         click.echo("we: aborted", err=True)
         return EXIT_INVALID
+    except _NO_ARGS_IS_HELP as exc:
+        # Plain `we`: the help is what was asked for.
+        click.echo(exc.ctx.get_help() if exc.ctx is not None else "")
+        return EXIT_OK
     except click.UsageError as exc:
         # One line, like every other error, with where to look instead of the whole usage text.
         command = exc.ctx.command_path if exc.ctx is not None else "we"
@@ -72,6 +76,10 @@ def run(group: click.Group) -> int:
         click.echo("we: interrupted", err=True)
         return 130
     return EXIT_OK
+
+
+# click 8.2+ raises this for a group called with nothing; older clicks print help themselves.
+_NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 def _reader_went_away() -> int:

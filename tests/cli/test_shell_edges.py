@@ -108,3 +108,10 @@ def test_a_second_recorder_on_the_same_file_does_not_end_the_first(tmp_path: Pat
     # Bob stole Ann's R7 through the second recorder; the first refused its stale G5 line and
     # then recorded Ann's next open, B3.
     assert report.state.holdings == {"Bob": "R7", "Ann": "B3"}
+
+
+def test_plain_we_shows_the_commands() -> None:
+    result = _we()
+    assert result.returncode == 0
+    assert result.stdout.startswith("Usage: we [OPTIONS] COMMAND")
+    assert "record" in result.stdout and "audit" in result.stdout and result.stderr == ""
