@@ -181,6 +181,9 @@ def record(
         "--attics": attics,
     }
     if file.exists():
+        if file.is_file() and file.stat().st_size == 0:
+            # Nothing was ever recorded in it (a log has at least its first line).
+            raise CommandFailed(f"{file} is empty, so it holds no game: delete it, then start the game again")
         given = [flag for flag, value in new_game_flags.items() if value is not None]
         if given:
             raise click.UsageError(

@@ -115,3 +115,15 @@ def test_plain_we_shows_the_commands() -> None:
     assert result.returncode == 0
     assert result.stdout.startswith("Usage: we [OPTIONS] COMMAND")
     assert "record" in result.stdout and "audit" in result.stdout and result.stderr == ""
+
+
+def test_an_empty_file_is_not_a_game_and_the_error_says_what_to_do(tmp_path: Path) -> None:
+    empty = tmp_path / "night.jsonl"
+    empty.write_bytes(b"")
+    result = _we("record", str(empty), "--players", "Ann,Bob,Cat")
+    assert result.returncode == 1
+    assert (
+        result.stderr.strip()
+        == f"we: error: {empty} is empty, so it holds no game: delete it, then start the game again"
+    )
+    assert empty.read_bytes() == b""
