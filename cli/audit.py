@@ -158,7 +158,10 @@ def check_claim(result: AuditResult, state: Any, claim: Claim) -> ClaimResult | 
     if not result.ok:
         first = result.problems[0]
         return ClaimResult(
-            player, claim.score, None, False,
+            player,
+            claim.score,
+            None,
+            False,
             f"no score can be trusted: the log failed the audit at line {first.line} ({first.kind})",
         )
     if result.board is None:
@@ -166,7 +169,10 @@ def check_claim(result: AuditResult, state: Any, claim: Claim) -> ClaimResult | 
     entry = result.board.of(player)
     if not result.complete:
         return ClaimResult(
-            player, claim.score, entry.total, False,
+            player,
+            claim.score,
+            entry.total,
+            False,
             f"the game is not over ({result.status}); {player} scores {entry.total} so far: "
             + entry.explain(),
         )
@@ -192,9 +198,7 @@ class CardHistory:
         # The rules engine keeps the undo stack; read the events still in effect off it.
         report = check_game(source, keep_envelopes=True)
         by_seq = {envelope.seq: envelope for envelope in report.envelopes}
-        in_effect = [
-            parse_event(by_seq[seq].type, by_seq[seq].data) for seq in report.state.seqs_in_effect()
-        ]
+        in_effect = [parse_event(by_seq[seq].type, by_seq[seq].data) for seq in report.state.seqs_in_effect()]
         history = cls({}, {}, {}, False)
         for event in in_effect:
             kind = event.TYPE
@@ -267,8 +271,11 @@ def _colour_part(
     text = f"{colour.value} counts {card}" if card else f"{colour.value} counts nothing"
     # Higher cards of this colour the player held at some point and did not keep.
     lost = sorted(
-        (c for c, holders in history.held_by.items()
-         if CARD_COLOUR[c] is colour and CARD_NUMBER[c] > number and player in holders),
+        (
+            c
+            for c, holders in history.held_by.items()
+            if CARD_COLOUR[c] is colour and CARD_NUMBER[c] > number and player in holders
+        ),
         key=lambda c: CARD_NUMBER[c],
     )
     told = {c: card_fate(c, player, state, history) for c in lost}

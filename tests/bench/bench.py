@@ -199,8 +199,10 @@ def build_archive(out: Path, games: int, jobs: int = 1, log: Any = None) -> Arch
     tmp.rename(root)
     if log is not None:
         how = f"linked from {donor.root.name}" if donor is not None else f"{jobs} process(es)"
-        log(f"  archive {root}: {games:,} games, {events:,} events, {size / 1e6:.0f} MB "
-            f"({how}, {time.perf_counter() - started:.1f} s)")
+        log(
+            f"  archive {root}: {games:,} games, {events:,} events, {size / 1e6:.0f} MB "
+            f"({how}, {time.perf_counter() - started:.1f} s)"
+        )
     return Archive(root, games, events, size)
 
 
@@ -239,9 +241,14 @@ def build_tampered(out: Path, archive: Archive) -> dict[str, str]:
             # A correctly sealed open after the game is over: the chain is fine, the rules are not.
             last = json.loads(lines[-1])
             first = json.loads(lines[0])
-            envelope = seal(last["game"], last["seq"] + 1, last["at"], "gift_opened",
-                            {"party": 1, "player": first["data"]["players"][0], "card": "R1"},
-                            last["hash"])
+            envelope = seal(
+                last["game"],
+                last["seq"] + 1,
+                last["at"],
+                "gift_opened",
+                {"party": 1, "player": first["data"]["players"][0], "card": "R1"},
+                last["hash"],
+            )
             lines.append(envelope.to_line())
         else:
             lines[-1] = lines[-1].rstrip(b"\n")
@@ -290,8 +297,12 @@ def worker_floor(directory: Path) -> dict[str, Any]:
                 if "sha256:" + sha256(dumps(obj, option=sort)).hexdigest() != h:
                     bad += 1
                 lines += 1
-    return {"events": lines, "seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu,
-            "bad": bad}
+    return {
+        "events": lines,
+        "seconds": time.perf_counter() - started,
+        "cpu": time.process_time() - cpu,
+        "bad": bad,
+    }
 
 
 def worker_fold(directory: Path, chunk: int = 500) -> dict[str, Any]:
@@ -328,8 +339,13 @@ def worker_fold(directory: Path, chunk: int = 500) -> dict[str, Any]:
         fold_s += t2 - t1
         fold_cpu += c2 - c1
         events += sum(len(g) for g in games)
-    return {"events": events, "decode_seconds": decode_s, "seconds": fold_s, "cpu": fold_cpu,
-            "incomplete": incomplete}
+    return {
+        "events": events,
+        "decode_seconds": decode_s,
+        "seconds": fold_s,
+        "cpu": fold_cpu,
+        "incomplete": incomplete,
+    }
 
 
 WORKERS = {"floor": worker_floor, "fold": worker_fold}
@@ -370,11 +386,18 @@ def run_child(cmd: Sequence[str], *, env: dict[str, str] | None = None, capture:
     """Run one command from the repo root: its wall time, CPU time and peak RSS (see LAUNCHER)."""
     import tempfile
 
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
-            tempfile.NamedTemporaryFile("r", suffix=".rusage") as report:
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile("r", suffix=".rusage") as report,
+    ):
         proc = subprocess.run(
-            [sys.executable, "-S", "-c", LAUNCHER, report.name, *cmd], cwd=ROOT, env=env,
-            stdin=subprocess.DEVNULL, stdout=out if capture else subprocess.DEVNULL, stderr=err,
+            [sys.executable, "-S", "-c", LAUNCHER, report.name, *cmd],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out if capture else subprocess.DEVNULL,
+            stderr=err,
             check=False,
         )
         fields = report.read().split()
@@ -391,8 +414,9 @@ def we_cmd(*args: str) -> list[str]:
 
 
 def run_worker(kind: str, directory: Path) -> tuple[dict[str, Any], ChildRun]:
-    run = run_child([sys.executable, str(Path(__file__).resolve()), "--worker", kind, str(directory)],
-                    capture=True)
+    run = run_child(
+        [sys.executable, str(Path(__file__).resolve()), "--worker", kind, str(directory)], capture=True
+    )
     if run.returncode != 0:
         raise RuntimeError(f"worker {kind} failed:\n{run.stderr}")
     return json.loads(run.stdout.strip().splitlines()[-1]), run
@@ -411,8 +435,15 @@ class Cli:
         """The --help text of a subcommand, or None when it does not exist (yet)."""
         if command not in self.helps:
             try:
-                run = subprocess.run(we_cmd(command, "--help"), cwd=ROOT, env=self.env, capture_output=True,
-                                     text=True, timeout=60, check=False)
+                run = subprocess.run(
+                    we_cmd(command, "--help"),
+                    cwd=ROOT,
+                    env=self.env,
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                    check=False,
+                )
             except subprocess.TimeoutExpired:
                 self.helps[command] = ""
             else:
@@ -502,8 +533,11 @@ def parse_audit_json(text: str) -> Verdicts:
     return verdicts
 
 
-def judge(verdicts: Verdicts, expected_ok: Iterable[str], expected_bad: dict[str, str] | None = None,
-          ) -> list[str]:
+def judge(
+    verdicts: Verdicts,
+    expected_ok: Iterable[str],
+    expected_bad: dict[str, str] | None = None,
+) -> list[str]:
     """Everything wrong with the verdicts: games missing, valid games failed, broken ones passed."""
     errors: list[str] = []
     want = list(expected_ok)
@@ -555,8 +589,15 @@ class Report:
     def add(self, row: Row) -> Row:
         self.rows.append(row)
         # Each figure as soon as it is known, so an interrupted run still tells something.
-        cells = [row.name, row.size, f"{row.seconds:.2f} s" if row.seconds is not None else "",
-                 row.throughput, row.ratio, row.memory, row.verdict]
+        cells = [
+            row.name,
+            row.size,
+            f"{row.seconds:.2f} s" if row.seconds is not None else "",
+            row.throughput,
+            row.ratio,
+            row.memory,
+            row.verdict,
+        ]
         print("  = " + " | ".join(c for c in cells if c), file=sys.stderr, flush=True)
         return row
 
@@ -601,12 +642,29 @@ def memory_cell(small: ChildRun | None, big: ChildRun) -> tuple[str, bool | None
 
 
 def print_report(report: Report, header: list[str]) -> None:
-    columns = ("measurement", "size", "time", "cpu", "throughput", "vs floor", "peak RSS (N/4 -> N)",
-               "target", "")
+    columns = (
+        "measurement",
+        "size",
+        "time",
+        "cpu",
+        "throughput",
+        "vs floor",
+        "peak RSS (N/4 -> N)",
+        "target",
+        "",
+    )
     cells = [
-        (r.name, r.size, f"{r.seconds:.2f} s" if r.seconds is not None else "",
-         f"{r.cpu:.2f} s" if r.cpu is not None else "", r.throughput, r.ratio, r.memory, r.target,
-         r.verdict)
+        (
+            r.name,
+            r.size,
+            f"{r.seconds:.2f} s" if r.seconds is not None else "",
+            f"{r.cpu:.2f} s" if r.cpu is not None else "",
+            r.throughput,
+            r.ratio,
+            r.memory,
+            r.target,
+            r.verdict,
+        )
         for r in report.rows
     ]
     try:
@@ -623,8 +681,13 @@ def print_report(report: Report, header: list[str]) -> None:
         table = Table(title="we benchmark", caption="\n".join(header), caption_justify="left")
         for column in columns:
             table.add_column(column, justify="right" if column in ("time", "cpu", "throughput") else "left")
-        style = {"PASS": "green", "MISS": "yellow", "WRONG": "bold red", "ERROR": "bold red",
-                 "not available": "dim"}
+        style = {
+            "PASS": "green",
+            "MISS": "yellow",
+            "WRONG": "bold red",
+            "ERROR": "bold red",
+            "not available": "dim",
+        }
         for row in cells:
             verdict = row[-1]
             mark = f"[{style[verdict]}]{verdict}[/]" if verdict in style else verdict
@@ -711,15 +774,18 @@ class Bench:
                 self.report.errors.append(f"{name}: the benchmark failed: {type(exc).__name__}: {exc}")
                 self.report.add(Row(name, verdict="ERROR"))
 
-        header = [*machine(),
-                  f"archive:  {big.games:,} games / {big.events:,} events / {big.bytes / 1e6:.0f} MB "
-                  f"(N/4: {small.games:,} games / {small.events:,} events), in {big.root}",
-                  f"runs:     best of {self.repeat}; --jobs {self.jobs}"
-                  + (f"; load average {load_before:.2f} at the start" if load_before is not None else "")]
+        header = [
+            *machine(),
+            f"archive:  {big.games:,} games / {big.events:,} events / {big.bytes / 1e6:.0f} MB "
+            f"(N/4: {small.games:,} games / {small.events:,} events), in {big.root}",
+            f"runs:     best of {self.repeat}; --jobs {self.jobs}"
+            + (f"; load average {load_before:.2f} at the start" if load_before is not None else ""),
+        ]
         self.report.notes.append(
             "time is wall-clock (targets are judged on it); cpu is user+system time of the process and "
             "its workers, steadier when the machine is busy; 'vs floor' is wall (and cpu) time over the "
-            "whole-process floor's on the same archive")
+            "whole-process floor's on the same archive"
+        )
         print_report(self.report, header)
         return 1 if self.report.errors else 0
 
@@ -732,9 +798,19 @@ class Bench:
             return
         best = min(runs, key=lambda r: r.seconds)
         python = min(run_child([sys.executable, "-c", "pass"]).seconds for _ in range(5))
-        self.report.add(Row("we --help (best of 5)", "", best.seconds, best.cpu,
-                            f"(python -c pass: {python:.2f} s)", "", mb(max(r.maxrss_kb for r in runs)),
-                            f"< {TARGET_HELP_S} s", pass_miss(best.seconds < TARGET_HELP_S)))
+        self.report.add(
+            Row(
+                "we --help (best of 5)",
+                "",
+                best.seconds,
+                best.cpu,
+                f"(python -c pass: {python:.2f} s)",
+                "",
+                mb(max(r.maxrss_kb for r in runs)),
+                f"< {TARGET_HELP_S} s",
+                pass_miss(best.seconds < TARGET_HELP_S),
+            )
+        )
 
     # --- the floor
     def measure_floor(self) -> None:
@@ -747,11 +823,20 @@ class Bench:
                 self.report.errors.append(f"floor: {result['bad']} hash mismatches in the archive")
             results.append(result)
         result = min(results, key=lambda r: r["seconds"])
-        self.floor_inproc = {"eps": result["events"] / result["seconds"],
-                             "cpu_eps": result["events"] / result["cpu"]}
-        self.report.add(Row("floor, in-process (orjson, canonical, sha256)", f"{big.events:,} ev",
-                            result["seconds"], result["cpu"],
-                            rate(result["events"], result["seconds"], "ev"), "1.00x"))
+        self.floor_inproc = {
+            "eps": result["events"] / result["seconds"],
+            "cpu_eps": result["events"] / result["cpu"],
+        }
+        self.report.add(
+            Row(
+                "floor, in-process (orjson, canonical, sha256)",
+                f"{big.events:,} ev",
+                result["seconds"],
+                result["cpu"],
+                rate(result["events"], result["seconds"], "ev"),
+                "1.00x",
+            )
+        )
 
         def attempt(archive: Archive) -> ChildRun | None:
             run = run_child([sys.executable, "-c", FLOOR_CODE, str(archive.games_dir)], capture=True)
@@ -767,14 +852,25 @@ class Bench:
             self.floor[archive.games] = run
         run = self.floor[big.games]
         memory, is_flat = memory_cell(self.floor[small.games], run)
-        self.report.add(Row("floor, whole process (python -c)", f"{big.events:,} ev", run.seconds, run.cpu,
-                            rate(big.events, run.seconds, "ev"), "1.00x", memory,
-                            "memory flat", pass_miss(bool(is_flat))))
+        self.report.add(
+            Row(
+                "floor, whole process (python -c)",
+                f"{big.events:,} ev",
+                run.seconds,
+                run.cpu,
+                rate(big.events, run.seconds, "ev"),
+                "1.00x",
+                memory,
+                "memory flat",
+                pass_miss(bool(is_flat)),
+            )
+        )
 
     # --- we audit DIR
     def audit_attempt(self, label: str, archive: Archive, *extra: str) -> ChildRun | None:
-        run = run_child(we_cmd("audit", str(archive.games_dir), "--json", *extra), env=self.cli.env,
-                        capture=True)
+        run = run_child(
+            we_cmd("audit", str(archive.games_dir), "--json", *extra), env=self.cli.env, capture=True
+        )
         errors = judge(parse_audit_json(run.stdout), [game_id(i) for i in range(archive.games)])
         if run.returncode != 0:
             errors.insert(0, f"exit status {run.returncode}: {run.stderr.strip()[-300:]}")
@@ -788,16 +884,21 @@ class Bench:
             self.report.add(Row("we audit DIR --json", verdict="not available"))
             return
         self.log("we audit (tampered logs) ...")
-        run = run_child(we_cmd("audit", str(self.out / "tampered"), "--json"), env=self.cli.env,
-                        capture=True)
+        run = run_child(we_cmd("audit", str(self.out / "tampered"), "--json"), env=self.cli.env, capture=True)
         errors = judge(parse_audit_json(run.stdout), [], tampered)
         if run.returncode == 0:
             errors.append("exit status 0 for a directory of broken logs")
         if run.returncode not in (0, 1):
             errors.append(f"exit status {run.returncode}: {run.stderr.strip()[-300:]}")
         self.report.errors.extend(f"we audit tampered/: {e}" for e in errors)
-        self.report.add(Row("we audit on tampered logs (verdicts only)", f"{len(tampered)} logs",
-                            verdict="WRONG" if errors else "PASS", target="all judged not ok"))
+        self.report.add(
+            Row(
+                "we audit on tampered logs (verdicts only)",
+                f"{len(tampered)} logs",
+                verdict="WRONG" if errors else "PASS",
+                target="all judged not ok",
+            )
+        )
 
         self.log("we audit (serial) ...")
         serial = {a.games: self.best(lambda a=a: self.audit_attempt("we audit", a)) for a in (small, big)}
@@ -807,18 +908,29 @@ class Bench:
         else:
             memory, is_flat = memory_cell(serial[small.games], run)
             ratio = run.seconds / self.floor[big.games].seconds
-            self.report.add(Row("we audit DIR --json (serial)", f"{big.games:,} games", run.seconds, run.cpu,
-                                rate(big.events, run.seconds, "ev"), self.ratio(big, run), memory,
-                                f"<= {TARGET_AUDIT_RATIO:.0f}x floor, memory flat",
-                                pass_miss(ratio <= TARGET_AUDIT_RATIO and bool(is_flat))))
+            self.report.add(
+                Row(
+                    "we audit DIR --json (serial)",
+                    f"{big.games:,} games",
+                    run.seconds,
+                    run.cpu,
+                    rate(big.events, run.seconds, "ev"),
+                    self.ratio(big, run),
+                    memory,
+                    f"<= {TARGET_AUDIT_RATIO:.0f}x floor, memory flat",
+                    pass_miss(ratio <= TARGET_AUDIT_RATIO and bool(is_flat)),
+                )
+            )
 
         if not self.cli.has("audit", "--jobs"):
             self.report.add(Row("we audit DIR --json --jobs N", verdict="not available"))
             return
         self.log(f"we audit --jobs {self.jobs} ...")
         label = f"we audit --jobs {self.jobs}"
-        parallel = {a.games: self.best(lambda a=a: self.audit_attempt(label, a, "--jobs", str(self.jobs)))
-                    for a in (small, big)}
+        parallel = {
+            a.games: self.best(lambda a=a: self.audit_attempt(label, a, "--jobs", str(self.jobs)))
+            for a in (small, big)
+        }
         prun = parallel[big.games]
         name = f"we audit DIR --json --jobs {self.jobs}"
         if prun is None or parallel[small.games] is None:
@@ -827,11 +939,19 @@ class Bench:
         memory, _ = memory_cell(parallel[small.games], prun)
         want = TARGET_JOBS_EFFICIENCY * self.jobs
         speedup = run.seconds / prun.seconds if run is not None else 0.0
-        self.report.add(Row(name, f"{big.games:,} games", prun.seconds, prun.cpu,
-                            f"{rate(big.events, prun.seconds, 'ev')}, {speedup:.2f}x serial",
-                            self.ratio(big, prun), memory + " (largest process)",
-                            f"speedup >= {want:.1f} ({TARGET_JOBS_EFFICIENCY:.0%} of {self.jobs})",
-                            pass_miss(speedup >= want)))
+        self.report.add(
+            Row(
+                name,
+                f"{big.games:,} games",
+                prun.seconds,
+                prun.cpu,
+                f"{rate(big.events, prun.seconds, 'ev')}, {speedup:.2f}x serial",
+                self.ratio(big, prun),
+                memory + " (largest process)",
+                f"speedup >= {want:.1f} ({TARGET_JOBS_EFFICIENCY:.0%} of {self.jobs})",
+                pass_miss(speedup >= want),
+            )
+        )
 
     # --- decode and fold, in a child of this script
     def measure_fold(self) -> None:
@@ -848,15 +968,30 @@ class Bench:
         eps = result["events"] / result["seconds"]
         decode_eps = result["events"] / result["decode_seconds"]
         memory, _ = memory_cell(small_run, run)
-        self.report.add(Row("decode (parse_event, in-process)", f"{big.events:,} ev",
-                            result["decode_seconds"], None, f"{decode_eps:,.0f} ev/s",
-                            f"{self.floor_inproc['eps'] / decode_eps:.2f}x"))
-        self.report.add(Row("fold (evolve over decoded events, in-process)", f"{big.events:,} ev",
-                            result["seconds"], result["cpu"], f"{eps:,.0f} ev/s",
-                            f"{self.floor_inproc['eps'] / eps:.2f}x "
-                            f"({self.floor_inproc['cpu_eps'] / (result['events'] / result['cpu']):.2f}x cpu)",
-                            memory + " (decoded 500 games at a time)", f">= {TARGET_FOLD_EPS:,} ev/s",
-                            pass_miss(eps >= TARGET_FOLD_EPS)))
+        self.report.add(
+            Row(
+                "decode (parse_event, in-process)",
+                f"{big.events:,} ev",
+                result["decode_seconds"],
+                None,
+                f"{decode_eps:,.0f} ev/s",
+                f"{self.floor_inproc['eps'] / decode_eps:.2f}x",
+            )
+        )
+        self.report.add(
+            Row(
+                "fold (evolve over decoded events, in-process)",
+                f"{big.events:,} ev",
+                result["seconds"],
+                result["cpu"],
+                f"{eps:,.0f} ev/s",
+                f"{self.floor_inproc['eps'] / eps:.2f}x "
+                f"({self.floor_inproc['cpu_eps'] / (result['events'] / result['cpu']):.2f}x cpu)",
+                memory + " (decoded 500 games at a time)",
+                f">= {TARGET_FOLD_EPS:,} ev/s",
+                pass_miss(eps >= TARGET_FOLD_EPS),
+            )
+        )
 
     # --- we simulate
     def measure_simulate(self) -> None:
@@ -869,8 +1004,10 @@ class Bench:
                 self.report.add(Row(f"we simulate --bot {bot}", verdict="not available"))
                 continue
             self.log(f"we simulate --bot {bot} ...")
-            runs = {k: self.best(lambda k=k, bot=bot: self.simulate_attempt(bot, k))
-                    for k in (max(1, games // 4), games)}
+            runs = {
+                k: self.best(lambda k=k, bot=bot: self.simulate_attempt(bot, k))
+                for k in (max(1, games // 4), games)
+            }
             run = runs[games]
             name = f"we simulate -n 5 --bot {bot} --out DIR"
             if run is None:
@@ -880,18 +1017,41 @@ class Bench:
             gps = games / run.seconds
             target = f">= {TARGET_SIM_GPS:,} games/s" if bot == "random" else ""
             verdict = pass_miss(gps >= TARGET_SIM_GPS) if bot == "random" else ""
-            self.report.add(Row(name, f"{games:,} games", run.seconds, run.cpu, f"{gps:,.0f} games/s", "",
-                                memory, target, verdict))
+            self.report.add(
+                Row(
+                    name,
+                    f"{games:,} games",
+                    run.seconds,
+                    run.cpu,
+                    f"{gps:,.0f} games/s",
+                    "",
+                    memory,
+                    target,
+                    verdict,
+                )
+            )
 
     def simulate_attempt(self, bot: str, games: int) -> ChildRun | None:
         directory = self.tmp / f"simulate-{bot}-{games}"
         shutil.rmtree(directory, ignore_errors=True)
-        cmd = we_cmd("simulate", "--players", "5", "--games", str(games), "--seed", "bench",
-                     "--bot", bot, "--out", str(directory))
+        cmd = we_cmd(
+            "simulate",
+            "--players",
+            "5",
+            "--games",
+            str(games),
+            "--seed",
+            "bench",
+            "--bot",
+            bot,
+            "--out",
+            str(directory),
+        )
         run = run_child(cmd, env=self.cli.env, capture=True)
         if run.returncode != 0:
-            self.report.errors.append(f"we simulate --bot {bot}: exit {run.returncode}: "
-                                      f"{run.stderr.strip()[-300:]}")
+            self.report.errors.append(
+                f"we simulate --bot {bot}: exit {run.returncode}: {run.stderr.strip()[-300:]}"
+            )
             return None
         problems = self.check_simulated(directory, games)
         self.report.errors.extend(f"we simulate --bot {bot} --games {games}: {p}" for p in problems)
@@ -932,10 +1092,19 @@ class Bench:
         memory, is_flat = memory_cell(runs[small.games], run)
         eps = big.events / run.seconds
         how = "a directory" if self.import_batches == 0 else f"{self.import_batches} batches of files"
-        self.report.add(Row(f"we import --db ({how})", f"{big.events:,} ev", run.seconds, run.cpu,
-                            f"{eps:,.0f} ev/s", self.ratio(big, run), memory,
-                            f">= {TARGET_IMPORT_EPS:,} ev/s, memory flat",
-                            pass_miss(eps >= TARGET_IMPORT_EPS and bool(is_flat))))
+        self.report.add(
+            Row(
+                f"we import --db ({how})",
+                f"{big.events:,} ev",
+                run.seconds,
+                run.cpu,
+                f"{eps:,.0f} ev/s",
+                self.ratio(big, run),
+                memory,
+                f">= {TARGET_IMPORT_EPS:,} ev/s, memory flat",
+                pass_miss(eps >= TARGET_IMPORT_EPS and bool(is_flat)),
+            )
+        )
         self.measure_library_audit(dbs)
 
     import_batches = 0
@@ -949,8 +1118,9 @@ class Bench:
         """Import the archive into a new library: the directory if `we import` takes one, else the
         files in batches under ARG_MAX (one run's figures, summed over its batches)."""
         self.fresh_db(db)
-        run = run_child(we_cmd("import", "--db", str(db), str(archive.games_dir)), env=self.cli.env,
-                        capture=True)
+        run = run_child(
+            we_cmd("import", "--db", str(db), str(archive.games_dir)), env=self.cli.env, capture=True
+        )
         if run.returncode == 0 and self.library_count(db) == archive.games:
             self.import_batches = 0
             return run
@@ -970,8 +1140,9 @@ class Bench:
             if run.returncode != 0:
                 self.report.errors.append(f"we import: exit {run.returncode}: {run.stderr.strip()[-300:]}")
                 return None
-            total = ChildRun(total.seconds + run.seconds, total.cpu + run.cpu,
-                             max(total.maxrss_kb, run.maxrss_kb), 0)
+            total = ChildRun(
+                total.seconds + run.seconds, total.cpu + run.cpu, max(total.maxrss_kb, run.maxrss_kb), 0
+            )
         count = self.library_count(db)
         if count != archive.games:
             self.report.errors.append(f"we import: {count} game(s) in the library, expected {archive.games}")
@@ -1008,7 +1179,8 @@ class Bench:
         for archive in (small, big):
             games = archive.games if whole is not None else self.ids_that_fit(archive.games)
             runs[archive.games] = self.best(
-                lambda db=dbs[archive.games], games=games: self.library_audit_attempt(db, whole, games))
+                lambda db=dbs[archive.games], games=games: self.library_audit_attempt(db, whole, games)
+            )
             counts[archive.games] = games
         run = runs[big.games]
         games = counts[big.games]
@@ -1022,14 +1194,22 @@ class Bench:
         whole_library = games == big.games
         if not whole_library:
             self.report.notes.append(
-                f"the library audit passes game ids as arguments; only the first {games:,} fit ARG_MAX")
+                f"the library audit passes game ids as arguments; only the first {games:,} fit ARG_MAX"
+            )
         ratio_ok = run.seconds <= TARGET_AUDIT_RATIO * self.floor[big.games].seconds
-        self.report.add(Row(f"we audit {how} (library)", size, run.seconds, run.cpu,
-                            rate(events, run.seconds, "ev"), self.ratio(big, run) if whole_library else "",
-                            memory,
-                            f"<= {TARGET_AUDIT_RATIO:.0f}x floor, memory flat" if whole_library
-                            else "memory flat",
-                            pass_miss(bool(is_flat) and (ratio_ok or not whole_library))))
+        self.report.add(
+            Row(
+                f"we audit {how} (library)",
+                size,
+                run.seconds,
+                run.cpu,
+                rate(events, run.seconds, "ev"),
+                self.ratio(big, run) if whole_library else "",
+                memory,
+                f"<= {TARGET_AUDIT_RATIO:.0f}x floor, memory flat" if whole_library else "memory flat",
+                pass_miss(bool(is_flat) and (ratio_ok or not whole_library)),
+            )
+        )
 
     def library_audit_attempt(self, db: Path, whole: str | None, games: int) -> ChildRun | None:
         if whole is not None:
@@ -1092,18 +1272,33 @@ def check_log(path: Path, players: int | None = None) -> str | None:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=None,
-                        help=f"games in the archive (default {DEFAULT_GAMES:,}; "
-                        f"{QUICK_GAMES:,} with --quick)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                        help=f"where archives are cached and scratch files go (default {DEFAULT_OUT})")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="processes for generating the archive and for `we audit --jobs` "
-                        "(default: cores)")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="run each timed command this many times and keep the fastest (default 1)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help=f"games in the archive (default {DEFAULT_GAMES:,}; {QUICK_GAMES:,} with --quick)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help=f"where archives are cached and scratch files go (default {DEFAULT_OUT})",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes for generating the archive and for `we audit --jobs` (default: cores)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run each timed command this many times and keep the fastest (default 1)",
+    )
     parser.add_argument("--quick", action="store_true", help=f"a small archive ({QUICK_GAMES:,} games)")
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -49,10 +49,25 @@ def game(events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
 
 
 START = [
-    ("game_started", {"players": ["Ann", "Ben", "Cat"], "dealer": "Cat", "ruleset": "white-elephant-2011",
-                      "options": {"attic_sizes": {"3": 1}}}),
-    ("gift_lists_dealt", {"lists": {"Ann": ["red", "yellow", "green"], "Ben": ["red", "orange", "blue"],
-                                    "Cat": ["orange", "yellow", "blue"]}}),
+    (
+        "game_started",
+        {
+            "players": ["Ann", "Ben", "Cat"],
+            "dealer": "Cat",
+            "ruleset": "white-elephant-2011",
+            "options": {"attic_sizes": {"3": 1}},
+        },
+    ),
+    (
+        "gift_lists_dealt",
+        {
+            "lists": {
+                "Ann": ["red", "yellow", "green"],
+                "Ben": ["red", "orange", "blue"],
+                "Cat": ["orange", "yellow", "blue"],
+            }
+        },
+    ),
     ("gift_brought", {"party": 1, "player": "Ann", "card": None}),
     ("gift_brought", {"party": 1, "player": "Ben", "card": None}),
     ("gift_brought", {"party": 1, "player": "Cat", "card": None}),
@@ -129,7 +144,9 @@ def test_a_directory_means_every_jsonl_in_it_sorted(tmp_path):
     (tmp_path / "notes.txt").write_text("not a log")
     reports = json_lines(we("audit", "--json", tmp_path).stdout)
     assert [Path(r["source"]).name for r in reports] == [
-        "four-players-dealt.jsonl", "four-players-edited.jsonl", "one-party.jsonl",
+        "four-players-dealt.jsonl",
+        "four-players-edited.jsonl",
+        "one-party.jsonl",
     ]
 
 
@@ -171,15 +188,28 @@ def test_a_usage_error_is_exit_2():
 
 def test_the_real_command_never_shows_a_traceback(tmp_path):
     run = subprocess.run(
-        [sys.executable, "-m", "cli.main", "audit", str(tmp_path / "nope.jsonl"),
-         "--db", str(tmp_path / "x.db")],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "audit",
+            str(tmp_path / "nope.jsonl"),
+            "--db",
+            str(tmp_path / "x.db"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert run.returncode == 1
     assert run.stderr.count("\n") == 1 and run.stderr.startswith("we: error: ")
     failed = subprocess.run(
         [sys.executable, "-m", "cli.main", "audit", "--json", str(EDITED)],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert failed.returncode == 1 and failed.stderr == ""
     assert json.loads(failed.stdout)["problems"][0]["seq"] == 20
@@ -271,7 +301,8 @@ def test_a_true_claim_holds_and_exits_0():
     assert result.exit_code == 0, result.stdout
     (report,) = json_lines(result.stdout)
     assert [(c["player"], c["claimed"], c["actual"], c["holds"]) for c in report["claims"]] == [
-        ("Ann", 22, 22, True), ("Ben", 22, 22, True),
+        ("Ann", 22, 22, True),
+        ("Ben", 22, 22, True),
     ]
 
 

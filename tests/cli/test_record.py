@@ -469,9 +469,7 @@ def test_someone_else_appending_meanwhile_is_caught_up_with_and_the_line_refused
     monkeypatch.setattr(JsonlLog, "append", sneaky)
     result = we("record", log, input="note mine\nnote mine again\n")
     assert result.exit_code == 0
-    assert rejections(result)[0].startswith(
-        "rejected (input line 1: note mine): another recorder added to"
-    )
+    assert rejections(result)[0].startswith("rejected (input line 1: note mine): another recorder added to")
     assert [e["data"].get("text") for e in read_log(log)[2:]] == ["from another recorder", "mine again"]
 
 

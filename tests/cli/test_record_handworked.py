@@ -89,10 +89,19 @@ def test_hand_worked_game_in_two_sittings(tmp_path):
 
     events = read_log(log)
     assert [(e["seq"], e["type"]) for e in events if e["type"] != "gift_brought"] == [
-        (1, "game_started"), (2, "gift_lists_dealt"),
-        (6, "gift_opened"), (7, "gift_stolen"), (8, "gift_opened"), (9, "gift_opened"),
-        (10, "event_voided"), (11, "gift_stolen"), (12, "gift_opened"),
-        (16, "gift_opened"), (17, "gift_stolen"), (18, "gift_opened"), (19, "gift_stolen"),
+        (1, "game_started"),
+        (2, "gift_lists_dealt"),
+        (6, "gift_opened"),
+        (7, "gift_stolen"),
+        (8, "gift_opened"),
+        (9, "gift_opened"),
+        (10, "event_voided"),
+        (11, "gift_stolen"),
+        (12, "gift_opened"),
+        (16, "gift_opened"),
+        (17, "gift_stolen"),
+        (18, "gift_opened"),
+        (19, "gift_stolen"),
         (20, "gift_opened"),
     ]
     assert events[9]["data"] == {"voids": 9, "reason": "Cat stole, she did not open"}

@@ -142,8 +142,14 @@ def test_a_log_breaking_a_rule_is_replayed_up_to_that_line(tmp_path):
     from eventstore.envelope import seal
 
     envelopes = read_log(ONE)[:6]
-    bad = seal("vector-one", 7, "2026-11-26T19:00:07Z", "gift_stolen",
-               {"party": 1, "player": "Ben", "from": "Cat", "card": "Y4"}, envelopes[-1]["hash"])
+    bad = seal(
+        "vector-one",
+        7,
+        "2026-11-26T19:00:07Z",
+        "gift_stolen",
+        {"party": 1, "player": "Ben", "from": "Cat", "card": "Y4"},
+        envelopes[-1]["hash"],
+    )
     log = tmp_path / "bad.jsonl"
     log.write_bytes(b"".join(json.dumps(e).encode() + b"\n" for e in envelopes) + bad.to_line())
     result = we("replay", log)
@@ -204,8 +210,10 @@ def test_replay_of_a_game_recorded_with_a_note_and_undo(tmp_path):
     assert we("record", log, input="undo\nnote we replayed it\n").exit_code == 0
     out = we("replay", log).stdout
     assert "  13  Zo\u00eb opens B2: the last gift, the game is over.  [voided by event 14]" in out
-    assert "  14  Event 13 is taken back (undone at the table): Zo\u00eb opening B2 never happened;" \
+    assert (
+        "  14  Event 13 is taken back (undone at the table): Zo\u00eb opening B2 never happened;"
         " Zo\u00eb to move." in out
+    )
     assert "  15  Note: we replayed it" in out
     assert "The game is not over yet" in out
 

@@ -105,8 +105,19 @@ def test_the_bot_game_is_dealt_and_is_what_simulate_writes(tmp_path):
     assert len(log[0]["data"]["players"]) == 7
     assert log[2]["type"] == "attics_dealt"
     assert all(e["data"]["card"] is not None for e in log if e["type"] == "gift_brought")
-    result = we("simulate", "--players", "7", "--seed", "replays", "--bot", "greedy", "--bot", "random",
-                "--out", tmp_path)
+    result = we(
+        "simulate",
+        "--players",
+        "7",
+        "--seed",
+        "replays",
+        "--bot",
+        "greedy",
+        "--bot",
+        "random",
+        "--out",
+        tmp_path,
+    )
     assert result.exit_code == 0
     assert (tmp_path / "sim-replays-1.jsonl").read_bytes() == (REPLAYS / "bots-7p.jsonl").read_bytes()
 

@@ -84,8 +84,14 @@ def test_a_game_breaking_a_rule_exits_1(tmp_path):
     from eventstore.envelope import seal
 
     envelopes = read_log(VECTORS / "one-party.jsonl")[:5]
-    bad = seal("vector-one", 6, "2026-11-26T19:00:06Z", "gift_opened",
-               {"party": 1, "player": "Ben", "card": "Y4"}, envelopes[-1]["hash"])
+    bad = seal(
+        "vector-one",
+        6,
+        "2026-11-26T19:00:06Z",
+        "gift_opened",
+        {"party": 1, "player": "Ben", "card": "Y4"},
+        envelopes[-1]["hash"],
+    )
     log = tmp_path / "bad.jsonl"
     log.write_bytes(b"".join(json.dumps(e).encode() + b"\n" for e in envelopes) + bad.to_line())
     result = we("score", log)

@@ -55,8 +55,19 @@ def test_different_seeds_play_different_games(tmp_path):
 @pytest.mark.parametrize("bot", ["random", "greedy"])
 @pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
 def test_every_simulated_game_audits_ok_and_complete(tmp_path, players, bot):
-    result = we("simulate", "--players", players, "--games", 2, "--seed", f"p{players}", "--bot", bot,
-                "--out", tmp_path)
+    result = we(
+        "simulate",
+        "--players",
+        players,
+        "--games",
+        2,
+        "--seed",
+        f"p{players}",
+        "--bot",
+        bot,
+        "--out",
+        tmp_path,
+    )
     assert result.exit_code == 0, result.stderr
     audit = we("audit", "--json", tmp_path)
     assert audit.exit_code == 0, audit.stdout
@@ -69,14 +80,30 @@ def test_every_simulated_game_audits_ok_and_complete(tmp_path, players, bot):
 
 
 def test_the_summary_gives_wins_by_seat_and_by_bot(tmp_path):
-    result = we("simulate", "-n", "3", "-k", "6", "--seed", "s", "--bot", "greedy", "--bot", "random",
-                "--out", tmp_path)
+    result = we(
+        "simulate",
+        "-n",
+        "3",
+        "-k",
+        "6",
+        "--seed",
+        "s",
+        "--bot",
+        "greedy",
+        "--bot",
+        "random",
+        "--out",
+        tmp_path,
+    )
     assert result.exit_code == 0
     out = result.stdout
     assert "Simulated 6 games of 3 players from seed 's' (greedy, random bots)" in out
     assert "By seat" in out and "By bot" in out
-    rows = {cells(line)[0]: cells(line) for line in out.splitlines()
-            if cells(line)[:1] in (["greedy"], ["random"])}
+    rows = {
+        cells(line)[0]: cells(line)
+        for line in out.splitlines()
+        if cells(line)[:1] in (["greedy"], ["random"])
+    }
     # greedy sits in seats 1 and 3, random in seat 2
     assert rows["greedy"][1] == "2" and rows["random"][1] == "1"
     audit = [json.loads(line) for line in we("audit", "--json", tmp_path).stdout.splitlines()]
@@ -99,7 +126,9 @@ def test_into_a_library(tmp_path):
     assert f"stored in {db}" in result.stdout
     listing = we("games", "--db", db)
     assert [line.split()[0] for line in listing.stdout.splitlines() if line.startswith("sim-")] == [
-        "sim-lib-1", "sim-lib-2", "sim-lib-3",
+        "sim-lib-1",
+        "sim-lib-2",
+        "sim-lib-3",
     ]
     audit = we("audit", "--json", "--db", db, "sim-lib-2")
     assert audit.exit_code == 0 and json.loads(audit.stdout)["complete"] is True

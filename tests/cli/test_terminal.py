@@ -30,7 +30,12 @@ def terminal_env(**extra: str) -> dict[str, str]:
 
 def spawn(args: list[str], cwd, env) -> pexpect.spawn:
     child = pexpect.spawn(
-        sys.executable, ["-m", "cli.main", *args], cwd=str(cwd), env=env, encoding="utf-8", timeout=20,
+        sys.executable,
+        ["-m", "cli.main", *args],
+        cwd=str(cwd),
+        env=env,
+        encoding="utf-8",
+        timeout=20,
         dimensions=(40, 160),
     )
     child.logfile_read = io.StringIO()
@@ -48,8 +53,22 @@ def test_a_whole_game_typed_at_a_terminal_then_audited(tmp_path):
     env = terminal_env()
 
     # First sitting: the lists are asked for; party 1 with a rejected steal-back and an undo.
-    child = spawn(["record", str(log), "--players", "Ann,Bob,Cat", "--dealer", "Cat", "--attic-size", "2",
-                   "--title", "Tonight"], ROOT, env)
+    child = spawn(
+        [
+            "record",
+            str(log),
+            "--players",
+            "Ann,Bob,Cat",
+            "--dealer",
+            "Cat",
+            "--attic-size",
+            "2",
+            "--title",
+            "Tonight",
+        ],
+        ROOT,
+        env,
+    )
     child.expect_exact("Ann's gift list")
     child.sendline("RGY")
     child.expect_exact("Bob's gift list")
@@ -121,8 +140,14 @@ def test_a_whole_game_typed_at_a_terminal_then_audited(tmp_path):
     assert f"Fingerprint: {fingerprint} (note it down" in plain
 
     # The file passes the audit.
-    audit = subprocess.run([sys.executable, "-m", "cli.main", "audit", "--json", str(log)], cwd=ROOT,
-                           env=terminal_env(), capture_output=True, text=True, timeout=60)
+    audit = subprocess.run(
+        [sys.executable, "-m", "cli.main", "audit", "--json", str(log)],
+        cwd=ROOT,
+        env=terminal_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert audit.returncode == 0, audit.stdout + audit.stderr
     verdict = json.loads(audit.stdout.splitlines()[0])
     assert verdict["ok"] is True and verdict["complete"] is True
@@ -132,8 +157,9 @@ def test_a_whole_game_typed_at_a_terminal_then_audited(tmp_path):
 
 
 def test_no_color_turns_colours_off_even_on_a_terminal(tmp_path):
-    child = spawn(["replay", str(ROOT / "tests" / "vectors" / "one-party.jsonl")], ROOT,
-                  terminal_env(NO_COLOR="1"))
+    child = spawn(
+        ["replay", str(ROOT / "tests" / "vectors" / "one-party.jsonl")], ROOT, terminal_env(NO_COLOR="1")
+    )
     status, out = finish(child)
     assert status == 0
     assert "Ben steals Y4" in out
@@ -149,24 +175,55 @@ def test_replay_on_a_terminal_is_in_colour(tmp_path):
 
 
 def test_piped_output_is_plain(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "cli.main", "score", "--explain",
-                           str(ROOT / "tests" / "vectors" / "four-players-dealt.jsonl")],
-                          cwd=ROOT, env=terminal_env(), capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "score",
+            "--explain",
+            str(ROOT / "tests" / "vectors" / "four-players-dealt.jsonl"),
+        ],
+        cwd=ROOT,
+        env=terminal_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0
     assert "\x1b[" not in done.stdout
     assert "Ann: red R8 + orange O8 + blue B6 = 22" in done.stdout
 
 
 def test_errors_from_the_real_command_are_one_line(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "cli.main", "replay", "--at", "99",
-                           str(ROOT / "tests" / "vectors" / "one-party.jsonl")],
-                          cwd=ROOT, env=terminal_env(), capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "replay",
+            "--at",
+            "99",
+            str(ROOT / "tests" / "vectors" / "one-party.jsonl"),
+        ],
+        cwd=ROOT,
+        env=terminal_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1
     path = ROOT / "tests" / "vectors" / "one-party.jsonl"
     assert done.stderr == f"we: error: --at 99: {path} has only 13 events\n"
-    missing = subprocess.run([sys.executable, "-m", "cli.main", "record", str(tmp_path / "new.jsonl")],
-                             cwd=ROOT, env=terminal_env(), capture_output=True, text=True, timeout=60,
-                             stdin=subprocess.DEVNULL)
+    missing = subprocess.run(
+        [sys.executable, "-m", "cli.main", "record", str(tmp_path / "new.jsonl")],
+        cwd=ROOT,
+        env=terminal_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert missing.returncode == 2
     assert "needs --players, --dealer, --lists" in missing.stderr
     assert "Traceback" not in missing.stderr

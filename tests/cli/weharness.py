@@ -39,8 +39,9 @@ class _ThroughRun(click.Command):
 
 def we(*args: object, input: str | None = None, env: dict[str, str] | None = None) -> Result:
     """`we ARGS...` with `input` on stdin (not a terminal); stdout and stderr kept apart."""
-    return CliRunner().invoke(_ThroughRun(), [str(a) for a in args], input=input, env=env,
-                              catch_exceptions=False)
+    return CliRunner().invoke(
+        _ThroughRun(), [str(a) for a in args], input=input, env=env, catch_exceptions=False
+    )
 
 
 def one_error_line(result: Result) -> str:

@@ -20,8 +20,7 @@ def sentences(log, viewer=None, omniscient=True):
 def test_sentences_of_a_hand_game():
     told = sentences(game_one_winner().log)
     assert (
-        told[0]
-        == "Game starts: Ann, Ben, Cat in clockwise order, Cat deals"
+        told[0] == "Game starts: Ann, Ben, Cat in clockwise order, Cat deals"
         " with house rules: 3 cards each for 3 players."
     )
     assert told[5] == "Cat brings O4 face down; all gifts are in, Ann opens first."
