@@ -64,8 +64,9 @@ def run(group: click.Group) -> int:
     except BrokenPipeError:
         return _reader_went_away()
     except SystemExit as exc:
-        # click turns a broken pipe into exit 1, which here means "invalid game".
-        if isinstance(exc.__context__, BrokenPipeError):
+        # click turns a broken pipe into exit 1, which here means "invalid game". It leaves
+        # stdout wrapped in its PacifyFlushWrapper when it does (the name varies by version).
+        if isinstance(exc.__context__, BrokenPipeError) or "PacifyFlushWrapper" in type(sys.stdout).__name__:
             return _reader_went_away()
         raise
     except OSError as exc:
