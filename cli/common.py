@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -154,16 +154,6 @@ def resolve_game(text: str, db_path: Path | None) -> GameSource:
     raise CommandFailed(f"no such file: {text}")
 
 
-def iter_source_lines(source: GameSource) -> Iterator[Any]:
-    """Every line of the game with its integrity problems (eventstore LogLine objects)."""
-    from eventstore.verify import iter_log, iter_objects
-
-    if source.path is not None:
-        yield from iter_log(source.path)
-        return
-    yield from iter_objects(_library_rows(source))
-
-
 def _library_rows(source: GameSource) -> Iterator[dict[str, Any]]:
     return open_library(source.db_path).log(source.game_id).rows()  # type: ignore[arg-type]
 
@@ -247,6 +237,3 @@ def require_valid(report: GameReport) -> GameReport:
         more = f" (and {len(report.problems) - 1} more; see `we audit`)" if len(report.problems) > 1 else ""
         raise CommandFailed(f"{report.source}: line {first.line}: {first.kind}: {first.message}{more}")
     return report
-
-
-Renderer = Callable[[GameReport], None]

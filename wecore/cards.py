@@ -68,13 +68,6 @@ def parse_card(text: object) -> str:
     raise CardNotationError(f"{text!r} is not a card: write {CARD_FORM_HINT}")
 
 
-def canonical_card(text: object) -> str | None:
-    """The canonical card for `text` written in card notation (any case), else None."""
-    if type(text) is str:
-        return CARD_SPELLINGS.get(text) or CARD_SPELLINGS.get(text.upper())
-    return None
-
-
 def is_card(text: object) -> bool:
     return isinstance(text, str) and text in CARD_SPELLINGS
 
