@@ -17,7 +17,8 @@ from wecore.errors import WeError
 
 if TYPE_CHECKING:
     # The engine and the verifier load on first use, so `we --help` stays instant.
-    from eventstore.verify import Problem
+    from eventstore.verify import Problem, ScanEnd
+    from wecore.audit import GameChecker
     from wecore.state import GameState
 
 EXIT_OK = 0
@@ -167,48 +168,50 @@ def open_library(path: Path) -> Any:
     return Library(path)
 
 
-def _scan_source(source: GameSource) -> Iterator[tuple[int, Any, Any, bool]]:
-    from eventstore.verify import scan_lines, scan_objects
-
-    if source.path is not None:
-        with open(source.path, "rb", buffering=1 << 20) as lines:
-            yield from scan_lines(lines)
-        return
-    yield from scan_objects(_library_rows(source))
-
-
 def check_game(source: GameSource, keep_envelopes: bool = False) -> GameReport:
     """Read a game once, streaming: every integrity problem, and the fold up to the first
-    schema or rules problem (the state after it is undefined, so folding stops there).
-
-    This is the audit's hot path: one pass, no per-line objects beyond what the checks need.
-    """
-    from eventstore.envelope import envelope_from_raw
-    from eventstore.verify import Problem, VerifyTally
+    schema or rules problem (the state after it is undefined, so folding stops there)."""
+    from eventstore.verify import ScanEnd, scan_lines, scan_objects
     from wecore.audit import GameChecker
 
     checker = GameChecker()
+    # Clean lines go straight from the scan to the fold, unless every envelope is wanted.
+    fold = None if keep_envelopes else checker.feed
+    end = ScanEnd()
+    if source.path is not None:
+        with open(source.path, "rb", buffering=1 << 20) as lines:
+            return _check_scanned(source, scan_lines(lines, fold, end), checker, end, keep_envelopes)
+    rows = _library_rows(source)
+    return _check_scanned(source, scan_objects(rows, fold, end), checker, end, keep_envelopes)
+
+
+def _check_scanned(
+    source: GameSource,
+    scanned: Iterator[tuple[int, Any, Any, bool]],
+    checker: GameChecker,
+    end: ScanEnd,
+    keep_envelopes: bool,
+) -> GameReport:
+    """The lines the scan yields (all of them, or only line 1 and those with problems when it
+    folds clean lines itself), tallied and folded in line order."""
+    from eventstore.envelope import envelope_from_raw
+    from eventstore.verify import Problem, VerifyTally
+
     feed = checker.feed
     tally = VerifyTally()
     add = tally.add
     envelopes: list[Any] = []
-    folding = True
-    for n, raw, msgs, usable in _scan_source(source):
-        if msgs is not None or raw is None:
-            add(n, raw, msgs)
-        else:
-            tally.lines = n
-            tally.last_hash = raw["hash"]
-            if tally.game is None:
-                tally.game = raw["game"]
+    for n, raw, msgs, usable in scanned:
+        add(n, raw, msgs)
         if not usable:
             # An unusable line leaves a hole in the game: nothing after it can be folded.
-            folding = False
+            checker.halt()
             continue
         if keep_envelopes:
             envelopes.append(envelope_from_raw(raw))
-        if folding and not feed(n, raw["type"], raw["data"]):
-            folding = False
+        feed(n, raw["type"], raw["data"])
+    if end.last is not None:
+        tally.add(end.lines, end.last, None)
     verdict = tally.result()
     problems = verdict.problems
     rule = checker.problem

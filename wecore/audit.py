@@ -51,25 +51,33 @@ class FoldResult:
 class GameChecker:
     """Folds events one at a time and remembers the first problem."""
 
-    __slots__ = ("events", "problem", "state")
+    __slots__ = ("events", "halted", "problem", "state")
 
     def __init__(self, state: GameState = INITIAL_STATE) -> None:
         self.state = state
         self.problem: RuleProblem | None = None
         self.events = 0
+        # True once folding has stopped: at a problem, or because the caller said so (a line
+        # the store could not read leaves a hole in the game).
+        self.halted = False
+
+    def halt(self) -> None:
+        """Fold nothing more: feed returns False from now on."""
+        self.halted = True
 
     def feed(self, line: int, event_type: object, data: object) -> bool:
-        """Fold one event; False once a problem has stopped the fold."""
-        if self.problem is not None:
+        """Fold one event; False once a problem (or halt) has stopped the fold."""
+        if self.halted:
             return False
         self.events += 1
+        state = self.state
         fast = _FAST_PATHS.get(event_type) if type(event_type) is str else None  # type: ignore[call-overload]
         # Before game_started only the model path knows to say "a log must begin with game_started".
-        if fast is not None and type(data) is dict and (self.state.players or event_type == "game_started"):
+        if fast is not None and type(data) is dict and (state.players or event_type == "game_started"):
             try:
-                state = fast(self.state, data)
+                state = fast(state, data)
             except RuleViolation as exc:
-                self.problem = RuleProblem(line, RULES, f"{event_type}: {exc}")
+                self._stop(RuleProblem(line, RULES, f"{event_type}: {exc}"))
                 return False
             if state is not None:
                 self.state = state
@@ -79,15 +87,19 @@ class GameChecker:
         try:
             event = parse_event(event_type, data)
         except EventSchemaError as exc:
-            self.problem = RuleProblem(line, SCHEMA, str(exc))
+            self._stop(RuleProblem(line, SCHEMA, str(exc)))
             return False
         return self.feed_event(line, event)
+
+    def _stop(self, problem: RuleProblem) -> None:
+        self.problem = problem
+        self.halted = True
 
     def feed_event(self, line: int, event: Event) -> bool:
         try:
             self.state = evolve(self.state, event)
         except RuleViolation as exc:
-            self.problem = RuleProblem(line, RULES, f"{event.TYPE}: {exc}")
+            self._stop(RuleProblem(line, RULES, f"{event.TYPE}: {exc}"))
             return False
         return True
 

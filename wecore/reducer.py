@@ -7,6 +7,7 @@ if they never happened.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation
 from wecore.rulesets import make_ruleset
-from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase
+from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase, state_from_fields
 
 if TYPE_CHECKING:
     # Events are dispatched by their TYPE name, so folding raw payloads through the rule
@@ -54,22 +55,26 @@ def fold(events: Iterable[Event], state: GameState = INITIAL_STATE) -> GameState
 
 
 def _in_effect(before: GameState, changes: dict[str, object]) -> GameState:
-    """`before` with `changes`, as the newest event in effect, so an undo can restore `before`.
-
-    One dict copy per event: this is the hot path of every replay and audit.
-    """
-    values = before.__dict__.copy()
+    """`before` with `changes`, as the newest event in effect, so an undo can restore `before`."""
+    values = _successor(before)
     values.update(changes)
-    seq = before.seq + 1
+    return state_from_fields(values)
+
+
+# The hot rule functions (bring, open, steal) write into `_successor(state)` and hand it to
+# `state_from_fields`: one dict copy and one object per event, no intermediate dict of changes. This is
+# the inner loop of every replay and audit.
+
+
+def _successor(before: GameState) -> dict[str, Any]:
+    """A copy of `before`'s fields for the state after one more event in effect."""
+    values = before.__dict__.copy()
+    seq = values["seq"] + 1
     values["seq"] = seq
     values["undo"] = (seq, before)
-    after = _new_state(GameState)
-    _set_attribute(after, "__dict__", values)
-    return after
+    return values
 
 
-_new_state = object.__new__
-_set_attribute = object.__setattr__
 # Enum members looked up on the class cost an attribute walk each time; these are plain globals.
 NOT_STARTED, SETTING_UP, BRINGING, PLAYING, OVER = (
     Phase.NOT_STARTED,
@@ -129,22 +134,23 @@ def start_game(
     if title is not None and len(title) > MAX_TITLE_LENGTH:
         raise RuleViolation(f"the title is longer than {MAX_TITLE_LENGTH} characters")
     count = len(players)
-    return _in_effect(
-        state,
-        {
-            "phase": SETTING_UP,
-            "players": players,
-            "seat_of": MappingProxyType({name: seat for seat, name in enumerate(players)}),
-            "dealer": dealer,
-            "title": title,
-            "ruleset": ruleset,
-            "attic_size": ruleset.attic_size(count),
-            "kept": ((),) * count,
-            "holding": (None,) * count,
-            "brought": (False,) * count,
-            "brought_cards": (None,) * count,
-        },
-    ).replace(undo=None)  # log-format.md: game_started can never be voided, so it is no undo entry
+    values = state.__dict__.copy()
+    values.update(
+        phase=SETTING_UP,
+        players=players,
+        seat_of=MappingProxyType({name: seat for seat, name in enumerate(players)}),
+        dealer=dealer,
+        title=title,
+        ruleset=ruleset,
+        attic_size=ruleset.attic_size(count),
+        kept=((),) * count,
+        holding=(None,) * count,
+        brought=(False,) * count,
+        brought_cards=(None,) * count,
+        seq=state.seq + 1,
+        undo=None,  # log-format.md: game_started can never be voided, so it is no undo entry
+    )
+    return state_from_fields(values)
 
 
 def _gift_lists_dealt(state: GameState, event: GiftListsDealt) -> GameState:
@@ -159,18 +165,23 @@ def deal_lists(state: GameState, gift_lists: Mapping[str, Sequence[str]]) -> Gam
     triples: dict[frozenset[str], str] = {}
     for name, colours in gift_lists.items():
         seat = _seat(state, name)
-        if len(colours) != 3 or len(set(colours)) != 3:
-            raise RuleViolation(f"{name}'s gift list must have three different colours")
         triple = frozenset(colours)
+        if len(colours) != 3 or len(triple) != 3:
+            raise RuleViolation(f"{name}'s gift list must have three different colours")
         if triple in triples:
             raise RuleViolation(f"{triples[triple]} and {name} cannot hold the same gift list")
         triples[triple] = name
-        lists[seat] = tuple(Colour(c) for c in colours)
+        lists[seat] = tuple([_COLOUR_NAMED[c] for c in colours])
     missing = [state.players[seat] for seat, colours in enumerate(lists) if colours is None]
     if missing:
         raise RuleViolation(f"no gift list was dealt to {', '.join(missing)}")
     starter = (state.players.index(state.dealer) + 1) % len(state.players)  # type: ignore[arg-type]
     return _in_effect(state, {"phase": BRINGING, "lists": tuple(lists), "party": 1, "starter": starter})
+
+
+# Colour(name) goes through the Enum machinery; a dict lookup is what a fold wants. The payload
+# was validated (model or fast path), so every name is a colour's.
+_COLOUR_NAMED: dict[str, Colour] = {colour.value: colour for colour in Colour}
 
 
 def _attics_dealt(state: GameState, event: AtticsDealt) -> GameState:
@@ -222,38 +233,45 @@ def bring_gift(state: GameState, party: int, player: str, card: str | None) -> G
         raise RuleViolation(_not_now(state, "bring a gift"))
     if party != state.party:
         _check_party(state, party)
-    if state.brought[seat]:
+    brought = list(state.brought)
+    if brought[seat]:
         raise RuleViolation(f"{player} has already brought a gift to party {state.party}")
     attics = state.attics
-    changes: dict[str, object] = {}
+    values = _successor(state)
     if attics is not None:
         if card is None:
             raise RuleViolation(f"the attics were dealt, so {player}'s gift must be named (not unseen)")
         if card not in attics[seat]:
             raise RuleViolation(f"{card} is not in {player}'s attic")
-        changes["attics"] = _set_seat(attics, seat, attics[seat] - {card})
+        values["attics"] = _set_seat(attics, seat, attics[seat] - {card})
     if card is None:
-        changes["unseen_face_down"] = state.unseen_face_down + 1
+        values["unseen_face_down"] = state.unseen_face_down + 1
     else:
         if attics is None:
             # With attics dealt every card is already among the seen ones.
             if card in state.seen:
                 raise RuleViolation(f"{card} has already been seen in this game")
-            changes["seen"] = state.seen | {card}
-        changes["face_down"] = (*state.face_down, card)
-        changes["brought_cards"] = _set_seat(state.brought_cards, seat, card)
-    brought = _set_seat(state.brought, seat, True)
-    changes["brought"] = brought
+            values["seen"] = state.seen | {card}
+        values["face_down"] = (*state.face_down, card)
+        values["brought_cards"] = _set_seat(state.brought_cards, seat, card)
+    brought[seat] = True
+    values["brought"] = tuple(brought)
     if False not in brought:
-        changes["phase"] = PLAYING
-        changes["to_move"] = state.starter
-    return _in_effect(state, changes)
+        values["phase"] = PLAYING
+        values["to_move"] = state.starter
+    return state_from_fields(values)
 
 
 def _check_mover(state: GameState, player: str, party: int, action: str) -> int:
+    """The seat of `player`, who must be the one to move in this party."""
     seat = state.seat_of.get(player)
-    if seat is None:
-        seat = _seat(state, player)
+    if seat is None or state.phase is not PLAYING or party != state.party or seat != state.to_move:
+        _refuse_mover(state, player, party, action)
+    return seat  # type: ignore[return-value]
+
+
+def _refuse_mover(state: GameState, player: str, party: int, action: str) -> None:
+    _seat(state, player)
     if state.phase is not PLAYING:
         if state.phase is BRINGING:
             waiting = ", ".join(state.waiting_to_bring)
@@ -261,11 +279,8 @@ def _check_mover(state: GameState, player: str, party: int, action: str) -> int:
                 f"{player} cannot {action} yet: party {state.party} is waiting for gifts from {waiting}"
             )
         raise RuleViolation(_not_now(state, action))
-    if party != state.party:
-        _check_party(state, party)
-    if seat != state.to_move:
-        raise RuleViolation(f"it is {state.player_to_move}'s turn, not {player}'s")
-    return seat
+    _check_party(state, party)
+    raise RuleViolation(f"it is {state.player_to_move}'s turn, not {player}'s")
 
 
 def _gift_opened(state: GameState, event: GiftOpened) -> GameState:
@@ -279,7 +294,8 @@ def open_gift(state: GameState, party: int, player: str, card: str) -> GameState
     unseen = state.unseen_face_down
     seen = state.seen
     if card in face_down:
-        face_down = tuple([c for c in face_down if c != card])
+        at = face_down.index(card)
+        face_down = face_down[:at] + face_down[at + 1 :]
     elif card in seen:
         raise RuleViolation(f"{card} is not a face-down gift of this party: it was seen before")
     elif unseen:
@@ -289,43 +305,52 @@ def open_gift(state: GameState, party: int, player: str, card: str) -> GameState
         raise RuleViolation(f"{card} is not a face-down gift of this party")
     holding = _set_seat(state.holding, seat, card)
     if not face_down and not unseen:
-        return _in_effect(state, _end_party(state, holding, seen))
-    return _in_effect(
-        state,
-        {
-            "face_down": face_down,
-            "unseen_face_down": unseen,
-            "seen": seen,
-            "holding": holding,
-            "locked": _NOTHING_LOCKED,
-            "to_move": _first_without_gift(holding, state.starter),  # type: ignore[arg-type]
-            "moves_this_party": state.moves_this_party + 1,
-        },
-    )
+        return _end_party(state, holding, seen)
+    values = _successor(state)
+    values["face_down"] = face_down
+    values["unseen_face_down"] = unseen
+    values["seen"] = seen
+    values["holding"] = holding
+    values["locked"] = _NOTHING_LOCKED
+    values["to_move"] = _first_without_gift(holding, state.starter)  # type: ignore[arg-type]
+    values["moves_this_party"] = state.moves_this_party + 1
+    return state_from_fields(values)
 
 
 _NOTHING_LOCKED: frozenset[str] = frozenset()
 
 
 def _first_without_gift(holding: tuple[str | None, ...], starter: int) -> int | None:
+    """The first seat from `starter` on, round the table, that holds no gift."""
+    if None not in holding:
+        return None
+    try:
+        return holding.index(None, starter)
+    except ValueError:
+        return holding.index(None)
+
+
+def _end_party(state: GameState, holding: tuple[str | None, ...], seen: frozenset[str]) -> GameState:
+    """The state after the open that ends a party: every held gift is kept."""
     count = len(holding)
-    for step in range(count):
-        seat = (starter + step) % count
-        if holding[seat] is None:
-            return seat
-    return None
+    kept = state.kept
+    values = _successor(state)
+    values.update(_fresh_party(count))
+    values["kept"] = tuple([(*kept[seat], holding[seat]) for seat in range(count)])
+    values["seen"] = seen
+    if state.party >= state.attic_size:
+        values["phase"] = OVER
+    else:
+        values["phase"] = BRINGING
+        values["party"] = state.party + 1
+        values["starter"] = (state.starter + 1) % count  # type: ignore[operator]
+    return state_from_fields(values)
 
 
-def _end_party(state: GameState, holding: tuple[str | None, ...], seen: frozenset[str]) -> dict[str, object]:
-    kept = tuple([(*cards, gift) for cards, gift in zip(state.kept, holding, strict=True)])
-    count = len(state.players)
-    over = state.party >= state.attic_size
+@functools.cache
+def _fresh_party(count: int) -> dict[str, object]:
+    """What every party starts with at a table of `count`: nothing brought, held or locked."""
     return {
-        "phase": OVER if over else BRINGING,
-        "kept": kept,
-        "seen": seen,
-        "party": state.party if over else state.party + 1,
-        "starter": state.starter if over else (state.starter + 1) % count,  # type: ignore[operator]
         "face_down": (),
         "unseen_face_down": 0,
         "holding": (None,) * count,
@@ -374,20 +399,18 @@ def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) 
     holding_list = list(state.holding)
     holding_list[victim] = None
     holding_list[seat] = card
-    holding = tuple(holding_list)
-    changes: dict[str, object] = {
-        "holding": holding,
-        "locked": state.locked | {card},
-        "to_move": victim,
-        "moves_this_party": state.moves_this_party + 1,
-    }
+    values = _successor(state)
+    values["holding"] = tuple(holding_list)
+    values["locked"] = state.locked | {card}
+    values["to_move"] = victim
+    values["moves_this_party"] = state.moves_this_party + 1
     cap = state.ruleset.max_steals_per_gift  # type: ignore[union-attr]
     if cap is not None:
         times = state.steal_counts.get(card, 0) + 1
-        changes["steal_counts"] = MappingProxyType({**state.steal_counts, card: times})
+        values["steal_counts"] = MappingProxyType({**state.steal_counts, card: times})
         if times >= cap:
-            changes["frozen"] = state.frozen | {card}
-    return _in_effect(state, changes)
+            values["frozen"] = state.frozen | {card}
+    return state_from_fields(values)
 
 
 # --- after the game, and at any time ------------------------------------------------
@@ -446,7 +469,9 @@ def _not_now(state: GameState, action: str) -> str:
 
 
 def _set_seat(values: tuple[T, ...], seat: int, value: T) -> tuple[T, ...]:
-    return (*values[:seat], value, *values[seat + 1 :])
+    changed = list(values)
+    changed[seat] = value
+    return tuple(changed)
 
 
 _HANDLERS: dict[str, Callable[[GameState, Any], GameState]] = {

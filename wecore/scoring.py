@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour, sort_key
 from wecore.state import GameState
@@ -19,8 +20,22 @@ class PlayerScore:
     player: str
     gift_list: tuple[Colour, ...]
     counted: dict[Colour, str | None]  # per list colour, the card that counts (or none)
-    unused: tuple[UnusedCard, ...]  # kept cards that did not count, and why
+    kept: tuple[str, ...]
     total: int
+
+    @cached_property
+    def unused(self) -> tuple[UnusedCard, ...]:
+        """Kept cards that did not count, and why (worked out only when asked: an audit of a
+        whole archive needs the totals, not the wording)."""
+        best = self.counted
+        unused = []
+        for card in sorted(self.kept, key=sort_key):
+            colour = CARD_COLOUR[card]
+            if colour not in best:
+                unused.append(UnusedCard(card, f"{colour.value} is not on the list"))
+            elif best[colour] != card:
+                unused.append(UnusedCard(card, f"lower than {best[colour]}"))
+        return tuple(unused)
 
     def explain(self) -> str:
         parts = [f"{colour.value} {card or '-'}" for colour, card in self.counted.items()]
@@ -48,40 +63,37 @@ class Scoreboard:
 
 def score_player(player: str, gift_list: tuple[Colour, ...], kept: tuple[str, ...]) -> PlayerScore:
     best: dict[Colour, str | None] = dict.fromkeys(gift_list)
+    total = 0
     for card in kept:
         colour = CARD_COLOUR[card]
         if colour in best:
             current = best[colour]
-            if current is None or CARD_NUMBER[card] > CARD_NUMBER[current]:
+            if current is None:
                 best[colour] = card
-    unused = []
-    for card in sorted(kept, key=sort_key):
-        colour = CARD_COLOUR[card]
-        if colour not in best:
-            unused.append(UnusedCard(card, f"{colour.value} is not on the list"))
-        elif best[colour] != card:
-            unused.append(UnusedCard(card, f"lower than {best[colour]}"))
-    total = sum(CARD_NUMBER[c] for c in best.values() if c is not None)
-    return PlayerScore(player, gift_list, best, tuple(unused), total)
+                total += CARD_NUMBER[card]
+            elif CARD_NUMBER[card] > CARD_NUMBER[current]:
+                best[colour] = card
+                total += CARD_NUMBER[card] - CARD_NUMBER[current]
+    return PlayerScore(player, gift_list, best, kept, total)
 
 
 def score(state: GameState) -> Scoreboard:
     """Standings from the cards kept so far; final when the game is over."""
     lists = state.lists or tuple(() for _ in state.players)
     entries = tuple(
-        score_player(name, gift_list, kept)
-        for name, gift_list, kept in zip(state.players, lists, state.kept, strict=True)
+        [
+            score_player(name, gift_list, kept)
+            for name, gift_list, kept in zip(state.players, lists, state.kept, strict=True)
+        ]
     )
-    top = max((e.total for e in entries), default=0)
-    leaders = tuple(e.player for e in entries if e.total == top)
-    winners = (state.tie_broken_by,) if state.tie_winner is not None else leaders
-    return Scoreboard(
-        players=entries,
-        winners=winners,  # type: ignore[arg-type]
-        complete=state.is_over,
-        tie_broken_by=state.tie_broken_by,
-        tie_reason=state.tie_reason,
+    top = max([e.total for e in entries], default=0)
+    tie_broken_by = state.tie_broken_by
+    winners = (
+        (tie_broken_by,)
+        if tie_broken_by is not None
+        else tuple([e.player for e in entries if e.total == top])
     )
+    return Scoreboard(entries, winners, state.is_over, tie_broken_by, state.tie_reason)  # type: ignore[arg-type]
 
 
 def tied_leaders(state: GameState) -> tuple[str, ...]:
