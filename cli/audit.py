@@ -17,7 +17,15 @@ from typing import Any
 import click
 import orjson
 
-from cli.common import EXIT_INVALID, CommandFailed, GameSource, check_game, db_option, resolve_game
+from cli.common import (
+    EXIT_INVALID,
+    CommandFailed,
+    GameSource,
+    check_game,
+    db_option,
+    logs_in_directory,
+    resolve_game,
+)
 from eventstore.verify import EMPTY_MESSAGE, Problem
 from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour
 from wecore.errors import WeError
@@ -301,7 +309,7 @@ def expand_arguments(arguments: Iterable[str], db_path: Path | None) -> list[Gam
     for text in arguments:
         path = Path(text)
         if path.is_dir():
-            logs = sorted(p for p in path.glob("*.jsonl") if p.is_file())
+            logs = logs_in_directory(path)
             if not logs:
                 raise CommandFailed(f"{text}: no *.jsonl logs in this directory")
             sources.extend(GameSource(label=str(p), path=p) for p in logs)

@@ -155,6 +155,14 @@ def resolve_game(text: str, db_path: Path | None) -> GameSource:
     raise CommandFailed(f"no such file: {text}")
 
 
+def logs_in_directory(directory: Path) -> list[Path]:
+    """Every *.jsonl file in `directory`, in name order. scandir knows which entries are files
+    without a stat each: a club's archive holds tens of thousands of games."""
+    with os.scandir(directory) as entries:
+        names = sorted(e.name for e in entries if e.name.endswith(".jsonl") and e.is_file())
+    return [directory / name for name in names]
+
+
 def _library_rows(source: GameSource) -> Iterator[dict[str, Any]]:
     return open_library(source.db_path).log(source.game_id).rows()  # type: ignore[arg-type]
 

@@ -13,7 +13,15 @@ from pathlib import Path
 
 import click
 
-from cli.common import CommandFailed, GameReport, GameSource, check_game, db_option, library_path
+from cli.common import (
+    CommandFailed,
+    GameReport,
+    GameSource,
+    check_game,
+    db_option,
+    library_path,
+    logs_in_directory,
+)
 from eventstore.errors import StoreError
 
 # --- import ------------------------------------------------------------------------
@@ -25,7 +33,7 @@ def _log_paths(arguments: Iterable[str]) -> list[Path]:
     for text in arguments:
         path = Path(text)
         if path.is_dir():
-            paths.extend(sorted(p for p in path.glob("*.jsonl") if p.is_file()))
+            paths.extend(logs_in_directory(path))
         else:
             paths.append(path)
     return paths
