@@ -49,12 +49,19 @@ def _at(seconds: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
+def _ats(start: int, count: int) -> list[str]:
+    """`_at` of start + 1 ... start + count. A game starts on the hour, so within its first hour
+    only the minutes and seconds change: formatted without a strftime per event."""
+    hour = _at(start)[:14]  # "YYYY-MM-DDTHH:"
+    first_hour = [f"{hour}{seq // 60:02d}:{seq % 60:02d}Z" for seq in range(1, min(count, 3599) + 1)]
+    return first_hour + [_at(start + seq) for seq in range(len(first_hour) + 1, count + 1)]
+
+
 def sealed_game(game_id: str, index: int, payloads: Sequence[tuple[str, dict[str, Any]]]) -> list[Envelope]:
     """The envelopes of a simulated game, with their deterministic timestamps."""
     start = SIM_EPOCH + (index - 1) * 3600
-    return seal_chain(
-        game_id, ((_at(start + seq), kind, data) for seq, (kind, data) in enumerate(payloads, start=1))
-    )
+    ats = _ats(start, len(payloads))
+    return seal_chain(game_id, ((at, kind, data) for at, (kind, data) in zip(ats, payloads, strict=True)))
 
 
 @dataclass

@@ -176,7 +176,7 @@ def seal_chain(game: str, events: Iterable[tuple[str, str, dict[str, Any]]]) -> 
     prev: str | None = None
     body: dict[str, Any] = {"v": FORMAT_VERSION, "game": game}
     for seq, (at, kind, data) in enumerate(events, start=1):
-        if not valid_at(at):
+        if builtins.type(at) is not str or not at_ok(at):
             raise ValueError(f"`at` {at!r} is not an RFC 3339 UTC timestamp ending in Z")
         body["seq"], body["at"], body["type"], body["data"], body["prev"] = seq, at, kind, data, prev
         digest = event_hash(body)

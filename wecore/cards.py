@@ -49,6 +49,8 @@ ALL_CARDS: tuple[str, ...] = tuple(
     f"{letter}{number}" for letter in COLOUR_OF_LETTER for number in range(1, 11)
 )
 CARD_COLOUR: dict[str, Colour] = {card: COLOUR_OF_LETTER[card[0]] for card in ALL_CARDS}
+# Position in ALL_CARDS (colour by colour, low to high): a sort key without a search.
+CARD_ORDER: dict[str, int] = {card: position for position, card in enumerate(ALL_CARDS)}
 CARD_NUMBER: dict[str, int] = {card: int(card[1:]) for card in ALL_CARDS}
 # Every accepted spelling maps straight to the canonical card, so parsing is one lookup.
 CARD_SPELLINGS: dict[str, str] = {}

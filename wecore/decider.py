@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from wecore.cards import ALL_CARDS, Colour, parse_card
+from wecore.cards import CARD_ORDER, Colour, parse_card
 from wecore.errors import RuleViolation, UnknownPlayerError
 from wecore.events import (
     AtticsDealt,
@@ -227,7 +227,8 @@ def legal_moves(state: GameState) -> list[Move]:
             if state.attics is None:
                 moves.append(Bring(name, None))
             else:
-                moves.extend(Bring(name, card) for card in sorted(state.attics[seat], key=ALL_CARDS.index))
+                attic = sorted(state.attics[seat], key=CARD_ORDER.__getitem__)
+                moves.extend(Bring(name, card) for card in attic)
         return moves
     if state.phase is not Phase.PLAYING or state.to_move is None:
         return []

@@ -40,7 +40,13 @@ class SeededRandom:
             raise ValueError("randbelow needs a positive bound")
         k = n.bit_length()
         while True:
-            value = self.getrandbits(k)
+            # getrandbits(k), inlined: bots draw once per move, a million times a simulation.
+            while self._bits < k:
+                self._refill()
+            bits = self._bits - k
+            value = self._pool >> bits
+            self._pool &= (1 << bits) - 1
+            self._bits = bits
             if value < n:
                 return value
 

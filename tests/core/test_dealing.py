@@ -99,6 +99,17 @@ def test_rng_randbelow_and_shuffle_are_in_range_and_permutations():
         rng.randbelow(0)
 
 
+def test_rng_randbelow_is_rejection_sampling_over_getrandbits():
+    # randbelow draws its bits itself (for speed); the stream must stay the documented one.
+    fast, reference = SeededRandom("same"), SeededRandom("same")
+    for bound in [1, 2, 3, 5, 7, 8, 9, 33, 100, 1000, 2**40 + 3] * 40:
+        expected = reference.getrandbits(bound.bit_length())
+        while expected >= bound:
+            expected = reference.getrandbits(bound.bit_length())
+        assert fast.randbelow(bound) == expected
+    assert fast.getrandbits(64) == reference.getrandbits(64)
+
+
 @pytest.mark.parametrize("count", [3, 4, 5, 6, 7])
 def test_deal_gives_distinct_lists_from_the_deck_and_disjoint_attics(count):
     names = SEVEN[:count]
