@@ -325,9 +325,10 @@ def scan_lines(
     which words the problems. Both reach the same verdicts; this one is just quicker on a good
     log, which is what readers mostly see.
 
-    With `fold`, a clean line after the first is not yielded but handed to
-    `fold(line, type, data)`, until fold returns False (from then on it is neither yielded nor
-    folded); `end` then tells the line count and the last line. This is the audit's inner
+    With `fold`, a line that passes the fast path (clean, and never line 1) is not yielded but
+    handed to `fold(line, type, data)`, until fold returns False (from then on such lines are
+    neither yielded nor folded); every other line is yielded as without it, and `end` then
+    tells the line count and the last line. This is the audit's inner
     loop: a clean line costs one call, not a generator step, a tuple and the caller's tests.
     """
     return _scan(lines, False, fold, end)

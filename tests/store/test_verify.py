@@ -17,6 +17,7 @@ from eventstore.verify import (
     LineChecker,
     LogLine,
     Problem,
+    ScanEnd,
     fingerprint_of,
     iter_log,
     scan_lines,
@@ -367,3 +368,30 @@ def test_fast_path_agrees_on_every_single_field_change() -> None:
                     lines[i] = edit(lines[i], rehash=rehash, **{field: new})
                     fast = [(n, msgs, usable) for n, _, msgs, usable in scan_lines(lines)]
                     assert fast == reference_verdicts(lines), (field, new, i, rehash)
+
+
+@settings(max_examples=300, deadline=None)
+@given(tampered_logs(), st.integers(0, 12))
+def test_a_folding_scan_yields_the_rest_and_folds_clean_lines_until_told_to_stop(
+    lines: list[bytes], stop_after: int
+) -> None:
+    plain = list(scan_lines(lines))
+    folded: list[int] = []
+
+    def fold(n: int, event_type: object, data: object) -> bool:
+        folded.append(n)
+        return len(folded) < stop_after
+
+    end = ScanEnd()
+    yielded = [n for n, _, _, _ in scan_lines(lines, fold, end)]
+    not_yielded = [n for n, _, _, _ in plain if n not in yielded]
+    clean = {n for n, raw, msgs, _ in plain if msgs is None and raw is not None}
+    # Line 1 and every line with a problem are yielded as before; a line that is not yielded is
+    # clean and goes to the fold, in order, until the fold says stop (then nowhere).
+    assert yielded == sorted(yielded) and 1 in yielded
+    assert {n for n, _, msgs, _ in plain if msgs is not None} <= set(yielded)
+    assert set(not_yielded) <= clean
+    assert folded == not_yielded[: max(stop_after, 1)]
+    assert end.lines == len(plain)
+    last_n, last_raw, _, _ = plain[-1]
+    assert end.last == (last_raw if last_n in not_yielded else None)
