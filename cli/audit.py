@@ -22,6 +22,7 @@ from cli.common import (
     CommandFailed,
     GameSource,
     check_game,
+    collector_settled_for_a_batch,
     db_option,
     logs_in_directory,
     resolve_game,
@@ -487,15 +488,16 @@ def audit(
     clean = True
     audited = failed = 0
     write = _binary_writer() if as_json else None
-    for result in run_audits(sources, parsed, jobs):
-        audited += 1
-        if not result.ok:
-            failed += 1
-        clean = clean and result.clean
-        if write is not None:
-            write(_json_line(result))
-        else:
-            print_text(result)
+    with collector_settled_for_a_batch():
+        for result in run_audits(sources, parsed, jobs):
+            audited += 1
+            if not result.ok:
+                failed += 1
+            clean = clean and result.clean
+            if write is not None:
+                write(_json_line(result))
+            else:
+                print_text(result)
     if write is None and audited > 1:
         from cli.render import console
 

@@ -18,6 +18,7 @@ from cli.common import (
     GameReport,
     GameSource,
     check_game,
+    collector_settled_for_a_batch,
     db_option,
     library_path,
     logs_in_directory,
@@ -70,15 +71,15 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
     if not paths:
         raise CommandFailed("no *.jsonl logs to import")
     counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0}
-    with Library(library_path(db_path)) as library, library.batch():
+    with collector_settled_for_a_batch(), Library(library_path(db_path)) as library, library.batch():
         for path in paths:
             label = str(path)
             if not path.is_file():
                 _refuse(f"{label}: no such file")
                 counts["refused"] += 1
                 continue
-            # One read per file: the audit keeps the envelopes it verified for the import.
-            report = check_game(GameSource(label=label, path=path), keep_envelopes=True)
+            # One read per file: the audit keeps the lines it verified for the import.
+            report = check_game(GameSource(label=label, path=path), keep_lines=True)
             if report.problems:
                 first = report.problems[0]
                 more = len(report.problems) - 1
@@ -87,13 +88,13 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
                 counts["refused"] += 1
                 continue
             try:
-                result = library.import_verified(report.envelopes, label)
+                summary = (report.complete, winner_text(report))
+                result = library.import_verified(report.lines, label, summary)
             except StoreError as exc:  # a different game under the same id, or a file that changed
                 _refuse(str(exc))
                 counts["refused"] += 1
                 continue
             if result.status != "unchanged":
-                library.set_summary(result.game_id, complete=report.complete, winner=winner_text(report))
                 click.echo(f"{result.message}, fingerprint {result.fingerprint}")
             else:
                 click.echo(result.message)

@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed
+from cli.common import CommandFailed, collector_settled_for_a_batch
 from eventstore.envelope import GAME_ID_MAX, Envelope, seal_chain
 from wecore.bots import BOTS, Bot, play_payloads
 from wecore.dealing import DEFAULT_NAMES
@@ -252,7 +252,11 @@ def simulate(
                 raise CommandFailed(f"{existing} already exists; use --force to overwrite")
     library = _open_library(db_path) if db_path is not None else None
     tally = Tally(DEFAULT_NAMES[:players], seat_bots)
-    with _progress(count) as progress, library if library is not None else _nothing():
+    with (
+        collector_settled_for_a_batch(),
+        _progress(count) as progress,
+        library if library is not None else _nothing(),
+    ):
         task = progress.add_task("simulating", total=count)
         for index, game_id, envelopes, state in simulate_games(seed, players, count, bot_objects):
             if paths:

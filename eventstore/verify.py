@@ -316,7 +316,10 @@ class ScanEnd:
 
 
 def scan_lines(
-    lines: Iterable[bytes], fold: Fold | None = None, end: ScanEnd | None = None
+    lines: Iterable[bytes],
+    fold: Fold | None = None,
+    end: ScanEnd | None = None,
+    keep: list[dict[str, Any]] | None = None,
 ) -> Iterator[Scanned]:
     """LineChecker over byte lines, with a fast path for lines as a good writer writes them.
 
@@ -328,10 +331,11 @@ def scan_lines(
     With `fold`, a line that passes the fast path (clean, and never line 1) is not yielded but
     handed to `fold(line, type, data)`, until fold returns False (from then on such lines are
     neither yielded nor folded); every other line is yielded as without it, and `end` then
-    tells the line count and the last line. This is the audit's inner
+    tells the line count and the last line. With `keep` too, each line that is handed to fold
+    (or skipped) instead of yielded is appended to it, parsed. This is the audit's inner
     loop: a clean line costs one call, not a generator step, a tuple and the caller's tests.
     """
-    return _scan(lines, False, fold, end)
+    return _scan(lines, False, fold, end, keep)
 
 
 def scan_objects(
@@ -342,7 +346,11 @@ def scan_objects(
 
 
 def _scan(
-    items: Iterable[Any], parsed: bool, fold: Fold | None = None, end: ScanEnd | None = None
+    items: Iterable[Any],
+    parsed: bool,
+    fold: Fold | None = None,
+    end: ScanEnd | None = None,
+    keep: list[dict[str, Any]] | None = None,
 ) -> Iterator[Scanned]:
     checker = LineChecker()
     slow, slow_parsed = checker.feed, checker.feed_obj
@@ -385,8 +393,11 @@ def _scan(
                         if fold is None:
                             yield n, obj, None, True
                             last_yielded = n
-                        elif folding:
-                            folding = fold(n, t, data)
+                        else:
+                            if keep is not None:
+                                keep.append(obj)
+                            if folding:
+                                folding = fold(n, t, data)
                         continue
         checker.line = n - 1
         checker.prev_hash = None if expect_prev is _UNKNOWN else expect_prev

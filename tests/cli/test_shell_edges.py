@@ -127,3 +127,23 @@ def test_an_empty_file_is_not_a_game_and_the_error_says_what_to_do(tmp_path: Pat
         == f"we: error: {empty} is empty, so it holds no game: delete it, then start the game again"
     )
     assert empty.read_bytes() == b""
+
+
+def test_a_batch_command_leaves_the_garbage_collector_as_it_found_it() -> None:
+    import gc
+
+    from cli.common import collector_settled_for_a_batch
+
+    before = gc.get_threshold()
+    with collector_settled_for_a_batch():
+        assert gc.get_threshold()[0] > before[0]
+        assert gc.get_freeze_count() > 0
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+    # And after a real command run in-process, which uses it.
+    from weharness import we
+
+    result = we("audit", ROOT / "replays" / "game-night-3p.jsonl", "--json")
+    assert result.exit_code == 0, result.output
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0

@@ -330,3 +330,16 @@ def test_batch_commits_as_it_goes(library: Library, monkeypatch: pytest.MonkeyPa
         library.log("b").create(FIRST, "b")
         assert count_events(library.path) == 13
     assert count_events(library.path) == 14
+
+
+def test_a_new_library_uses_16k_pages_and_an_old_one_keeps_its_own(tmp_path: Path) -> None:
+    with Library(tmp_path / "new.db") as library:
+        assert library.conn.execute("PRAGMA page_size").fetchone() == (16384,)
+        assert library.conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    old = tmp_path / "old.db"
+    conn = sqlite3.connect(old)
+    conn.execute("PRAGMA page_size = 4096")
+    conn.execute("CREATE TABLE earlier (x)")
+    conn.close()
+    with Library(old) as library:
+        assert library.conn.execute("PRAGMA page_size").fetchone() == (4096,)
