@@ -319,23 +319,33 @@ def expand_arguments(arguments: Iterable[str], db_path: Path | None) -> list[Gam
     return sources
 
 
-def _audit_task(task: tuple[GameSource, tuple[Claim, ...]]) -> AuditResult:
-    return audit_one(*task)
+# What the command needs of each game: ok, clean (exit status), and what it prints (the JSON
+# line, or the result for the text report). A worker hands back only this: for --json a
+# worker renders the line itself, so the parent process only writes bytes.
+Outcome = tuple[bool, bool, Any]
 
 
-def run_audits(sources: Sequence[GameSource], claims: Sequence[Claim], jobs: int) -> Iterator[AuditResult]:
-    """Results in argument order; with jobs > 1 the games are checked by a process pool."""
-    claims = tuple(claims)
+def _audit_task(task: tuple[GameSource, tuple[Claim, ...], bool]) -> Outcome:
+    source, claims, as_json = task
+    result = audit_one(source, claims)
+    return result.ok, result.clean, _json_line(result) if as_json else result
+
+
+def run_audits(
+    sources: Sequence[GameSource], claims: Sequence[Claim], jobs: int, as_json: bool = False
+) -> Iterator[Outcome]:
+    """Outcomes in argument order; with jobs > 1 the games are checked by a process pool."""
+    tasks = [(source, tuple(claims), as_json) for source in sources]
     if jobs <= 1 or len(sources) <= 1:
-        for source in sources:
-            yield audit_one(source, claims)
+        for task in tasks:
+            yield _audit_task(task)
         return
     from concurrent.futures import ProcessPoolExecutor
 
     workers = min(jobs, len(sources))
-    chunk = max(1, min(16, len(sources) // (workers * 4)))
+    chunk = max(1, min(64, len(sources) // (workers * 4)))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(_audit_task, [(s, claims) for s in sources], chunksize=chunk)
+        yield from pool.map(_audit_task, tasks, chunksize=chunk)
 
 
 # --- printing -----------------------------------------------------------------------
@@ -489,15 +499,15 @@ def audit(
     audited = failed = 0
     write = _binary_writer() if as_json else None
     with collector_settled_for_a_batch():
-        for result in run_audits(sources, parsed, jobs):
+        for ok, clean_game, shown in run_audits(sources, parsed, jobs, as_json):
             audited += 1
-            if not result.ok:
+            if not ok:
                 failed += 1
-            clean = clean and result.clean
+            clean = clean and clean_game
             if write is not None:
-                write(_json_line(result))
+                write(shown)
             else:
-                print_text(result)
+                print_text(shown)
     if write is None and audited > 1:
         from cli.render import console
 
