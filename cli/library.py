@@ -7,6 +7,7 @@ here by folding it with wecore, exactly as `we audit` does.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,7 @@ def winner_text(report: GameReport) -> str | None:
 
 
 def _refuse(message: str) -> None:
+    sys.stdout.flush()  # what was imported before it is said before it
     click.echo(f"we: refused {message}", err=True)
 
 
@@ -72,14 +74,21 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
         raise CommandFailed("no *.jsonl logs to import")
     counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0}
     with collector_settled_for_a_batch(), Library(library_path(db_path)) as library, library.batch():
+        # One line per game, written through stdout's buffer: click.echo flushes every line.
+        say = sys.stdout.write
         for path in paths:
             label = str(path)
-            if not path.is_file():
+            try:
+                # One read per file: the audit keeps the lines it verified for the import.
+                report = check_game(GameSource(label=label, path=path), keep_lines=True)
+            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
                 _refuse(f"{label}: no such file")
                 counts["refused"] += 1
                 continue
-            # One read per file: the audit keeps the lines it verified for the import.
-            report = check_game(GameSource(label=label, path=path), keep_lines=True)
+            except OSError as exc:
+                _refuse(f"{label}: cannot read: {exc.strerror or exc}")
+                counts["refused"] += 1
+                continue
             if report.problems:
                 first = report.problems[0]
                 more = len(report.problems) - 1
@@ -95,9 +104,9 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
                 counts["refused"] += 1
                 continue
             if result.status != "unchanged":
-                click.echo(f"{result.message}, fingerprint {result.fingerprint}")
+                say(f"{result.message}, fingerprint {result.fingerprint}\n")
             else:
-                click.echo(result.message)
+                say(f"{result.message}\n")
             counts[result.status] += 1
     if len(paths) > 1:
         click.echo(", ".join(f"{n} {what}" for what, n in counts.items() if n) + ".")
