@@ -127,7 +127,7 @@ def audit_one(source: GameSource, claims: Sequence[Claim] = ()) -> AuditResult:
     if state.is_over:
         status = "over"
     else:
-        from cli.render import turn_line
+        from wecore.views import turn_line
 
         status = turn_line(state)
     result = AuditResult(

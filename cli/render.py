@@ -15,7 +15,6 @@ from rich.text import Text
 
 from wecore.cards import CARD_COLOUR, PERSON_OF, Colour
 from wecore.scoring import PlayerScore, Scoreboard
-from wecore.state import GameState, Phase
 
 CARD_STYLES: dict[Colour, str] = {
     Colour.RED: "bold red",
@@ -142,16 +141,3 @@ def winners_line(board: Scoreboard) -> str:
     if len(board.winners) > 1:
         return f"Tie: {', '.join(board.winners)} share the win."
     return f"Winner: {board.winners[0]}."
-
-
-def turn_line(state: GameState) -> str:
-    if state.phase is Phase.BRINGING:
-        waiting = ", ".join(state.waiting_to_bring)
-        return f"Party {state.party}/{state.attic_size}: waiting for gifts from {waiting}."
-    if state.phase is Phase.PLAYING:
-        return f"Party {state.party}/{state.attic_size}: {state.player_to_move} to move."
-    if state.phase is Phase.OVER:
-        return "The game is over."
-    if state.phase is Phase.SETTING_UP:
-        return "Setting up: the gift lists are not dealt yet."
-    return "No game yet."
