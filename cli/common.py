@@ -167,13 +167,18 @@ def collector_settled_for_a_batch() -> Iterator[None]:
     import gc
 
     thresholds = gc.get_threshold()
-    gc.freeze()
+    # Only when nothing is frozen yet: unfreezing afterwards would also release what a caller
+    # had frozen for its own reasons.
+    freeze = gc.get_freeze_count() == 0
+    if freeze:
+        gc.freeze()
     gc.set_threshold(50_000, 20, 20)
     try:
         yield
     finally:
         gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        if freeze:
+            gc.unfreeze()
 
 
 def logs_in_directory(directory: Path) -> list[Path]:
@@ -239,6 +244,9 @@ def _check_scanned(
     add = tally.add
     envelopes: list[Any] = []
     for n, raw, msgs, usable in scanned:
+        if end.last is not None:
+            add(end.lines, end.last, None)  # the newest folded line before this one
+            end.last = None
         add(n, raw, msgs)
         if not usable:
             # An unusable line leaves a hole in the game: nothing after it can be folded.

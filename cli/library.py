@@ -7,7 +7,6 @@ here by folding it with wecore, exactly as `we audit` does.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,15 +28,16 @@ from eventstore.errors import StoreError
 # --- import ------------------------------------------------------------------------
 
 
-def _log_paths(arguments: Iterable[str]) -> list[Path]:
-    """Files as given; a directory stands for every *.jsonl in it, in name order."""
-    paths: list[Path] = []
+def _log_paths(arguments: Iterable[str]) -> list[tuple[Path, bool]]:
+    """Files as given; a directory stands for every *.jsonl in it, in name order. Each with
+    whether it is known to be a regular file already (a directory listing says so)."""
+    paths: list[tuple[Path, bool]] = []
     for text in arguments:
         path = Path(text)
         if path.is_dir():
-            paths.extend(logs_in_directory(path))
+            paths.extend((log, True) for log in logs_in_directory(path))
         else:
-            paths.append(path)
+            paths.append((path, False))
     return paths
 
 
@@ -51,7 +51,6 @@ def winner_text(report: GameReport) -> str | None:
 
 
 def _refuse(message: str) -> None:
-    sys.stdout.flush()  # what was imported before it is said before it
     click.echo(f"we: refused {message}", err=True)
 
 
@@ -74,10 +73,12 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
         raise CommandFailed("no *.jsonl logs to import")
     counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0}
     with collector_settled_for_a_batch(), Library(library_path(db_path)) as library, library.batch():
-        # One line per game, written through stdout's buffer: click.echo flushes every line.
-        say = sys.stdout.write
-        for path in paths:
+        for path, listed in paths:
             label = str(path)
+            if not listed and not path.is_file():
+                _refuse(f"{label}: no such file")
+                counts["refused"] += 1
+                continue
             try:
                 # One read per file: the audit keeps the lines it verified for the import.
                 report = check_game(GameSource(label=label, path=path), keep_lines=True)
@@ -104,9 +105,9 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
                 counts["refused"] += 1
                 continue
             if result.status != "unchanged":
-                say(f"{result.message}, fingerprint {result.fingerprint}\n")
+                click.echo(f"{result.message}, fingerprint {result.fingerprint}")
             else:
-                say(f"{result.message}\n")
+                click.echo(result.message)
             counts[result.status] += 1
     if len(paths) > 1:
         click.echo(", ".join(f"{n} {what}" for what, n in counts.items() if n) + ".")

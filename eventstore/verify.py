@@ -310,8 +310,10 @@ class ScanEnd:
     """What a scan with `fold` leaves behind once exhausted: clean lines were not yielded."""
 
     lines: int = 0  # lines scanned, a torn last line included
-    # The last line's parsed envelope when it was clean and handed to fold (or skipped once
-    # folding stopped) rather than yielded: the fingerprint is its hash.
+    # The newest line handed to fold (or skipped once folding stopped) rather than yielded,
+    # with `lines` its line number. Set when the scan ends, and also just before a line is
+    # yielded after such lines: the caller tallies it first (and clears it), so the
+    # fingerprint is right whatever comes next (a torn last line keeps the one before it).
     last: dict[str, Any] | None = None
 
 
@@ -355,13 +357,16 @@ def _scan(
     checker = LineChecker()
     slow, slow_parsed = checker.feed, checker.feed_obj
     n = 0
-    game: str | None = None  # line 1's game id once known valid; None sends lines to slow
+    # Line 1's game id once known valid; until then _UNKNOWN, equal to nothing (not even a
+    # `"game": null`), so every line goes to the slow path.
+    game: Any = _UNKNOWN
     expect_prev: Any = _UNKNOWN
     seconds, minutes, valid = AT_WHOLE_SECONDS, AT_MINUTES_SEEN, valid_at
     loads, dumps, sha, sort, prefix = _loads, _dumps, sha256, _SORT, HASH_PREFIX
     folding = fold is not None
     obj: Any = None
-    last_yielded = 0
+    # With fold: the newest line handed to it (or skipped) since the last line yielded.
+    passed: dict[str, Any] | None = None
     for item in items:
         n += 1
         obj = None
@@ -392,12 +397,12 @@ def _scan(
                         expect_prev = h
                         if fold is None:
                             yield n, obj, None, True
-                            last_yielded = n
                         else:
                             if keep is not None:
                                 keep.append(obj)
                             if folding:
                                 folding = fold(n, t, data)
+                            passed = obj
                         continue
         checker.line = n - 1
         checker.prev_hash = None if expect_prev is _UNKNOWN else expect_prev
@@ -406,13 +411,17 @@ def _scan(
             raw, msgs, usable = slow_parsed(item)
         else:
             raw, msgs, usable = slow(item) if obj is None else slow_parsed(obj)
-        game = checker.game if checker.game_ok else None
+        game = checker.game if checker.game_ok else _UNKNOWN
         expect_prev = checker.prev_hash if checker.prev_hash is not None else _UNKNOWN
+        if passed is not None and end is not None:
+            # The caller tallies the line before this one first: a torn last line's
+            # fingerprint is the hash of the line before it, which was folded, not yielded.
+            end.lines, end.last = n - 1, passed
+            passed = None
         yield n, raw, msgs, usable
-        last_yielded = n
     if end is not None:
         end.lines = n
-        end.last = obj if n and last_yielded != n else None
+        end.last = passed
 
 
 def _loglines(scanned: Iterator[Scanned]) -> Iterator[LogLine]:

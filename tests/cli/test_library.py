@@ -252,3 +252,12 @@ def test_repair_of_a_missing_file_is_one_line(tmp_path):
     result = we("repair", tmp_path / "gone.jsonl")
     assert result.exit_code == 1
     assert "gone.jsonl" in one_error_line(result)
+
+
+def test_import_refuses_what_is_not_a_regular_file(db, tmp_path):
+    # A device or a pipe named on the command line is not a log (and reading a FIFO could
+    # block): refused like a missing file, before anything is read.
+    result = we("import", "/dev/null", ONE)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == ["we: refused /dev/null: no such file"]
+    assert "1 imported, 1 refused." in result.stdout

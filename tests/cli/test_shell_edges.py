@@ -140,6 +140,15 @@ def test_a_batch_command_leaves_the_garbage_collector_as_it_found_it() -> None:
         assert gc.get_freeze_count() > 0
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+    # What a caller froze for its own reasons stays frozen.
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with collector_settled_for_a_batch():
+            pass
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
     # And after a real command run in-process, which uses it.
     from weharness import we
 

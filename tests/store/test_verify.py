@@ -395,3 +395,35 @@ def test_a_folding_scan_yields_the_rest_and_folds_clean_lines_until_told_to_stop
     assert end.lines == len(plain)
     last_n, last_raw, _, _ = plain[-1]
     assert end.last == (last_raw if last_n in not_yielded else None)
+
+
+def test_a_null_game_id_is_judged_even_when_line_1_has_an_invalid_one() -> None:
+    # With no valid game id from line 1, nothing may take the fast path: `"game": null` on a
+    # later line is an envelope problem of its own, whatever line 1 got wrong.
+    lines = make_log(4)
+    lines[0] = edit(lines[0], rehash=True, game="Not An Id")
+    lines[1] = edit(lines[1], rehash=True, game=None, prev=json.loads(lines[0])["hash"])
+    fast = [(n, msgs, usable) for n, _, msgs, usable in scan_lines(lines)]
+    assert fast == reference_verdicts(lines)
+    assert any("`game` must be a string" in m for m in fast[1][1] or [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(tampered_logs())
+def test_the_audit_reads_a_log_as_verify_log_does(lines: list[bytes]) -> None:
+    # check_game folds clean lines inside the scan; its tally must still see every line: the
+    # same problems, event count, game id and fingerprint (a torn last line keeps the hash of
+    # the line before it, which the fold consumed).
+    import tempfile
+
+    from cli.common import GameSource, check_game
+
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "game.jsonl"
+        path.write_bytes(b"".join(lines))
+        report = check_game(GameSource(label=str(path), path=path))
+        expected = verify_log(path)
+    assert report.fingerprint == expected.fingerprint
+    assert report.events == expected.events
+    assert report.game == expected.game
+    assert [p for p in report.problems if p.kind == "integrity"] == expected.problems
