@@ -177,6 +177,7 @@ def state_from_fields(values: dict[str, Any]) -> GameState:
 for _field in fields(GameState):
     if _field.name in GameState.__dict__:
         delattr(GameState, _field.name)
+del _field
 
 INITIAL_STATE = GameState()
 
