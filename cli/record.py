@@ -33,7 +33,6 @@ from wecore.decider import (
     Steal,
     Undo,
     decide,
-    legal_moves,
     resolve_player,
 )
 from wecore.errors import CardNotationError, RuleViolation, UnknownPlayerError, WeError
@@ -46,6 +45,7 @@ from wecore.events import (
     event_payload,
     parse_event,
 )
+from wecore.moves import legal_moves
 from wecore.narrate import describe
 from wecore.reducer import evolve, fold
 from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS

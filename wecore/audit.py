@@ -257,6 +257,16 @@ def _fast_tie(state: GameState, data: dict[str, Any]) -> GameState | None:
     return None
 
 
+def fast_fold(state: GameState, event_type: str, data: dict[str, Any]) -> GameState | None:
+    """The state after a payload in the form a good writer writes it, folded by the rule
+    functions without an event model; None for any other form (the model path must judge it).
+    RuleViolation as evolve would raise it."""
+    fast = _FAST_PATHS.get(event_type)
+    if fast is None or not (state.players or event_type == "game_started"):
+        return None
+    return fast(state, data)
+
+
 _ABSENT = object()
 _CANONICAL = CARD_SPELLINGS
 _FAST_PATHS: dict[str, Callable[[GameState, dict[str, Any]], GameState | None]] = {

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from wecore.cards import CARD_COLOUR, CARD_NUMBER
-from wecore.dealing import DEFAULT_NAMES, deal
-from wecore.decider import Bring, Move, Open, Steal, legal_moves
-from wecore.events import Event, event_payload, parse_event
+from wecore.dealing import DEFAULT_NAMES, deal, deal_payloads
+from wecore.moves import Bring, Move, Open, Steal, legal_moves
 from wecore.reducer import bring_gift, evolve, open_gift, steal_gift
 from wecore.rng import SeededRandom
 from wecore.state import INITIAL_STATE, GameState, Phase
+
+if TYPE_CHECKING:
+    from wecore.events import Event
 
 
 class Bot(Protocol):
@@ -96,6 +98,8 @@ def play_game(
     title: str | None = None,
 ) -> tuple[list[Event], GameState]:
     """A complete bot game, dealt and played from `seed`: its events and the final state."""
+    from wecore.events import parse_event
+
     payloads, state = play_payloads(seed, player_count, bots, players, options, title)
     return [parse_event(event_type, data) for event_type, data in payloads], state
 
@@ -118,11 +122,7 @@ def play_payloads(
         bots = RandomBot()
     seat_bots: Sequence[Bot] = [bots] * len(names) if not isinstance(bots, Sequence) else bots
     rng = SeededRandom(seed)
-    payloads: list[tuple[str, dict[str, Any]]] = []
-    state = INITIAL_STATE
-    for event in deal(seed, names, options=options, title=title):
-        state = evolve(state, event)
-        payloads.append(event_payload(event))
+    payloads, state = _set_up(seed, names, options, title)
     play_rng = rng.fork("play")
     append = payloads.append
     while state.phase is not Phase.OVER:
@@ -139,6 +139,35 @@ def play_payloads(
         move = seat_bots[state.to_move].choose(state, moves, play_rng)  # type: ignore[index]
         state = _play(state, move, append)
     return payloads, state
+
+
+def _set_up(
+    seed: int | str, names: tuple[str, ...], options: Mapping[str, object] | None, title: str | None
+) -> tuple[list[tuple[str, dict[str, Any]]], GameState]:
+    """The dealt set-up events as payloads, and the state after them.
+
+    Plain names and no house rules (every simulation) are folded straight from the payloads by
+    the audit's fast paths, which take only what the event models would take unchanged;
+    anything else goes through the models, which normalise it as the log must hold it.
+    """
+    from wecore.audit import fast_fold
+
+    payloads = deal_payloads(seed, names, options=options, title=title)
+    if not options:
+        state: GameState | None = INITIAL_STATE
+        for kind, data in payloads:
+            state = fast_fold(state, kind, data)  # type: ignore[arg-type]
+            if state is None:
+                break
+        if state is not None:
+            return payloads, state
+    from wecore.events import event_payload
+
+    state = INITIAL_STATE
+    models = deal(seed, names, options=options, title=title)
+    for event in models:
+        state = evolve(state, event)
+    return [event_payload(event) for event in models], state
 
 
 def _play(state: GameState, move: Move, record: Callable[[tuple[str, dict[str, Any]]], None]) -> GameState:

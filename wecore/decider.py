@@ -7,11 +7,10 @@ checked by the reducer before it is returned, so what `decide` accepts, `evolve`
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from wecore.cards import CARD_ORDER, Colour, parse_card
+from wecore.cards import Colour, parse_card
 from wecore.errors import RuleViolation, UnknownPlayerError
 from wecore.events import (
     AtticsDealt,
@@ -26,6 +25,7 @@ from wecore.events import (
     TieBroken,
     nfc,
 )
+from wecore.moves import Bring, Open, Steal
 from wecore.reducer import evolve
 from wecore.rulesets import RULESET_2011
 from wecore.state import GameState, Phase
@@ -51,34 +51,6 @@ class DealAttics:
 
 
 @dataclass(frozen=True)
-class Bring:
-    player: str
-    card: str | None  # None: the gift goes on the table unseen
-
-
-@dataclass(frozen=True)
-class Open:
-    """The player to move opens `card`; None in a legal move means "any unseen gift"."""
-
-    card: str | None
-    player: str | None = None  # None: whoever is to move
-
-
-@dataclass(frozen=True)
-class Steal:
-    from_player: str
-    player: str | None = None  # None: whoever is to move
-    card: str | None = None  # filled in by legal_moves; decide reads it from the table
-
-
-# Legal moves are values, and a simulation asks for them a million times: the same move is
-# handed out again instead of built again (a frozen dataclass costs ~0.3 us to construct).
-_bring_move = functools.lru_cache(maxsize=4096)(Bring)
-_open_move = functools.lru_cache(maxsize=4096)(Open)
-_steal_move = functools.lru_cache(maxsize=4096)(Steal)
-
-
-@dataclass(frozen=True)
 class Undo:
     reason: str = "undone at the table"
 
@@ -95,7 +67,6 @@ class AddNote:
 
 
 Command = StartGame | DealLists | DealAttics | Bring | Open | Steal | Undo | BreakTie | AddNote
-Move = Bring | Open | Steal
 
 
 def decide(state: GameState, command: Command) -> list[Event]:
@@ -218,34 +189,3 @@ def resolve_player(state: GameState, text: str) -> str:
     if matches:
         raise UnknownPlayerError(f"{text!r} could be {' or '.join(matches)}: type more of the name")
     raise UnknownPlayerError(f"{text!r} is not a player here ({', '.join(state.players)})")
-
-
-def legal_moves(state: GameState) -> list[Move]:
-    """Every legal move now.
-
-    While gifts are being brought (simultaneously) these are the brings of everyone still
-    to bring; while a party is played, the opens and steals of the player to move. An
-    unseen face-down gift shows as `Open(None, player)`: its card is known only once turned.
-    """
-    if state.phase is Phase.BRINGING:
-        moves: list[Move] = []
-        for seat, name in enumerate(state.players):
-            if state.brought[seat]:
-                continue
-            if state.attics is None:
-                moves.append(_bring_move(name, None))
-            else:
-                attic = sorted(state.attics[seat], key=CARD_ORDER.__getitem__)
-                moves.extend([_bring_move(name, card) for card in attic])
-        return moves
-    if state.phase is not Phase.PLAYING or state.to_move is None:
-        return []
-    mover = state.players[state.to_move]
-    moves = [_open_move(card, mover) for card in state.face_down]
-    if state.unseen_face_down:
-        moves.append(_open_move(None, mover))
-    unavailable = state.locked | state.frozen
-    for seat, card in enumerate(state.holding):
-        if card is not None and card not in unavailable:
-            moves.append(_steal_move(state.players[seat], mover, card))
-    return moves

@@ -147,3 +147,34 @@ def test_options_are_recorded():
     events = deal(1, FIVE, options={"attic_sizes": {"5": 3}, "max_steals_per_gift": 2})
     assert event_payload(events[0])[1]["options"] == {"attic_sizes": {"5": 3}, "max_steals_per_gift": 2}
     assert fold(events).ruleset.max_steals_per_gift == 2
+
+
+@pytest.mark.parametrize("count", [3, 4, 5, 6, 7])
+@pytest.mark.parametrize("title", [None, "Zoë's night"])
+@pytest.mark.parametrize("attics", [True, False])
+def test_deal_payloads_are_the_dealt_events_as_the_log_writes_them(count, title, attics):
+    from wecore.dealing import deal_payloads
+    from wecore.events import event_payload
+
+    for seed in range(12):
+        names = SEVEN[:count]
+        expected = [event_payload(e) for e in deal(seed, names, title=title, deal_attics=attics)]
+        assert deal_payloads(seed, names, title=title, deal_attics=attics) == expected
+
+
+def test_bot_games_set_up_without_models_fold_to_the_same_state_as_with_them():
+    from wecore.bots import _set_up
+    from wecore.events import event_payload
+    from wecore.reducer import fold
+
+    for seed in range(20):
+        names = SEVEN[: 3 + seed % 5]
+        payloads, state = _set_up(seed, names, None, None)
+        models = deal(seed, names)
+        assert payloads == [event_payload(e) for e in models]
+        assert state == fold(models)
+    # Names a model would normalise take the model path, and come out normalised.
+    decomposed = ("Zoe\u0308", "Ann", "Ben")
+    payloads, state = _set_up(1, decomposed, None, None)
+    assert payloads[0][1]["players"][0] == "Zo\u00eb"
+    assert state.players[0] == "Zo\u00eb"

@@ -1,0 +1,72 @@
+"""Moves at the table, and every legal move in a state: what bots choose from and what a
+recorder offers. Plain values; no event models, so a simulation never loads pydantic."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from wecore.cards import CARD_ORDER
+from wecore.state import GameState, Phase
+
+
+@dataclass(frozen=True)
+class Bring:
+    player: str
+    card: str | None  # None: the gift goes on the table unseen
+
+
+@dataclass(frozen=True)
+class Open:
+    """The player to move opens `card`; None in a legal move means "any unseen gift"."""
+
+    card: str | None
+    player: str | None = None  # None: whoever is to move
+
+
+@dataclass(frozen=True)
+class Steal:
+    from_player: str
+    player: str | None = None  # None: whoever is to move
+    card: str | None = None  # filled in by legal_moves; decide reads it from the table
+
+
+# Legal moves are values, and a simulation asks for them a million times: the same move is
+# handed out again instead of built again (a frozen dataclass costs ~0.3 us to construct).
+_bring_move = functools.lru_cache(maxsize=4096)(Bring)
+_open_move = functools.lru_cache(maxsize=4096)(Open)
+_steal_move = functools.lru_cache(maxsize=4096)(Steal)
+
+
+Move = Bring | Open | Steal
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """Every legal move now.
+
+    While gifts are being brought (simultaneously) these are the brings of everyone still
+    to bring; while a party is played, the opens and steals of the player to move. An
+    unseen face-down gift shows as `Open(None, player)`: its card is known only once turned.
+    """
+    if state.phase is Phase.BRINGING:
+        moves: list[Move] = []
+        for seat, name in enumerate(state.players):
+            if state.brought[seat]:
+                continue
+            if state.attics is None:
+                moves.append(_bring_move(name, None))
+            else:
+                attic = sorted(state.attics[seat], key=CARD_ORDER.__getitem__)
+                moves.extend([_bring_move(name, card) for card in attic])
+        return moves
+    if state.phase is not Phase.PLAYING or state.to_move is None:
+        return []
+    mover = state.players[state.to_move]
+    moves = [_open_move(card, mover) for card in state.face_down]
+    if state.unseen_face_down:
+        moves.append(_open_move(None, mover))
+    unavailable = state.locked | state.frozen
+    for seat, card in enumerate(state.holding):
+        if card is not None and card not in unavailable:
+            moves.append(_steal_move(state.players[seat], mover, card))
+    return moves
