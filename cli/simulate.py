@@ -49,11 +49,15 @@ def _at(seconds: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
+# "MM:SSZ" for every second of an hour, made once.
+_MINUTES_SECONDS = [f"{seq // 60:02d}:{seq % 60:02d}Z" for seq in range(3600)]
+
+
 def _ats(start: int, count: int) -> list[str]:
     """`_at` of start + 1 ... start + count. A game starts on the hour, so within its first hour
     only the minutes and seconds change: formatted without a strftime per event."""
     hour = _at(start)[:14]  # "YYYY-MM-DDTHH:"
-    first_hour = [f"{hour}{seq // 60:02d}:{seq % 60:02d}Z" for seq in range(1, min(count, 3599) + 1)]
+    first_hour = [hour + tail for tail in _MINUTES_SECONDS[1 : min(count, 3599) + 1]]
     return first_hour + [_at(start + seq) for seq in range(len(first_hour) + 1, count + 1)]
 
 

@@ -180,7 +180,7 @@ def seal_chain(game: str, events: Iterable[tuple[str, str, dict[str, Any]]]) -> 
             raise ValueError(f"`at` {at!r} is not an RFC 3339 UTC timestamp ending in Z")
         body["seq"], body["at"], body["type"], body["data"], body["prev"] = seq, at, kind, data, prev
         digest = event_hash(body)
-        envelopes.append(Envelope(FORMAT_VERSION, game, seq, at, kind, data, prev, digest))
+        envelopes.append(_checked_envelope(FORMAT_VERSION, game, seq, at, kind, data, prev, digest))
         prev = digest
     return envelopes
 
@@ -195,14 +195,22 @@ class _EnvelopeTwin:
 
 def envelope_from_raw(raw: dict[str, Any]) -> Envelope:
     """An Envelope from a parsed line whose eight fields were already type-checked."""
+    return _checked_envelope(
+        raw["v"], raw["game"], raw["seq"], raw["at"], raw["type"], raw["data"], raw["prev"], raw["hash"]
+    )
+
+
+def _checked_envelope(
+    v: int, game: str, seq: int, at: str, type: str, data: dict[str, Any], prev: str | None, hash: str
+) -> Envelope:
     e: Any = _EnvelopeTwin()
-    e.v = raw["v"]
-    e.game = raw["game"]
-    e.seq = raw["seq"]
-    e.at = raw["at"]
-    e.type = raw["type"]
-    e.data = raw["data"]
-    e.prev = raw["prev"]
-    e.hash = raw["hash"]
+    e.v = v
+    e.game = game
+    e.seq = seq
+    e.at = at
+    e.type = type
+    e.data = data
+    e.prev = prev
+    e.hash = hash
     e.__class__ = Envelope
     return e  # type: ignore[no-any-return]
