@@ -79,17 +79,8 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
                 _refuse(f"{label}: no such file")
                 counts["refused"] += 1
                 continue
-            try:
-                # One read per file: the audit keeps the lines it verified for the import.
-                report = check_game(GameSource(label=label, path=path), keep_lines=True)
-            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-                _refuse(f"{label}: no such file")
-                counts["refused"] += 1
-                continue
-            except OSError as exc:
-                _refuse(f"{label}: cannot read: {exc.strerror or exc}")
-                counts["refused"] += 1
-                continue
+            # One read per file: the audit keeps the lines it verified for the import.
+            report = check_game(GameSource(label=label, path=path), keep_lines=True)
             if report.problems:
                 first = report.problems[0]
                 more = len(report.problems) - 1

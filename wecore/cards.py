@@ -49,7 +49,7 @@ ALL_CARDS: tuple[str, ...] = tuple(
     f"{letter}{number}" for letter in COLOUR_OF_LETTER for number in range(1, 11)
 )
 CARD_COLOUR: dict[str, Colour] = {card: COLOUR_OF_LETTER[card[0]] for card in ALL_CARDS}
-# Position in ALL_CARDS (colour by colour, low to high): a sort key without a search.
+# Position in ALL_CARDS: colour by colour, low to high (sort_key).
 CARD_ORDER: dict[str, int] = {card: position for position, card in enumerate(ALL_CARDS)}
 CARD_NUMBER: dict[str, int] = {card: int(card[1:]) for card in ALL_CARDS}
 # Every accepted spelling maps straight to the canonical card, so parsing is one lookup.
@@ -117,5 +117,6 @@ def parse_gift_list(text: str) -> tuple[Colour, Colour, Colour]:
     return colours  # type: ignore[return-value]
 
 
-def sort_key(card: str) -> tuple[int, int]:
-    return (COLOURS.index(CARD_COLOUR[card]), CARD_NUMBER[card])
+def sort_key(card: str) -> int:
+    """Cards in table order: colour by colour, low to high."""
+    return CARD_ORDER[card]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from wecore.cards import CARD_ORDER
+from wecore.cards import sort_key
 from wecore.state import GameState, Phase
 
 
@@ -56,7 +56,7 @@ def legal_moves(state: GameState) -> list[Move]:
             if state.attics is None:
                 moves.append(_bring_move(name, None))
             else:
-                attic = sorted(state.attics[seat], key=CARD_ORDER.__getitem__)
+                attic = sorted(state.attics[seat], key=sort_key)
                 moves.extend([_bring_move(name, card) for card in attic])
         return moves
     if state.phase is not Phase.PLAYING or state.to_move is None:
