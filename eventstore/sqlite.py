@@ -365,35 +365,9 @@ class Library:
 
         `summary` (complete, winner) is stored with the game in the same write when the import
         adds events, as set_summary would."""
+        scanned = ((line["seq"], line, None, True) for line in lines)
         with self._write() as conn:
-            if lines and conn.execute(_SELECT_HEAD, (lines[0]["game"],)).fetchone() is None:
-                return self._import_new(conn, label, lines, summary)
-            scanned = ((line["seq"], line, None, True) for line in lines)
             return self._import(conn, label, scanned, summary)
-
-    def _import_new(
-        self, conn: sqlite3.Connection, label: str, lines: Sequence[dict[str, Any]], summary: Summary | None
-    ) -> ImportResult:
-        """_import for verified lines of a game the library does not have yet (the usual case
-        when a club imports its archive): every line is stored, in one statement."""
-        dumps, sort = orjson.dumps, _SORT
-        rows = [
-            (
-                e["game"],
-                e["seq"],
-                e["type"],
-                dumps(e["data"], option=sort).decode(),
-                e["at"],
-                e["prev"],
-                e["hash"],
-            )
-            for e in lines
-        ]
-        conn.executemany(_INSERT_EVENT, rows)
-        first, last = envelope_from_raw(lines[0]), envelope_from_raw(lines[-1])
-        self._insert_game(conn, first, last, summary)
-        msg = f"{label}: imported game {first.game!r} ({len(rows)} events)"
-        return ImportResult(first.game, "imported", len(rows), len(rows), last.hash[7:19], msg)
 
     def _import(
         self, conn: sqlite3.Connection, label: str, scanned: Iterable[Scanned], summary: Summary | None = None
