@@ -70,12 +70,9 @@ class GameChecker:
         if self.halted:
             return False
         self.events += 1
-        state = self.state
-        fast = _FAST_PATHS.get(event_type) if type(event_type) is str else None  # type: ignore[call-overload]
-        # Before game_started only the model path knows to say "a log must begin with game_started".
-        if fast is not None and type(data) is dict and (state.players or event_type == "game_started"):
+        if type(event_type) is str and type(data) is dict:
             try:
-                state = fast(state, data)
+                state = fast_fold(self.state, event_type, data)
             except RuleViolation as exc:
                 self._stop(RuleProblem(line, RULES, f"{event_type}: {exc}"))
                 return False
@@ -262,6 +259,7 @@ def fast_fold(state: GameState, event_type: str, data: dict[str, Any]) -> GameSt
     functions without an event model; None for any other form (the model path must judge it).
     RuleViolation as evolve would raise it."""
     fast = _FAST_PATHS.get(event_type)
+    # Before game_started only the model path knows to say "a log must begin with game_started".
     if fast is None or not (state.players or event_type == "game_started"):
         return None
     return fast(state, data)
