@@ -220,10 +220,8 @@ def check_game(source: GameSource, keep_envelopes: bool = False, keep_lines: boo
         with open(source.path, "rb", buffering=1 << 20) as lines:
             scanned = scan_lines(lines, fold, end, kept)
             return _check_scanned(source, scanned, checker, end, keep_envelopes, kept)
-    if kept is not None:
-        raise ValueError("keep_lines is for logs read from files")
     rows = _library_rows(source)
-    return _check_scanned(source, scan_objects(rows, fold, end), checker, end, keep_envelopes, None)
+    return _check_scanned(source, scan_objects(rows, fold, end, kept), checker, end, keep_envelopes, kept)
 
 
 def _check_scanned(

@@ -341,10 +341,13 @@ def scan_lines(
 
 
 def scan_objects(
-    objs: Iterable[dict[str, Any]], fold: Fold | None = None, end: ScanEnd | None = None
+    objs: Iterable[dict[str, Any]],
+    fold: Fold | None = None,
+    end: ScanEnd | None = None,
+    keep: list[dict[str, Any]] | None = None,
 ) -> Iterator[Scanned]:
     """LineChecker over parsed envelopes (rows from a database), with the same fast path."""
-    return _scan(objs, True, fold, end)
+    return _scan(objs, True, fold, end, keep)
 
 
 def _scan(
