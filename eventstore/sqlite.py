@@ -1,9 +1,16 @@
 """Many games in one SQLite library (through sqlite-utils), with the same log interface.
 
-Each game's events are rows keyed by (game, seq); a row holds exactly the envelope fields
-(`v` is always 1 and not stored), with `data` as canonical JSON text, so any game exports to a
-JSONL file with the very same hashes and fingerprint. Every write is one BEGIN IMMEDIATE
-transaction that re-reads the head, which serialises writers across processes.
+A game is a row of `games` with an integer `key`; its events are rows of `events` whose
+integer primary key is `key * 2**32 + seq`, so a game's events lie together in one range of the
+table and an import appends at its end (SQLite's cheapest insert). An event row holds the
+envelope fields (`v` is always 1 and not stored; `game` and `seq` are in the key), with `data`
+as canonical JSON text, so any game exports to a JSONL file with the very same hashes and
+fingerprint. The view `envelopes` shows every event with its `game` and `seq` as columns, for
+other programs. Every write is one BEGIN IMMEDIATE transaction that re-reads the head, which
+serialises writers across processes.
+
+A library of the first layout (schema 1: events keyed by the text pair (game, seq)) is upgraded
+in place, in one transaction, the first time it is opened.
 """
 
 from __future__ import annotations
@@ -58,10 +65,31 @@ _IMPORT_BATCH = 10_000
 Summary = tuple[bool, "str | None"]
 # A batch commits after about this many rows: few fsyncs, yet a bounded WAL.
 _COMMIT_EVERY = 50_000
-_EVENT_COLUMNS = "game, seq, type, data, at, prev, hash"
-_INSERT_EVENT = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
-_SELECT_EVENTS = f"SELECT {_EVENT_COLUMNS} FROM events WHERE game = ? ORDER BY seq"
-_SELECT_HEAD = f"SELECT {_EVENT_COLUMNS} FROM events WHERE game = ? ORDER BY seq DESC LIMIT 1"
+# PRAGMA user_version of the layout this module writes; 0 is a new file or schema 1.
+SCHEMA_VERSION = 2
+# An event's row id is its game's key shifted by this, plus its seq.
+_SEQ_BITS = 32
+SEQ_LIMIT = 1 << _SEQ_BITS  # seq must stay below it, or it would reach the next game's range
+_EVENT_COLUMNS = "id, type, data, at, prev, hash"
+_INSERT_EVENT = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+_SELECT_EVENTS = f"SELECT {_EVENT_COLUMNS} FROM events WHERE id > ? AND id < ? ORDER BY id"
+_SELECT_HEAD = f"SELECT {_EVENT_COLUMNS} FROM events WHERE id > ? AND id < ? ORDER BY id DESC LIMIT 1"
+_SCHEMA = (
+    "CREATE TABLE games ("
+    " key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT, players TEXT,"
+    " started_at TEXT NOT NULL, last_at TEXT NOT NULL, events INTEGER NOT NULL,"
+    " head_hash TEXT NOT NULL, complete INTEGER NOT NULL DEFAULT 0, winner TEXT)",
+    # id = games.key * 2**32 + seq. A rowid table, not WITHOUT ROWID: appending in key order
+    # takes SQLite's quick-balance path, which measured a third faster than a (game, seq) key.
+    "CREATE TABLE events ("
+    " id INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL, at TEXT NOT NULL,"
+    " prev TEXT, hash TEXT NOT NULL)",
+    "CREATE VIEW envelopes AS"
+    " SELECT games.id AS game, events.id - (games.key << 32) AS seq, events.type, events.data,"
+    " events.at, events.prev, events.hash"
+    " FROM events JOIN games ON events.id >> 32 = games.key",
+)
+_GAME_COLUMNS = "id, title, players, started_at, last_at, events, head_hash, complete, winner"
 
 
 def default_db_path() -> Path:
@@ -72,21 +100,20 @@ def default_db_path() -> Path:
     return Path(base) / "we" / "games.db"
 
 
-def _row(env: Envelope) -> tuple[Any, ...]:
-    return (
-        env.game,
-        env.seq,
-        env.type,
-        orjson.dumps(env.data, option=_SORT).decode(),
-        env.at,
-        env.prev,
-        env.hash,
-    )
+def _base(key: int) -> int:
+    """The row id just before a game's first event."""
+    return key << _SEQ_BITS
 
 
-def _envelope_obj(row: Sequence[Any]) -> dict[str, Any]:
+def _row(base: int, env: Envelope) -> tuple[Any, ...]:
+    data = orjson.dumps(env.data, option=_SORT).decode()
+    return (base + env.seq, env.type, data, env.at, env.prev, env.hash)
+
+
+def _envelope_obj(game: str, base: int, row: Sequence[Any]) -> dict[str, Any]:
     """A stored row as the parsed envelope it came from, for the same checks as a file."""
-    game, seq, type_, data, at, prev, hash_ = row
+    id_, type_, data, at, prev, hash_ = row
+    seq = id_ - base
     try:
         parsed = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -101,6 +128,10 @@ def _envelope_obj(row: Sequence[Any]) -> dict[str, Any]:
         "prev": prev,
         "hash": hash_,
     }
+
+
+def _too_long(where: str) -> StoreError:
+    return StoreError(f"{where}: a game in the library holds at most {SEQ_LIMIT - 1:,} events")
 
 
 def _first_event_meta(data: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -132,8 +163,12 @@ class Library:
         self._committed = 0
         try:
             self._open()
-        except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"{self.path}: cannot open the game library: {exc}") from exc
+        except BaseException as exc:
+            if hasattr(self, "conn"):
+                self.conn.close()
+            if isinstance(exc, (OSError, sqlite3.Error)):
+                raise StoreError(f"{self.path}: cannot open the game library: {exc}") from exc
+            raise
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -149,32 +184,63 @@ class Library:
         self.db.enable_wal()
         # FULL: a commit reported to the caller survives a power cut, as a JSONL fsync does.
         conn.execute("PRAGMA synchronous = FULL")
-        with self._write() as conn:
-            self.db["games"].create(
-                {
-                    "id": str,
-                    "title": str,
-                    "players": str,
-                    "started_at": str,
-                    "last_at": str,
-                    "events": int,
-                    "head_hash": str,
-                    "complete": int,
-                    "winner": str,
-                },
-                pk="id",
-                not_null={"started_at", "last_at", "events", "head_hash", "complete"},
-                defaults={"complete": 0},
-                if_not_exists=True,
+        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            with self._write() as conn:
+                self._lay_out(conn)
+
+    def _lay_out(self, conn: sqlite3.Connection) -> None:
+        """Create the tables in a new library, or upgrade one of schema 1 (inside the write
+        lock, so two processes opening an old library at once upgrade it once)."""
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: this game library has schema {version}, from a newer version of "
+                f"we; this one reads schema {SCHEMA_VERSION} (upgrade we to use it)"
             )
-            # Raw DDL because sqlite-utils cannot declare WITHOUT ROWID: rows clustered by
-            # (game, seq) make imports about a third faster and a game's events one range read.
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS events ("
-                " game TEXT NOT NULL REFERENCES games(id), seq INTEGER NOT NULL,"
-                " type TEXT NOT NULL, data TEXT NOT NULL, at TEXT NOT NULL, prev TEXT,"
-                " hash TEXT NOT NULL, PRIMARY KEY (game, seq)) WITHOUT ROWID"
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "events" in tables:
+            self._upgrade_from_schema_1(conn)
+        else:
+            for statement in _SCHEMA:
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _upgrade_from_schema_1(self, conn: sqlite3.Connection) -> None:
+        """Copy every game and event into the schema 2 tables, unchanged, then drop the old
+        ones. A row that cannot be placed (hand-edited to a seq out of range, or to a game
+        the games table lacks) stops the upgrade and leaves the file as it was."""
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+        if "game" not in columns or "seq" not in columns:
+            raise StoreError(f"{self.path}: not a game library (its `events` table is unknown to we)")
+        misplaced = conn.execute(
+            "SELECT game, seq FROM events WHERE typeof(seq) != 'integer' OR seq < 1 OR seq >= ?"
+            " OR game NOT IN (SELECT id FROM games) LIMIT 1",
+            (SEQ_LIMIT,),
+        ).fetchone()
+        if misplaced is not None:
+            game, seq = misplaced
+            raise StoreError(
+                f"{self.path}: cannot upgrade the game library: the event row (game {game!r}, "
+                f"seq {seq!r}) has no place in the new layout; nothing was changed"
             )
+        conn.execute("ALTER TABLE events RENAME TO events_schema_1")
+        conn.execute("ALTER TABLE games RENAME TO games_schema_1")
+        for statement in _SCHEMA:
+            conn.execute(statement)
+        conn.execute(
+            f"INSERT INTO games ({_GAME_COLUMNS}) SELECT {_GAME_COLUMNS} FROM games_schema_1"
+            " ORDER BY started_at, id"
+        )
+        conn.execute(
+            f"INSERT INTO events ({_EVENT_COLUMNS})"
+            " SELECT (games.key << 32) + old.seq, old.type, old.data, old.at, old.prev, old.hash"
+            " FROM events_schema_1 AS old JOIN games ON games.id = old.game"
+            " ORDER BY games.key, old.seq"
+        )
+        conn.execute("DROP TABLE events_schema_1")
+        conn.execute("DROP TABLE games_schema_1")
 
     def __repr__(self) -> str:
         return f"Library({str(self.path)!r})"
@@ -272,7 +338,7 @@ class Library:
     def games(self) -> list[dict[str, Any]]:
         """One summary per game, oldest first; `players` parsed, `complete` a bool."""
         out = []
-        for row in self.db.query("SELECT * FROM games ORDER BY started_at, id"):
+        for row in self.db.query(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY started_at, id"):
             row["players"] = orjson.loads(row["players"]) if row["players"] else None
             row["complete"] = bool(row["complete"])
             out.append(row)
@@ -291,22 +357,43 @@ class Library:
         if cur.rowcount == 0:
             raise GameNotFoundError(self.where(game_id))
 
-    def _insert_game(
-        self, conn: sqlite3.Connection, first: Envelope, last: Envelope, summary: Summary | None = None
-    ) -> None:
-        title, players = _first_event_meta(first.data)
-        complete, winner = summary if summary is not None else (False, None)
-        conn.execute(
-            "INSERT INTO games (id, title, players, started_at, last_at, events, head_hash,"
-            " complete, winner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (first.game, title, players, first.at, last.at, last.seq, last.hash, int(complete), winner),
-        )
+    def _events_of(self, conn: sqlite3.Connection, game_id: str) -> Iterator[dict[str, Any]]:
+        """A game's rows as parsed envelopes, in seq order; GameNotFoundError if no such game."""
+        key = self._game_key(conn, game_id)
+        if key is None:
+            raise GameNotFoundError(self.where(game_id))
+        base = _base(key)
+        rows = conn.execute(_SELECT_EVENTS, (base, base + SEQ_LIMIT))
+        return (_envelope_obj(game_id, base, row) for row in rows)
 
     @staticmethod
-    def _advance_game(conn: sqlite3.Connection, last: Envelope) -> None:
+    def _game_key(conn: sqlite3.Connection, game_id: str) -> int | None:
+        row = conn.execute("SELECT key FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else row[0]
+
+    def _insert_game(
+        self,
+        conn: sqlite3.Connection,
+        first: dict[str, Any],
+        last: dict[str, Any],
+        summary: Summary | None = None,
+    ) -> int:
+        """A new game's row, from its first and newest envelopes (parsed); returns its key."""
+        title, players = _first_event_meta(first["data"])
+        complete, winner = summary if summary is not None else (False, None)
+        cursor = conn.execute(
+            f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (first["game"], title, players, first["at"], last["at"], last["seq"], last["hash"],
+             int(complete), winner),
+        )  # fmt: skip
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    @staticmethod
+    def _advance_game(conn: sqlite3.Connection, last: dict[str, Any]) -> None:
         conn.execute(
             "UPDATE games SET last_at = ?, events = ?, head_hash = ? WHERE id = ?",
-            (last.at, last.seq, last.hash, last.game),
+            (last["at"], last["seq"], last["hash"], last["game"]),
         )
 
     def import_log(self, path: str | os.PathLike[str]) -> ImportResult:
@@ -365,9 +452,33 @@ class Library:
 
         `summary` (complete, winner) is stored with the game in the same write when the import
         adds events, as set_summary would."""
-        scanned = ((line["seq"], line, None, True) for line in lines)
         with self._write() as conn:
+            if lines and self._game_key(conn, lines[0]["game"]) is None:
+                return self._import_new_game(conn, label, lines, summary)
+            scanned = ((line["seq"], line, None, True) for line in lines)
             return self._import(conn, label, scanned, summary)
+
+    def _import_new_game(
+        self, conn: sqlite3.Connection, label: str, lines: Sequence[dict[str, Any]], summary: Summary | None
+    ) -> ImportResult:
+        # Verified lines have seq 1, 2, 3, ... in order: every one is stored, with no head to
+        # compare against, so this is the general path with nothing left to decide per line.
+        first, last = lines[0], lines[-1]
+        if last["seq"] >= SEQ_LIMIT:
+            raise _too_long(label)
+        base = _base(self._insert_game(conn, first, last, summary))
+        dumps, sort = orjson.dumps, _SORT
+        conn.executemany(
+            _INSERT_EVENT,
+            [
+                (base + line["seq"], line["type"], dumps(line["data"], option=sort).decode(),
+                 line["at"], line["prev"], line["hash"])
+                for line in lines
+            ],
+        )  # fmt: skip
+        game, added = first["game"], len(lines)
+        msg = f"{label}: imported game {game!r} ({added} events)"
+        return ImportResult(game, "imported", added, added, last["hash"][7:19], msg)
 
     def _import(
         self, conn: sqlite3.Connection, label: str, scanned: Iterable[Scanned], summary: Summary | None = None
@@ -376,6 +487,8 @@ class Library:
         batch: list[tuple[Any, ...]] = []
         first: dict[str, Any] | None = None
         last: dict[str, Any] | None = None
+        new_game = False
+        base = 0
         have_seq, have_hash = 0, ""
         added = 0
         insert = conn.executemany
@@ -390,14 +503,21 @@ class Library:
             assert raw is not None  # usable
             if first is None:
                 first = raw
-                head = conn.execute(_SELECT_HEAD, (raw["game"],)).fetchone()
+                key = self._game_key(conn, raw["game"])
+                if key is None:
+                    # Rolled back with the rest if a later line turns out broken.
+                    new_game, key = True, self._insert_game(conn, raw, raw, summary)
+                base = _base(key)
+                head = conn.execute(_SELECT_HEAD, (base, base + SEQ_LIMIT)).fetchone()
                 if head is not None:
-                    have_seq, have_hash = head[1], head[6]
+                    have_seq, have_hash = head[0] - base, head[5]
             last = raw
             seq = raw["seq"]
             if seq > have_seq:
+                if seq >= SEQ_LIMIT:
+                    raise _too_long(label)
                 batch.append((
-                    raw["game"], seq, raw["type"], dumps(raw["data"], option=_SORT).decode(),
+                    base + seq, raw["type"], dumps(raw["data"], option=_SORT).decode(),
                     raw["at"], raw["prev"], raw["hash"],
                 ))  # fmt: skip
                 if len(batch) >= _IMPORT_BATCH:
@@ -421,20 +541,18 @@ class Library:
             added += len(batch)
         game, last_seq, last_hash = first["game"], last["seq"], last["hash"]
         fingerprint = last_hash[7:19]
-        if have_seq == 0:
-            self._insert_game(conn, envelope_from_raw(first), envelope_from_raw(last), summary)
+        if new_game:
+            self._advance_game(conn, last)
             msg = f"{label}: imported game {game!r} ({added} events)"
             return ImportResult(game, "imported", added, added, fingerprint, msg)
         if added:
-            self._advance_game(conn, envelope_from_raw(last))
+            self._advance_game(conn, last)
             if summary is not None:
                 self._set_summary(conn, game, summary)
             msg = f"{label}: extended game {game!r} by {added} event{'s' if added != 1 else ''} to {last_seq}"
             return ImportResult(game, "extended", added, last_seq, fingerprint, msg)
         if last_seq < have_seq:
-            stored = conn.execute(
-                "SELECT hash FROM events WHERE game = ? AND seq = ?", (game, last_seq)
-            ).fetchone()
+            stored = conn.execute("SELECT hash FROM events WHERE id = ?", (base + last_seq,)).fetchone()
             if stored is None or stored[0] != last_hash:
                 raise ImportConflictError(
                     game, label, last_seq, f"event {last_seq} differs from the library's"
@@ -454,8 +572,7 @@ class Library:
         fingerprint (and shows any tampering done to the rows).
         """
         path = Path(path)
-        if not self.has_game(game_id):
-            raise GameNotFoundError(self.where(game_id))
+        objs = self._events_of(self.conn, game_id)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
         except FileExistsError:
@@ -463,8 +580,8 @@ class Library:
         count = 0
         try:
             with os.fdopen(fd, "wb", buffering=1 << 20) as out:
-                for row in self.conn.execute(_SELECT_EVENTS, (game_id,)):
-                    out.write(orjson.dumps(_envelope_obj(row), option=orjson.OPT_APPEND_NEWLINE))
+                for obj in objs:
+                    out.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
                     count += 1
                 out.flush()
                 os.fsync(out.fileno())
@@ -502,34 +619,44 @@ class LibraryLog:
         type_, data = first
         env = seal(game_id, 1, at or utc_now(), type_, data, None)
         with self.library._write() as conn:
-            if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone():
+            if self.library._game_key(conn, game_id) is not None:
                 raise LogExistsError(self.where)
-            self.library._insert_game(conn, env, env)
-            conn.execute(_INSERT_EVENT, _row(env))
+            obj = env.to_dict()
+            base = _base(self.library._insert_game(conn, obj, obj))
+            conn.execute(_INSERT_EVENT, _row(base, env))
         return env
 
-    def _head_row(self, conn: sqlite3.Connection) -> Envelope | None:
-        row = conn.execute(_SELECT_HEAD, (self.game_id,)).fetchone()
+    def _head_row(self, conn: sqlite3.Connection) -> tuple[int, Envelope] | None:
+        """The game's base row id and its newest event, checked; None if it has none."""
+        key = self.library._game_key(conn, self.game_id)
+        if key is None:
+            return None
+        base = _base(key)
+        row = conn.execute(_SELECT_HEAD, (base, base + SEQ_LIMIT)).fetchone()
         if row is None:
             return None
         # Same tail check as a JSONL file: never chain new events onto a damaged head.
-        env, problems = check_tail_line(orjson.dumps(_envelope_obj(row)) + b"\n")
+        env, problems = check_tail_line(orjson.dumps(_envelope_obj(self.game_id, base, row)) + b"\n")
         if env is None or problems:
             raise LogIntegrityError(self.where, self.verify().problems or [])
-        return env
+        return base, env
 
     def head(self) -> tuple[int, str | None, str | None]:
-        env = self._head_row(self.library.conn)
-        return (0, None, None) if env is None else (env.seq, env.hash, env.game)
+        located = self._head_row(self.library.conn)
+        if located is None:
+            return (0, None, None)
+        env = located[1]
+        return (env.seq, env.hash, env.game)
 
     def append(
         self, events: Sequence[tuple[str, dict[str, Any]]], expected_seq: int, at: str | None = None
     ) -> list[Envelope]:
         """Append after event `expected_seq`, in one transaction; ConcurrencyError if stale."""
         with self.library._write() as conn:
-            head = self._head_row(conn)
-            if head is None:
+            located = self._head_row(conn)
+            if located is None:
                 raise GameNotFoundError(self.where)
+            base, head = located
             if head.seq != expected_seq:
                 raise ConcurrencyError(self.where, expected_seq, head.seq)
             when = at or utc_now()
@@ -540,15 +667,15 @@ class LibraryLog:
                 env = seal(self.game_id, seq, when, type_, data, prev)
                 sealed.append(env)
                 prev = env.hash
+            if seq >= SEQ_LIMIT:
+                raise _too_long(self.where)
             if sealed:
-                conn.executemany(_INSERT_EVENT, [_row(e) for e in sealed])
-                self.library._advance_game(conn, sealed[-1])
+                conn.executemany(_INSERT_EVENT, [_row(base, e) for e in sealed])
+                self.library._advance_game(conn, sealed[-1].to_dict())
         return sealed
 
     def _objects(self) -> Iterator[dict[str, Any]]:
-        if not self.library.has_game(self.game_id):
-            raise GameNotFoundError(self.where)
-        return map(_envelope_obj, self.library.conn.execute(_SELECT_EVENTS, (self.game_id,)))
+        return self.library._events_of(self.library.conn, self.game_id)
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """The stored events as envelope objects, unchecked, for a reader that verifies them

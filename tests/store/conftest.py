@@ -56,10 +56,10 @@ class MemoryBackend(Backend):
 
 
 class LibraryBackend(Backend):
-    """Rows, not text: a tampered line is stored as the row at its position (seq = position,
-    game = this game), as someone editing the table would. Lines that no row can hold (blank,
-    torn, an unknown field, `v` or a non-integer `seq`) skip the test: import refuses them
-    instead, which test_sqlite covers."""
+    """Rows, not text: a tampered line is stored as the row at its position (the row id holds
+    this game's key and seq = position), as someone editing the table would. Lines that no row
+    can hold (blank, torn, an unknown field, `v` or a non-integer `seq`) skip the test: import
+    refuses them instead, which test_sqlite covers."""
 
     name = "library"
 
@@ -71,6 +71,9 @@ class LibraryBackend(Backend):
 
     def tamper(self, log: Any, fn: Tamper) -> None:
         lines = [e.to_line() for e in log.read_unchecked()]
+        conn = self.library.conn
+        (key,) = conn.execute("SELECT key FROM games WHERE id = ?", (log.game_id,)).fetchone()
+        base = key << 32
         rows = []
         for position, line in enumerate(fn(lines), start=1):
             if not line.endswith(b"\n") or not line.strip():
@@ -81,14 +84,9 @@ class LibraryBackend(Backend):
             if obj["v"] != 1 or type(obj["v"]) is not int or type(obj["seq"]) is not int:
                 pytest.skip("rows do not store `v`, and `seq` is an integer column")
             data = orjson.dumps(obj["data"], option=orjson.OPT_SORT_KEYS).decode()
-            rows.append((log.game_id, position, obj["type"], data, obj["at"], obj["prev"],
-                         obj["hash"]))  # fmt: skip
-        conn = self.library.conn
-        conn.execute("DELETE FROM events WHERE game = ?", (log.game_id,))
-        conn.executemany(
-            "INSERT INTO events (game, seq, type, data, at, prev, hash) VALUES (?,?,?,?,?,?,?)",
-            rows,
-        )
+            rows.append((base + position, obj["type"], data, obj["at"], obj["prev"], obj["hash"]))
+        conn.execute("DELETE FROM events WHERE id > ? AND id < ?", (base, base + (1 << 32)))
+        conn.executemany("INSERT INTO events (id, type, data, at, prev, hash) VALUES (?,?,?,?,?,?)", rows)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from eventstore.errors import (
     StoreError,
 )
 from eventstore.jsonl import JsonlLog
-from eventstore.sqlite import Library, default_db_path
+from eventstore.sqlite import SCHEMA_VERSION, Library, default_db_path
 from eventstore.verify import verify_log
 
 from .helpers import FIRST, VECTORS, edit, events, split_lines
@@ -50,12 +50,15 @@ def test_default_db_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
 
 def test_schema_and_settings(library: Library) -> None:
     conn = library.conn
-    games = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
-    assert games == {"id", "title", "players", "started_at", "last_at", "events", "head_hash",
-                     "complete", "winner"}  # fmt: skip
-    cols = {row[1]: row[5] for row in conn.execute("PRAGMA table_info(events)")}
-    assert set(cols) == {"game", "seq", "type", "data", "at", "prev", "hash"}
-    assert (cols["game"], cols["seq"]) == (1, 2)  # primary key (game, seq)
+    games = {row[1]: row[5] for row in conn.execute("PRAGMA table_info(games)")}
+    assert games == {"key": 1, "id": 0, "title": 0, "players": 0, "started_at": 0, "last_at": 0,
+                     "events": 0, "head_hash": 0, "complete": 0, "winner": 0}  # fmt: skip
+    cols = {row[1]: (row[2], row[5]) for row in conn.execute("PRAGMA table_info(events)")}
+    assert set(cols) == {"id", "type", "data", "at", "prev", "hash"}
+    assert cols["id"] == ("INTEGER", 1)  # the rowid itself: rows are stored in id order
+    view = [row[1] for row in conn.execute("PRAGMA table_info(envelopes)")]
+    assert view == ["game", "seq", "type", "data", "at", "prev", "hash"]
+    assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 10_000
@@ -106,7 +109,7 @@ def test_a_gap_in_the_rows_is_found(library: Library) -> None:
     log = library.log("g")
     log.create(FIRST, "g")
     log.append(events(4), expected_seq=1)
-    library.conn.execute("DELETE FROM events WHERE game = 'g' AND seq = 3")
+    library.conn.execute("DELETE FROM events WHERE id = (SELECT key FROM games WHERE id = 'g') << 32 | 3")
     problems = log.verify().problems
     assert problems[0].line == 3 and "`seq` is 4, expected 3" in problems[0].message
     assert sum(1 for _ in log.read_unchecked()) == 4
@@ -116,7 +119,7 @@ def test_a_gap_in_the_rows_is_found(library: Library) -> None:
 def test_unreadable_data_column_is_found(library: Library) -> None:
     log = library.log("g")
     log.create(FIRST, "g")
-    library.conn.execute("UPDATE events SET data = '{oops' WHERE game = 'g'")
+    library.conn.execute("UPDATE events SET data = '{oops'")
     assert "`data` must be an object" in log.verify().problems[0].message
 
 
@@ -267,10 +270,16 @@ def test_import_envelopes(library: Library) -> None:
     assert not library.has_game("sim-2")
 
 
-def test_library_file_is_plain_sqlite(library: Library) -> None:
+def test_library_file_is_plain_sqlite(library: Library, tmp_path: Path) -> None:
     library.import_log(VECTORS / "one-party.jsonl")
+    library.import_log(VECTORS / "four-players-dealt.jsonl")
+    library.export("vector-one", tmp_path / "out.jsonl")
+    exported = [json.loads(line) for line in split_lines((tmp_path / "out.jsonl").read_bytes())]
     with sqlite3.connect(library.path) as conn:
-        assert conn.execute("SELECT count(*) FROM events WHERE game = 'vector-one'").fetchone()[0] == 13
+        conn.row_factory = sqlite3.Row
+        rows = conn.execute("SELECT * FROM envelopes WHERE game = 'vector-one' ORDER BY seq").fetchall()
+    # Another program sees each event with its game and seq, as the log has them.
+    assert [{**dict(row), "data": json.loads(row["data"]), "v": 1} for row in rows] == exported
 
 
 def test_not_a_database(tmp_path: Path) -> None:
@@ -343,3 +352,92 @@ def test_a_new_library_uses_16k_pages_and_an_old_one_keeps_its_own(tmp_path: Pat
     conn.close()
     with Library(old) as library:
         assert library.conn.execute("PRAGMA page_size").fetchone() == (4096,)
+
+
+# --- the layout, and libraries of the first one ------------------------------------------------
+
+# A library written by `we` before schema 2 (two vectors imported, one game made in it).
+SCHEMA_1 = Path(__file__).parent / "data" / "schema-1.db"
+
+
+def raw_library(path: Path) -> dict[str, object]:
+    """Everything a library holds, read with plain SQLite, in a form both layouts share."""
+    with sqlite3.connect(path) as conn:
+        conn.row_factory = sqlite3.Row
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        events = "envelopes" if "envelopes" in tables else "events"
+        return {
+            "version": conn.execute("PRAGMA user_version").fetchone()[0],
+            "tables": tables,
+            "games": [dict(row) | {"key": None} for row in conn.execute("SELECT * FROM games ORDER BY id")],
+            "events": [
+                tuple(row[k] for k in ("game", "seq", "type", "data", "at", "prev", "hash"))
+                for row in conn.execute(f"SELECT * FROM {events} ORDER BY game, seq")
+            ],
+        }
+
+
+def test_a_schema_1_library_is_upgraded_in_place_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    path.write_bytes(SCHEMA_1.read_bytes())
+    before = raw_library(path)
+    assert before["version"] == 0 and len(before["events"]) == 13 + 87 + 2
+
+    with Library(path) as library:
+        for game, name in (("vector-one", "one-party.jsonl"), ("vector-two", "four-players-dealt.jsonl")):
+            assert library.log(game).verify().fingerprint == verify_log(VECTORS / name).fingerprint
+        library.log("night-2").append(events(1), expected_seq=2)  # and it is writable
+        library.export("vector-one", tmp_path / "out.jsonl")
+    exported = [json.loads(line) for line in split_lines((tmp_path / "out.jsonl").read_bytes())]
+    assert exported == [json.loads(line) for line in split_lines((VECTORS / "one-party.jsonl").read_bytes())]
+
+    after = raw_library(path)
+    assert after["version"] == SCHEMA_VERSION
+    assert after["tables"] == {"games", "events", "envelopes", "sqlite_autoindex_games_1"}
+    night_2, *vectors = after["games"]
+    assert (night_2["id"], night_2["events"]) == ("night-2", 3)
+    old_head = {"events": 2, "last_at": "2025-12-20T19:01:00Z", "head_hash": before["events"][1][6]}
+    assert [{**night_2, **old_head}, *vectors] == before["games"]
+    assert after["events"][:2] == before["events"][:2]  # night-2's two old events
+    assert after["events"][3:] == before["events"][2:]  # the vectors' events, every column
+    with Library(path) as library:  # already upgraded: opening again changes nothing
+        assert library.conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+    assert raw_library(path) == after
+
+
+def test_an_upgrade_that_would_lose_a_row_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    path.write_bytes(SCHEMA_1.read_bytes())
+    with sqlite3.connect(path) as conn:  # a hand-edited row for a game the library lacks
+        conn.execute(
+            "INSERT INTO events VALUES ('ghost', 1, 'note', '{}', '2025-01-01T00:00:00Z', NULL, 'h')"
+        )
+    before = raw_library(path)
+    with pytest.raises(StoreError, match=r"cannot upgrade.*'ghost'.*nothing was changed"):
+        Library(path)
+    assert raw_library(path) == before
+
+
+def test_a_library_from_a_newer_we_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    Library(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreError, match=f"schema {SCHEMA_VERSION + 1}, from a newer version of we"):
+        Library(path)
+
+
+def test_a_game_cannot_outgrow_its_range_of_row_ids(
+    library: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The real limit is 2**32 - 1 events; a small one stands in for it.
+    monkeypatch.setattr("eventstore.sqlite.SEQ_LIMIT", 13)
+    with pytest.raises(StoreError, match="holds at most 12 events"):
+        library.import_log(VECTORS / "one-party.jsonl")
+    assert not library.has_game("vector-one")
+    log = library.log("g")
+    log.create(FIRST, "g")
+    log.append(events(11), expected_seq=1)
+    with pytest.raises(StoreError, match="holds at most 12 events"):
+        log.append(events(1), expected_seq=12)
+    assert log.head()[0] == 12
