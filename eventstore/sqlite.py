@@ -87,7 +87,8 @@ _SCHEMA = (
     "CREATE VIEW envelopes AS"
     " SELECT games.id AS game, events.id - (games.key << 32) AS seq, events.type, events.data,"
     " events.at, events.prev, events.hash"
-    " FROM events JOIN games ON events.id >> 32 = games.key",
+    # A range, not `events.id >> 32 = games.key`, so that one game's rows are a rowid range.
+    " FROM games JOIN events ON events.id > games.key << 32 AND events.id < (games.key + 1) << 32",
 )
 _GAME_COLUMNS = "id, title, players, started_at, last_at, events, head_hash, complete, winner"
 
