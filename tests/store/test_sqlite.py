@@ -280,6 +280,10 @@ def test_library_file_is_plain_sqlite(library: Library, tmp_path: Path) -> None:
         rows = conn.execute("SELECT * FROM envelopes WHERE game = 'vector-one' ORDER BY seq").fetchall()
     # Another program sees each event with its game and seq, as the log has them.
     assert [{**dict(row), "data": json.loads(row["data"]), "v": 1} for row in rows] == exported
+    with sqlite3.connect(library.path) as conn:
+        plan = conn.execute("EXPLAIN QUERY PLAN SELECT * FROM envelopes WHERE game = 'x'").fetchall()
+    # One game is a range of row ids, not a scan of every event in the library.
+    assert any("USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)" in step[3] for step in plan), plan
 
 
 def test_not_a_database(tmp_path: Path) -> None:
