@@ -8,6 +8,7 @@ failed claim is the one case that reads a game a second time, to tell where card
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from cli.common import (
     collector_settled_for_a_batch,
     db_option,
     logs_in_directory,
+    path_mode,
     resolve_game,
 )
 from eventstore.verify import EMPTY_MESSAGE, Problem
@@ -308,14 +310,14 @@ def expand_arguments(arguments: Iterable[str], db_path: Path | None) -> list[Gam
     """Files as they are, every *.jsonl in a directory (sorted), then library game ids."""
     sources: list[GameSource] = []
     for text in arguments:
-        path = Path(text)
-        if path.is_dir():
-            logs = logs_in_directory(path)
+        mode = path_mode(text)
+        if mode is not None and stat.S_ISDIR(mode):
+            logs = logs_in_directory(Path(text))
             if not logs:
                 raise CommandFailed(f"{text}: no *.jsonl logs in this directory")
             sources.extend(GameSource(label=str(p), path=p) for p in logs)
         else:
-            sources.append(resolve_game(text, db_path))
+            sources.append(resolve_game(text, db_path, mode))
     return sources
 
 

@@ -111,24 +111,24 @@ def _row(base: int, env: Envelope) -> tuple[Any, ...]:
     return (base + env.seq, env.type, data, env.at, env.prev, env.hash)
 
 
-def _envelope_obj(game: str, base: int, row: Sequence[Any]) -> dict[str, Any]:
-    """A stored row as the parsed envelope it came from, for the same checks as a file."""
-    id_, type_, data, at, prev, hash_ = row
-    seq = id_ - base
-    try:
-        parsed = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        parsed = data  # reported by the checks as `data` of the wrong type
-    return {
-        "v": FORMAT_VERSION,
-        "game": game,
-        "seq": seq,
-        "at": at,
-        "type": type_,
-        "data": parsed,
-        "prev": prev,
-        "hash": hash_,
-    }
+def _envelope_objs(game: str, base: int, rows: Iterable[Sequence[Any]]) -> Iterator[dict[str, Any]]:
+    """Stored rows as the parsed envelopes they came from, for the same checks as a file."""
+    loads, bad_json = orjson.loads, orjson.JSONDecodeError
+    for id_, type_, data, at, prev, hash_ in rows:
+        try:
+            parsed = loads(data)
+        except bad_json:
+            parsed = data  # reported by the checks as `data` of the wrong type
+        yield {
+            "v": FORMAT_VERSION,
+            "game": game,
+            "seq": id_ - base,
+            "at": at,
+            "type": type_,
+            "data": parsed,
+            "prev": prev,
+            "hash": hash_,
+        }
 
 
 def _too_long(where: str) -> StoreError:
@@ -364,8 +364,7 @@ class Library:
         if key is None:
             raise GameNotFoundError(self.where(game_id))
         base = _base(key)
-        rows = conn.execute(_SELECT_EVENTS, (base, base + SEQ_LIMIT))
-        return (_envelope_obj(game_id, base, row) for row in rows)
+        return _envelope_objs(game_id, base, conn.execute(_SELECT_EVENTS, (base, base + SEQ_LIMIT)))
 
     @staticmethod
     def _game_key(conn: sqlite3.Connection, game_id: str) -> int | None:
@@ -637,7 +636,8 @@ class LibraryLog:
         if row is None:
             return None
         # Same tail check as a JSONL file: never chain new events onto a damaged head.
-        env, problems = check_tail_line(orjson.dumps(_envelope_obj(self.game_id, base, row)) + b"\n")
+        (obj,) = _envelope_objs(self.game_id, base, [row])
+        env, problems = check_tail_line(orjson.dumps(obj) + b"\n")
         if env is None or problems:
             raise LogIntegrityError(self.where, self.verify().problems or [])
         return base, env

@@ -179,6 +179,30 @@ def test_a_nonexistent_path_is_one_line_and_exit_1(tmp_path):
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize(
+    ("command", "argument", "error"),
+    [
+        ("score", "DIR", "is a directory, not a game log"),
+        ("audit", "no-such-game", "no game 'no-such-game': not a file, and not a game id in the library"),
+        ("audit", "vector-one", "no game 'vector-one': not a file, and not a game id in the library"),
+        ("audit", "no/such.jsonl", "no such file: no/such.jsonl"),
+        ("audit", "", "no such file: "),
+    ],
+)
+def test_what_a_game_argument_that_is_no_game_is_told(tmp_path, command, argument, error):
+    from eventstore.sqlite import Library
+
+    db = tmp_path / "games.db"
+    with Library(db) as library:
+        library.import_log(FOUR)
+    text = str(tmp_path) if argument == "DIR" else argument
+    for library_args in ([], ["--db", db]):  # a library that exists, and one that does not
+        result = we(command, text, *(library_args or ["--db", tmp_path / "none.db"]))
+        assert result.exit_code == 1
+        assert error in one_error_line(result)
+    assert not (tmp_path / "none.db").exists()
+
+
 def test_a_usage_error_is_exit_2():
     assert we("audit").exit_code == 2
     assert we("audit", ONE, "--claim", "Ben").exit_code == 2
