@@ -218,10 +218,16 @@ def open_library(path: Path) -> Any:
     should not connect a thousand times."""
     library = _open_libraries.get(path)
     if library is None:
-        from eventstore.sqlite import Library
-
-        library = _open_libraries[path] = Library(path)
+        library = _open_libraries[path] = connect_library(path)
     return library
+
+
+def connect_library(path: Path) -> Any:
+    """A new connection to the library at `path` (every command opens libraries this way),
+    saying so on stderr if an old library is upgraded first."""
+    from eventstore.sqlite import Library
+
+    return Library(path, on_upgrade=lambda message: click.echo(f"we: {message}", err=True))
 
 
 def check_game(source: GameSource, keep_envelopes: bool = False, keep_lines: bool = False) -> GameReport:

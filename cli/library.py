@@ -19,6 +19,7 @@ from cli.common import (
     GameSource,
     check_game,
     collector_settled_for_a_batch,
+    connect_library,
     db_option,
     library_path,
     logs_in_directory,
@@ -66,13 +67,11 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
     so); a longer version of a stored game adds its new events. Exit status 1 if any log was
     refused.
     """
-    from eventstore.sqlite import Library
-
     paths = _log_paths(files)
     if not paths:
         raise CommandFailed("no *.jsonl logs to import")
     counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0}
-    with collector_settled_for_a_batch(), Library(library_path(db_path)) as library, library.batch():
+    with collector_settled_for_a_batch(), connect_library(library_path(db_path)) as library, library.batch():
         for path, listed in paths:
             label = str(path)
             if not listed and not path.is_file():
@@ -128,7 +127,6 @@ def export_game(game: str, output: Path | None, force: bool, db_path: Path | Non
     An existing FILE is never overwritten unless --force is given.
     """
     from eventstore.envelope import valid_game_id
-    from eventstore.sqlite import Library
 
     db = library_path(db_path)
     if not valid_game_id(game):
@@ -140,7 +138,7 @@ def export_game(game: str, output: Path | None, force: bool, db_path: Path | Non
         raise CommandFailed(f"{target} already exists; use --force to replace it")
     if target.is_dir():
         raise CommandFailed(f"{target} is a directory")
-    with Library(db) as library:
+    with connect_library(db) as library:
         if not library.has_game(game):
             raise CommandFailed(f"no game {game!r} in the library {db}")
         # Write beside the target and rename over it: a reader never sees half a log, and a
@@ -185,12 +183,11 @@ def games(db_path: Path | None) -> None:
     from rich.table import Table
 
     from cli.render import print_table
-    from eventstore.sqlite import Library
 
     db = _existing_library(db_path)
     if db is None:
         return
-    with Library(db) as library:
+    with connect_library(db) as library:
         rows = library.games()
     if not rows:
         click.echo(f"No games in the library {db}.")
@@ -261,9 +258,7 @@ class LibraryStats:
 
 def library_stats(db: Path) -> LibraryStats:
     """Fold every game in the library; only valid, finished games count."""
-    from eventstore.sqlite import Library
-
-    with Library(db) as library:
+    with connect_library(db) as library:
         ids = [row["id"] for row in library.games()]
     stats = LibraryStats()
     for game_id in ids:

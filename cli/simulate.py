@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed, collector_settled_for_a_batch
+from cli.common import CommandFailed, collector_settled_for_a_batch, connect_library
 from eventstore.envelope import GAME_ID_MAX, Envelope, seal_chain
 from wecore.bots import BOTS, Bot, play_payloads
 from wecore.dealing import DEFAULT_NAMES
@@ -254,7 +254,7 @@ def simulate(
             existing = next((p for p in paths if p.exists()), None)
             if existing is not None:
                 raise CommandFailed(f"{existing} already exists; use --force to overwrite")
-    library = _open_library(db_path) if db_path is not None else None
+    library = connect_library(db_path) if db_path is not None else None
     tally = Tally(DEFAULT_NAMES[:players], seat_bots)
     with (
         collector_settled_for_a_batch(),
@@ -280,12 +280,6 @@ def simulate(
 @contextmanager
 def _nothing() -> Iterator[None]:
     yield
-
-
-def _open_library(db_path: Path):  # type: ignore[no-untyped-def]
-    from eventstore.sqlite import Library
-
-    return Library(db_path)
 
 
 def _store(library, game_id: str, envelopes: list[Envelope], state: GameState) -> None:  # type: ignore[no-untyped-def]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,8 +158,13 @@ class ImportResult:
 class Library:
     """A SQLite file of games. Use `log(game_id)` for one game's log."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, on_upgrade: Callable[[str], None] | None = None
+    ) -> None:
+        """`on_upgrade` is told, before it starts, that an old library is being upgraded (a
+        big one takes a while, once)."""
         self.path = Path(path) if path is not None else default_db_path()
+        self._on_upgrade = on_upgrade
         self._batch_depth = 0
         self._committed = 0
         try:
@@ -202,6 +207,11 @@ class Library:
             )
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "events" in tables:
+            if self._on_upgrade is not None:
+                self._on_upgrade(
+                    f"upgrading the game library {self.path} to schema {SCHEMA_VERSION} (once; "
+                    "a library of many games takes a minute)"
+                )
             self._upgrade_from_schema_1(conn)
         else:
             for statement in _SCHEMA:
@@ -211,7 +221,10 @@ class Library:
     def _upgrade_from_schema_1(self, conn: sqlite3.Connection) -> None:
         """Copy every game and event into the schema 2 tables, unchanged, then drop the old
         ones. A row that cannot be placed (hand-edited to a seq out of range, or to a game
-        the games table lacks) stops the upgrade and leaves the file as it was."""
+        the games table lacks) stops the upgrade and leaves the file as it was.
+
+        The old tables' pages stay in the file as free pages that new games fill, rather than
+        being returned by a VACUUM that would rewrite the whole library a second time."""
         columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
         if "game" not in columns or "seq" not in columns:
             raise StoreError(f"{self.path}: not a game library (its `events` table is unknown to we)")

@@ -272,3 +272,17 @@ def test_a_game_read_back_from_the_library_keeps_the_lines_it_was_imported_from(
     from_library = check_game(resolve_game(game_id, db), keep_lines=True)
     assert from_library.lines == from_file.lines == [orjson.loads(b) for b in ONE.read_bytes().splitlines()]
     assert from_library.fingerprint == from_file.fingerprint
+
+
+def test_an_old_library_is_upgraded_once_and_says_so(db):
+    db.parent.mkdir(parents=True)
+    shutil.copy(Path(__file__).parents[1] / "store" / "data" / "schema-1.db", db)
+    first = we("games")
+    assert first.exit_code == 0, first.stderr
+    assert first.stderr.splitlines() == [
+        f"we: upgrading the game library {db} to schema 2 (once; a library of many games takes a minute)"
+    ]
+    assert "3 games in" in first.stdout
+    again = we("games")
+    assert again.stderr == "" and again.stdout == first.stdout
+    assert fingerprint("vector-one", "--db", db) == fingerprint(ONE)
