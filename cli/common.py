@@ -162,11 +162,16 @@ def resolve_game(text: str, db_path: Path | None, mode: int | None = -1) -> Game
 
 
 def path_mode(text: str) -> int | None:
-    """The st_mode of what `text` names (following links), or None if nothing is there."""
+    """The st_mode of what `text` names (following links), or None if nothing is there;
+    CommandFailed if it cannot be looked at (no permission, a loop of links)."""
+    if not text:
+        return None  # not the current directory, which Path("") would be
     try:
-        return os.stat(text).st_mode
-    except (OSError, ValueError):
+        return os.stat(Path(text)).st_mode  # Path: "log.jsonl/" names the file, as it always did
+    except (FileNotFoundError, NotADirectoryError, ValueError):
         return None
+    except OSError as exc:
+        raise CommandFailed(f"{text}: cannot read: {exc.strerror or exc}") from None
 
 
 def _library_exists(db: Path) -> bool:

@@ -58,6 +58,8 @@ from eventstore.verify import (
 
 _SORT = orjson.OPT_SORT_KEYS
 _BUSY_TIMEOUT_S = 10.0
+# How long opening an old library waits for another process that is upgrading it.
+_LAYOUT_WAIT_S = 600.0
 # Rows per executemany call while importing: large enough to amortise the call, small enough
 # that a 10 GB log does not sit in memory.
 _IMPORT_BATCH = 10_000
@@ -72,11 +74,14 @@ _SEQ_BITS = 32
 SEQ_LIMIT = 1 << _SEQ_BITS  # seq must stay below it, or it would reach the next game's range
 _EVENT_COLUMNS = "id, type, data, at, prev, hash"
 _INSERT_EVENT = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
-_SELECT_EVENTS = f"SELECT {_EVENT_COLUMNS} FROM events WHERE id > ? AND id < ? ORDER BY id"
-_SELECT_HEAD = f"SELECT {_EVENT_COLUMNS} FROM events WHERE id > ? AND id < ? ORDER BY id DESC LIMIT 1"
+# From the game's base on: a row at seq 0 can only be a hand edit, and the checks report it.
+_SELECT_EVENTS = f"SELECT {_EVENT_COLUMNS} FROM events WHERE id >= ? AND id < ? ORDER BY id"
+_SELECT_HEAD = f"SELECT {_EVENT_COLUMNS} FROM events WHERE id >= ? AND id < ? ORDER BY id DESC LIMIT 1"
 _SCHEMA = (
     "CREATE TABLE games ("
-    " key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT, players TEXT,"
+    # AUTOINCREMENT: a key is never given again, even after a game's row is deleted by hand
+    # with its events left behind in the key's range.
+    " key INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, title TEXT, players TEXT,"
     " started_at TEXT NOT NULL, last_at TEXT NOT NULL, events INTEGER NOT NULL,"
     " head_hash TEXT NOT NULL, complete INTEGER NOT NULL DEFAULT 0, winner TEXT)",
     # id = games.key * 2**32 + seq. A rowid table, not WITHOUT ROWID: appending in key order
@@ -88,7 +93,7 @@ _SCHEMA = (
     " SELECT games.id AS game, events.id - (games.key << 32) AS seq, events.type, events.data,"
     " events.at, events.prev, events.hash"
     # A range, not `events.id >> 32 = games.key`, so that one game's rows are a rowid range.
-    " FROM games JOIN events ON events.id > games.key << 32 AND events.id < (games.key + 1) << 32",
+    " FROM games JOIN events ON events.id >= games.key << 32 AND events.id < (games.key + 1) << 32",
 )
 _GAME_COLUMNS = "id, title, players, started_at, last_at, events, head_hash, complete, winner"
 
@@ -102,7 +107,7 @@ def default_db_path() -> Path:
 
 
 def _base(key: int) -> int:
-    """The row id just before a game's first event."""
+    """The row id of a game's seq 0, just before its first event."""
     return key << _SEQ_BITS
 
 
@@ -165,6 +170,8 @@ class Library:
         big one takes a while, once)."""
         self.path = Path(path) if path is not None else default_db_path()
         self._on_upgrade = on_upgrade
+        # What an upgrade of an old library said (also given to on_upgrade as it goes).
+        self.upgrade_notes: list[str] = []
         self._batch_depth = 0
         self._committed = 0
         try:
@@ -191,8 +198,12 @@ class Library:
         # FULL: a commit reported to the caller survives a power cut, as a JSONL fsync does.
         conn.execute("PRAGMA synchronous = FULL")
         if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            # Another process may be upgrading this library, which can take minutes: wait for
+            # it rather than fail after the usual busy timeout.
+            conn.execute(f"PRAGMA busy_timeout = {int(_LAYOUT_WAIT_S * 1000)}")
             with self._write() as conn:
                 self._lay_out(conn)
+            conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
 
     def _lay_out(self, conn: sqlite3.Connection) -> None:
         """Create the tables in a new library, or upgrade one of schema 1 (inside the write
@@ -205,56 +216,97 @@ class Library:
                 f"{self.path}: this game library has schema {version}, from a newer version of "
                 f"we; this one reads schema {SCHEMA_VERSION} (upgrade we to use it)"
             )
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if "events" in tables:
-            if self._on_upgrade is not None:
-                self._on_upgrade(
-                    f"upgrading the game library {self.path} to schema {SCHEMA_VERSION} (once; "
-                    "a library of many games takes a minute)"
-                )
-            self._upgrade_from_schema_1(conn)
-        else:
+        games = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+        events = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+        if not games and not events:
             for statement in _SCHEMA:
                 conn.execute(statement)
+        elif "key" in games and "id" in events and "game" not in events:
+            pass  # schema 2 without its version: restored from `sqlite3 .dump`, which drops it
+        elif "id" in games and {"game", "seq"} <= events:
+            self._upgrade_from_schema_1(conn)
+        else:
+            raise StoreError(f"{self.path}: not a game library (its tables are unknown to we)")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _tell(self, message: str) -> None:
+        self.upgrade_notes.append(message)
+        if self._on_upgrade is not None:
+            self._on_upgrade(message)
 
     def _upgrade_from_schema_1(self, conn: sqlite3.Connection) -> None:
         """Copy every game and event into the schema 2 tables, unchanged, then drop the old
-        ones. A row that cannot be placed (hand-edited to a seq out of range, or to a game
-        the games table lacks) stops the upgrade and leaves the file as it was.
+        ones, all in the caller's transaction: a failure (a full disk) leaves schema 1 as it
+        was.
 
-        The old tables' pages stay in the file as free pages that new games fill, rather than
-        being returned by a VACUUM that would rewrite the whole library a second time."""
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
-        if "game" not in columns or "seq" not in columns:
-            raise StoreError(f"{self.path}: not a game library (its `events` table is unknown to we)")
-        misplaced = conn.execute(
-            "SELECT game, seq FROM events WHERE typeof(seq) != 'integer' OR seq < 1 OR seq >= ?"
-            " OR game NOT IN (SELECT id FROM games) LIMIT 1",
-            (SEQ_LIMIT,),
-        ).fetchone()
-        if misplaced is not None:
-            game, seq = misplaced
-            raise StoreError(
-                f"{self.path}: cannot upgrade the game library: the event row (game {game!r}, "
-                f"seq {seq!r}) has no place in the new layout; nothing was changed"
+        A row that has no place in the new layout (edited by hand: a seq below 1 or beyond
+        the limit, or a game the games table does not list; a game without an id) is kept
+        as it was in events_unplaced or games_unplaced, and the caller is told. The old
+        tables' pages stay in the file as free pages that new games fill, rather than being
+        returned by a VACUUM that would rewrite the whole library a second time."""
+        self._tell(
+            f"upgrading the game library {self.path} to schema {SCHEMA_VERSION} (once; a library "
+            "of many games takes a minute)"
+        )
+        own = [
+            name
+            for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger', 'view')"
+                " AND sql IS NOT NULL ORDER BY name"
             )
+        ]
+        # Legacy renames leave the user's views and foreign keys naming `games` and `events`,
+        # which exist again below, instead of pointing them at tables about to be dropped.
+        conn.execute("PRAGMA legacy_alter_table = ON")
         conn.execute("ALTER TABLE events RENAME TO events_schema_1")
         conn.execute("ALTER TABLE games RENAME TO games_schema_1")
+        conn.execute("PRAGMA legacy_alter_table = OFF")
         for statement in _SCHEMA:
             conn.execute(statement)
         conn.execute(
             f"INSERT INTO games ({_GAME_COLUMNS}) SELECT {_GAME_COLUMNS} FROM games_schema_1"
-            " ORDER BY started_at, id"
+            " WHERE id IS NOT NULL ORDER BY started_at, id"
+        )
+        placed = (
+            "coalesce(typeof(old.seq) = 'integer' AND old.seq >= 1 AND old.seq < ?"
+            " AND EXISTS (SELECT 1 FROM games WHERE games.id = old.game), 0)"
         )
         conn.execute(
             f"INSERT INTO events ({_EVENT_COLUMNS})"
             " SELECT (games.key << 32) + old.seq, old.type, old.data, old.at, old.prev, old.hash"
-            " FROM events_schema_1 AS old JOIN games ON games.id = old.game"
-            " ORDER BY games.key, old.seq"
+            f" FROM events_schema_1 AS old JOIN games ON games.id = old.game WHERE {placed}"
+            " ORDER BY games.key, old.seq",
+            (SEQ_LIMIT,),
         )
+        set_aside = {
+            "games_unplaced": ("game", "SELECT * FROM games_schema_1 WHERE id IS NULL", ()),
+            "events_unplaced": (
+                "event",
+                f"SELECT * FROM events_schema_1 AS old WHERE NOT {placed}",
+                (SEQ_LIMIT,),
+            ),
+        }
+        for table, (what, query, args) in set_aside.items():
+            count = conn.execute(f"SELECT count(*) FROM ({query})", args).fetchone()[0]
+            if count:
+                conn.execute(f"CREATE TABLE {table} AS {query}", args)
+                self._tell(
+                    f"{count} {what} row{'s' if count != 1 else ''} of {self.path} had no place in "
+                    f"the new layout (edited by hand); kept as they were in the table {table}"
+                )
+            moved = conn.execute(f"SELECT count(*) FROM {what}s").fetchone()[0]
+            before = conn.execute(f"SELECT count(*) FROM {what}s_schema_1").fetchone()[0]
+            if moved + count != before:  # never expected; if it happens, keep schema 1
+                raise StoreError(f"{self.path}: upgrading would lose {what} rows; nothing was changed")
         conn.execute("DROP TABLE events_schema_1")
         conn.execute("DROP TABLE games_schema_1")
+        if own:
+            self._tell(
+                f"your own indexes, triggers and views in {self.path} were made for the old layout "
+                f"({', '.join(own)}): those on the old tables are gone, and views still name "
+                "`events` and `games`, whose columns changed (the view `envelopes` has the old "
+                "events columns)"
+            )
 
     def __repr__(self) -> str:
         return f"Library({str(self.path)!r})"

@@ -395,3 +395,20 @@ def test_jobs_give_the_same_output_as_serial(tmp_path):
         assert parallel.exit_code == serial.exit_code == 1
         assert parallel.stdout == serial.stdout
         assert len(serial.stdout) > 1000
+
+
+def test_a_game_argument_that_cannot_be_looked_at_says_why(monkeypatch):
+    import os
+
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):
+        if str(path).endswith("locked.jsonl"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    result = we("audit", "locked.jsonl", ONE)
+    assert result.exit_code == 1
+    assert one_error_line(result) == "we: error: locked.jsonl: cannot read: Permission denied"
+    assert we("score", f"{ONE}/").exit_code == 0  # a trailing slash still names the file

@@ -85,7 +85,7 @@ class LibraryBackend(Backend):
                 pytest.skip("rows do not store `v`, and `seq` is an integer column")
             data = orjson.dumps(obj["data"], option=orjson.OPT_SORT_KEYS).decode()
             rows.append((base + position, obj["type"], data, obj["at"], obj["prev"], obj["hash"]))
-        conn.execute("DELETE FROM events WHERE id > ? AND id < ?", (base, base + (1 << 32)))
+        conn.execute("DELETE FROM events WHERE id >= ? AND id < ?", (base, base + (1 << 32)))
         conn.executemany("INSERT INTO events (id, type, data, at, prev, hash) VALUES (?,?,?,?,?,?)", rows)
 
 

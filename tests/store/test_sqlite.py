@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -263,6 +264,8 @@ def test_import_envelopes(library: Library) -> None:
     result = library.import_envelopes(sealed)
     assert (result.status, result.events) == ("imported", 6)
     assert list(library.log("sim-1").read()) == sealed
+    (game,) = library.games()  # the games row tells the head, as after appends
+    assert (game["events"], game["last_at"], game["head_hash"]) == (6, sealed[-1].at, sealed[-1].hash)
     gap = sealed_game("sim-2", 6)
     del gap[2]
     with pytest.raises(LogIntegrityError, match="envelopes: line 3:"):
@@ -283,7 +286,7 @@ def test_library_file_is_plain_sqlite(library: Library, tmp_path: Path) -> None:
     with sqlite3.connect(library.path) as conn:
         plan = conn.execute("EXPLAIN QUERY PLAN SELECT * FROM envelopes WHERE game = 'x'").fetchall()
     # One game is a range of row ids, not a scan of every event in the library.
-    assert any("USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)" in step[3] for step in plan), plan
+    assert any("SEARCH events USING INTEGER PRIMARY KEY (rowid>" in step[3] for step in plan), plan
 
 
 def test_not_a_database(tmp_path: Path) -> None:
@@ -397,7 +400,7 @@ def test_a_schema_1_library_is_upgraded_in_place_unchanged(tmp_path: Path) -> No
 
     after = raw_library(path)
     assert after["version"] == SCHEMA_VERSION
-    assert after["tables"] == {"games", "events", "envelopes", "sqlite_autoindex_games_1"}
+    assert after["tables"] == {"games", "events", "envelopes", "sqlite_autoindex_games_1", "sqlite_sequence"}
     night_2, *vectors = after["games"]
     assert (night_2["id"], night_2["events"]) == ("night-2", 3)
     old_head = {"events": 2, "last_at": "2025-12-20T19:01:00Z", "head_hash": before["events"][1][6]}
@@ -409,17 +412,150 @@ def test_a_schema_1_library_is_upgraded_in_place_unchanged(tmp_path: Path) -> No
     assert raw_library(path) == after
 
 
-def test_an_upgrade_that_would_lose_a_row_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+def old_library(tmp_path: Path, *edits: str) -> Path:
+    """A copy of the schema-1 library, edited by hand with `edits` (SQL)."""
     path = tmp_path / "old.db"
     path.write_bytes(SCHEMA_1.read_bytes())
-    with sqlite3.connect(path) as conn:  # a hand-edited row for a game the library lacks
-        conn.execute(
-            "INSERT INTO events VALUES ('ghost', 1, 'note', '{}', '2025-01-01T00:00:00Z', NULL, 'h')"
-        )
+    with sqlite3.connect(path) as conn:
+        for sql in edits:
+            conn.execute(sql)
+    return path
+
+
+ODD_ROWS = (
+    "INSERT INTO events VALUES ('ghost', 1, 'note', '{}', '2025-01-01T00:00:00Z', NULL, 'h')",
+    "UPDATE events SET seq = 0 WHERE game = 'vector-one' AND seq = 13",
+    "UPDATE events SET seq = 4294967296 WHERE game = 'vector-one' AND seq = 12",
+    "UPDATE events SET seq = 'x' WHERE game = 'vector-one' AND seq = 11",
+    "UPDATE events SET seq = 4294967295 WHERE game = 'vector-two' AND seq = 87",
+    "INSERT INTO games (id, started_at, last_at, events, head_hash) VALUES (NULL, 'a', 'b', 0, 'h')",
+)
+
+
+def test_rows_edited_out_of_place_are_set_aside_and_the_rest_upgraded(tmp_path: Path) -> None:
+    path = old_library(tmp_path, *ODD_ROWS)
     before = raw_library(path)
-    with pytest.raises(StoreError, match=r"cannot upgrade.*'ghost'.*nothing was changed"):
-        Library(path)
+    told: list[str] = []
+    with Library(path, on_upgrade=told.append) as library:
+        assert told == library.upgrade_notes
+        assert told[1:] == [
+            f"1 game row of {path} had no place in the new layout (edited by hand); kept as they "
+            "were in the table games_unplaced",
+            f"4 event rows of {path} had no place in the new layout (edited by hand); kept as they "
+            "were in the table events_unplaced",
+        ]
+        one = library.log("vector-one").verify()
+        assert one.events == 10 and one.ok  # its last three rows were moved out of its range
+        two = library.log("vector-two").verify()
+        assert two.events == 87 and two.problems[0].line == 87  # seq 2**32 - 1, the range's last
+        with sqlite3.connect(path) as conn:
+            aside = conn.execute("SELECT * FROM events_unplaced ORDER BY game, typeof(seq), seq").fetchall()
+            games_aside = conn.execute("SELECT id, head_hash FROM games_unplaced").fetchall()
+    assert [row[:2] for row in aside] == [("ghost", 1), ("vector-one", 0), ("vector-one", 4294967296),
+                                          ("vector-one", "x")]  # fmt: skip
+    old_rows = {row[:2]: row for row in before["events"]}
+    assert all(old_rows[row[:2]] == row for row in aside)  # every column as it was
+    assert games_aside == [(None, "h")]
+    after = raw_library(path)
+    assert len(after["events"]) + len(aside) == len(before["events"])
+
+
+def test_a_seq_0_row_is_seen_and_reported(library: Library) -> None:
+    log = library.log("g")
+    log.create(FIRST, "g")
+    log.append(events(2), expected_seq=1)
+    (key,) = library.conn.execute("SELECT key FROM games WHERE id = 'g'").fetchone()
+    library.conn.execute("UPDATE events SET id = ? WHERE id = ?", (key << 32, (key << 32) + 1))
+    problems = log.verify().problems
+    assert problems[0].line == 1 and "`seq` is 0, expected 1" in problems[0].message
+
+
+def test_games_next_to_each_other_never_see_each_others_rows(library: Library) -> None:
+    for game in ("a", "b", "c"):
+        log = library.log(game)
+        log.create(FIRST, game)
+        log.append(events(2), expected_seq=1)
+    keys = dict(library.conn.execute("SELECT id, key FROM games"))
+    # b's rows at the very ends of its range: seq 0 and seq 2**32 - 1
+    base = keys["b"] << 32
+    library.conn.execute("UPDATE events SET id = ? WHERE id = ?", (base, base + 1))
+    library.conn.execute("UPDATE events SET id = ? WHERE id = ?", (base + (1 << 32) - 1, base + 3))
+    assert [e.seq for e in library.log("a").read()] == [1, 2, 3]
+    assert [e.seq for e in library.log("c").read()] == [1, 2, 3]
+    assert [e.seq for e in library.log("b").read_unchecked()] == [0, 2, 4294967295]
+    assert library.log("a").head()[0] == 3
+    with pytest.raises(LogIntegrityError):  # b's head is the row at the end of its range
+        library.log("b").head()
+    view = library.conn.execute("SELECT game, seq FROM envelopes ORDER BY game, seq").fetchall()
+    assert view == [("a", 1), ("a", 2), ("a", 3), ("b", 0), ("b", 2), ("b", 4294967295),
+                    ("c", 1), ("c", 2), ("c", 3)]  # fmt: skip
+
+
+def test_an_upgrade_that_fails_half_way_changes_nothing(tmp_path: Path) -> None:
+    path = old_library(tmp_path, *ODD_ROWS)
+    before = raw_library(path)
+    told: list[str] = []
+
+    def interrupted(message: str) -> None:
+        told.append(message)
+        if len(told) == 2:  # after the copies, when the first rows are set aside
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Library(path, on_upgrade=interrupted)
     assert raw_library(path) == before
+    with Library(path) as library:  # and the next open upgrades it
+        assert len(library.upgrade_notes) == 3
+
+
+def test_two_processes_opening_an_old_library_upgrade_it_once(tmp_path: Path) -> None:
+    path = old_library(tmp_path)
+    before = raw_library(path)
+    notes: list[list[str]] = []
+
+    def open_it() -> None:
+        with Library(path) as library:
+            notes.append(library.upgrade_notes)
+
+    threads = [threading.Thread(target=open_it) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(len(n) for n in notes) == [0, 0, 0, 1]
+    assert len(raw_library(path)["events"]) == len(before["events"])
+
+
+def test_a_library_restored_from_a_dump_is_recognised(tmp_path: Path) -> None:
+    with Library(tmp_path / "games.db") as library:
+        library.import_log(VECTORS / "one-party.jsonl")
+        dump = list(library.conn.iterdump())
+    restored = sqlite3.connect(tmp_path / "restored.db")
+    restored.executescript("\n".join(dump))  # a dump does not carry PRAGMA user_version
+    restored.close()
+    with Library(tmp_path / "restored.db") as library:
+        assert library.upgrade_notes == []
+        assert library.log("vector-one").verify().ok
+        assert library.conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+
+
+def test_a_database_of_other_tables_is_not_taken_for_a_library(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE events (what TEXT, happened_at TEXT)")
+    with pytest.raises(StoreError, match="not a game library"):
+        Library(path)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (0,)
+
+
+def test_a_games_key_is_never_given_twice(library: Library) -> None:
+    for game in ("g1", "g2", "g3"):
+        library.log(game).create(FIRST, game)
+    library.conn.execute("DELETE FROM games WHERE id = 'g3'")  # by hand, its event left behind
+    result = library.import_log(VECTORS / "one-party.jsonl")
+    assert result.status == "imported"
+    assert library.log("vector-one").verify().events == 13
 
 
 def test_a_library_from_a_newer_we_is_refused(tmp_path: Path) -> None:
@@ -438,10 +574,31 @@ def test_a_game_cannot_outgrow_its_range_of_row_ids(
     monkeypatch.setattr("eventstore.sqlite.SEQ_LIMIT", 13)
     with pytest.raises(StoreError, match="holds at most 12 events"):
         library.import_log(VECTORS / "one-party.jsonl")
+    lines = [json.loads(line) for line in split_lines((VECTORS / "one-party.jsonl").read_bytes())]
+    with pytest.raises(StoreError, match="holds at most 12 events"):
+        library.import_verified(lines, "one-party.jsonl")  # what `we import` uses
     assert not library.has_game("vector-one")
+    assert library.import_verified(lines[:12], "first-12").events == 12  # the limit itself fits
     log = library.log("g")
     log.create(FIRST, "g")
     log.append(events(11), expected_seq=1)
     with pytest.raises(StoreError, match="holds at most 12 events"):
         log.append(events(1), expected_seq=12)
     assert log.head()[0] == 12
+
+
+def test_the_users_own_objects_on_the_old_tables_are_named(tmp_path: Path) -> None:
+    path = old_library(
+        tmp_path,
+        "CREATE VIEW per_game AS SELECT game, count(*) AS n FROM events GROUP BY game",
+        "CREATE INDEX by_type ON events (type)",
+        "CREATE TABLE notes (game TEXT REFERENCES games(id), text TEXT)",
+    )
+    with Library(path) as library:
+        assert library.upgrade_notes[-1].startswith(
+            f"your own indexes, triggers and views in {path} were made for the old layout (by_type, per_game)"
+        )
+        sql = dict(library.conn.execute("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL"))
+    assert "by_type" not in sql  # gone with the old table
+    assert "FROM events GROUP BY game" in sql["per_game"]  # still names `events`, not a dropped table
+    assert "REFERENCES games(id)" in sql["notes"]  # and their foreign keys still name `games`
