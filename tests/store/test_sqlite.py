@@ -602,3 +602,13 @@ def test_the_users_own_objects_on_the_old_tables_are_named(tmp_path: Path) -> No
     assert "by_type" not in sql  # gone with the old table
     assert "FROM events GROUP BY game" in sql["per_game"]  # still names `events`, not a dropped table
     assert "REFERENCES games(id)" in sql["notes"]  # and their foreign keys still name `games`
+
+
+def test_a_batch_writes_with_a_bigger_page_cache_and_gives_it_back(library: Library) -> None:
+    cache_size = library.conn.execute("PRAGMA cache_size").fetchone()[0]
+    with library.batch():
+        assert library.conn.execute("PRAGMA cache_size").fetchone()[0] == -16_384
+    assert library.conn.execute("PRAGMA cache_size").fetchone()[0] == cache_size
+    with pytest.raises(KeyboardInterrupt), library.batch():
+        raise KeyboardInterrupt
+    assert library.conn.execute("PRAGMA cache_size").fetchone()[0] == cache_size
