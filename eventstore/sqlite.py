@@ -77,8 +77,15 @@ SEQ_LIMIT = 1 << _SEQ_BITS  # seq must stay below it, or it would reach the next
 _EVENT_COLUMNS = "id, type, data, at, prev, hash"
 _INSERT_EVENT = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
 # From the game's base on: a row at seq 0 can only be a hand edit, and the checks report it.
-_SELECT_EVENTS = f"SELECT {_EVENT_COLUMNS} FROM events WHERE id >= ? AND id < ? ORDER BY id"
-_SELECT_HEAD = f"SELECT {_EVENT_COLUMNS} FROM events WHERE id >= ? AND id < ? ORDER BY id DESC LIMIT 1"
+# Rows as (seq, type, data, at, prev, hash), given the game's base row id and its end.
+_SELECT_ROWS = "SELECT id - ?1, type, data, at, prev, hash FROM events WHERE id >= ?1 AND id < ?2"
+_SELECT_EVENTS = f"{_SELECT_ROWS} ORDER BY id"
+_SELECT_HEAD = f"{_SELECT_ROWS} ORDER BY id DESC LIMIT 1"
+# With the rows an upgrade set aside (?3: the game id), in schema 1's order of seq.
+_SELECT_EVENTS_AND_UNPLACED = (
+    f"{_SELECT_ROWS} UNION ALL"
+    " SELECT seq, type, data, at, prev, hash FROM events_unplaced WHERE game = ?3 ORDER BY 1"
+)
 _SCHEMA = (
     "CREATE TABLE games ("
     # AUTOINCREMENT: a key is never given again, even after a game's row is deleted by hand
@@ -98,6 +105,16 @@ _SCHEMA = (
     " FROM games JOIN events ON events.id >= games.key << 32 AND events.id < (games.key + 1) << 32",
 )
 _GAME_COLUMNS = "id, title, players, started_at, last_at, events, head_hash, complete, winner"
+_SCHEMA_1_GAMES = set(_GAME_COLUMNS.split(", "))
+_SCHEMA_1_EVENTS = {"game", "seq", "type", "data", "at", "prev", "hash"}
+# Names the upgrade creates besides games and events.
+_UPGRADE_NAMES = {"envelopes", "events_schema_1", "games_schema_1", "events_unplaced", "games_unplaced"}
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    """The database's own tables (not SQLite's internal ones)."""
+    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    return {name for (name,) in rows}
 
 
 def default_db_path() -> Path:
@@ -118,10 +135,10 @@ def _row(base: int, env: Envelope) -> tuple[Any, ...]:
     return (base + env.seq, env.type, data, env.at, env.prev, env.hash)
 
 
-def _envelope_objs(game: str, base: int, rows: Iterable[Sequence[Any]]) -> Iterator[dict[str, Any]]:
+def _envelope_objs(game: str, rows: Iterable[Sequence[Any]]) -> Iterator[dict[str, Any]]:
     """Stored rows as the parsed envelopes they came from, for the same checks as a file."""
     loads, bad_json = orjson.loads, orjson.JSONDecodeError
-    for id_, type_, data, at, prev, hash_ in rows:
+    for seq, type_, data, at, prev, hash_ in rows:
         try:
             parsed = loads(data)
         except bad_json:
@@ -129,7 +146,7 @@ def _envelope_objs(game: str, base: int, rows: Iterable[Sequence[Any]]) -> Itera
         yield {
             "v": FORMAT_VERSION,
             "game": game,
-            "seq": id_ - base,
+            "seq": seq,
             "at": at,
             "type": type_,
             "data": parsed,
@@ -206,6 +223,8 @@ class Library:
             with self._write() as conn:
                 self._lay_out(conn)
             conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
+        # Only a library upgraded from schema 1 with rows edited by hand has this table.
+        self._has_unplaced = "events_unplaced" in _tables(conn)
 
     def _lay_out(self, conn: sqlite3.Connection) -> None:
         """Create the tables in a new library, or upgrade one of schema 1 (inside the write
@@ -218,16 +237,20 @@ class Library:
                 f"{self.path}: this game library has schema {version}, from a newer version of "
                 f"we; this one reads schema {SCHEMA_VERSION} (upgrade we to use it)"
             )
+        tables = _tables(conn)
         games = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
         events = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
-        if not games and not events:
+        if not tables:
             for statement in _SCHEMA:
                 conn.execute(statement)
         elif "key" in games and "id" in events and "game" not in events:
-            pass  # schema 2 without its version: restored from `sqlite3 .dump`, which drops it
-        elif "id" in games and {"game", "seq"} <= events:
-            self._upgrade_from_schema_1(conn)
+            # Schema 2 without its version: restored from `sqlite3 .dump`, which drops it (and
+            # perhaps the view, if only the tables were dumped).
+            conn.execute(_SCHEMA[-1].replace("CREATE VIEW", "CREATE VIEW IF NOT EXISTS"))
+        elif version == 0 and games >= _SCHEMA_1_GAMES and events >= _SCHEMA_1_EVENTS:
+            self._upgrade_from_schema_1(conn, tables, games - _SCHEMA_1_GAMES, events - _SCHEMA_1_EVENTS)
         else:
+            # Someone else's database: leave it, and its user_version, alone.
             raise StoreError(f"{self.path}: not a game library (its tables are unknown to we)")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -236,16 +259,29 @@ class Library:
         if self._on_upgrade is not None:
             self._on_upgrade(message)
 
-    def _upgrade_from_schema_1(self, conn: sqlite3.Connection) -> None:
+    def _upgrade_from_schema_1(
+        self, conn: sqlite3.Connection, tables: set[str], extra_games: set[str], extra_events: set[str]
+    ) -> None:
         """Copy every game and event into the schema 2 tables, unchanged, then drop the old
         ones, all in the caller's transaction: a failure (a full disk) leaves schema 1 as it
         was.
 
-        A row that has no place in the new layout (edited by hand: a seq below 1 or beyond
-        the limit, or a game the games table does not list; a game without an id) is kept
-        as it was in events_unplaced or games_unplaced, and the caller is told. The old
+        A row that has no place in the new layout (edited by hand: a seq below 0, beyond the
+        limit or not an integer, or a game the games table does not list; a game without an
+        id) is kept as it was in events_unplaced or games_unplaced, and the caller is told;
+        readers of a game show its set-aside rows in their old place, so an audit still
+        reports them. An old table with columns of the user's own is kept (renamed). The old
         tables' pages stay in the file as free pages that new games fill, rather than being
         returned by a VACUUM that would rewrite the whole library a second time."""
+        taken = sorted(tables & _UPGRADE_NAMES)
+        objects = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        taken += sorted((objects - tables) & _UPGRADE_NAMES)
+        if taken:
+            raise StoreError(
+                f"{self.path}: cannot upgrade the game library: it has its own {', '.join(taken)}, "
+                "a name the new layout needs (rename it, then open the library again); nothing "
+                "was changed"
+            )
         self._tell(
             f"upgrading the game library {self.path} to schema {SCHEMA_VERSION} (once; a library "
             "of many games takes a minute)"
@@ -253,8 +289,9 @@ class Library:
         own = [
             name
             for (name,) in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger', 'view')"
-                " AND sql IS NOT NULL ORDER BY name"
+                "SELECT name FROM sqlite_master WHERE sql IS NOT NULL AND ("
+                " (type IN ('index', 'trigger') AND tbl_name IN ('games', 'events'))"
+                " OR (type = 'view' AND (sql LIKE '%games%' OR sql LIKE '%events%'))) ORDER BY name"
             )
         ]
         # Legacy renames leave the user's views and foreign keys naming `games` and `events`,
@@ -270,7 +307,7 @@ class Library:
             " WHERE id IS NOT NULL ORDER BY started_at, id"
         )
         placed = (
-            "coalesce(typeof(old.seq) = 'integer' AND old.seq >= 1 AND old.seq < ?"
+            "coalesce(typeof(old.seq) = 'integer' AND old.seq >= 0 AND old.seq < ?"
             " AND EXISTS (SELECT 1 FROM games WHERE games.id = old.game), 0)"
         )
         conn.execute(
@@ -292,16 +329,27 @@ class Library:
             count = conn.execute(f"SELECT count(*) FROM ({query})", args).fetchone()[0]
             if count:
                 conn.execute(f"CREATE TABLE {table} AS {query}", args)
+                listed = ""
+                if table == "events_unplaced":
+                    ids = [g for (g,) in conn.execute("SELECT DISTINCT game FROM events_unplaced ORDER BY 1")]
+                    more = " and more" if len(ids) > 5 else ""
+                    listed = f" (games {', '.join(map(repr, ids[:5]))}{more})"
                 self._tell(
-                    f"{count} {what} row{'s' if count != 1 else ''} of {self.path} had no place in "
-                    f"the new layout (edited by hand); kept as they were in the table {table}"
+                    f"{count} {what} row{'s' if count != 1 else ''} of {self.path}{listed} had no "
+                    f"place in the new layout (edited by hand); kept as they were in the table {table}"
                 )
             moved = conn.execute(f"SELECT count(*) FROM {what}s").fetchone()[0]
             before = conn.execute(f"SELECT count(*) FROM {what}s_schema_1").fetchone()[0]
             if moved + count != before:  # never expected; if it happens, keep schema 1
                 raise StoreError(f"{self.path}: upgrading would lose {what} rows; nothing was changed")
-        conn.execute("DROP TABLE events_schema_1")
-        conn.execute("DROP TABLE games_schema_1")
+        for old, extra in (("games_schema_1", extra_games), ("events_schema_1", extra_events)):
+            if extra:
+                self._tell(
+                    f"the old table {old} of {self.path} is kept: it has columns of your own "
+                    f"({', '.join(sorted(extra))}) that the new layout does not"
+                )
+            else:
+                conn.execute(f"DROP TABLE {old}")
         if own:
             self._tell(
                 f"your own indexes, triggers and views in {self.path} were made for the old layout "
@@ -436,7 +484,11 @@ class Library:
         if key is None:
             raise GameNotFoundError(self.where(game_id))
         base = _base(key)
-        return _envelope_objs(game_id, base, conn.execute(_SELECT_EVENTS, (base, base + SEQ_LIMIT)))
+        if self._has_unplaced:
+            rows = conn.execute(_SELECT_EVENTS_AND_UNPLACED, (base, base + SEQ_LIMIT, game_id))
+        else:
+            rows = conn.execute(_SELECT_EVENTS, (base, base + SEQ_LIMIT))
+        return _envelope_objs(game_id, rows)
 
     @staticmethod
     def _game_key(conn: sqlite3.Connection, game_id: str) -> int | None:
@@ -582,7 +634,7 @@ class Library:
                 base = _base(key)
                 head = conn.execute(_SELECT_HEAD, (base, base + SEQ_LIMIT)).fetchone()
                 if head is not None:
-                    have_seq, have_hash = head[0] - base, head[5]
+                    have_seq, have_hash = head[0], head[5]
             last = raw
             seq = raw["seq"]
             if seq > have_seq:
@@ -708,7 +760,7 @@ class LibraryLog:
         if row is None:
             return None
         # Same tail check as a JSONL file: never chain new events onto a damaged head.
-        (obj,) = _envelope_objs(self.game_id, base, [row])
+        (obj,) = _envelope_objs(self.game_id, [row])
         env, problems = check_tail_line(orjson.dumps(obj) + b"\n")
         if env is None or problems:
             raise LogIntegrityError(self.where, self.verify().problems or [])

@@ -19,8 +19,8 @@ from eventstore.errors import (
     StoreError,
 )
 from eventstore.jsonl import JsonlLog
-from eventstore.sqlite import SCHEMA_VERSION, Library, default_db_path
-from eventstore.verify import verify_log
+from eventstore.sqlite import SCHEMA_VERSION, Library, _tables, default_db_path
+from eventstore.verify import VerifyResult, verify_log, verify_objects
 
 from .helpers import FIRST, VECTORS, edit, events, split_lines
 
@@ -352,13 +352,15 @@ def test_a_new_library_uses_16k_pages_and_an_old_one_keeps_its_own(tmp_path: Pat
     with Library(tmp_path / "new.db") as library:
         assert library.conn.execute("PRAGMA page_size").fetchone() == (16384,)
         assert library.conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-    old = tmp_path / "old.db"
-    conn = sqlite3.connect(old)
+    small_pages = tmp_path / "small-pages.db"
+    conn = sqlite3.connect(small_pages)
     conn.execute("PRAGMA page_size = 4096")
-    conn.execute("CREATE TABLE earlier (x)")
+    with sqlite3.connect(old_library(tmp_path)) as schema_1:
+        conn.executescript("\n".join(schema_1.iterdump()))
     conn.close()
-    with Library(old) as library:
+    with Library(small_pages) as library:
         assert library.conn.execute("PRAGMA page_size").fetchone() == (4096,)
+        assert library.log("vector-one").verify().ok
 
 
 # --- the layout, and libraries of the first one ------------------------------------------------
@@ -432,6 +434,15 @@ ODD_ROWS = (
 )
 
 
+def schema_1_reading(before: dict, game: str) -> VerifyResult:
+    """What reading `game` from the schema-1 library found: its rows in the old key order."""
+    return verify_objects(
+        {"v": 1, "game": g, "seq": seq, "at": at, "type": t, "data": json.loads(d), "prev": prev, "hash": h}
+        for g, seq, t, d, at, prev, h in before["events"]
+        if g == game
+    )
+
+
 def test_rows_edited_out_of_place_are_set_aside_and_the_rest_upgraded(tmp_path: Path) -> None:
     path = old_library(tmp_path, *ODD_ROWS)
     before = raw_library(path)
@@ -441,18 +452,17 @@ def test_rows_edited_out_of_place_are_set_aside_and_the_rest_upgraded(tmp_path: 
         assert told[1:] == [
             f"1 game row of {path} had no place in the new layout (edited by hand); kept as they "
             "were in the table games_unplaced",
-            f"4 event rows of {path} had no place in the new layout (edited by hand); kept as they "
-            "were in the table events_unplaced",
+            f"3 event rows of {path} (games 'ghost', 'vector-one') had no place in the new layout "
+            "(edited by hand); kept as they were in the table events_unplaced",
         ]
-        one = library.log("vector-one").verify()
-        assert one.events == 10 and one.ok  # its last three rows were moved out of its range
-        two = library.log("vector-two").verify()
-        assert two.events == 87 and two.problems[0].line == 87  # seq 2**32 - 1, the range's last
+        # A game's set-aside rows are read in their old places: its audit finds what it found.
+        for game in ("vector-one", "vector-two"):
+            assert library.log(game).verify() == schema_1_reading(before, game)
+        assert library.log("vector-one").verify().problems[0].message.startswith("`seq` is 0, expected 1")
         with sqlite3.connect(path) as conn:
-            aside = conn.execute("SELECT * FROM events_unplaced ORDER BY game, typeof(seq), seq").fetchall()
+            aside = conn.execute("SELECT * FROM events_unplaced ORDER BY game, seq").fetchall()
             games_aside = conn.execute("SELECT id, head_hash FROM games_unplaced").fetchall()
-    assert [row[:2] for row in aside] == [("ghost", 1), ("vector-one", 0), ("vector-one", 4294967296),
-                                          ("vector-one", "x")]  # fmt: skip
+    assert [row[:2] for row in aside] == [("ghost", 1), ("vector-one", 4294967296), ("vector-one", "x")]
     old_rows = {row[:2]: row for row in before["events"]}
     assert all(old_rows[row[:2]] == row for row in aside)  # every column as it was
     assert games_aside == [(None, "h")]
@@ -539,14 +549,66 @@ def test_a_library_restored_from_a_dump_is_recognised(tmp_path: Path) -> None:
         assert library.conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
-def test_a_database_of_other_tables_is_not_taken_for_a_library(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "tables",
+    [
+        ["CREATE TABLE users (name TEXT)"],
+        ["CREATE TABLE events (what TEXT, happened_at TEXT)"],
+        ["CREATE TABLE games (id TEXT)", "CREATE TABLE events (game TEXT, seq INTEGER)"],
+    ],
+)
+def test_a_database_of_other_tables_is_not_taken_for_a_library(tmp_path: Path, tables: list[str]) -> None:
     path = tmp_path / "other.db"
     with sqlite3.connect(path) as conn:
-        conn.execute("CREATE TABLE events (what TEXT, happened_at TEXT)")
+        for sql in tables:
+            conn.execute(sql)
+        conn.execute("PRAGMA user_version = 0")
+    before = raw_schema(path)
     with pytest.raises(StoreError, match="not a game library"):
         Library(path)
+    assert raw_schema(path) == before  # its tables and user_version left alone
+
+
+def raw_schema(path: Path) -> tuple[object, ...]:
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone() == (0,)
+        return (
+            conn.execute("PRAGMA user_version").fetchone(),
+            conn.execute("SELECT * FROM sqlite_master").fetchall(),
+        )
+
+
+def test_an_upgrade_keeps_an_old_table_with_columns_of_the_users_own(tmp_path: Path) -> None:
+    path = old_library(tmp_path, "ALTER TABLE events ADD COLUMN comment TEXT",
+                       "UPDATE events SET comment = 'mine' WHERE seq = 2")  # fmt: skip
+    with Library(path) as library:
+        assert library.upgrade_notes[-1] == (
+            f"the old table events_schema_1 of {path} is kept: it has columns of your own (comment) "
+            "that the new layout does not"
+        )
+        assert library.log("vector-one").verify().ok
+        kept = library.conn.execute("SELECT count(*) FROM events_schema_1 WHERE comment = 'mine'").fetchone()
+        assert kept == (3,)
+        tables = _tables(library.conn)
+    assert "games_schema_1" not in tables and "events_schema_1" in tables
+
+
+def test_an_upgrade_that_needs_a_name_the_user_took_changes_nothing(tmp_path: Path) -> None:
+    path = old_library(tmp_path, "CREATE VIEW envelopes AS SELECT * FROM events")
+    before = raw_library(path)
+    with pytest.raises(StoreError, match="its own envelopes, a name the new layout needs"):
+        Library(path)
+    assert raw_library(path) == before
+
+
+def test_a_dump_of_the_tables_alone_gets_its_view_back(tmp_path: Path) -> None:
+    with Library(tmp_path / "games.db") as library:
+        library.import_log(VECTORS / "one-party.jsonl")
+        library.conn.execute("DROP VIEW envelopes")
+        library.conn.execute("PRAGMA user_version = 0")
+    with Library(tmp_path / "games.db") as library:
+        assert library.upgrade_notes == []
+        count = library.conn.execute("SELECT count(*) FROM envelopes WHERE game = 'vector-one'").fetchone()
+    assert count == (13,)
 
 
 def test_a_games_key_is_never_given_twice(library: Library) -> None:
