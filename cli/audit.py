@@ -25,9 +25,9 @@ from cli.common import (
     check_game,
     collector_settled_for_a_batch,
     db_option,
+    game_source,
     logs_in_directory,
     path_mode,
-    resolve_game,
 )
 from eventstore.verify import EMPTY_MESSAGE, Problem
 from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour
@@ -317,7 +317,7 @@ def expand_arguments(arguments: Iterable[str], db_path: Path | None) -> list[Gam
                 raise CommandFailed(f"{text}: no *.jsonl logs in this directory")
             sources.extend(GameSource(label=str(p), path=p) for p in logs)
         else:
-            sources.append(resolve_game(text, db_path, mode))
+            sources.append(game_source(text, db_path, mode))
     return sources
 
 

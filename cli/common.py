@@ -140,13 +140,14 @@ class GameSource:
     game_id: str | None = None
 
 
-def resolve_game(text: str, db_path: Path | None, mode: int | None = -1) -> GameSource:
-    """A GAME argument: an existing file first, then a game id in the library.
+def resolve_game(text: str, db_path: Path | None) -> GameSource:
+    """A GAME argument: an existing file first, then a game id in the library."""
+    return game_source(text, db_path, path_mode(text))
 
-    `mode` is the argument's st_mode when the caller has stat'ed it already (None: nothing
+
+def game_source(text: str, db_path: Path | None, mode: int | None) -> GameSource:
+    """resolve_game for an argument already stat'ed (`mode`: its st_mode, None if nothing is
     there), so that auditing twenty thousand game ids costs one stat each, not four."""
-    if mode == -1:
-        mode = path_mode(text)
     if mode is not None and stat.S_ISREG(mode):
         return GameSource(label=text, path=Path(text))
     if mode is not None and stat.S_ISDIR(mode):

@@ -76,8 +76,8 @@ _SEQ_BITS = 32
 SEQ_LIMIT = 1 << _SEQ_BITS  # seq must stay below it, or it would reach the next game's range
 _EVENT_COLUMNS = "id, type, data, at, prev, hash"
 _INSERT_EVENT = f"INSERT INTO events ({_EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
-# From the game's base on: a row at seq 0 can only be a hand edit, and the checks report it.
-# Rows as (seq, type, data, at, prev, hash), given the game's base row id and its end.
+# Rows as (seq, type, data, at, prev, hash), given the game's base row id and its end. From
+# the base on: a row at seq 0 can only be a hand edit, and the checks report it.
 _SELECT_ROWS = "SELECT id - ?1, type, data, at, prev, hash FROM events WHERE id >= ?1 AND id < ?2"
 _SELECT_EVENTS = f"{_SELECT_ROWS} ORDER BY id"
 _SELECT_HEAD = f"{_SELECT_ROWS} ORDER BY id DESC LIMIT 1"
@@ -130,9 +130,10 @@ def _base(key: int) -> int:
     return key << _SEQ_BITS
 
 
-def _row(base: int, env: Envelope) -> tuple[Any, ...]:
-    data = orjson.dumps(env.data, option=_SORT).decode()
-    return (base + env.seq, env.type, data, env.at, env.prev, env.hash)
+def _event_row(base: int, obj: dict[str, Any]) -> tuple[Any, ...]:
+    """An envelope (parsed) as the values of _INSERT_EVENT, for the game whose base is `base`."""
+    data = orjson.dumps(obj["data"], option=_SORT).decode()
+    return (base + obj["seq"], obj["type"], data, obj["at"], obj["prev"], obj["hash"])
 
 
 def _envelope_objs(game: str, rows: Iterable[Sequence[Any]]) -> Iterator[dict[str, Any]]:
@@ -248,7 +249,7 @@ class Library:
             # perhaps the view, if only the tables were dumped).
             conn.execute(_SCHEMA[-1].replace("CREATE VIEW", "CREATE VIEW IF NOT EXISTS"))
         elif version == 0 and games >= _SCHEMA_1_GAMES and events >= _SCHEMA_1_EVENTS:
-            self._upgrade_from_schema_1(conn, tables, games - _SCHEMA_1_GAMES, events - _SCHEMA_1_EVENTS)
+            self._upgrade_from_schema_1(conn, games - _SCHEMA_1_GAMES, events - _SCHEMA_1_EVENTS)
         else:
             # Someone else's database: leave it, and its user_version, alone.
             raise StoreError(f"{self.path}: not a game library (its tables are unknown to we)")
@@ -260,7 +261,7 @@ class Library:
             self._on_upgrade(message)
 
     def _upgrade_from_schema_1(
-        self, conn: sqlite3.Connection, tables: set[str], extra_games: set[str], extra_events: set[str]
+        self, conn: sqlite3.Connection, extra_games: set[str], extra_events: set[str]
     ) -> None:
         """Copy every game and event into the schema 2 tables, unchanged, then drop the old
         ones, all in the caller's transaction: a failure (a full disk) leaves schema 1 as it
@@ -273,9 +274,7 @@ class Library:
         reports them. An old table with columns of the user's own is kept (renamed). The old
         tables' pages stay in the file as free pages that new games fill, rather than being
         returned by a VACUUM that would rewrite the whole library a second time."""
-        taken = sorted(tables & _UPGRADE_NAMES)
-        objects = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-        taken += sorted((objects - tables) & _UPGRADE_NAMES)
+        taken = sorted({name for (name,) in conn.execute("SELECT name FROM sqlite_master")} & _UPGRADE_NAMES)
         if taken:
             raise StoreError(
                 f"{self.path}: cannot upgrade the game library: it has its own {', '.join(taken)}, "
@@ -587,6 +586,7 @@ class Library:
     ) -> ImportResult:
         # Verified lines have seq 1, 2, 3, ... in order: every one is stored, with no head to
         # compare against, so this is the general path with nothing left to decide per line.
+        # The rows are _event_row's, built inline: this is `we import`'s hot loop.
         first, last = lines[0], lines[-1]
         if last["seq"] >= SEQ_LIMIT:
             raise _too_long(label)
@@ -616,7 +616,6 @@ class Library:
         have_seq, have_hash = 0, ""
         added = 0
         insert = conn.executemany
-        dumps = orjson.dumps
         for n, raw, msgs, usable in scanned:
             if msgs or not usable:
                 # Keep scanning so the refusal lists every broken line, but store nothing.
@@ -640,10 +639,7 @@ class Library:
             if seq > have_seq:
                 if seq >= SEQ_LIMIT:
                     raise _too_long(label)
-                batch.append((
-                    base + seq, raw["type"], dumps(raw["data"], option=_SORT).decode(),
-                    raw["at"], raw["prev"], raw["hash"],
-                ))  # fmt: skip
+                batch.append(_event_row(base, raw))
                 if len(batch) >= _IMPORT_BATCH:
                     insert(_INSERT_EVENT, batch)
                     added += len(batch)
@@ -747,7 +743,7 @@ class LibraryLog:
                 raise LogExistsError(self.where)
             obj = env.to_dict()
             base = _base(self.library._insert_game(conn, obj, obj))
-            conn.execute(_INSERT_EVENT, _row(base, env))
+            conn.execute(_INSERT_EVENT, _event_row(base, obj))
         return env
 
     def _head_row(self, conn: sqlite3.Connection) -> tuple[int, Envelope] | None:
@@ -795,8 +791,9 @@ class LibraryLog:
             if seq >= SEQ_LIMIT:
                 raise _too_long(self.where)
             if sealed:
-                conn.executemany(_INSERT_EVENT, [_row(base, e) for e in sealed])
-                self.library._advance_game(conn, sealed[-1].to_dict())
+                objs = [e.to_dict() for e in sealed]
+                conn.executemany(_INSERT_EVENT, [_event_row(base, obj) for obj in objs])
+                self.library._advance_game(conn, objs[-1])
         return sealed
 
     def _objects(self) -> Iterator[dict[str, Any]]:
