@@ -29,6 +29,7 @@ from cli.common import (
     logs_in_directory,
     path_mode,
 )
+from eventstore.errors import StoreError
 from eventstore.verify import EMPTY_MESSAGE, Problem
 from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour
 from wecore.errors import WeError
@@ -90,6 +91,7 @@ class AuditResult:
     board: Scoreboard | None  # standings as folded; None before the gift lists are dealt
     folded_to: int  # the last line the fold took in
     claims: list[ClaimResult] = field(default_factory=list)
+    problems_omitted: int = 0  # problems beyond those listed, counted only
 
     @property
     def ok(self) -> bool:
@@ -109,6 +111,7 @@ class AuditResult:
             "fingerprint": self.fingerprint,
             "complete": self.complete,
             "problems": [{"seq": p.line, "kind": p.kind, "message": p.message} for p in self.problems],
+            "problems_omitted": self.problems_omitted,
         }
         # Final scores only for a clean, complete game: anything else would be a verdict on a
         # game that did not end, or on a log that cannot be trusted.
@@ -143,6 +146,7 @@ def audit_one(source: GameSource, claims: Sequence[Claim] = ()) -> AuditResult:
         status=status,
         board=board,
         folded_to=state.seq,  # every folded event counts one, and folding starts at line 1
+        problems_omitted=report.problems_omitted,
     )
     if claims:
         history: CardHistory | None = None
@@ -327,9 +331,20 @@ def expand_arguments(arguments: Iterable[str], db_path: Path | None) -> list[Gam
 Outcome = tuple[bool, bool, Any]
 
 
+class Unreadable(str):
+    """What a task hands back for a game it could not read at all: the one-line error."""
+
+
 def _audit_task(task: tuple[GameSource, tuple[Claim, ...], bool]) -> Outcome:
     source, claims, as_json = task
-    result = audit_one(source, claims)
+    try:
+        result = audit_one(source, claims)
+    except (StoreError, CommandFailed) as exc:
+        # One unreadable file (no permission, a FIFO, vanished) must not stop the others.
+        message = exc.format_message() if isinstance(exc, CommandFailed) else str(exc)
+        return False, False, Unreadable(message)
+    except OSError as exc:
+        return False, False, Unreadable(f"{source.label}: cannot read: {exc.strerror or exc}")
     return result.ok, result.clean, _json_line(result) if as_json else result
 
 
@@ -370,14 +385,16 @@ def print_text(result: AuditResult) -> None:
     if result.ok:
         details += ", complete" if result.complete else f", not over: {result.status}"
     else:
-        count = len(result.problems)
-        details += f", {count} problem{'s' if count != 1 else ''}"
+        count = len(result.problems) + result.problems_omitted
+        details += f", {count:,} problem{'s' if count != 1 else ''}"
     out.print(details)
     for problem in result.problems:
         line = Text(f"  line {problem.line}: ")
         line.append(problem.kind, style="bold red")
         line.append(f": {problem.message}")
         out.print(line)
+    if result.problems_omitted:
+        out.print(f"  and {result.problems_omitted:,} more (only the first {len(result.problems)} are listed)")
     board = result.board
     if board is not None and board.players:
         if not result.ok:
@@ -479,7 +496,7 @@ def audit(
     A GAME is a .jsonl log, a directory (every *.jsonl in it, in name order) or a game id in
     the library. For each game: OK or FAILED, the fingerprint, every problem with its line and
     kind (integrity: the file or hash chain is broken; schema: an event is malformed; rules:
-    well-formed but not allowed at that point), and the scores card by card.
+    well-formed but not allowed at that point), and the scores card by card. Only the first 100 problems of a game are listed; the rest are counted.
 
     A game can be OK and not over yet (still being played): its standings so far are shown.
 
@@ -487,7 +504,8 @@ def audit(
     invalid, unfinished, or has no such player does not hold.
 
     --json prints one object per game per line: game, source, ok, events, fingerprint,
-    complete, problems [{seq, kind, message}] in line order, claims [{player, claimed, actual,
+    complete, problems [{seq, kind, message}] in line order (the first 100), problems_omitted
+    (how many more there are), claims [{player, claimed, actual,
     holds, explanation}], and -- only when the game is ok and complete -- scores {player:
     score} and winners (seat order; only the tie_broken winner when there is one).
 
@@ -506,7 +524,10 @@ def audit(
             if not ok:
                 failed += 1
             clean = clean and clean_game
-            if write is not None:
+            if isinstance(shown, Unreadable):
+                sys.stdout.flush()
+                click.echo(f"we: error: {shown}", err=True)
+            elif write is not None:
                 write(shown)
             else:
                 print_text(shown)

@@ -116,10 +116,11 @@ class GameReport:
     game: str | None
     events: int
     fingerprint: str | None
-    problems: list[Problem]
+    problems: list[Problem]  # the first PROBLEMS_LISTED, in line order
     state: GameState
     envelopes: list[Any] = field(default_factory=list)  # kept only when asked for
     lines: list[dict[str, Any]] = field(default_factory=list)  # parsed, kept only when asked for
+    problems_omitted: int = 0  # problems beyond those listed: counted only
 
     @property
     def ok(self) -> bool:
@@ -205,11 +206,20 @@ def collector_settled_for_a_batch() -> Iterator[None]:
 
 
 def logs_in_directory(directory: Path) -> list[Path]:
-    """Every *.jsonl file in `directory`, in name order. scandir knows which entries are files
-    without a stat each: a club's archive holds tens of thousands of games."""
+    """Every *.jsonl entry in `directory` that is not a directory, in name order. scandir knows
+    which entries are directories without a stat each: a club's archive holds tens of
+    thousands of games. A FIFO or device named *.jsonl is listed too, so that its reader
+    reports it ("not a regular file") instead of passing it over in silence."""
     with os.scandir(directory) as entries:
-        names = sorted(e.name for e in entries if e.name.endswith(".jsonl") and e.is_file())
+        names = sorted(e.name for e in entries if e.name.endswith(".jsonl") and not _is_dir(e))
     return [directory / name for name in names]
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False  # cannot tell: list it, and its reader will say what is wrong
 
 
 def _library_rows(source: GameSource) -> Iterator[dict[str, Any]]:
@@ -242,7 +252,7 @@ def check_game(source: GameSource, keep_envelopes: bool = False, keep_lines: boo
 
     keep_envelopes keeps every usable line as an Envelope; keep_lines keeps them as the parsed
     dicts (what the library stores), which costs nothing extra on the fast path."""
-    from eventstore.verify import ScanEnd, scan_lines, scan_objects
+    from eventstore.verify import ScanEnd, open_log, scan_lines, scan_objects
     from wecore.audit import GameChecker
 
     checker = GameChecker()
@@ -251,7 +261,11 @@ def check_game(source: GameSource, keep_envelopes: bool = False, keep_lines: boo
     end = ScanEnd()
     kept: list[dict[str, Any]] | None = [] if keep_lines else None
     if source.path is not None:
-        with open(source.path, "rb", buffering=1 << 20) as lines:
+        try:
+            log = open_log(source.path, buffering=1 << 20)
+        except FileNotFoundError:
+            raise CommandFailed(f"{source.label}: no such file (it vanished)") from None
+        with log as lines:
             scanned = scan_lines(lines, fold, end, kept)
             return _check_scanned(source, scanned, checker, end, keep_envelopes, kept)
     rows = _library_rows(source)
@@ -269,7 +283,7 @@ def _check_scanned(
     """The lines the scan yields (all of them, or only line 1 and those with problems when it
     folds clean lines itself), tallied and folded in line order."""
     from eventstore.envelope import envelope_from_raw
-    from eventstore.verify import Problem, VerifyTally
+    from eventstore.verify import PROBLEMS_LISTED, Problem, VerifyTally
 
     feed = checker.feed
     tally = VerifyTally()
@@ -280,6 +294,11 @@ def _check_scanned(
             add(end.lines, end.last, None)  # the newest folded line before this one
             end.last = None
         add(n, raw, msgs)
+        if msgs and (keep_envelopes or kept is not None):
+            # Readers use the lines before the first problem only; keeping the rest of a long
+            # broken log would only fill memory.
+            keep_envelopes = False
+            kept = None
         if not usable:
             # An unusable line leaves a hole in the game: nothing after it can be folded.
             checker.halt()
@@ -293,10 +312,14 @@ def _check_scanned(
         tally.add(end.lines, end.last, None)
     verdict = tally.result()
     problems = verdict.problems
+    omitted = verdict.problems_omitted
     rule = checker.problem
     if rule is not None:
         problems.append(Problem(rule.line, rule.kind, rule.message))
         problems.sort(key=lambda p: (p.line, p.kind != "integrity"))
+        if len(problems) > PROBLEMS_LISTED:
+            problems.pop()
+            omitted += 1
     return GameReport(
         source=source.label,
         game=verdict.game,
@@ -306,6 +329,7 @@ def _check_scanned(
         state=checker.state,
         envelopes=envelopes,
         lines=kept if kept is not None else [],
+        problems_omitted=omitted,
     )
 
 
@@ -317,6 +341,7 @@ def require_valid(report: GameReport) -> GameReport:
     """Commands that build on a game refuse a broken one, naming its first problem."""
     if report.problems:
         first = report.problems[0]
-        more = f" (and {len(report.problems) - 1} more; see `we audit`)" if len(report.problems) > 1 else ""
+        others = len(report.problems) - 1 + report.problems_omitted
+        more = f" (and {others:,} more; see `we audit`)" if others else ""
         raise CommandFailed(f"{report.source}: line {first.line}: {first.kind}: {first.message}{more}")
     return report

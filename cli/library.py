@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -70,39 +71,69 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
     paths = _log_paths(files)
     if not paths:
         raise CommandFailed("no *.jsonl logs to import")
-    counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0}
-    with collector_settled_for_a_batch(), connect_library(library_path(db_path)) as library, library.batch():
-        for path, listed in paths:
-            label = str(path)
-            if not listed and not path.is_file():
-                _refuse(f"{label}: no such file")
-                counts["refused"] += 1
-                continue
-            # One read per file: the audit keeps the lines it verified for the import.
-            report = check_game(GameSource(label=label, path=path), keep_lines=True)
-            if report.problems:
-                first = report.problems[0]
-                more = len(report.problems) - 1
-                tail = f" (and {more} more; see `we audit {label}`)" if more else ""
-                _refuse(f"{label}: line {first.line}: {first.kind}: {first.message}{tail}")
-                counts["refused"] += 1
-                continue
-            try:
-                summary = (report.complete, winner_text(report))
-                result = library.import_verified(report.lines, label, summary)
-            except StoreError as exc:  # a different game under the same id, or a file that changed
-                _refuse(str(exc))
-                counts["refused"] += 1
-                continue
-            if result.status != "unchanged":
-                click.echo(f"{result.message}, fingerprint {result.fingerprint}")
-            else:
-                click.echo(result.message)
-            counts[result.status] += 1
+    counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0, "unreadable": 0}
+    # What was imported is said only once it is committed: a batch commits every so many rows
+    # and at its end, and an interruption before a commit undoes what followed the last one.
+    committed: list[str] = []
+    with collector_settled_for_a_batch(), connect_library(library_path(db_path)) as library:
+        with library.batch():
+            commits = library.commits
+            for path, listed in paths:
+                label = str(path)
+                if not listed and not os.path.lexists(path):
+                    _refuse(f"{label}: no such file")
+                    counts["refused"] += 1
+                    continue
+                status, message = _import_one(library, path, label)
+                counts[status] += 1
+                if message is not None:
+                    committed.append(message)
+                if library.commits != commits:
+                    commits = library.commits
+                    _say(committed)
+        _say(committed)
     if len(paths) > 1:
         click.echo(", ".join(f"{n} {what}" for what, n in counts.items() if n) + ".")
-    if counts["refused"]:
+    if counts["refused"] or counts["unreadable"]:
         raise click.exceptions.Exit(1)
+
+
+def _say(messages: list[str]) -> None:
+    for message in messages:
+        click.echo(message)
+    messages.clear()
+
+
+def _import_one(library: Any, path: Path, label: str) -> tuple[str, str | None]:
+    """Audit one log and import it: (status, what to say once committed)."""
+    try:
+        # One read per file: the audit keeps the lines it verified for the import.
+        report = check_game(GameSource(label=label, path=path), keep_lines=True)
+    except (StoreError, CommandFailed, OSError) as exc:
+        # Unreadable (no permission, a FIFO, vanished): say so, and go on with the rest.
+        if isinstance(exc, CommandFailed):
+            text = exc.format_message()
+        elif isinstance(exc, OSError):
+            text = f"{label}: cannot read: {exc.strerror or exc}"
+        else:
+            text = str(exc)
+        click.echo(f"we: error: {text}", err=True)
+        return "unreadable", None
+    if report.problems:
+        first = report.problems[0]
+        more = len(report.problems) - 1 + report.problems_omitted
+        tail = f" (and {more:,} more; see `we audit {label}`)" if more else ""
+        _refuse(f"{label}: line {first.line}: {first.kind}: {first.message}{tail}")
+        return "refused", None
+    try:
+        summary = (report.complete, winner_text(report))
+        result = library.import_verified(report.lines, label, summary)
+    except StoreError as exc:  # a different game under the same id, or a file that changed
+        _refuse(str(exc))
+        return "refused", None
+    if result.status != "unchanged":
+        return result.status, f"{result.message}, fingerprint {result.fingerprint}"
+    return result.status, result.message
 
 
 # --- export ------------------------------------------------------------------------

@@ -208,8 +208,8 @@ def fold_what_can_be(report: GameReport) -> Folded:
     if report.problems:
         first = report.problems[0]
         envelopes = envelopes[: max(first.line - 1, 0)]
-        more = len(report.problems) - 1
-        tail = f" (and {more} more problem{'s' if more > 1 else ''}; see `we audit`)" if more else ""
+        more = len(report.problems) - 1 + report.problems_omitted
+        tail = f" (and {more:,} more problem{'s' if more > 1 else ''}; see `we audit`)" if more else ""
         stopped = f"{report.source}: line {first.line}: {first.kind}: {first.message}{tail}"
     events = [parse_event(e.type, e.data) for e in envelopes]
     return Folded(report, envelopes, events, stopped)

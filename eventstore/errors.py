@@ -20,18 +20,24 @@ class StoreError(Exception):
 class LogIntegrityError(StoreError):
     """The log (or the part of it that was read) fails integrity checks."""
 
-    def __init__(self, where: str, problems: Sequence[Problem]) -> None:
+    def __init__(self, where: str, problems: Sequence[Problem], omitted: int = 0) -> None:
         self.where = where
         self.problems: list[Problem] = list(problems)
+        self.omitted = omitted  # problems beyond those listed, counted only
         if self.problems:
             first = self.problems[0]
             msg = f"{where}: line {first.line}: {first.message}"
-            more = len(self.problems) - 1
+            more = len(self.problems) - 1 + omitted
             if more:
-                msg += f" (and {more} more problem{'s' if more > 1 else ''})"
+                msg += f" (and {more:,} more problem{'s' if more > 1 else ''})"
         else:
             msg = f"{where}: log failed integrity checks"
         super().__init__(msg)
+
+
+class NotALogError(StoreError):
+    """The file is not a game log at all (not a regular file, or not one JSONL envelope on
+    its first line): nothing of it is touched."""
 
 
 class ConcurrencyError(StoreError):

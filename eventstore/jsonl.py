@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from eventstore.errors import (
     GameNotFoundError,
     LogExistsError,
     LogIntegrityError,
+    NotALogError,
     StoreError,
     TornTailError,
 )
@@ -32,7 +34,9 @@ from eventstore.verify import (
     Problem,
     VerifyResult,
     check_tail_line,
+    file_kind,
     iter_log,
+    open_log,
     verify_log,
 )
 
@@ -277,52 +281,66 @@ def _backup_copy(fd: int, path: Path) -> Path:
     return bak
 
 
-def repair(path: str | os.PathLike[str]) -> RepairResult:
-    """Cut a torn last line off a log, keeping a backup of the file as it was.
+def _last_newline(fd: int, size: int) -> int:
+    """Offset just past the file's last newline (0 if it has none), scanning back in blocks."""
+    pos = size
+    while pos > 0:
+        start = max(0, pos - _COPY_BLOCK)
+        cut = os.pread(fd, pos - start, start).rfind(b"\n")
+        if cut >= 0:
+            return start + cut + 1
+        pos = start
+    return 0
 
-    Only a torn tail is repaired: if any other line is bad, LogIntegrityError; never "repair"
-    corruption. A log that is not torn is left alone.
+
+def repair(path: str | os.PathLike[str]) -> RepairResult:
+    """Cut a torn last line off a game log, keeping a backup of the file as it was.
+
+    Only a torn tail after at least one complete line that verifies is repaired: if any other
+    line is bad, LogIntegrityError; a file that is not a game log at all (its first line is not
+    a good envelope, or it has no complete line), NotALogError; never "repair" corruption. A
+    log that is not torn is left alone. Only a regular file is a log: a FIFO or device is
+    refused before a byte is read.
     """
     path = Path(path)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise GameNotFoundError(str(path)) from None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot open: {exc.strerror or exc}") from None
     try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotALogError(f"{path}: not a regular file ({file_kind(mode)}), so not a game log")
+        os.set_blocking(fd, True)
         # Writers lock the same file, so none can append while we judge and cut.
         fcntl.flock(fd, fcntl.LOCK_EX)
-        complete = 0  # bytes up to and including the last newline
-
-        def lines() -> Iterator[bytes]:
-            nonlocal complete
-            with open(path, "rb", buffering=_COPY_BLOCK) as f:
-                for line in f:
-                    if line[-1:] == b"\n":
-                        complete += len(line)
-                    yield line
-
-        result = verify_log(lines())
+        with open(os.dup(fd), "rb", buffering=_COPY_BLOCK) as f:
+            result = verify_log(f)
         if result.ok:
             return RepairResult(path, False, None, 0, result.events, f"{path}: not torn; nothing to repair")
+        last = result.problems[-1]
+        torn = last.message == TORN_MESSAGE and last.line == result.events
+        if torn and result.events == 1:
+            raise NotALogError(f"{path}: not a game log (it has no complete line)")
+        first_line = [p for p in result.problems if p.line == 1]
+        if first_line:
+            raise NotALogError(f"{path}: not a game log (line 1: {first_line[0].message})")
         others = [p for p in result.problems if p.message != TORN_MESSAGE]
-        if others:
-            raise LogIntegrityError(str(path), others)
+        if others or not torn:
+            raise LogIntegrityError(str(path), others or result.problems)
         size = os.fstat(fd).st_size
+        complete = _last_newline(fd, size)  # bytes up to and including the last newline
         backup = _backup_copy(fd, path)
         removed = size - complete
         head_seq = result.events - 1
-        if complete == 0:
-            # Not even line 1 was complete; an empty file is not a log, so none is left.
-            os.unlink(path)
-            _fsync_dir(path)
-            msg = f"{path}: removed its only, torn line ({removed} bytes); no event was complete"
-        else:
-            os.ftruncate(fd, complete)
-            os.fsync(fd)
-            msg = (
-                f"{path}: removed torn line {result.events} ({removed} bytes); "
-                f"the log now ends at seq {head_seq}"
-            )
+        os.ftruncate(fd, complete)
+        os.fsync(fd)
+        msg = (
+            f"{path}: removed torn line {result.events} ({removed:,} bytes); "
+            f"the log now ends at seq {head_seq}"
+        )
         return RepairResult(path, True, backup, removed, head_seq, msg + f"; backup: {backup}")
     finally:
         os.close(fd)

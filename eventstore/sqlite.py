@@ -45,12 +45,14 @@ from eventstore.errors import (
 from eventstore.verify import (
     EMPTY_MESSAGE,
     INTEGRITY,
+    PROBLEMS_LISTED,
     LogLine,
     Problem,
     Scanned,
     VerifyResult,
     check_tail_line,
     iter_objects,
+    open_log,
     scan_lines,
     scan_objects,
     verify_objects,
@@ -194,6 +196,8 @@ class Library:
         self.upgrade_notes: list[str] = []
         self._batch_depth = 0
         self._committed = 0
+        # Commits made inside batches so far: a caller can tell what is durable by it.
+        self.commits = 0
         try:
             self._open()
         except BaseException as exc:
@@ -394,6 +398,7 @@ class Library:
         if self._batch_depth == 1 and self.conn.total_changes - self._committed >= _COMMIT_EVERY:
             # Between writes, so every write stays whole; lets the WAL be checkpointed.
             self.conn.execute("COMMIT")
+            self.commits += 1
             self._committed = self.conn.total_changes
             self._begin()
 
@@ -547,7 +552,7 @@ class Library:
 
     def _import_path(self, conn: sqlite3.Connection, path: Path) -> ImportResult:
         try:
-            f = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 - closed below
+            f = open_log(path, buffering=1 << 20)
         except FileNotFoundError:
             raise GameNotFoundError(str(path)) from None
         except OSError as exc:
@@ -616,10 +621,15 @@ class Library:
         have_seq, have_hash = 0, ""
         added = 0
         insert = conn.executemany
+        omitted = 0
         for n, raw, msgs, usable in scanned:
             if msgs or not usable:
-                # Keep scanning so the refusal lists every broken line, but store nothing.
-                problems.extend([Problem(n, INTEGRITY, m) for m in msgs or ()])
+                # Keep scanning so the refusal counts every broken line, but store nothing
+                # (and list only the first PROBLEMS_LISTED).
+                if len(problems) < PROBLEMS_LISTED:
+                    problems.extend([Problem(n, INTEGRITY, m) for m in msgs or ()])
+                else:
+                    omitted += len(msgs or ())
                 continue
             if problems:
                 continue
@@ -654,7 +664,7 @@ class Library:
         if first is None and not problems:
             problems.append(Problem(1, INTEGRITY, EMPTY_MESSAGE))
         if problems:
-            raise LogIntegrityError(label, problems)
+            raise LogIntegrityError(label, problems, omitted)
         assert first is not None and last is not None
         if batch:
             insert(_INSERT_EVENT, batch)

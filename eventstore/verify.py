@@ -10,16 +10,19 @@ from __future__ import annotations
 import io
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from hashlib import sha256
 from typing import Any, BinaryIO
 
 import orjson
 
 from eventstore.canonical import HASH_PREFIX
+from eventstore.errors import StoreError
 from eventstore.envelope import (
     AT_MINUTES_SEEN,
     AT_WHOLE_SECONDS,
@@ -46,7 +49,123 @@ _DecodeError = orjson.JSONDecodeError
 # Lines are read through a large buffer: fewer syscalls, still bounded memory.
 _READ_BUFFER = 1 << 18
 
+# The limits of the format (log-format.md, "Limits"). A line is at most LINE_LIMIT bytes, not
+# counting its "\n" and a "\r" before it; containers nest at most DEPTH_LIMIT levels (the
+# envelope is level 1); integers are signed 64-bit.
+LINE_LIMIT = 1 << 20
+DEPTH_LIMIT = 64
+INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+# orjson reads an integer beyond 64 bits as a float; any float this large came from a number
+# outside the range (an in-range float such as 2.0 is a schema problem, as before).
+_FLOAT_EDGE = float(1 << 63)
+# A line is read with this cap: one that fits, "\n" included, is within the limit; one that
+# does not is finished (or skipped) by _rest_of_line without being held.
+_READ_CAP = LINE_LIMIT + 1
+_SKIP_BLOCK = 1 << 16
+# Problems listed per log; the rest are counted ("and N more").
+PROBLEMS_LISTED = 100
+DEPTH_MESSAGE = f"nested more than {DEPTH_LIMIT} levels deep (the format's limit)"
+
 Source = str | os.PathLike[str] | BinaryIO | Iterable[bytes]
+
+
+class LongLine(bytes):
+    """Stands for a line over LINE_LIMIT that was skipped, not held: empty itself, with the
+    line's length and whether it ended with a newline (if not, it is the torn last line)."""
+
+    size: int
+    ended: bool
+
+    def __new__(cls, size: int, ended: bool) -> LongLine:
+        line = super().__new__(cls)
+        line.size, line.ended = size, ended
+        return line
+
+
+def long_line_message(size: int) -> str:
+    return f"line is {size:,} bytes long, over the format's limit of {LINE_LIMIT:,} bytes"
+
+
+def _rest_of_line(first: bytes, readline: Callable[[int], bytes]) -> bytes:
+    """`first` was read with the cap and has no newline: read the rest of its line in blocks,
+    keeping none of it. The line itself if it was within the limit after all (a "\r\n" ending
+    that straddled the cap), else a LongLine."""
+    size = len(first)
+    piece = readline(_READ_CAP)
+    if piece == b"\n" and first[-1:] == b"\r":
+        return first + piece
+    while piece:
+        size += len(piece)
+        if piece[-1:] == b"\n":
+            return LongLine(size - 1 - (piece[-2:] == b"\r\n"), True)
+        piece = readline(_SKIP_BLOCK)
+    return LongLine(size, False)
+
+
+def _within_limit(line: bytes) -> bytes:
+    """A line from an iterable of lines (already in memory), judged by the same limit."""
+    size = len(line)
+    if size <= _READ_CAP:
+        return line
+    ended = line[-1:] == b"\n"
+    content = size - ended - (line[-2:] == b"\r\n")
+    if content <= LINE_LIMIT:
+        return line
+    return LongLine(content, ended)
+
+
+def _over_limits(container: Any, depth: int) -> str | None:
+    """The first limit a parsed value breaks (a container at level `depth`), or None. Cheap
+    on what writers write: a few strings and small integers per payload."""
+    if depth > DEPTH_LIMIT:
+        return DEPTH_MESSAGE
+    for value in container.values() if type(container) is dict else container:
+        kind = type(value)
+        if kind is str or (kind is int and INT_MIN <= value <= INT_MAX):
+            continue
+        if kind is dict or kind is list:
+            if (problem := _over_limits(value, depth + 1)) is not None:
+                return problem
+        elif kind is int or (kind is float and not -_FLOAT_EDGE < value < _FLOAT_EDGE):
+            shown = str(value) if kind is int else f"read as {value!r}"
+            shown = shown if len(shown) <= 40 else shown[:37] + "..."
+            return f"an integer outside the signed 64-bit range ({shown})"
+    return None
+
+
+def open_log(path: str | os.PathLike[str], buffering: int = _READ_BUFFER) -> BinaryIO:
+    """Open a log for reading: only a regular file is a log. A FIFO, device or directory is
+    refused at once (StoreError) rather than read, which could block or never end. Raises
+    FileNotFoundError if there is nothing there, StoreError if it cannot be opened."""
+    try:
+        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise StoreError(f"{os.fspath(path)}: cannot read: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise StoreError(f"{os.fspath(path)}: not a regular file ({file_kind(mode)}), so not a log")
+        os.set_blocking(fd, True)
+        return open(fd, "rb", buffering=buffering)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +196,9 @@ class VerifyResult:
     fingerprint: str | None = None
     head_hash: str | None = None  # stored hash of the last complete line, if well-formed
     game: str | None = None  # game id of the first line that has one
+    # Problems after the first PROBLEMS_LISTED: counted, not listed (a log of a million junk
+    # lines must not become a million problems in memory).
+    problems_omitted: int = 0
 
     @property
     def ok(self) -> bool:
@@ -95,6 +217,8 @@ def fingerprint_of(hash: str) -> str:
 
 
 def _json_type(x: object) -> str:
+    if isinstance(x, bytes | bytearray | memoryview):
+        return "bytes (not JSON)"
     if x is None:
         return "null"
     if type(x) is bool:
@@ -107,7 +231,9 @@ def _json_type(x: object) -> str:
         return "string"
     if type(x) is list:
         return "array"
-    return "object"
+    if type(x) is dict:
+        return "object"
+    return type(x).__name__
 
 
 # Expected JSON type of each envelope field; `prev` may also be null. `bool` is a subclass of
@@ -146,8 +272,10 @@ class LineChecker:
         """Check one line (with its line ending). Returns (parsed object, problems, usable)."""
         self.line += 1
         if b[-1:] != b"\n":
-            # Only a last line can lack its newline; never parse it, so it is never folded.
             self.prev_hash = None
+            if type(b) is LongLine and b.ended:
+                return None, [long_line_message(b.size)], False
+            # Only a last line can lack its newline; never parse it, so it is never folded.
             return None, [TORN_MESSAGE], False
         try:
             obj = _loads(b)
@@ -166,8 +294,18 @@ class LineChecker:
     def _check(self, obj: Any) -> tuple[dict[str, Any] | None, list[str] | None, bool]:
         # Each check tests the common case first; the wording of problems lives in the
         # branches a good line never enters.
-        if type(obj) is not dict:
+        kind = type(obj)
+        if (kind is dict or kind is list) and (over := _over_limits(obj, 1)) is not None:
+            # Like a line that is not JSON: nothing in it is trusted (nor hashed: the canonical
+            # form of something this deep may not even be computable).
             self.prev_hash = None
+            return None, [over], False
+        if kind is not dict:
+            self.prev_hash = None
+            if (kind is int and not INT_MIN <= obj <= INT_MAX) or (
+                kind is float and not -_FLOAT_EDGE < obj < _FLOAT_EDGE
+            ):
+                return None, [f"an integer outside the signed 64-bit range ({_short(obj)})"], False
             return None, [f"not a JSON object (got {_json_type(obj)})"], False
         n = self.line
         get = obj.get
@@ -229,9 +367,9 @@ class LineChecker:
             self.game, self.game_line, self.game_ok = game, n, valid_game_id(game)
         if game != self.game or not self.game_ok:
             if not valid_game_id(game):
-                msgs = _add(msgs, f"`game` {game!r} is not a game id (1-64 of a-z 0-9 -)")
+                msgs = _add(msgs, f"`game` {_short(game)} is not a game id (1-64 of a-z 0-9 -)")
             if game != self.game:
-                msgs = _add(msgs, f"`game` {game!r} differs from {self.game!r} on line {self.game_line}")
+                msgs = _add(msgs, f"`game` {_short(game)} differs from {_short(self.game)} on line {self.game_line}")
         return msgs
 
 
@@ -267,7 +405,13 @@ def _add(msgs: list[str] | None, msg: str) -> list[str]:
 
 
 def _short(x: object) -> str:
-    text = orjson.dumps(x).decode() if not isinstance(x, str) else repr(x)
+    if isinstance(x, str):
+        text = repr(x[:41])
+    else:
+        try:
+            text = orjson.dumps(x).decode()
+        except TypeError:  # not a JSON value at all: a damaged library row (bytes, say)
+            text = repr(x)[:41]
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -288,7 +432,7 @@ def _logline(n: int, raw: dict[str, Any] | None, msgs: list[str] | None, usable:
 
 def _open_lines(source: Source) -> ContextManager[Iterable[bytes]]:
     if isinstance(source, str | os.PathLike):
-        return open(source, "rb", buffering=_READ_BUFFER)
+        return open_log(source)
     if isinstance(source, io.TextIOBase):
         raise TypeError("iter_log needs a binary file object (open the file with 'rb')")
     return nullcontext(source)  # the caller's to close
@@ -334,7 +478,8 @@ def scan_lines(
     handed to `fold(line, type, data)`, until fold returns False (from then on such lines are
     neither yielded nor folded); every other line is yielded as without it, and `end` then
     tells the line count and the last line. With `keep` too, each line that is handed to fold
-    (or skipped) instead of yielded is appended to it, parsed. This is the audit's inner
+    (or skipped) instead of yielded is appended to it, parsed, until a line has a problem: then
+    `keep` is emptied and nothing more is kept. This is the audit's inner
     loop: a clean line costs one call, not a generator step, a tuple and the caller's tests.
     """
     return _scan(lines, False, fold, end, keep)
@@ -359,6 +504,16 @@ def _scan(
 ) -> Iterator[Scanned]:
     checker = LineChecker()
     slow, slow_parsed = checker.feed, checker.feed_obj
+    readline: Callable[[int], bytes] | None = None
+    if not parsed:
+        readline = getattr(items, "readline", None)
+        if readline is not None:
+            # A file: read a line at most _READ_CAP bytes at a time (a C-level iterator, as
+            # quick as iterating the file), so a line over the limit is never held whole.
+            items = iter(partial(readline, _READ_CAP), b"")
+        else:
+            items = map(_within_limit, items)
+    over = _over_limits
     n = 0
     # Line 1's game id once known valid; until then _UNKNOWN, equal to nothing (not even a
     # `"game": null`), so every line goes to the slow path.
@@ -380,6 +535,13 @@ def _scan(
                 obj = loads(item)
             except _DecodeError:
                 pass
+        elif readline is not None and len(item) == _READ_CAP:
+            item = _rest_of_line(item, readline)
+            if type(item) is not LongLine:
+                try:  # noqa: SIM105
+                    obj = loads(item)
+                except _DecodeError:
+                    pass
         if type(obj) is dict and len(obj) == 8:
             try:
                 v, g, seq, at = obj["v"], obj["game"], obj["seq"], obj["at"]
@@ -392,6 +554,7 @@ def _scan(
                     and g == game and prev == expect_prev and type(t) is str
                     and type(data) is dict and type(h) is str and type(at) is str
                     and ((at[17:] in seconds and at[:17] in minutes) or valid(at))
+                    and over(data, 2) is None
                 ):  # fmt: skip
                     del obj["hash"]
                     digest = prefix + sha(dumps(obj, option=sort)).hexdigest()
@@ -416,6 +579,11 @@ def _scan(
             raw, msgs, usable = slow(item) if obj is None else slow_parsed(obj)
         game = checker.game if checker.game_ok else _UNKNOWN
         expect_prev = checker.prev_hash if checker.prev_hash is not None else _UNKNOWN
+        if keep is not None and (msgs or not usable):
+            # The log has a problem, so what was kept is of no use: keep nothing more (a long
+            # broken log must not pile up in memory).
+            keep.clear()
+            keep = None
         if passed is not None and end is not None:
             # The caller tallies the line before this one first: a torn last line's
             # fingerprint is the hash of the line before it, which was folded, not yielded.
@@ -456,10 +624,11 @@ class VerifyTally:
     Shared by `verify_log` and readers that do more with each line (the audit folds it too).
     """
 
-    __slots__ = ("game", "last_hash", "lines", "problems")
+    __slots__ = ("game", "last_hash", "lines", "omitted", "problems")
 
     def __init__(self) -> None:
         self.problems: list[Problem] = []
+        self.omitted = 0  # problems beyond PROBLEMS_LISTED: counted, not kept
         self.last_hash: object = None
         self.lines = 0
         self.game: str | None = None
@@ -474,7 +643,12 @@ class VerifyTally:
             # The fingerprint is of the last *complete* line; a torn one does not count.
             self.last_hash = None
         if msgs:
-            self.problems.extend([Problem(n, INTEGRITY, m) for m in msgs])
+            room = PROBLEMS_LISTED - len(self.problems)
+            if room >= len(msgs):
+                self.problems.extend([Problem(n, INTEGRITY, m) for m in msgs])
+            else:
+                self.problems.extend([Problem(n, INTEGRITY, m) for m in msgs[: max(room, 0)]])
+                self.omitted += len(msgs) - max(room, 0)
 
     def result(self) -> VerifyResult:
         problems = self.problems
@@ -488,6 +662,7 @@ class VerifyTally:
             fingerprint=last_hash[7:19] if good else None,  # type: ignore[index]
             head_hash=last_hash if good else None,  # type: ignore[arg-type]
             game=self.game,
+            problems_omitted=self.omitted,
         )
 
 

@@ -256,11 +256,11 @@ def test_repair_of_a_missing_file_is_one_line(tmp_path):
 
 def test_import_refuses_what_is_not_a_regular_file(db, tmp_path):
     # A device or a pipe named on the command line is not a log (and reading a FIFO could
-    # block): refused like a missing file, before anything is read.
+    # block): one error line, before anything is read, and the rest go on.
     result = we("import", "/dev/null", ONE)
     assert result.exit_code == 1
-    assert result.stderr.splitlines() == ["we: refused /dev/null: no such file"]
-    assert "1 imported, 1 refused." in result.stdout
+    assert result.stderr.splitlines() == ["we: error: /dev/null: not a regular file (a device), so not a log"]
+    assert "1 imported, 1 unreadable." in result.stdout
 
 
 def test_a_game_read_back_from_the_library_keeps_the_lines_it_was_imported_from(db):

@@ -16,6 +16,7 @@ from eventstore.errors import (
     GameNotFoundError,
     LogExistsError,
     LogIntegrityError,
+    NotALogError,
     StoreError,
     TornTailError,
 )
@@ -189,18 +190,18 @@ def test_repair_refuses_corruption(log: JsonlLog) -> None:
 def test_repair_of_an_empty_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_bytes(b"")
-    with pytest.raises(LogIntegrityError, match="empty"):
+    with pytest.raises(NotALogError, match="empty"):
         repair(path)
 
 
 def test_repair_when_not_even_line_1_is_complete(tmp_path: Path) -> None:
+    # Not a game log (any newline-free file would look like this): nothing is cut.
     path = tmp_path / "cut.jsonl"
     path.write_bytes(b'{"v":1,"game":"cut","seq":1,')
-    result = repair(path)
-    assert result.repaired and result.head_seq == 0
-    assert not path.exists()  # an empty file would not be a log either
-    assert result.backup is not None and result.backup.read_bytes().startswith(b'{"v":1')
-    JsonlLog(path).create(FIRST, "cut")  # the game can be started again
+    with pytest.raises(NotALogError, match="no complete line"):
+        repair(path)
+    assert path.read_bytes() == b'{"v":1,"game":"cut","seq":1,'
+    assert not list(tmp_path.glob("*.bak"))
 
 
 def test_repair_of_a_missing_file(tmp_path: Path) -> None:

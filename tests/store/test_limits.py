@@ -1,0 +1,221 @@
+"""The format's limits (log-format.md, "Limits"), at their edges, through every store reader:
+64/65 levels of nesting, integers at +-2^63, lines of 1 MiB +- 1 byte; and lines over the
+limit read in bounded pieces, never held whole.
+
+Lines are hashed with the standard library's json (helpers.ref_hash), so a line over a limit
+has a correct hash: only the limit can be what the readers object to.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from eventstore.jsonl import JsonlLog, repair
+from eventstore.sqlite import Library
+from eventstore.verify import (
+    DEPTH_LIMIT,
+    LINE_LIMIT,
+    PROBLEMS_LISTED,
+    iter_log,
+    verify_log,
+)
+
+from .helpers import FIRST, events, ref_hash
+from .helpers import dump_line as _dump_line
+
+
+def dump_line(obj: Any) -> bytes:
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 5000))  # the standard library recurses per level
+    try:
+        return _dump_line(obj)
+    finally:
+        sys.setrecursionlimit(limit)
+
+AT = "2026-11-26T20:14:03Z"
+
+
+def envelope(seq: int, type_: str, data: dict[str, Any], prev: str | None, game: str = "g") -> dict[str, Any]:
+    env: dict[str, Any] = {"v": 1, "game": game, "seq": seq, "at": AT, "type": type_, "data": data, "prev": prev}
+    try:
+        env["hash"] = ref_hash(env)
+    except RecursionError:  # too deep for the standard library too: any hash will do
+        env["hash"] = "sha256:" + "0" * 64
+    return env
+
+
+def log_with(extra: dict[str, Any], good_lines: int = 3) -> list[bytes]:
+    """A good log of `good_lines`, then one line whose data is `extra`, then one good line."""
+    lines: list[bytes] = []
+    prev = None
+    payloads = [FIRST, *events(good_lines - 1)]
+    for seq, (type_, data) in enumerate(payloads, start=1):
+        env = envelope(seq, type_, data, prev)
+        lines.append(dump_line(env))
+        prev = env["hash"]
+    env = envelope(good_lines + 1, "note", extra, prev)
+    lines.append(dump_line(env))
+    after = envelope(good_lines + 2, "note", {"text": "after"}, env["hash"])
+    lines.append(dump_line(after))
+    return lines
+
+
+def nested(levels: int) -> Any:
+    """`levels` nested arrays around a number: the outermost counts as one level."""
+    value: Any = 7
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def depth_data(total_depth: int) -> dict[str, Any]:
+    # The envelope is level 1, `data` level 2: the arrays inside make up the rest.
+    return {"text": "x", "deep": nested(total_depth - 2)}
+
+
+def problems_at(lines: list[bytes], line: int) -> list[str]:
+    return [p.message for p in verify_log(lines).problems if p.line == line]
+
+
+@pytest.mark.parametrize("depth", [DEPTH_LIMIT, DEPTH_LIMIT + 1, 254, 255, 600, 1024])
+def test_nesting_at_and_over_the_limit(depth: int) -> None:
+    lines = log_with(depth_data(depth))
+    at_line_4 = problems_at(lines, 4)
+    if depth <= DEPTH_LIMIT:
+        assert at_line_4 == []
+    else:
+        assert at_line_4 == [f"nested more than {DEPTH_LIMIT} levels deep (the format's limit)"]
+    # The next line chains to a line that cannot be trusted: judged, not crashed on.
+    got = list(iter_log(lines))
+    assert len(got) == 5 and (got[3].envelope is None) == (depth > DEPTH_LIMIT)
+
+
+def test_objects_count_as_levels_like_arrays() -> None:
+    value: Any = 1
+    for _ in range(DEPTH_LIMIT - 1):  # with the envelope: 64 levels of objects
+        value = {"a": value}
+    env = envelope(1, "game_started", value, None)
+    assert verify_log([dump_line(env)]).problems == []
+    env = envelope(1, "game_started", {"a": value}, None)
+    assert "nested more than" in verify_log([dump_line(env)]).problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("number", "over"),
+    [
+        (2**63 - 1, False),
+        (-(2**63), False),
+        (2**63, True),
+        (-(2**63) - 1, True),
+        (2**64 - 1, True),
+        (2**64, True),  # orjson reads it as a float: it used to pass as a "hash mismatch"
+        (10**30, True),
+        (-(10**30), True),
+    ],
+)
+def test_integers_at_the_edges_of_64_bits(number: int, over: bool) -> None:
+    lines = log_with({"text": "x", "n": number})
+    at_line_4 = problems_at(lines, 4)
+    if over:
+        assert len(at_line_4) == 1 and "outside the signed 64-bit range" in at_line_4[0]
+    else:
+        assert at_line_4 == []
+
+
+def test_a_big_integer_anywhere_in_the_envelope_is_the_same_problem() -> None:
+    lines = log_with({"text": "x"})
+    lines[3] = lines[3].replace(b'"seq":4', b'"seq":18446744073709551616')
+    assert problems_at(lines, 4) == ["an integer outside the signed 64-bit range (read as 1.8446744073709552e+19)"]
+
+
+def test_an_in_range_float_is_still_left_to_the_schema() -> None:
+    assert problems_at(log_with({"text": "x", "n": 2.0}), 4) == []
+
+
+def line_of_length(content: int, ending: bytes = b"\n") -> list[bytes]:
+    """A log whose line 4 is exactly `content` bytes before its line ending."""
+    head = log_with({"text": ""})[:3]
+    prev = json.loads(head[-1])["hash"]
+    pad = content - (len(dump_line(envelope(4, "note", {"text": ""}, prev))) - 1)
+    line = dump_line(envelope(4, "note", {"text": "a" * pad}, prev))[:-1] + ending
+    assert len(line) - len(ending) == content
+    return [*head, line]
+
+
+@pytest.mark.parametrize("content", [LINE_LIMIT - 1, LINE_LIMIT, LINE_LIMIT + 1])
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n"])
+def test_lines_of_one_mebibyte_plus_or_minus_one(tmp_path: Path, content: int, ending: bytes) -> None:
+    lines = line_of_length(content, ending)
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(b"".join(lines))
+    for source in (lines, path, io.BytesIO(path.read_bytes())):
+        found = problems_at(source, 4)  # type: ignore[arg-type]
+        if content <= LINE_LIMIT:
+            assert found == [], source
+        else:
+            assert found == [f"line is {content:,} bytes long, over the format's limit of 1,048,576 bytes"]
+
+
+def test_a_huge_line_is_skipped_in_pieces_not_held(tmp_path: Path) -> None:
+    # 64 MiB in one line between good lines: reported, and the lines after it still read.
+    good = log_with({"text": "x"})
+    path = tmp_path / "huge.jsonl"
+    with open(path, "wb") as f:
+        f.write(b"".join(good[:3]))
+        f.write(b"x" * (64 << 20) + b"\n")
+        f.write(good[4])
+    result = verify_log(path)
+    assert [(p.line, p.message[:40]) for p in result.problems][:1] == [
+        (4, "line is 67,108,864 bytes long, over the ")
+    ]
+    assert result.events == 5
+
+
+def test_a_long_torn_last_line_is_torn(tmp_path: Path) -> None:
+    good = log_with({"text": "x"})
+    path = tmp_path / "torn.jsonl"
+    path.write_bytes(b"".join(good[:4]) + b"y" * (LINE_LIMIT * 3))
+    result = verify_log(path)
+    assert [p.line for p in result.problems] == [5] and "torn" in result.problems[0].message
+    outcome = repair(path)
+    assert outcome.repaired and outcome.bytes_removed == LINE_LIMIT * 3
+    assert path.read_bytes() == b"".join(good[:4])
+
+
+def test_problems_are_listed_up_to_a_hundred_and_the_rest_counted() -> None:
+    lines = log_with({"text": "x"})[:1] + [b"junk\n"] * 1000
+    result = verify_log(lines)
+    assert len(result.problems) == PROBLEMS_LISTED and result.problems_omitted == 1000 - PROBLEMS_LISTED
+
+
+def test_the_library_import_refuses_over_limit_lines(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(b"".join(log_with(depth_data(300))))
+    with Library(tmp_path / "lib.db") as library:
+        with pytest.raises(Exception, match="nested more than 64 levels"):
+            library.import_log(path)
+        assert library.games() == []
+
+
+def test_appending_after_an_over_limit_last_line_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    lines = log_with(depth_data(900))[:4]
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(Exception, match="nested more than 64 levels"):
+        JsonlLog(path).append([("note", {"text": "hi"})], expected_seq=4)
+
+
+def test_a_fifo_is_refused_not_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(Exception, match="not a regular file"):
+        verify_log(fifo)
+    with pytest.raises(Exception, match="not a regular file"):
+        repair(fifo)
