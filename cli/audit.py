@@ -394,7 +394,8 @@ def print_text(result: AuditResult) -> None:
         line.append(f": {problem.message}")
         out.print(line)
     if result.problems_omitted:
-        out.print(f"  and {result.problems_omitted:,} more (only the first {len(result.problems)} are listed)")
+        listed = len(result.problems)
+        out.print(f"  and {result.problems_omitted:,} more (only the first {listed} are listed)")
     board = result.board
     if board is not None and board.players:
         if not result.ok:
@@ -496,7 +497,8 @@ def audit(
     A GAME is a .jsonl log, a directory (every *.jsonl in it, in name order) or a game id in
     the library. For each game: OK or FAILED, the fingerprint, every problem with its line and
     kind (integrity: the file or hash chain is broken; schema: an event is malformed; rules:
-    well-formed but not allowed at that point), and the scores card by card. Only the first 100 problems of a game are listed; the rest are counted.
+    well-formed but not allowed at that point), and the scores card by card. Only the first
+    100 problems of a game are listed; the rest are counted.
 
     A game can be OK and not over yet (still being played): its standings so far are shown.
 

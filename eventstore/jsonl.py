@@ -36,7 +36,6 @@ from eventstore.verify import (
     check_tail_line,
     file_kind,
     iter_log,
-    open_log,
     verify_log,
 )
 

@@ -22,7 +22,6 @@ from typing import Any, BinaryIO
 import orjson
 
 from eventstore.canonical import HASH_PREFIX
-from eventstore.errors import StoreError
 from eventstore.envelope import (
     AT_MINUTES_SEEN,
     AT_WHOLE_SECONDS,
@@ -33,6 +32,7 @@ from eventstore.envelope import (
     valid_at,
     valid_game_id,
 )
+from eventstore.errors import StoreError
 
 INTEGRITY = "integrity"
 TORN_MESSAGE = "torn last line (no trailing newline: an append was cut off); run `we repair FILE`"
@@ -369,7 +369,8 @@ class LineChecker:
             if not valid_game_id(game):
                 msgs = _add(msgs, f"`game` {_short(game)} is not a game id (1-64 of a-z 0-9 -)")
             if game != self.game:
-                msgs = _add(msgs, f"`game` {_short(game)} differs from {_short(self.game)} on line {self.game_line}")
+                first = _short(self.game)
+                msgs = _add(msgs, f"`game` {_short(game)} differs from {first} on line {self.game_line}")
         return msgs
 
 
@@ -507,12 +508,10 @@ def _scan(
     readline: Callable[[int], bytes] | None = None
     if not parsed:
         readline = getattr(items, "readline", None)
-        if readline is not None:
-            # A file: read a line at most _READ_CAP bytes at a time (a C-level iterator, as
-            # quick as iterating the file), so a line over the limit is never held whole.
-            items = iter(partial(readline, _READ_CAP), b"")
-        else:
-            items = map(_within_limit, items)
+        # A file: read a line at most _READ_CAP bytes at a time (a C-level iterator, as quick
+        # as iterating the file), so a line over the limit is never held whole. Lines given
+        # in memory are judged by the same limit.
+        items = iter(partial(readline, _READ_CAP), b"") if readline is not None else map(_within_limit, items)
     over = _over_limits
     n = 0
     # Line 1's game id once known valid; until then _UNKNOWN, equal to nothing (not even a
