@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -345,3 +345,81 @@ def require_valid(report: GameReport) -> GameReport:
         more = f" (and {others:,} more; see `we audit`)" if others else ""
         raise CommandFailed(f"{report.source}: line {first.line}: {first.kind}: {first.message}{more}")
     return report
+
+
+# --- outputs ---------------------------------------------------------------------------
+
+
+def refuse_unsafe_output(
+    target: Path, force: bool, inputs: Iterable[Path | None] = (), exists: str | None = None
+) -> bool:
+    """Check that writing `target` can replace nothing it must not: an input of the same
+    command (compared by device and inode, so another name for it is caught too), a FIFO, a
+    device, a directory or a symbolic link (whose target would be what changes) are refused
+    with or without --force; an existing regular file only with --force. True if `target`
+    exists (and may be replaced)."""
+    from eventstore.verify import file_kind
+
+    try:
+        link = os.lstat(target)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise CommandFailed(f"{target}: cannot look at it: {exc.strerror or exc}") from None
+    for source in inputs:
+        if source is None:
+            continue
+        try:
+            seen = os.stat(source)
+        except OSError:
+            continue
+        try:
+            same = os.path.samestat(os.stat(target), seen)
+        except OSError:
+            same = False
+        if same:
+            what = "the library" if _is_library(source) else "the game"
+            also = "" if os.path.abspath(source) == os.path.abspath(target) else f" ({source})"
+            raise CommandFailed(
+                f"{target} is {what} this command reads{also}: refusing to write over it, --force or not"
+            )
+    if stat.S_ISLNK(link.st_mode):
+        raise CommandFailed(f"{target} is a symbolic link: refusing to replace it (name a plain file)")
+    if not stat.S_ISREG(link.st_mode):
+        kind = file_kind(link.st_mode)
+        raise CommandFailed(f"{target} is {kind}, not a regular file: refusing to write to it")
+    if not force:
+        raise CommandFailed(exists or f"{target} already exists; use --force to replace it")
+    return True
+
+
+def _is_library(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def temporary_beside(target: Path) -> Path:
+    """A new, empty file with a name of its own in `target`'s directory, for writing a whole
+    output before renaming it into place (never a name a user's file could have)."""
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def put_in_place(temporary: Path, target: Path, replace: bool) -> None:
+    """Rename a finished temporary file to `target`: over it if `replace` (checked by
+    refuse_unsafe_output), else only if the name is still free."""
+    if replace:
+        os.replace(temporary, target)
+        return
+    try:
+        os.link(temporary, target)
+    except FileExistsError:
+        raise CommandFailed(f"{target} already exists; use --force to replace it") from None
+    finally:
+        temporary.unlink(missing_ok=True)

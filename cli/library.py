@@ -24,6 +24,9 @@ from cli.common import (
     db_option,
     library_path,
     logs_in_directory,
+    put_in_place,
+    refuse_unsafe_output,
+    temporary_beside,
 )
 from eventstore.errors import StoreError
 
@@ -165,27 +168,18 @@ def export_game(game: str, output: Path | None, force: bool, db_path: Path | Non
     if not db.exists():
         raise CommandFailed(f"no game {game!r}: there is no library at {db}")
     target = output if output is not None else Path(f"{game}.jsonl")
-    if target.exists() and not force:
-        raise CommandFailed(f"{target} already exists; use --force to replace it")
-    if target.is_dir():
-        raise CommandFailed(f"{target} is a directory")
+    # The library itself is never an output, --force or not (nor a FIFO, device or link).
+    replace = refuse_unsafe_output(target, force, inputs=[db])
     with connect_library(db) as library:
         if not library.has_game(game):
             raise CommandFailed(f"no game {game!r} in the library {db}")
         # Write beside the target and rename over it: a reader never sees half a log, and a
-        # failed export leaves FILE as it was.
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        temporary.unlink(missing_ok=True)
+        # failed export leaves FILE as it was. The temporary name is unique, never a user's.
+        temporary = temporary_beside(target)
         try:
+            temporary.unlink()  # export creates it afresh, refusing a name taken meanwhile
             count = library.export(game, temporary)
-            if force:
-                os.replace(temporary, target)
-            else:
-                # Refuse a FILE that appeared meanwhile: link fails if the name is taken.
-                try:
-                    os.link(temporary, target)
-                except FileExistsError:
-                    raise CommandFailed(f"{target} already exists; use --force to replace it") from None
+            put_in_place(temporary, target, replace)
         finally:
             temporary.unlink(missing_ok=True)
     from eventstore.verify import verify_log
@@ -234,18 +228,27 @@ def games(db_path: Path | None) -> None:
         ("winner", "left"),
     ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    damaged = 0
     for row in rows:
+        damaged += row["damaged"]
         table.add_row(
-            row["id"],
+            (row["id"] or "?") + (" (damaged row)" if row["damaged"] else ""),
             row["title"] or "-",
             ", ".join(row["players"] or []) or "-",
             _date(row["started_at"]),
-            str(row["events"]),
+            str(row["events"]) if row["events"] is not None else "?",
             "yes" if row["complete"] else "no",
             row["winner"] or "-",
         )
     print_table(table)
     click.echo(f"{len(rows)} game{'s' if len(rows) != 1 else ''} in {db}.")
+    if damaged:
+        # A row that is not what we writes: edited by hand, or damaged. The game's events
+        # still decide its audit.
+        click.echo(
+            f"{damaged} row{'s' if damaged != 1 else ''} of the games table {'are' if damaged != 1 else 'is'}"
+            " damaged (not what we writes); see `we audit GAME-ID` for each game"
+        )
 
 
 def _date(at: str | None) -> str:
@@ -290,7 +293,7 @@ class LibraryStats:
 def library_stats(db: Path) -> LibraryStats:
     """Fold every game in the library; only valid, finished games count."""
     with connect_library(db) as library:
-        ids = [row["id"] for row in library.games()]
+        ids = [row["id"] for row in library.games() if row["id"] is not None]
     stats = LibraryStats()
     for game_id in ids:
         report = check_game(GameSource(label=game_id, db_path=db, game_id=game_id))

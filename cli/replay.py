@@ -17,7 +17,18 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from cli.common import CommandFailed, GameReport, db_option, load_game, require_valid
+from cli.common import (
+    CommandFailed,
+    GameReport,
+    check_game,
+    db_option,
+    load_game,
+    put_in_place,
+    refuse_unsafe_output,
+    require_valid,
+    resolve_game,
+    temporary_beside,
+)
 from cli.render import (
     card_text,
     cards_text,
@@ -314,10 +325,18 @@ def replay(
     Voided events are shown struck through and marked [voided]. A damaged log is told up to
     its first problem, which is then named (exit status 1).
     """
-    if html_out is not None and html_out.exists() and not force:
-        # The page must never land on a saved game (or anything else) by a slip of the keyboard.
-        raise CommandFailed(f"{html_out} already exists: choose another name, or add --force to replace it")
-    folded = fold_what_can_be(load_game(game, db_path))
+    replace = False
+    source = resolve_game(game, db_path)
+    if html_out is not None:
+        # The page must never land on a saved game (or anything else) by a slip of the keyboard,
+        # and never on the game it is made from, --force or not.
+        replace = refuse_unsafe_output(
+            html_out,
+            force,
+            inputs=[source.path, source.db_path],
+            exists=f"{html_out} already exists: choose another name, or add --force to replace it",
+        )
+    folded = fold_what_can_be(check_game(source, keep_envelopes=True))
     events, envelopes = folded.events, folded.envelopes
     if not events:
         raise CommandFailed(folded.stopped or f"{game}: the log has no events")
@@ -353,7 +372,7 @@ def replay(
     end_seq = chosen[-1].seq
 
     if html_out is not None:
-        _write_html(html_out, envelopes[:limit], seat)
+        _write_html(html_out, envelopes[:limit], seat, replace)
     if as_json:
         data = view(end_state, seat, omniscient=omniscient).to_dict()
         data.update(game=folded.report.game, seq=end_seq, fingerprint=fingerprint_of(envelopes[end_seq - 1]))
@@ -408,17 +427,21 @@ def _tell(
         out.print(f"{label}: {fp}")
 
 
-def _write_html(out_path: Path, envelopes: list[Any], seat: str | None) -> None:
+def _write_html(out_path: Path, envelopes: list[Any], seat: str | None, replace: bool) -> None:
     try:
         from cli.html_replay import render_html
     except ImportError:
         raise CommandFailed("--html is not available in this build (cli/html_replay.py is missing)") from None
     dicts = [e.to_dict() for e in envelopes]
     page = render_html(dicts, viewer=seat, fingerprint=fingerprint_of(envelopes[-1]) if envelopes else None)
-    # Written beside the target and renamed, so a failure never leaves half a page behind.
-    partial = out_path.with_name(f".{out_path.name}.partial")
-    partial.write_text(page, encoding="utf-8")
-    partial.replace(out_path)
+    # Written beside the target (under a name of its own) and renamed, so a failure never
+    # leaves half a page behind.
+    partial = temporary_beside(out_path)
+    try:
+        partial.write_text(page, encoding="utf-8")
+        put_in_place(partial, out_path, replace)
+    finally:
+        partial.unlink(missing_ok=True)
     error_console().print(f"Wrote {out_path}")
 
 

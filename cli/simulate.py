@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed, collector_settled_for_a_batch, connect_library
+from cli.common import CommandFailed, collector_settled_for_a_batch, connect_library, refuse_unsafe_output
 from eventstore.envelope import GAME_ID_MAX, Envelope, seal_chain
 from wecore.bots import BOTS, Bot, play_payloads
 from wecore.dealing import DEFAULT_NAMES
@@ -250,10 +250,11 @@ def simulate(
             raise CommandFailed(f"{out_dir} is not a directory")
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = [out_dir / f"{sim_game_id(seed, i)}.jsonl" for i in range(1, count + 1)]
-        if not force:
-            existing = next((p for p in paths if p.exists()), None)
-            if existing is not None:
-                raise CommandFailed(f"{existing} already exists; use --force to overwrite")
+        for path in paths:
+            # --force replaces earlier logs, never the library, a FIFO, a device or a link.
+            refuse_unsafe_output(
+                path, force, inputs=[db_path], exists=f"{path} already exists; use --force to overwrite"
+            )
     library = connect_library(db_path) if db_path is not None else None
     tally = Tally(DEFAULT_NAMES[:players], seat_bots)
     with (

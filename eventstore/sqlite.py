@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -119,6 +120,26 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
     return {name for (name,) in rows}
 
 
+def _refusal(conn: sqlite3.Connection, version: int) -> str | None:
+    """Why the database behind `conn` cannot be opened as a game library, or None if it can
+    (a library, an empty database, or one of the first layout, which is upgraded)."""
+    tables = _tables(conn)
+    if version == SCHEMA_VERSION:
+        missing = [name for name in ("games", "events") if name not in tables]
+        return f"not a game library (no {' or '.join(missing)} table)" if missing else None
+    if version > SCHEMA_VERSION:
+        return None  # _lay_out words this one (a newer we), and writes nothing first
+    if not tables:
+        return None
+    games = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+    events = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+    if "key" in games and "id" in events and "game" not in events:
+        return None
+    if version == 0 and games >= _SCHEMA_1_GAMES and events >= _SCHEMA_1_EVENTS:
+        return None
+    return "not a game library (its tables are unknown to we)"
+
+
 def default_db_path() -> Path:
     """$WE_DB, else $XDG_DATA_HOME/we/games.db, else ~/.local/share/we/games.db."""
     if env := os.environ.get("WE_DB"):
@@ -172,6 +193,32 @@ def _first_event_meta(data: dict[str, Any]) -> tuple[str | None, str | None]:
     )
 
 
+def _game_summary(row: dict[str, Any]) -> dict[str, Any]:
+    """A games row as listings show it. A value that is not what we writes (a row edited by
+    hand or damaged) becomes None, and the row is marked `damaged`: listed, flagged, never a
+    crash. The game's own events decide its audit, not this row."""
+    damaged = False
+    for key in ("id", "title", "started_at", "last_at", "head_hash", "winner"):
+        if row[key] is not None and type(row[key]) is not str:
+            row[key], damaged = None, True
+    if type(row["events"]) is not int:
+        row["events"], damaged = None, True
+    players = row["players"]
+    if players is not None:
+        try:
+            players = orjson.loads(players)
+        except (orjson.JSONDecodeError, TypeError):
+            players = None
+        if type(players) is not list or not all(type(p) is str for p in players):
+            players, damaged = None, True
+    row["players"] = players
+    if row["id"] is None or row["started_at"] is None:
+        damaged = True
+    row["complete"] = row["complete"] == 1
+    row["damaged"] = damaged
+    return row
+
+
 @dataclass(frozen=True, slots=True)
 class ImportResult:
     game_id: str
@@ -207,7 +254,36 @@ class Library:
                 raise StoreError(f"{self.path}: cannot open the game library: {exc}") from exc
             raise
 
+    def _look_before_writing(self) -> None:
+        """Refuse a database that is not a game library before anything is written to it:
+        opened read-only, so someone else's SQLite file stays byte for byte as it was (the
+        usual opening switches a database to WAL mode)."""
+        try:
+            size = self.path.stat().st_size
+        except OSError:
+            return  # nothing there yet (or unreadable: the usual opening says so)
+        if size == 0:
+            return
+        uri = f"file:{urllib.parse.quote(os.fspath(self.path.absolute()))}?mode=ro"
+        try:
+            peek = sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT_S)
+        except sqlite3.Error:
+            return
+        try:
+            version = peek.execute("PRAGMA user_version").fetchone()[0]
+            refusal = _refusal(peek, version)
+        except sqlite3.DatabaseError as exc:
+            if "not a database" in str(exc) or "malformed" in str(exc):
+                refusal = f"cannot open the game library: not an SQLite database ({exc})"
+            else:
+                return  # cannot look read-only (a WAL file in a read-only folder): open as usual
+        finally:
+            peek.close()
+        if refusal is not None:
+            raise StoreError(f"{self.path}: {refusal}")
+
     def _open(self) -> None:
+        self._look_before_writing()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: this module issues BEGIN IMMEDIATE / COMMIT itself, so the
         # driver must not open transactions behind its back.
@@ -228,8 +304,11 @@ class Library:
             with self._write() as conn:
                 self._lay_out(conn)
             conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
+        tables = _tables(conn)
+        if missing := [name for name in ("games", "events") if name not in tables]:
+            raise StoreError(f"{self.path}: not a game library (no {' or '.join(missing)} table)")
         # Only a library upgraded from schema 1 with rows edited by hand has this table.
-        self._has_unplaced = "events_unplaced" in _tables(conn)
+        self._has_unplaced = "events_unplaced" in tables
 
     def _lay_out(self, conn: sqlite3.Connection) -> None:
         """Create the tables in a new library, or upgrade one of schema 1 (inside the write
@@ -464,9 +543,7 @@ class Library:
         """One summary per game, oldest first; `players` parsed, `complete` a bool."""
         out = []
         for row in self.db.query(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY started_at, id"):
-            row["players"] = orjson.loads(row["players"]) if row["players"] else None
-            row["complete"] = bool(row["complete"])
-            out.append(row)
+            out.append(_game_summary(row))
         return out
 
     def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
@@ -711,7 +788,14 @@ class Library:
         try:
             with os.fdopen(fd, "wb", buffering=1 << 20) as out:
                 for obj in objs:
-                    out.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
+                    try:
+                        line = orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+                    except TypeError:  # a damaged row: a value that is not JSON at all
+                        raise StoreError(
+                            f"{self.where(game_id)}: event {obj['seq']} is damaged (a value that is "
+                            "not JSON), so it cannot be written as a log; see `we audit`"
+                        ) from None
+                    out.write(line)
                     count += 1
                 out.flush()
                 os.fsync(out.fileno())

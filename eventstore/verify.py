@@ -352,9 +352,16 @@ class LineChecker:
         if type(h) is str:
             # Hash the parsed object minus `hash`; popping and restoring is cheaper than a copy.
             del obj["hash"]
-            digest = HASH_PREFIX + sha256(_dumps(obj, option=_SORT)).hexdigest()
+            try:
+                digest = HASH_PREFIX + sha256(_dumps(obj, option=_SORT)).hexdigest()
+            except TypeError:
+                # Only a damaged library row gets here (a file parses to JSON values only):
+                # a value that is not JSON at all, already reported as its field's type.
+                digest = None
             obj["hash"] = h
-            if h != digest:
+            if digest is None:
+                msgs = _add(msgs, "`hash` cannot be checked: the event holds a value that is not JSON")
+            elif h != digest:
                 msgs = _add(msgs, f"`hash` does not match the content (computed {digest})")
             self.prev_hash = h
         else:

@@ -58,10 +58,12 @@ def test_html_never_replaces_an_existing_file_unless_forced(tmp_path: Path) -> N
     log = tmp_path / "night.jsonl"
     shutil.copy(ROOT / "replays" / "tie-5p.jsonl", log)
     before = log.read_bytes()
-    refused = _we("replay", str(log), "--html", str(log))
-    assert refused.returncode == 1
-    assert "already exists" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
-    assert log.read_bytes() == before
+    for force in ([], ["--force"]):  # the game itself is never the page, forced or not
+        refused = _we("replay", str(log), "--html", str(log), *force)
+        assert refused.returncode == 1
+        assert "is the game this command reads" in refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1
+        assert log.read_bytes() == before
     page = tmp_path / "night.html"
     page.write_text("old page")
     assert _we("replay", str(log), "--html", str(page)).returncode == 1

@@ -74,7 +74,7 @@ def test_games_and_summaries(library: Library) -> None:
     assert listed["zoe"] == {
         "id": "zoe", "title": "Zoë's party", "players": ["Zoë", "李", "Ann"],
         "started_at": "2026-11-26T20:14:03Z", "last_at": "2026-11-26T21:00:00Z", "events": 4,
-        "head_hash": log.head()[1], "complete": False, "winner": None,
+        "head_hash": log.head()[1], "complete": False, "winner": None, "damaged": False,
     }  # fmt: skip
     assert listed["bare"]["title"] is None and listed["bare"]["players"] is None
     library.set_summary("zoe", complete=True, winner="李")
