@@ -184,13 +184,18 @@ def record(
         if file.is_file() and file.stat().st_size == 0:
             # Nothing was ever recorded in it (a log has at least its first line).
             raise CommandFailed(f"{file} is empty, so it holds no game: delete it, then start the game again")
-        given = [flag for flag, value in new_game_flags.items() if value is not None]
+        # --lists and --attics may finish a set-up that was cut off after game_started.
+        given = [
+            flag
+            for flag, value in new_game_flags.items()
+            if value is not None and flag not in ("--lists", "--attics")
+        ]
         if given:
             raise click.UsageError(
                 f"{file} already exists, and {', '.join(given)} only set up a new game;"
                 f" to carry on recording it, run `we record {file}` alone"
             )
-        session = resume(file)
+        session = resume(file, lists=lists, attics=attics)
     else:
         session = set_up(file, players, dealer, lists, title, game_id, attic_size, max_steals, attics)
     session.run()
@@ -317,10 +322,40 @@ def set_up(
     events = _start(names, dealer_name, options_for(len(names)), title)
     state = fold(events)
 
+    more, state = _deal(state, lists, attics)
+    events += more
+
+    from eventstore.jsonl import JsonlLog
+
+    gid = game_id or make_game_id(title, datetime.now(UTC))
+    log = JsonlLog(file)
+    at = utc_now()
+    payloads = [event_payload(e) for e in events]
+    # The whole set-up in one write: a crash leaves all of it or nothing.
+    written = log.start(payloads, game_id=gid, at=at)
+
+    session = Session(file, log, INITIAL_STATE, [], 0, None, interactive, gid)
+    named = f" \u201c{title}\u201d" if title else ""
+    session.say(Text(f"Recording game {gid}{named} in {file}.", style="bold"))
+    session.absorb(events, written)
+    if interactive:
+        session.say(
+            Text(
+                "Type `open CARD` as each gift is opened, `steal PLAYER` for a steal, `help` for more.",
+                style="dim",
+            )
+        )
+    return session
+
+
+def _deal(state: GameState, lists: str | None, attics: str | None) -> tuple[list[Event], GameState]:
+    """The set-up's second half after game_started: the gift lists (asked for on a terminal
+    when not given) and the attics if given. Returns the events and the state after them."""
+    dealt: list[Event] = []
     # The gift lists.
     if lists is None:
         chosen: dict[str, tuple[Any, ...]] = {}
-        for name in names:
+        for name in state.players:
 
             def check_list(text: str, name: str = name) -> tuple[Any, ...]:
                 try:
@@ -347,7 +382,7 @@ def set_up(
         more = decide(state, DealLists(lists=gift_lists))
     except WeError as exc:
         raise _rejected_option("--lists", exc) from None
-    events += more
+    dealt += more
     state = fold(more, state)
 
     # The attics, when the hands were recorded.
@@ -362,40 +397,26 @@ def set_up(
             more = decide(state, DealAttics(attics=hands))
         except WeError as exc:
             raise _rejected_option("--attics", exc) from None
-        events += more
+        dealt += more
         state = fold(more, state)
 
-    from eventstore.jsonl import JsonlLog
-
-    gid = game_id or make_game_id(title, datetime.now(UTC))
-    log = JsonlLog(file)
-    at = utc_now()
-    payloads = [event_payload(e) for e in events]
-    first = log.create(first=payloads[0], game_id=gid, at=at)
-    written = [first, *log.append(payloads[1:], expected_seq=1, at=at)]
-
-    session = Session(file, log, INITIAL_STATE, [], 0, None, interactive, gid)
-    named = f" \u201c{title}\u201d" if title else ""
-    session.say(Text(f"Recording game {gid}{named} in {file}.", style="bold"))
-    session.absorb(events, written)
-    if interactive:
-        session.say(
-            Text(
-                "Type `open CARD` as each gift is opened, `steal PLAYER` for a steal, `help` for more.",
-                style="dim",
-            )
-        )
-    return session
+    return dealt, state
 
 
 # --- carrying on -----------------------------------------------------------------------------
 
 
-def resume(file: Path, greet: bool = True) -> Session:
+def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str | None = None) -> Session:
     from eventstore.jsonl import JsonlLog
     from eventstore.verify import TORN_MESSAGE
 
     report = check_game(GameSource(label=str(file), path=file), keep_envelopes=True)
+    if report.problems and report.problems[0].line == 1 and report.problems[0].kind == "integrity":
+        # Not a game log at all (a library, a document): repair could not help either.
+        raise CommandFailed(
+            f"{file} is not a game log (line 1: {report.problems[0].message[:80]});"
+            " give `we record` a .jsonl log, or a new file name to start a game"
+        )
     if report.problems:
         torn = [p for p in report.problems if p.message == TORN_MESSAGE]
         others = len(report.problems) - len(torn)
@@ -412,16 +433,31 @@ def resume(file: Path, greet: bool = True) -> Session:
             f" refusing to record onto a damaged log (see `we audit {file}`)"
         )
     state = report.state
-    if state.phase is Phase.SETTING_UP:
-        raise CommandFailed(
-            f"{file}: the set-up was cut off before the gift lists were written;"
-            " remove the file and start the game again"
-        )
     events = [parse_event(e.type, e.data) for e in report.envelopes]
     last_hash = report.envelopes[-1].hash if report.envelopes else None
     session = Session(
         file, JsonlLog(file), state, events, report.events, last_hash, is_interactive(), report.game or ""
     )
+    if state.phase is Phase.SETTING_UP:
+        # Only game_started: the set-up was cut off (by a recorder older than the one-write
+        # set-up). Offer to finish it.
+        if lists is None and not session.interactive:
+            raise CommandFailed(
+                f"{file}: the set-up was cut off before the gift lists were written; finish it"
+                f" with `we record {file} --lists NAME=RGY,...` (on a terminal, `we record {file}` asks)"
+            )
+        session.say(Text(f"{file} holds only the start of a set-up: finishing it.", style="bold"))
+        dealt, _ = _deal(state, lists, attics)
+        try:
+            session.commit(dealt)
+        except Rejected as exc:
+            raise CommandFailed(str(exc)) from None
+        return session
+    if lists is not None or attics is not None:
+        raise click.UsageError(
+            f"{file} already exists and its set-up is complete; --lists and --attics only finish"
+            f" a set-up that was cut off: run `we record {file}` alone"
+        )
     if greet:
         session.greet()
     return session
@@ -453,7 +489,8 @@ class Session:
 
     def complain(self, message: str, text: str) -> None:
         """A refused line, on stderr; on a pipe it names the input line, so a script can be fixed."""
-        where = "" if self.interactive else f" (input line {self.line_no}: {text})"
+        shown_text = text if len(text) <= 60 else text[:57] + "..."
+        where = "" if self.interactive else f" (input line {self.line_no}: {shown_text})"
         line = Text().append("rejected", style="bold red").append(f"{where}: ")
         line.append_text(story_text(message))
         error_console().print(line)

@@ -96,10 +96,24 @@ class JsonlLog:
 
     def create(self, first: tuple[str, dict[str, Any]], game_id: str, at: str | None = None) -> Envelope:
         """Start a new log with its first event; refuses if the file exists."""
+        return self.start([first], game_id, at)[0]
+
+    def start(
+        self, events: Sequence[tuple[str, dict[str, Any]]], game_id: str, at: str | None = None
+    ) -> list[Envelope]:
+        """Start a new log with its first events (a game's whole set-up) in one write and one
+        fsync, so a crash leaves all of them or none; refuses if the file exists."""
         if not valid_game_id(game_id):
             raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
-        type_, data = first
-        env = seal(game_id, 1, at or utc_now(), type_, data, None)
+        if not events:
+            raise ValueError("a new log needs at least its first event")
+        when = at or utc_now()
+        sealed: list[Envelope] = []
+        prev = None
+        for seq, (type_, data) in enumerate(events, start=1):
+            env = seal(game_id, seq, when, type_, data, prev)
+            sealed.append(env)
+            prev = env.hash
         try:
             # O_EXCL: two recorders starting the same file cannot both win.
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
@@ -110,7 +124,7 @@ class JsonlLog:
         try:
             # Locked before the first byte, so an appender never sees a half-made first line.
             fcntl.flock(fd, fcntl.LOCK_EX)
-            _write_all(fd, env.to_line())
+            _write_all(fd, b"".join(env.to_line() for env in sealed))
             os.fsync(fd)
             _fsync_dir(self.path)
         except BaseException as exc:
@@ -121,7 +135,7 @@ class JsonlLog:
             raise
         finally:
             os.close(fd)
-        return env
+        return sealed
 
     def _open_locked(self, flags: int, lock: int) -> int:
         try:

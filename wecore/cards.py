@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from wecore.errors import CardNotationError, ColourError
+from wecore.errors import CardNotationError, ColourError, shown
 
 
 class Colour(StrEnum):
@@ -67,7 +67,7 @@ def parse_card(text: object) -> str:
         card = CARD_SPELLINGS.get(text) or CARD_SPELLINGS.get(text.upper())
         if card is not None:
             return card
-    raise CardNotationError(f"{text!r} is not a card: write {CARD_FORM_HINT}")
+    raise CardNotationError(f"{shown(text)} is not a card: write {CARD_FORM_HINT}")
 
 
 def is_card(text: object) -> bool:
@@ -98,7 +98,7 @@ def parse_colour(text: str) -> Colour:
     colour = _COLOURCARD_SPELLINGS.get(text.strip().lower())
     if colour is None:
         raise ColourError(
-            f"{text!r} is not a colour: use red, orange, yellow, green or blue (or R, O, Y, G, B)"
+            f"{shown(text)} is not a colour: use red, orange, yellow, green or blue (or R, O, Y, G, B)"
         )
     return colour
 
@@ -113,7 +113,7 @@ def parse_gift_list(text: str) -> tuple[Colour, Colour, Colour]:
     )
     colours = tuple(parse_colour(p) for p in parts)
     if len(colours) != 3 or len(set(colours)) != 3:
-        raise ColourError(f"{text!r} is not a gift list: give three different colours, e.g. RGY")
+        raise ColourError(f"{shown(text)} is not a gift list: give three different colours, e.g. RGY")
     return colours  # type: ignore[return-value]
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from wecore.cards import Colour, parse_card
-from wecore.errors import RuleViolation, UnknownPlayerError
+from wecore.errors import RuleViolation, UnknownPlayerError, shown
 from wecore.events import (
     AtticsDealt,
     Event,
@@ -187,5 +187,5 @@ def resolve_player(state: GameState, text: str) -> str:
     if len(matches) == 1:
         return matches[0]
     if matches:
-        raise UnknownPlayerError(f"{text!r} could be {' or '.join(matches)}: type more of the name")
-    raise UnknownPlayerError(f"{text!r} is not a player here ({', '.join(state.players)})")
+        raise UnknownPlayerError(f"{shown(text)} could be {' or '.join(matches)}: type more of the name")
+    raise UnknownPlayerError(f"{shown(text)} is not a player here ({', '.join(state.players)})")

@@ -31,3 +31,10 @@ class RuleViolation(WeError):
 
 class UnknownPlayerError(RuleViolation):
     """A name that matches no player, or more than one."""
+
+
+def shown(text: object, limit: int = 40) -> str:
+    """A value quoted for an error message, cut to `limit` characters: a name pasted by
+    mistake (or a megabyte long, in a hostile log) must not fill the screen."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= limit else quoted[: limit - 4] + "...'"

@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from wecore.cards import Colour
-from wecore.errors import RulesetError, RuleViolation
+from wecore.errors import RulesetError, RuleViolation, shown
 from wecore.rulesets import make_ruleset
 from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase, state_from_fields
 
@@ -88,7 +88,7 @@ NOT_STARTED, SETTING_UP, BRINGING, PLAYING, OVER = (
 def _seat(state: GameState, name: str) -> int:
     seat = state.seat_of.get(name)
     if seat is None:
-        raise RuleViolation(f"{name!r} is not a player in this game ({', '.join(state.players)})")
+        raise RuleViolation(f"{shown(name)} is not a player in this game ({', '.join(state.players)})")
     return seat
 
 
@@ -122,15 +122,15 @@ def start_game(
     seen_names: set[str] = set()
     for name in players:
         if not 1 <= len(name) <= MAX_NAME_LENGTH:
-            raise RuleViolation(f"player name {name!r} must be 1 to {MAX_NAME_LENGTH} characters")
+            raise RuleViolation(f"player name {shown(name)} must be 1 to {MAX_NAME_LENGTH} characters")
         if name != name.strip():
-            raise RuleViolation(f"player name {name!r} has a leading or trailing space")
+            raise RuleViolation(f"player name {shown(name)} has a leading or trailing space")
         folded = name.casefold()
         if folded in seen_names:
             raise RuleViolation(f"two players are called {name!r} (names must differ in more than case)")
         seen_names.add(folded)
     if dealer not in players:
-        raise RuleViolation(f"the dealer {dealer!r} is not one of the players")
+        raise RuleViolation(f"the dealer {shown(dealer)} is not one of the players")
     if title is not None and len(title) > MAX_TITLE_LENGTH:
         raise RuleViolation(f"the title is longer than {MAX_TITLE_LENGTH} characters")
     count = len(players)
