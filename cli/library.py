@@ -204,7 +204,11 @@ def _existing_library(db_path: Path | None) -> Path | None:
 @click.command()
 @db_option
 def games(db_path: Path | None) -> None:
-    """List the games in the library, oldest first."""
+    """List the games in the library, oldest first.
+
+    A row of the games table that is not what we writes (edited by hand, or damaged) is listed
+    and flagged, and the exit status is then 1.
+    """
     from rich.table import Table
 
     from cli.render import print_table
@@ -249,6 +253,7 @@ def games(db_path: Path | None) -> None:
             f"{damaged} row{'s' if damaged != 1 else ''} of the games table {'are' if damaged != 1 else 'is'}"
             " damaged (not what we writes); see `we audit GAME-ID` for each game"
         )
+        raise click.exceptions.Exit(1)
 
 
 def _date(at: str | None) -> str:
