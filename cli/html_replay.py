@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
+from eventstore.canonical import fingerprint
 from wecore.cards import COLOURS, PERSON_OF
 from wecore.decider import resolve_player
 from wecore.events import EventVoided, parse_event
@@ -173,11 +174,8 @@ def redact_log(envelopes: list[dict], viewer: str) -> list[dict]:
 
 
 def fingerprint_of(envelopes: list[dict]) -> str | None:
-    """The first 12 hex digits of the last event's hash, when it has one."""
-    last = envelopes[-1].get("hash") if envelopes else None
-    if isinstance(last, str) and last.startswith("sha256:"):
-        return last.removeprefix("sha256:")[:12]
-    return None
+    """The fingerprint of the log after its last envelope, when that has a hash."""
+    return fingerprint(envelopes[-1].get("hash")) if envelopes else None
 
 
 def script_json(value: Any) -> str:

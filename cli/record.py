@@ -460,7 +460,9 @@ class Session:
 
     @property
     def fingerprint(self) -> str | None:
-        return self.last_hash[7:19] if self.last_hash else None
+        from eventstore.canonical import fingerprint
+
+        return fingerprint(self.last_hash)
 
     def prompt(self) -> str:
         state = self.state

@@ -182,10 +182,10 @@ def explanation(board: Scoreboard) -> RenderableType:
 
 
 def fingerprint_of(envelope: Any) -> str | None:
-    value = getattr(envelope, "hash", None)
-    if isinstance(value, str) and value.startswith("sha256:") and len(value) == 71:
-        return value[7:19]
-    return None
+    """The fingerprint of the log as it stands after `envelope`."""
+    from eventstore.canonical import fingerprint
+
+    return fingerprint(envelope.hash)
 
 
 # --- reading a game ----------------------------------------------------------------------

@@ -26,6 +26,7 @@ from typing import Any, NoReturn
 import orjson
 import sqlite_utils
 
+from eventstore.canonical import fingerprint
 from eventstore.envelope import (
     FORMAT_VERSION,
     Envelope,
@@ -176,7 +177,7 @@ class ImportResult:
     status: str  # "imported" | "extended" | "unchanged"
     events_added: int
     events: int  # events of this game in the library afterwards
-    fingerprint: str
+    fingerprint: str | None  # None only when a stored head was edited into a malformed hash
     message: str
 
 
@@ -602,7 +603,7 @@ class Library:
         )  # fmt: skip
         game, added = first["game"], len(lines)
         msg = f"{label}: imported game {game!r} ({added} events)"
-        return ImportResult(game, "imported", added, added, last["hash"][7:19], msg)
+        return ImportResult(game, "imported", added, added, fingerprint(last["hash"]), msg)
 
     def _import(
         self, conn: sqlite3.Connection, label: str, scanned: Iterable[Scanned], summary: Summary | None = None
@@ -660,17 +661,17 @@ class Library:
             insert(_INSERT_EVENT, batch)
             added += len(batch)
         game, last_seq, last_hash = first["game"], last["seq"], last["hash"]
-        fingerprint = last_hash[7:19]
+        game_print = fingerprint(last_hash)
         if new_game:
             self._advance_game(conn, last)
             msg = f"{label}: imported game {game!r} ({added} events)"
-            return ImportResult(game, "imported", added, added, fingerprint, msg)
+            return ImportResult(game, "imported", added, added, game_print, msg)
         if added:
             self._advance_game(conn, last)
             if summary is not None:
                 self._set_summary(conn, game, summary)
             msg = f"{label}: extended game {game!r} by {added} event{'s' if added != 1 else ''} to {last_seq}"
-            return ImportResult(game, "extended", added, last_seq, fingerprint, msg)
+            return ImportResult(game, "extended", added, last_seq, game_print, msg)
         if last_seq < have_seq:
             stored = conn.execute("SELECT hash FROM events WHERE id = ?", (base + last_seq,)).fetchone()
             if stored is None or stored[0] != last_hash:
@@ -681,9 +682,9 @@ class Library:
                 f"{label}: nothing to import: the library's game {game!r} already has these "
                 f"{last_seq} events and {have_seq - last_seq} more"
             )
-            return ImportResult(game, "unchanged", 0, have_seq, have_hash[7:19], msg)
+            return ImportResult(game, "unchanged", 0, have_seq, fingerprint(have_hash), msg)
         msg = f"{label}: nothing to import: game {game!r} is already in the library, unchanged"
-        return ImportResult(game, "unchanged", 0, have_seq, fingerprint, msg)
+        return ImportResult(game, "unchanged", 0, have_seq, game_print, msg)
 
     def export(self, game_id: str, path: str | os.PathLike[str]) -> int:
         """Write a game as a JSONL log (refusing to overwrite); returns the number of events.

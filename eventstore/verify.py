@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from contextlib import nullcontext
@@ -19,7 +18,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from eventstore.canonical import HASH_PREFIX
+from eventstore.canonical import HASH_PREFIX, fingerprint
 from eventstore.envelope import (
     AT_MINUTES_SEEN,
     AT_WHOLE_SECONDS,
@@ -35,7 +34,6 @@ INTEGRITY = "integrity"
 TORN_MESSAGE = "torn last line (no trailing newline: an append was cut off); run `we repair FILE`"
 EMPTY_MESSAGE = "empty file: a log has at least one line"
 
-_HASH_RE = re.compile(r"sha256:[0-9a-f]{64}\Z")
 _KEYSET = frozenset(ENVELOPE_KEYS)
 _MISSING: Any = object()
 _loads = orjson.loads
@@ -83,15 +81,12 @@ class VerifyResult:
         return not self.problems
 
 
-def valid_hash(h: object) -> bool:
-    return type(h) is str and _HASH_RE.match(h) is not None
-
-
 def fingerprint_of(hash: str) -> str:
-    """First 12 hex digits of a `sha256:<hex>` hash: what a table writes down."""
-    if not valid_hash(hash):
+    """`fingerprint(hash)` for a hash that must be good: ValueError otherwise."""
+    fp = fingerprint(hash)
+    if fp is None:
         raise ValueError(f"not a sha256:<64 hex> hash: {hash!r}")
-    return hash[7:19]
+    return fp
 
 
 def _json_type(x: object) -> str:
@@ -481,12 +476,12 @@ class VerifyTally:
         if self.lines == 0:
             problems = [Problem(1, INTEGRITY, EMPTY_MESSAGE)]
         last_hash = self.last_hash
-        good = valid_hash(last_hash)
+        fp = fingerprint(last_hash)
         return VerifyResult(
             events=self.lines,
             problems=problems,
-            fingerprint=last_hash[7:19] if good else None,  # type: ignore[index]
-            head_hash=last_hash if good else None,  # type: ignore[arg-type]
+            fingerprint=fp,
+            head_hash=last_hash if fp is not None else None,  # type: ignore[arg-type]
             game=self.game,
         )
 

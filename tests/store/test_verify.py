@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from eventstore.canonical import fingerprint
 from eventstore.envelope import seal
 from eventstore.verify import (
     LineChecker,
@@ -24,7 +25,7 @@ from eventstore.verify import (
     verify_log,
 )
 
-from .helpers import FIRST, dump_line, edit, events, ref_hash
+from .helpers import FIRST, ROOT, dump_line, edit, events, ref_hash
 
 
 def make_log(n: int = 5, game: str = "g") -> list[bytes]:
@@ -223,6 +224,21 @@ def test_fingerprint_of() -> None:
     for bad in ("0123456789ab", "sha256:" + "0" * 63, "sha256:" + "A" * 64):
         with pytest.raises(ValueError):
             fingerprint_of(bad)
+        assert fingerprint(bad) is None
+    assert fingerprint(h) == "0123456789ab"
+    assert fingerprint(None) is None
+
+
+def test_every_fingerprint_comes_from_one_function() -> None:
+    # A fingerprint sliced by hand somewhere ([7:19], [:12]) is a second definition of it.
+    sliced = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for package in ("wecore", "eventstore", "cli", "service")
+        for path in sorted((ROOT / package).glob("**/*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if "[7:19]" in line or 'removeprefix("sha256:")' in line
+    ]
+    assert sliced == []
 
 
 def test_sources(tmp_path: Path) -> None:
