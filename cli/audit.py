@@ -129,9 +129,9 @@ def audit_one(source: GameSource, claims: Sequence[Claim] = ()) -> AuditResult:
     if state.is_over:
         status = "over"
     else:
-        from wecore.views import turn_line
+        from wecore.turns import status_line, turn
 
-        status = turn_line(state)
+        status = status_line(turn(state))
     result = AuditResult(
         source=report.source,
         game=report.game,

@@ -45,11 +45,11 @@ from wecore.events import (
     event_payload,
     parse_event,
 )
-from wecore.moves import legal_moves
 from wecore.narrate import describe
 from wecore.reducer import evolve, fold
 from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
 from wecore.state import INITIAL_STATE, GameState, Phase
+from wecore.turns import moves_hint, next_up, prompt, turn
 from wecore.views import view
 
 HELP = """\
@@ -465,14 +465,7 @@ class Session:
         return fingerprint(self.last_hash)
 
     def prompt(self) -> str:
-        state = self.state
-        if state.phase is Phase.PLAYING:
-            return f"party {state.party} \u00b7 {state.player_to_move}> "
-        if state.phase is Phase.BRINGING:
-            if state.attics is None:
-                return f"party {state.party} \u00b7 {state.starter_name}> "
-            return f"party {state.party} \u00b7 bring ({', '.join(state.waiting_to_bring)})> "
-        return "game over> "
+        return prompt(turn(self.state))
 
     def greet(self) -> None:
         state = self.state
@@ -486,7 +479,7 @@ class Session:
             self.say("The game is over: only tie, undo, note, status and quit are taken now.")
         else:
             self.say(party_header(state, state.party))
-            self.say(turn_text(state))
+            self.say(next_up(turn(state)))
 
     # --- the loop ---
     def run(self) -> None:
@@ -646,7 +639,7 @@ class Session:
         self.say(story_text(f"Undone: event {seq}, {gist(undone)}{also} ({reason})."))
         if was_over and not self.state.is_over:
             self.say("The game is open again.")
-        self.say(turn_text(self.state))
+        self.say(next_up(turn(self.state)))
 
     # --- writing ---
     def commit(self, events: list[Event], narrate: bool = True) -> None:
@@ -662,7 +655,7 @@ class Session:
             self.catch_up()
             raise Rejected(
                 f"another recorder added to {self.path} meanwhile, so this line was not recorded;"
-                f" the log now has {self.head} events. {turn_text(self.state)} Type the move again"
+                f" the log now has {self.head} events. {next_up(turn(self.state))} Type the move again"
                 " if it still stands."
             ) from None
         self.absorb(events, written, narrate=narrate)
@@ -751,35 +744,3 @@ def _without_comment(words: list[str]) -> list[str]:
         if word.startswith("#"):
             return words[:index]
     return words
-
-
-def turn_text(state: GameState) -> str:
-    if state.phase is Phase.PLAYING:
-        return f"{state.player_to_move} to move."
-    if state.phase is Phase.BRINGING:
-        if state.attics is None:
-            return f"{state.starter_name} opens first (gifts not recorded go down unseen)."
-        return f"Gifts still to bring: {', '.join(state.waiting_to_bring)} (`bring PLAYER CARD`)."
-    if state.is_over:
-        return "The game is over."
-    return ""
-
-
-def moves_hint(state: GameState) -> str:
-    """What can be done instead, in table language."""
-    if state.phase is Phase.PLAYING:
-        mover = state.player_to_move
-        steals = [m for m in legal_moves(state) if isinstance(m, Steal)]
-        can = "open a gift (`open CARD`)"
-        if steals:
-            can += " or steal " + ", ".join(f"{m.card} from {m.from_player}" for m in steals)
-        else:
-            can += "; nothing can be stolen now"
-        return f"{mover} can {can}."
-    if state.phase is Phase.BRINGING:
-        if state.attics is None:
-            return f"{state.starter_name} opens first: `open CARD`."
-        return f"Still to bring: {', '.join(state.waiting_to_bring)} (`bring PLAYER CARD`)."
-    if state.is_over:
-        return "The game is over: `tie`, `undo`, `note`, `status` and `quit` still work."
-    return ""

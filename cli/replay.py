@@ -51,6 +51,7 @@ from wecore.reducer import evolve
 from wecore.scoring import Scoreboard
 from wecore.scoring import score as compute_score
 from wecore.state import INITIAL_STATE, GameState
+from wecore.turns import table_heading, turn_of_view
 from wecore.views import SeatView, view
 
 # --- shared with `we record` -------------------------------------------------------------
@@ -90,22 +91,6 @@ def party_header(state: GameState, party: int) -> Text:
     return Text(f"\u2500\u2500 {text} \u2500\u2500", style="bold")
 
 
-def seat_turn_line(sv: SeatView) -> str:
-    """Whose turn it is, from a seat's view of the table."""
-    if sv.phase == "bringing":
-        waiting = ", ".join(sv.waiting_to_bring)
-        return (
-            f"Party {sv.party} of {sv.parties}: {sv.starter} opens first; gifts still to come from {waiting}."
-        )
-    if sv.phase == "playing":
-        return f"Party {sv.party} of {sv.parties}: {sv.to_move} to move."
-    if sv.phase == "over":
-        return "The game is over."
-    if sv.phase == "setting up":
-        return "Setting up: the gift lists are not dealt yet."
-    return "No game yet."
-
-
 def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
     """The table as one seat (or everyone) sees it: lists, held, kept, scores, face-down gifts."""
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
@@ -142,7 +127,7 @@ def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
             cards = attics.get(name)
             row.append(cards_text(cards) if isinstance(cards, list) else Text(f"{cards} cards", style="dim"))
         table.add_row(*row)
-    lines: list[RenderableType] = [Text(seat_turn_line(sv)), table]
+    lines: list[RenderableType] = [Text(table_heading(turn_of_view(sv))), table]
     face_down = len(sv.face_down_known) + sv.face_down_hidden
     if face_down:
         down = Text(f"Face down: {face_down} gift{'s' if face_down > 1 else ''}")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wecore.cards import sort_key
-from wecore.state import GameState, Phase
+from wecore.state import GameState
 
 SPECTATOR = None
 
@@ -82,17 +82,3 @@ def view(state: GameState, viewer: str | None = SPECTATOR, omniscient: bool = Fa
         winners=list(board.winners) if state.is_over else None,
         tie_broken_by=state.tie_broken_by,
     )
-
-
-def turn_line(state: GameState) -> str:
-    """Where the game stands, in one sentence: whose move it is, or who is still to bring."""
-    if state.phase is Phase.BRINGING:
-        waiting = ", ".join(state.waiting_to_bring)
-        return f"Party {state.party}/{state.attic_size}: waiting for gifts from {waiting}."
-    if state.phase is Phase.PLAYING:
-        return f"Party {state.party}/{state.attic_size}: {state.player_to_move} to move."
-    if state.phase is Phase.OVER:
-        return "The game is over."
-    if state.phase is Phase.SETTING_UP:
-        return "Setting up: the gift lists are not dealt yet."
-    return "No game yet."
