@@ -19,7 +19,7 @@ from rich.text import Text
 
 from cli.common import CommandFailed, GameSource, check_game
 from cli.render import console, error_console, print_table, story_text, winners_line
-from cli.replay import explanation, gist, party_header, standings, view_table
+from cli.replay import explanation, party_header, standings, view_table
 from wecore.cards import is_card, parse_card, parse_gift_list
 from wecore.decider import (
     AddNote,
@@ -45,7 +45,7 @@ from wecore.events import (
     event_payload,
     parse_event,
 )
-from wecore.narrate import describe
+from wecore.narrate import describe, gist
 from wecore.reducer import evolve, fold
 from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
 from wecore.state import INITIAL_STATE, GameState, Phase

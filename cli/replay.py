@@ -7,7 +7,7 @@ every table from `views.view`, every score from `scoring.score`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,52 +34,19 @@ from wecore.cards import Colour
 from wecore.decider import resolve_player
 from wecore.errors import WeError
 from wecore.events import (
-    AtticsDealt,
     Event,
     EventVoided,
-    GameStarted,
-    GiftBrought,
-    GiftListsDealt,
-    GiftOpened,
-    GiftStolen,
-    Note,
-    TieBroken,
     parse_event,
 )
-from wecore.narrate import describe
-from wecore.reducer import evolve
+from wecore.narrate import describe, gist
+from wecore.replay import Step, steps, voided_by
 from wecore.scoring import Scoreboard
 from wecore.scoring import score as compute_score
-from wecore.state import INITIAL_STATE, GameState
+from wecore.state import GameState
 from wecore.turns import table_heading, turn_of_view
 from wecore.views import SeatView, view
 
 # --- shared with `we record` -------------------------------------------------------------
-
-
-def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> str:
-    """A short phrase for an event, for 'taken back: ...' lines."""
-    match event:
-        case GameStarted():
-            return "the start of the game"
-        case GiftListsDealt():
-            return "the dealing of the gift lists"
-        case AtticsDealt():
-            return "the dealing of the attics"
-        case GiftBrought():
-            shown = event.card is not None and (omniscient or viewer == event.player)
-            return f"{event.player} bringing {event.card if shown else 'a gift'}"
-        case GiftOpened():
-            return f"{event.player} opening {event.card}"
-        case GiftStolen():
-            return f"{event.player} stealing {event.card} from {event.from_player}"
-        case TieBroken():
-            return f"the tie-break for {event.winner}"
-        case Note():
-            return "a note"
-        case EventVoided():
-            return f"the void of event {event.voids}"
-    return event.TYPE
 
 
 def party_header(state: GameState, party: int) -> Text:
@@ -198,31 +165,6 @@ def fold_what_can_be(report: GameReport) -> Folded:
         stopped = f"{report.source}: line {first.line}: {first.kind}: {first.message}{tail}"
     events = [parse_event(e.type, e.data) for e in envelopes]
     return Folded(report, envelopes, events, stopped)
-
-
-@dataclass(frozen=True)
-class Step:
-    seq: int
-    event: Event
-    before: GameState
-    after: GameState
-    party: int  # the party the event belongs to; 0 for set-up
-
-
-def steps(events: Sequence[Event]) -> Iterator[Step]:
-    state = INITIAL_STATE
-    for seq, event in enumerate(events, start=1):
-        before, state = state, evolve(state, event)
-        party = getattr(event, "party", None)
-        if party is None:  # set-up is party 0; a note, void or tie belongs where it was recorded
-            setup = isinstance(event, GameStarted | GiftListsDealt | AtticsDealt)
-            party = 0 if setup else before.party
-        yield Step(seq, event, before, state, party)
-
-
-def voided_by(events: Sequence[Event]) -> dict[int, int]:
-    """{seq of a voided event: seq of the void}."""
-    return {e.voids: seq for seq, e in enumerate(events, start=1) if isinstance(e, EventVoided)}
 
 
 def story_line(step: Step, sentence: str, voided: int | None) -> Text:

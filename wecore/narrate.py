@@ -1,4 +1,6 @@
-"""Each event told in one plain sentence, for replays."""
+"""Each event told in one plain sentence, for replays, and in a short phrase ("Ann opening
+R7") for lines that refer back to it. Cards only their owner may see are told as
+`views.sees_private` allows."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from wecore.events import (
     TieBroken,
 )
 from wecore.state import GameState, Phase
+from wecore.views import sees_private
 
 
 def house_rules_text(options: Mapping[str, Any]) -> str:
@@ -72,7 +75,7 @@ def describe(
                 return f"Attics dealt ({after.attic_size} cards each); yours: {yours}."
             return f"Attics dealt, {after.attic_size} cards each."
         case GiftBrought():
-            shown = event.card is not None and (omniscient or viewer == event.player)
+            shown = event.card is not None and sees_private(event.player, viewer, omniscient)
             what = f"brings {event.card} face down" if shown else "brings a gift face down"
             tail = ""
             if after.phase is Phase.PLAYING:
@@ -95,4 +98,29 @@ def describe(
             return f"Tie broken: {event.winner} wins ({event.reason})."
         case Note():
             return f"Note: {event.text}"
+    return event.TYPE
+
+
+def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> str:
+    """A short phrase for an event, for 'taken back: ...' lines."""
+    match event:
+        case GameStarted():
+            return "the start of the game"
+        case GiftListsDealt():
+            return "the dealing of the gift lists"
+        case AtticsDealt():
+            return "the dealing of the attics"
+        case GiftBrought():
+            shown = event.card is not None and sees_private(event.player, viewer, omniscient)
+            return f"{event.player} bringing {event.card if shown else 'a gift'}"
+        case GiftOpened():
+            return f"{event.player} opening {event.card}"
+        case GiftStolen():
+            return f"{event.player} stealing {event.card} from {event.from_player}"
+        case TieBroken():
+            return f"the tie-break for {event.winner}"
+        case Note():
+            return "a note"
+        case EventVoided():
+            return f"the void of event {event.voids}"
     return event.TYPE
