@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cached_property
 
 from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour, sort_key
 from wecore.state import GameState
 
 
+class NotCounted(StrEnum):
+    """Why a kept card does not count."""
+
+    OFF_THE_LIST = "not on the list"  # its colour is not on the player's gift list
+    LOWER = "lower"  # a higher card of its colour counts instead
+
+
 @dataclass(frozen=True)
 class UnusedCard:
     card: str
-    reason: str
+    reason: str  # in words: "lower than Y9", "orange is not on the list"
+    why: NotCounted
 
 
 @dataclass(frozen=True)
@@ -32,9 +41,9 @@ class PlayerScore:
         for card in sorted(self.kept, key=sort_key):
             colour = CARD_COLOUR[card]
             if colour not in best:
-                unused.append(UnusedCard(card, f"{colour.value} is not on the list"))
+                unused.append(UnusedCard(card, f"{colour.value} is not on the list", NotCounted.OFF_THE_LIST))
             elif best[colour] != card:
-                unused.append(UnusedCard(card, f"lower than {best[colour]}"))
+                unused.append(UnusedCard(card, f"lower than {best[colour]}", NotCounted.LOWER))
         return tuple(unused)
 
     def explain(self) -> str:
