@@ -27,22 +27,15 @@ import orjson
 import sqlite_utils
 
 from eventstore.canonical import fingerprint
-from eventstore.envelope import (
-    FORMAT_VERSION,
-    Envelope,
-    envelope_from_raw,
-    seal,
-    utc_now,
-    valid_game_id,
-)
+from eventstore.envelope import FORMAT_VERSION, Envelope, envelope_from_raw
 from eventstore.errors import (
-    ConcurrencyError,
     GameNotFoundError,
     ImportConflictError,
     LogExistsError,
     LogIntegrityError,
     StoreError,
 )
+from eventstore.persistence import SealingLog, StoreAfterHead, Summary
 from eventstore.verify import (
     EMPTY_MESSAGE,
     INTEGRITY,
@@ -64,8 +57,6 @@ _LAYOUT_WAIT_S = 600.0
 # Rows per executemany call while importing: large enough to amortise the call, small enough
 # that a 10 GB log does not sit in memory.
 _IMPORT_BATCH = 10_000
-# What the CLI knows of a game that the store does not judge: (complete, winner).
-Summary = tuple[bool, "str | None"]
 # A batch commits after about this many rows: few fsyncs, yet a bounded WAL.
 _COMMIT_EVERY = 50_000
 # PRAGMA cache_size during a batch (negative: KiB).
@@ -718,16 +709,20 @@ class Library:
         return count
 
 
-class LibraryLog:
-    """One game in a Library, with the same interface as JsonlLog and MemoryLog."""
+class LibraryLog(SealingLog):
+    """One game in a Library."""
 
     def __init__(self, library: Library, game_id: str) -> None:
         self.library = library
         self.game_id = game_id
-        self.where = library.where(game_id)
+        self._where = library.where(game_id)
 
     def __repr__(self) -> str:
         return f"LibraryLog({self.library!r}, {self.game_id!r})"
+
+    @property
+    def where(self) -> str:
+        return self._where
 
     def exists(self) -> bool:
         return self.library.has_game(self.game_id)
@@ -735,17 +730,15 @@ class LibraryLog:
     def create(self, first: tuple[str, dict[str, Any]], game_id: str, at: str | None = None) -> Envelope:
         if game_id != self.game_id:
             raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
-        if not valid_game_id(game_id):
-            raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
-        type_, data = first
-        env = seal(game_id, 1, at or utc_now(), type_, data, None)
+        return super().create(first, game_id, at)
+
+    def _store_first(self, envelope: Envelope) -> None:
         with self.library._write() as conn:
-            if self.library._game_key(conn, game_id) is not None:
+            if self.library._game_key(conn, self.game_id) is not None:
                 raise LogExistsError(self.where)
-            obj = env.to_dict()
+            obj = envelope.to_dict()
             base = _base(self.library._insert_game(conn, obj, obj))
             conn.execute(_INSERT_EVENT, _event_row(base, obj))
-        return env
 
     def _head_row(self, conn: sqlite3.Connection) -> tuple[int, Envelope] | None:
         """The game's base row id and its newest event, checked; None if it has none."""
@@ -770,32 +763,20 @@ class LibraryLog:
         env = located[1]
         return (env.seq, env.hash, env.game)
 
-    def append(
-        self, events: Sequence[tuple[str, dict[str, Any]]], expected_seq: int, at: str | None = None
-    ) -> list[Envelope]:
-        """Append after event `expected_seq`, in one transaction; ConcurrencyError if stale."""
+    @contextmanager
+    def _locked_head(self) -> Iterator[tuple[Envelope | None, StoreAfterHead]]:
+        """The head inside one write transaction; the rows go in with the game's new head."""
         with self.library._write() as conn:
-            located = self._head_row(conn)
-            if located is None:
-                raise GameNotFoundError(self.where)
-            base, head = located
-            if head.seq != expected_seq:
-                raise ConcurrencyError(self.where, expected_seq, head.seq)
-            when = at or utc_now()
-            sealed: list[Envelope] = []
-            prev, seq = head.hash, head.seq
-            for type_, data in events:
-                seq += 1
-                env = seal(self.game_id, seq, when, type_, data, prev)
-                sealed.append(env)
-                prev = env.hash
-            if seq >= SEQ_LIMIT:
-                raise _too_long(self.where)
-            if sealed:
+            base, head = self._head_row(conn) or (0, None)
+
+            def store(sealed: list[Envelope]) -> None:
+                if sealed[-1].seq >= SEQ_LIMIT:
+                    raise _too_long(self.where)
                 objs = [e.to_dict() for e in sealed]
                 conn.executemany(_INSERT_EVENT, [_event_row(base, obj) for obj in objs])
                 self.library._advance_game(conn, objs[-1])
-        return sealed
+
+            yield head, store
 
     def _objects(self) -> Iterator[dict[str, Any]]:
         return self.library._events_of(self.library.conn, self.game_id)
@@ -804,10 +785,6 @@ class LibraryLog:
         """The stored events as envelope objects, unchecked, for a reader that verifies them
         itself (scan_objects): the cheapest way to audit a game in the library."""
         return self._objects()
-
-    def read(self) -> Iterator[Envelope]:
-        """The events of a game that must be good: LogIntegrityError at the first problem."""
-        return self._read(self._objects())
 
     def iter_lines(self) -> Iterator[LogLine]:
         """Every stored event with its integrity problems, like iter_log on a file; never raises
@@ -818,12 +795,6 @@ class LibraryLog:
         """The rows as envelopes, unchecked (a row always has all the fields; a tampered one is
         caught by whoever checks them next)."""
         return map(envelope_from_raw, self._objects())
-
-    def _read(self, objs: Iterator[dict[str, Any]]) -> Iterator[Envelope]:
-        for ll in iter_objects(objs):
-            if ll.problems:
-                raise LogIntegrityError(self.where, ll.problems)
-            yield ll.envelope  # type: ignore[misc]
 
     def verify(self) -> VerifyResult:
         return verify_objects(self._objects())
