@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.text import Text
@@ -51,6 +51,9 @@ from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
 from wecore.state import INITIAL_STATE, GameState, Phase
 from wecore.turns import moves_hint, next_up, prompt, turn
 from wecore.views import view
+
+if TYPE_CHECKING:
+    from eventstore.persistence import GameLog
 
 HELP = """\
 Commands (names and cards in any case; a unique start of a name is enough):
@@ -437,7 +440,7 @@ class Rejected(Exception):
 @dataclass
 class Session:
     path: Path
-    log: Any
+    log: GameLog
     state: GameState
     events: list[Event]  # every event in the log; events[i] has seq i + 1
     head: int  # seq of the last event in the log

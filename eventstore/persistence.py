@@ -64,10 +64,20 @@ class GameLog(Protocol):
 
 
 @runtime_checkable
+class StoredGameLog(GameLog, Protocol):
+    """A game in a library: its rows can be read unchecked, for a reader that checks them
+    itself (`verify.scan_objects`), the cheapest way to audit a game in a database."""
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """The stored events as parsed envelopes, in seq order; GameNotFoundError if none."""
+        ...
+
+
+@runtime_checkable
 class GameLibrary(Protocol):
     """Many games in one database, each a `GameLog`; what the commands ask of a library."""
 
-    def log(self, game_id: str) -> GameLog: ...
+    def log(self, game_id: str) -> StoredGameLog: ...
 
     def has_game(self, game_id: str) -> bool: ...
 
@@ -98,6 +108,10 @@ class GameLibrary(Protocol):
         ...
 
     def close(self) -> None: ...
+
+    def __enter__(self) -> Any: ...
+
+    def __exit__(self, *exc: object) -> None: ...
 
 
 class SealingLog(ABC):

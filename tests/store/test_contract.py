@@ -16,7 +16,7 @@ from eventstore.errors import (
     LogIntegrityError,
     TornTailError,
 )
-from eventstore.persistence import GameLibrary, GameLog, SealingLog
+from eventstore.persistence import GameLibrary, GameLog, SealingLog, StoredGameLog
 from eventstore.sqlite import Library
 
 from .conftest import Backend
@@ -51,6 +51,7 @@ def test_every_backend_is_a_game_log_sealed_by_the_one_base(backend: Backend) ->
 def test_the_library_is_a_game_library(tmp_path: Any) -> None:
     with Library(tmp_path / "games.db") as library:
         assert isinstance(library, GameLibrary)
+        assert isinstance(library.log("typed"), StoredGameLog)
 
 
 def test_only_the_base_seals_envelopes() -> None:
