@@ -29,7 +29,7 @@ from cli.common import (
     logs_in_directory,
     path_mode,
 )
-from eventstore.verify import EMPTY_MESSAGE, Problem
+from eventstore.verify import Problem, ProblemCode
 from wecore.scoring import NotCounted, Scoreboard, score
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def audit_one(source: GameSource, claims: Sequence[Claim] = ()) -> AuditResult:
         source=report.source,
         game=report.game,
         # An empty file is reported at line 1, but it has no lines.
-        events=0 if any(p.message == EMPTY_MESSAGE for p in report.problems) else report.events,
+        events=0 if any(p.code is ProblemCode.EMPTY_LOG for p in report.problems) else report.events,
         fingerprint=report.fingerprint,
         problems=report.problems,
         complete=report.complete,

@@ -270,7 +270,7 @@ def _check_scanned(
     """The lines the scan yields (all of them, or only line 1 and those with problems when it
     folds clean lines itself), tallied and folded in line order."""
     from eventstore.envelope import envelope_from_raw
-    from eventstore.verify import Problem, VerifyTally
+    from eventstore.verify import Problem, ProblemKind, VerifyTally
 
     feed = checker.feed
     tally = VerifyTally()
@@ -296,8 +296,8 @@ def _check_scanned(
     problems = verdict.problems
     rule = checker.problem
     if rule is not None:
-        problems.append(Problem(rule.line, rule.kind, rule.message))
-        problems.sort(key=lambda p: (p.line, p.kind != "integrity"))
+        problems.append(Problem(rule.line, ProblemKind(rule.kind), rule.message))
+        problems.sort(key=lambda p: (p.line, p.kind is not ProblemKind.INTEGRITY))
     return GameReport(
         source=source.label,
         game=verdict.game,

@@ -396,11 +396,11 @@ def set_up(
 
 def resume(file: Path, greet: bool = True) -> Session:
     from eventstore.jsonl import JsonlLog
-    from eventstore.verify import TORN_MESSAGE
+    from eventstore.verify import ProblemCode
 
     report = check_game(GameSource(label=str(file), path=file), keep_envelopes=True)
     if report.problems:
-        torn = [p for p in report.problems if p.message == TORN_MESSAGE]
+        torn = [p for p in report.problems if p.code is ProblemCode.TORN_LINE]
         others = len(report.problems) - len(torn)
         if torn:
             plural = "s" if others > 1 else ""

@@ -27,10 +27,11 @@ from eventstore.errors import (
 )
 from eventstore.persistence import SealingLog, StoreAfterHead
 from eventstore.verify import (
+    EMPTY,
     INTEGRITY,
-    TORN_MESSAGE,
     LogLine,
     Problem,
+    ProblemCode,
     VerifyResult,
     check_tail_line,
     iter_log,
@@ -137,9 +138,7 @@ class JsonlLog(SealingLog):
         """(file size, last envelope), judged from the tail alone. The caller holds the lock."""
         size = os.fstat(fd).st_size
         if size == 0:
-            raise LogIntegrityError(
-                str(self.path), [Problem(1, INTEGRITY, "empty file: a log has at least one line")]
-            )
+            raise LogIntegrityError(str(self.path), [Problem.integrity(1, EMPTY)])
         if os.pread(fd, 1, size - 1) != b"\n":
             raise TornTailError(str(self.path))
         env, problems = check_tail_line(_last_line(fd, size) + b"\n")
@@ -148,7 +147,8 @@ class JsonlLog(SealingLog):
             result = verify_log(self.path)
             raise LogIntegrityError(
                 str(self.path),
-                result.problems or [Problem(0, INTEGRITY, "last line: " + "; ".join(problems))],
+                result.problems
+                or [Problem(0, INTEGRITY, "last line: " + "; ".join(problems), problems[0].code)],  # type: ignore[attr-defined]
             )
         return size, env
 
@@ -273,7 +273,7 @@ def repair(path: str | os.PathLike[str]) -> RepairResult:
         result = verify_log(lines())
         if result.ok:
             return RepairResult(path, False, None, 0, result.events, f"{path}: not torn; nothing to repair")
-        others = [p for p in result.problems if p.message != TORN_MESSAGE]
+        others = [p for p in result.problems if p.code is not ProblemCode.TORN_LINE]
         if others:
             raise LogIntegrityError(str(path), others)
         size = os.fstat(fd).st_size

@@ -21,7 +21,7 @@ from eventstore.canonical import fingerprint
 from eventstore.errors import GameNotFoundError, ImportConflictError, LogIntegrityError, StoreError
 from eventstore.persistence import Summary
 from eventstore.sqlite_schema import INSERT_EVENT, SELECT_HEAD, SEQ_LIMIT, event_row, game_base, too_long
-from eventstore.verify import EMPTY_MESSAGE, INTEGRITY, Problem, Scanned, scan_lines
+from eventstore.verify import EMPTY, Problem, Scanned, scan_lines
 
 if TYPE_CHECKING:
     from eventstore.sqlite import Library
@@ -103,7 +103,7 @@ def import_scanned(
     for n, raw, msgs, usable in scanned:
         if msgs or not usable:
             # Keep scanning so the refusal lists every broken line, but store nothing.
-            problems.extend([Problem(n, INTEGRITY, m) for m in msgs or ()])
+            problems.extend([Problem.integrity(n, m) for m in msgs or ()])  # type: ignore[arg-type]
             continue
         if problems:
             continue
@@ -136,7 +136,7 @@ def import_scanned(
                 f"event {seq} has hash {raw['hash'][:19]}, the library's {have_hash[:19]}",
             )  # fmt: skip
     if first is None and not problems:
-        problems.append(Problem(1, INTEGRITY, EMPTY_MESSAGE))
+        problems.append(Problem.integrity(1, EMPTY))
     if problems:
         raise LogIntegrityError(label, problems)
     assert first is not None and last is not None

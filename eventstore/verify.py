@@ -2,7 +2,9 @@
 
 Only the *integrity* kind is decided here: envelope shape, the hash chain, `at`, torn and blank
 lines. Schema and rules problems belong to the rules engine, which reports them with the same
-`Problem` class.
+`Problem` class. Every problem has a kind and, for integrity, a code (`ProblemCode`): callers
+that act on a problem (a torn last line is repaired, an empty file has no events) ask its code,
+never its wording.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from enum import StrEnum
 from hashlib import sha256
 from typing import Any, BinaryIO
 
@@ -30,9 +33,49 @@ from eventstore.envelope import (
     valid_game_id,
 )
 
-INTEGRITY = "integrity"
-TORN_MESSAGE = "torn last line (no trailing newline: an append was cut off); run `we repair FILE`"
-EMPTY_MESSAGE = "empty file: a log has at least one line"
+
+class ProblemKind(StrEnum):
+    """log-format.md's three kinds of problem."""
+
+    INTEGRITY = "integrity"  # the file or the hash chain is broken
+    SCHEMA = "schema"  # an event is malformed
+    RULES = "rules"  # well-formed, but not allowed at that point
+
+
+class ProblemCode(StrEnum):
+    """Which integrity check a line failed."""
+
+    EMPTY_LOG = "empty-log"
+    TORN_LINE = "torn-line"
+    BLANK_LINE = "blank-line"
+    NOT_JSON = "not-json"
+    NOT_AN_OBJECT = "not-an-object"
+    ENVELOPE_FIELDS = "envelope-fields"  # missing, unknown or mistyped envelope fields
+    VERSION = "version"
+    GAME_ID = "game-id"
+    TIMESTAMP = "timestamp"
+    SEQ = "seq"
+    PREV = "prev"
+    HASH = "hash"
+
+
+class Flaw(str):
+    """One integrity problem of a line, in words, with its code. It is the words as far as any
+    str operation goes (so checks that word problems stay plain), and it knows its code."""
+
+    code: ProblemCode
+
+    def __new__(cls, code: ProblemCode, words: str) -> Flaw:
+        flaw = super().__new__(cls, words)
+        flaw.code = code
+        return flaw
+
+
+INTEGRITY = ProblemKind.INTEGRITY
+TORN = Flaw(
+    ProblemCode.TORN_LINE, "torn last line (no trailing newline: an append was cut off); run `we repair FILE`"
+)
+EMPTY = Flaw(ProblemCode.EMPTY_LOG, "empty file: a log has at least one line")
 
 _KEYSET = frozenset(ENVELOPE_KEYS)
 _MISSING: Any = object()
@@ -50,11 +93,17 @@ Source = str | os.PathLike[str] | BinaryIO | Iterable[bytes]
 @dataclass(frozen=True, slots=True)
 class Problem:
     line: int
-    kind: str
+    kind: str  # a ProblemKind
     message: str
+    # For an integrity problem, which check failed; None for schema and rules problems.
+    code: ProblemCode | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.kind}: {self.message}"
+
+    @classmethod
+    def integrity(cls, line: int, flaw: Flaw) -> Problem:
+        return cls(line, INTEGRITY, str(flaw), flaw.code)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,14 +192,14 @@ class LineChecker:
         if b[-1:] != b"\n":
             # Only a last line can lack its newline; never parse it, so it is never folded.
             self.prev_hash = None
-            return None, [TORN_MESSAGE], False
+            return None, [TORN], False
         try:
             obj = _loads(b)
         except _DecodeError as exc:
             self.prev_hash = None
             if not b.strip():
-                return None, ["blank line"], False
-            return None, [f"not valid JSON ({exc})"], False
+                return None, [Flaw(ProblemCode.BLANK_LINE, "blank line")], False
+            return None, [Flaw(ProblemCode.NOT_JSON, f"not valid JSON ({exc})")], False
         return self._check(obj)
 
     def feed_obj(self, obj: Any) -> tuple[dict[str, Any] | None, list[str] | None, bool]:
@@ -163,7 +212,11 @@ class LineChecker:
         # branches a good line never enters.
         if type(obj) is not dict:
             self.prev_hash = None
-            return None, [f"not a JSON object (got {_json_type(obj)})"], False
+            return (
+                None,
+                [Flaw(ProblemCode.NOT_AN_OBJECT, f"not a JSON object (got {_json_type(obj)})")],
+                False,
+            )
         n = self.line
         get = obj.get
         v = get("v")
@@ -189,30 +242,34 @@ class LineChecker:
             msgs, usable = _shape_problems(obj)
         # Each value test runs first and short-circuits the type guard in the common case.
         if v != 1 and type(v) is int:
-            msgs = _add(msgs, f"`v` is {v}, expected 1")
+            msgs = _add(msgs, ProblemCode.VERSION, f"`v` is {v}, expected 1")
         if (game != self.game or not self.game_ok) and type(game) is str:
             msgs = self._game_problems(game, n, msgs)
         if type(at) is str and not at_ok(at):
-            msgs = _add(msgs, f"`at` {_short(at)} is not an RFC 3339 UTC timestamp ending in Z")
+            msgs = _add(
+                msgs, ProblemCode.TIMESTAMP, f"`at` {_short(at)} is not an RFC 3339 UTC timestamp ending in Z"
+            )
         if not self.standalone:
             if seq != n and type(seq) is int:
-                msgs = _add(msgs, f"`seq` is {seq}, expected {n} (the line number)")
+                msgs = _add(msgs, ProblemCode.SEQ, f"`seq` is {seq}, expected {n} (the line number)")
             # prev_hash is None on line 1 and when the previous line had no hash to compare.
             if prev != self.prev_hash and (prev is None or type(prev) is str):
                 if n == 1:
-                    msgs = _add(msgs, "`prev` must be null on line 1")
+                    msgs = _add(msgs, ProblemCode.PREV, "`prev` must be null on line 1")
                 elif self.prev_hash is not None:
-                    msgs = _add(msgs, f"`prev` is not the hash of line {n - 1}")
+                    msgs = _add(msgs, ProblemCode.PREV, f"`prev` is not the hash of line {n - 1}")
             if prev is None and n > 1 and self.prev_hash is None:
                 # The previous line gave no hash to compare with, but null is wrong anyway.
-                msgs = _add(msgs, f"`prev` is null on line {n}; only line 1 has no previous")
+                msgs = _add(
+                    msgs, ProblemCode.PREV, f"`prev` is null on line {n}; only line 1 has no previous"
+                )
         if type(h) is str:
             # Hash the parsed object minus `hash`; popping and restoring is cheaper than a copy.
             del obj["hash"]
             digest = HASH_PREFIX + sha256(_dumps(obj, option=_SORT)).hexdigest()
             obj["hash"] = h
             if h != digest:
-                msgs = _add(msgs, f"`hash` does not match the content (computed {digest})")
+                msgs = _add(msgs, ProblemCode.HASH, f"`hash` does not match the content (computed {digest})")
             self.prev_hash = h
         else:
             self.prev_hash = None
@@ -224,10 +281,19 @@ class LineChecker:
             self.game, self.game_line, self.game_ok = game, n, valid_game_id(game)
         if game != self.game or not self.game_ok:
             if not valid_game_id(game):
-                msgs = _add(msgs, f"`game` {game!r} is not a game id (1-64 of a-z 0-9 -)")
+                msgs = _add(
+                    msgs, ProblemCode.GAME_ID, f"`game` {game!r} is not a game id (1-64 of a-z 0-9 -)"
+                )
             if game != self.game:
-                msgs = _add(msgs, f"`game` {game!r} differs from {self.game!r} on line {self.game_line}")
+                msgs = _add(
+                    msgs,
+                    ProblemCode.GAME_ID,
+                    f"`game` {game!r} differs from {self.game!r} on line {self.game_line}",
+                )
         return msgs
+
+
+_FIELDS = ProblemCode.ENVELOPE_FIELDS
 
 
 def _shape_problems(obj: dict[str, Any]) -> tuple[list[str], bool]:
@@ -238,9 +304,9 @@ def _shape_problems(obj: dict[str, Any]) -> tuple[list[str], bool]:
     extra = [k for k in obj if k not in _KEYSET]
     if missing:
         usable = False
-        msgs.append("missing envelope field(s): " + ", ".join(missing))
+        msgs.append(Flaw(_FIELDS, "missing envelope field(s): " + ", ".join(missing)))
     if extra:
-        msgs.append("unknown envelope field(s): " + ", ".join(map(repr, extra)))
+        msgs.append(Flaw(_FIELDS, "unknown envelope field(s): " + ", ".join(map(repr, extra))))
     for key, want in _FIELD_TYPES.items():
         if key not in obj:
             continue
@@ -249,15 +315,20 @@ def _shape_problems(obj: dict[str, Any]) -> tuple[list[str], bool]:
             usable = False
             also = " or null" if key == "prev" else ""
             msgs.append(
-                f"envelope field `{key}` must be {_TYPE_NAMES[want]}{also}, got {_json_type(x)} {_short(x)}"
+                Flaw(
+                    _FIELDS,
+                    f"envelope field `{key}` must be {_TYPE_NAMES[want]}{also},"
+                    f" got {_json_type(x)} {_short(x)}",
+                )
             )
     return msgs, usable
 
 
-def _add(msgs: list[str] | None, msg: str) -> list[str]:
+def _add(msgs: list[str] | None, code: ProblemCode, words: str) -> list[str]:
+    flaw = Flaw(code, words)
     if msgs is None:
-        return [msg]
-    msgs.append(msg)
+        return [flaw]
+    msgs.append(flaw)
     return msgs
 
 
@@ -275,7 +346,7 @@ def _logline(n: int, raw: dict[str, Any] | None, msgs: list[str] | None, usable:
     ll: Any = _LogLineTwin()
     ll.line = n
     ll.envelope = envelope_from_raw(raw) if usable and raw is not None else None
-    ll.problems = tuple([Problem(n, INTEGRITY, m) for m in msgs]) if msgs else ()
+    ll.problems = tuple([Problem.integrity(n, m) for m in msgs]) if msgs else ()  # type: ignore[arg-type]
     ll.raw = raw
     ll.__class__ = LogLine
     return ll  # type: ignore[no-any-return]
@@ -427,7 +498,7 @@ def _loglines(scanned: Iterator[Scanned]) -> Iterator[LogLine]:
     for n, raw, msgs, usable in scanned:
         yield _logline(n, raw, msgs, usable)
     if n == 0:
-        yield LogLine(1, None, (Problem(1, INTEGRITY, EMPTY_MESSAGE),), None)
+        yield LogLine(1, None, (Problem.integrity(1, EMPTY),), None)
 
 
 def iter_log(source: Source) -> Iterator[LogLine]:
@@ -465,16 +536,16 @@ class VerifyTally:
             self.last_hash = raw.get("hash")
             if self.game is None and type(raw.get("game")) is str:
                 self.game = raw["game"]
-        elif msgs[0] is not TORN_MESSAGE:  # type: ignore[index]
+        elif msgs[0].code is not ProblemCode.TORN_LINE:  # type: ignore[index, union-attr]
             # The fingerprint is of the last *complete* line; a torn one does not count.
             self.last_hash = None
         if msgs:
-            self.problems.extend([Problem(n, INTEGRITY, m) for m in msgs])
+            self.problems.extend([Problem.integrity(n, m) for m in msgs])  # type: ignore[arg-type]
 
     def result(self) -> VerifyResult:
         problems = self.problems
         if self.lines == 0:
-            problems = [Problem(1, INTEGRITY, EMPTY_MESSAGE)]
+            problems = [Problem.integrity(1, EMPTY)]
         last_hash = self.last_hash
         fp = fingerprint(last_hash)
         return VerifyResult(

@@ -18,6 +18,8 @@ from eventstore.verify import (
     LineChecker,
     LogLine,
     Problem,
+    ProblemCode,
+    ProblemKind,
     ScanEnd,
     fingerprint_of,
     iter_log,
@@ -362,6 +364,16 @@ def tampered_logs(draw: st.DrawFn) -> list[bytes]:
 def test_fast_path_agrees_with_line_checker(lines: list[bytes]) -> None:
     fast = [(n, msgs, usable) for n, _, msgs, usable in scan_lines(lines)]
     assert fast == reference_verdicts(lines)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tampered_logs())
+def test_every_integrity_problem_says_which_check_it_failed(lines: list[bytes]) -> None:
+    for problem in verify_log(lines).problems:
+        assert problem.kind is ProblemKind.INTEGRITY and isinstance(problem.code, ProblemCode)
+    torn = verify_log([*make_log(2), b'{"v": 1'])
+    assert [p.code for p in torn.problems] == [ProblemCode.TORN_LINE]
+    assert [p.code for p in verify_log([]).problems] == [ProblemCode.EMPTY_LOG]
 
 
 def reference_verdicts(lines: list[bytes]) -> list[tuple[int, list[str] | None, bool]]:
