@@ -29,7 +29,7 @@ from cli.common import (
     logs_in_directory,
     path_mode,
 )
-from eventstore.verify import Problem, ProblemCode
+from eventstore.problems import Problem, ProblemCode
 from wecore.scoring import NotCounted, Scoreboard, score
 
 if TYPE_CHECKING:

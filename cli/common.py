@@ -270,7 +270,8 @@ def _check_scanned(
     """The lines the scan yields (all of them, or only line 1 and those with problems when it
     folds clean lines itself), tallied and folded in line order."""
     from eventstore.envelope import envelope_from_raw
-    from eventstore.verify import Problem, ProblemKind, VerifyTally
+    from eventstore.problems import Problem, ProblemKind
+    from eventstore.verify import VerifyTally
 
     feed = checker.feed
     tally = VerifyTally()

@@ -396,7 +396,7 @@ def set_up(
 
 def resume(file: Path, greet: bool = True) -> Session:
     from eventstore.jsonl import JsonlLog
-    from eventstore.verify import ProblemCode
+    from eventstore.problems import ProblemCode
 
     report = check_game(GameSource(label=str(file), path=file), keep_envelopes=True)
     if report.problems:

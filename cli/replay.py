@@ -125,10 +125,7 @@ def explanation(board: Scoreboard) -> RenderableType:
     for entry in board.players:
         lines.append(Text("  ").append_text(explanation_line(entry)))
         if entry.unused:
-            by_reason: dict[str, list[str]] = {}
-            for unused in entry.unused:
-                by_reason.setdefault(unused.reason, []).append(unused.card)
-            text = ", ".join(f"{' '.join(cards)} ({why})" for why, cards in by_reason.items())
+            text = ", ".join(f"{' '.join(cards)} ({why})" for why, cards in entry.unused_by_reason().items())
             lines.append(Text("      not counted: ").append_text(story_text(text)))
     return Group(*lines)
 

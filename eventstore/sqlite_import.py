@@ -20,8 +20,9 @@ import orjson
 from eventstore.canonical import fingerprint
 from eventstore.errors import GameNotFoundError, ImportConflictError, LogIntegrityError, StoreError
 from eventstore.persistence import Summary
+from eventstore.problems import EMPTY, Problem
 from eventstore.sqlite_schema import INSERT_EVENT, SELECT_HEAD, SEQ_LIMIT, event_row, game_base, too_long
-from eventstore.verify import EMPTY, Problem, Scanned, scan_lines
+from eventstore.verify import Scanned, scan_lines
 
 if TYPE_CHECKING:
     from eventstore.sqlite import Library

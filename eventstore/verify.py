@@ -1,10 +1,12 @@
 """Integrity checks of a log (log-format.md, "Verifying a log"), streaming, line by line.
 
 Only the *integrity* kind is decided here: envelope shape, the hash chain, `at`, torn and blank
-lines. Schema and rules problems belong to the rules engine, which reports them with the same
-`Problem` class. Every problem has a kind and, for integrity, a code (`ProblemCode`): callers
-that act on a problem (a torn last line is repaired, an empty file has no events) ask its code,
-never its wording.
+lines, each a `Flaw` with its `ProblemCode` (see `problems`). Schema and rules problems belong to
+the rules engine, which reports them with the same `Problem` class.
+
+Over 500 lines on purpose: the reference checker (`LineChecker`, which words every problem)
+and the fast path in front of it (`_scan`) must reach the same verdicts, so they stay side by
+side in one file, and tests/store/test_verify.py checks that they agree.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from enum import StrEnum
 from hashlib import sha256
 from typing import Any, BinaryIO
 
@@ -33,49 +34,16 @@ from eventstore.envelope import (
     valid_game_id,
 )
 
-
-class ProblemKind(StrEnum):
-    """log-format.md's three kinds of problem."""
-
-    INTEGRITY = "integrity"  # the file or the hash chain is broken
-    SCHEMA = "schema"  # an event is malformed
-    RULES = "rules"  # well-formed, but not allowed at that point
-
-
-class ProblemCode(StrEnum):
-    """Which integrity check a line failed."""
-
-    EMPTY_LOG = "empty-log"
-    TORN_LINE = "torn-line"
-    BLANK_LINE = "blank-line"
-    NOT_JSON = "not-json"
-    NOT_AN_OBJECT = "not-an-object"
-    ENVELOPE_FIELDS = "envelope-fields"  # missing, unknown or mistyped envelope fields
-    VERSION = "version"
-    GAME_ID = "game-id"
-    TIMESTAMP = "timestamp"
-    SEQ = "seq"
-    PREV = "prev"
-    HASH = "hash"
-
-
-class Flaw(str):
-    """One integrity problem of a line, in words, with its code. It is the words as far as any
-    str operation goes (so checks that word problems stay plain), and it knows its code."""
-
-    code: ProblemCode
-
-    def __new__(cls, code: ProblemCode, words: str) -> Flaw:
-        flaw = super().__new__(cls, words)
-        flaw.code = code
-        return flaw
-
-
-INTEGRITY = ProblemKind.INTEGRITY
-TORN = Flaw(
-    ProblemCode.TORN_LINE, "torn last line (no trailing newline: an append was cut off); run `we repair FILE`"
+# Problems are defined in `problems`; readers of a log take them from here too.
+from eventstore.problems import (  # noqa: F401 - re-exported
+    EMPTY,
+    INTEGRITY,
+    TORN,
+    Flaw,
+    Problem,
+    ProblemCode,
+    ProblemKind,
 )
-EMPTY = Flaw(ProblemCode.EMPTY_LOG, "empty file: a log has at least one line")
 
 _KEYSET = frozenset(ENVELOPE_KEYS)
 _MISSING: Any = object()
@@ -88,22 +56,6 @@ _DecodeError = orjson.JSONDecodeError
 _READ_BUFFER = 1 << 18
 
 Source = str | os.PathLike[str] | BinaryIO | Iterable[bytes]
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    line: int
-    kind: str  # a ProblemKind
-    message: str
-    # For an integrity problem, which check failed; None for schema and rules problems.
-    code: ProblemCode | None = field(default=None, compare=False)
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.kind}: {self.message}"
-
-    @classmethod
-    def integrity(cls, line: int, flaw: Flaw) -> Problem:
-        return cls(line, INTEGRITY, str(flaw), flaw.code)
 
 
 @dataclass(frozen=True, slots=True)

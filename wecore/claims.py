@@ -148,11 +148,8 @@ def explain_difference(
         parts.append(_colour_part(player, colour, card, gap, state, history))
     text = f"{player} claims {claimed} but scores {actual}: " + "; ".join(parts)
     if entry.unused:
-        by_reason: dict[str, list[str]] = {}
-        for unused in entry.unused:
-            by_reason.setdefault(unused.reason, []).append(unused.card)
         text += "; did not count: " + ", ".join(
-            f"{' '.join(cards)} ({reason})" for reason, cards in by_reason.items()
+            f"{' '.join(cards)} ({reason})" for reason, cards in entry.unused_by_reason().items()
         )
     if gap < 0:
         text += f"; the cards that count add up to {actual}, {-gap} more than claimed"

@@ -46,6 +46,13 @@ class PlayerScore:
                 unused.append(UnusedCard(card, f"lower than {best[colour]}", NotCounted.LOWER))
         return tuple(unused)
 
+    def unused_by_reason(self) -> dict[str, list[str]]:
+        """The kept cards that did not count, grouped by the words of their reason, in order."""
+        grouped: dict[str, list[str]] = {}
+        for unused in self.unused:
+            grouped.setdefault(unused.reason, []).append(unused.card)
+        return grouped
+
     def explain(self) -> str:
         parts = [f"{colour.value} {card or '-'}" for colour, card in self.counted.items()]
         return f"{self.player}: {' + '.join(parts)} = {self.total}"
