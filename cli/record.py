@@ -2,7 +2,12 @@
 
 The recorder parses what people type, asks wecore's `decide` for the events (or the rule
 that refuses them), appends them durably, and tells the table what happened. It never
-judges a move itself.
+judges a move itself, and its sentences about the game come from wecore (`narrate`, `turns`).
+
+Over 500 lines for now: the new-game set-up from flags or questions and the session loop
+live here together until the recorder's application steps move into `service/` (which
+shares them with the HTTP service) and its terminal layer is rebuilt; splitting it before
+that would only move the same lines twice.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from wecore.events import (
     event_payload,
     parse_event,
 )
-from wecore.narrate import describe, gist
+from wecore.narrate import describe, gist, party_end, unseen_brings
 from wecore.reducer import evolve, fold
 from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
 from wecore.state import INITIAL_STATE, GameState, Phase
@@ -685,12 +690,12 @@ class Session:
                 unseen.append(event.player)  # brought unseen for an open: said in one line
             else:
                 if unseen:
-                    self.say(_unseen_line(unseen))
+                    self.say(unseen_brings(unseen))
                     unseen = []
                 self.say(story_text(describe(event, before, self.state)))
             self.transitions(before, event)
         if unseen:
-            self.say(_unseen_line(unseen))
+            self.say(unseen_brings(unseen))
         if narrate and self.state.is_over and any(isinstance(e, TieBroken) for e in events):
             self.say(winners_line(self.state.scoreboard))
             self.say(Text(f"Fingerprint: {self.fingerprint}", style="bold"))
@@ -701,9 +706,7 @@ class Session:
             if before.phase is Phase.SETTING_UP and after.phase is Phase.BRINGING:
                 self.say(party_header(after, after.party))
             return
-        # A party just ended.
-        kept = ", ".join(f"{name} keeps {cards[-1]}" for name, cards in after.kept_by.items())
-        self.say(story_text(f"Party {before.party} ends: {kept}."))
+        self.say(story_text(party_end(before, after)))
         if after.is_over:
             self.final_words()
         else:
@@ -731,15 +734,6 @@ class Session:
 
 def _is_unseen_bring(event: Event) -> bool:
     return isinstance(event, GiftBrought) and event.card is None
-
-
-def _and(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def _unseen_line(names: list[str]) -> str:
-    verb = "brings a gift" if len(names) == 1 else "bring gifts"
-    return f"{_and(names)} {verb} face down, unseen."
 
 
 def _without_comment(words: list[str]) -> list[str]:

@@ -124,3 +124,19 @@ def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> st
         case EventVoided():
             return f"the void of event {event.voids}"
     return event.TYPE
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def unseen_brings(names: list[str]) -> str:
+    """The gifts brought unseen for a party's first open, in one sentence."""
+    verb = "brings a gift" if len(names) == 1 else "bring gifts"
+    return f"{_and(names)} {verb} face down, unseen."
+
+
+def party_end(before: GameState, after: GameState) -> str:
+    """What everyone keeps when a party ends (`after` is the state once it has)."""
+    kept = ", ".join(f"{name} keeps {cards[-1]}" for name, cards in after.kept_by.items())
+    return f"Party {before.party} ends: {kept}."
