@@ -112,6 +112,14 @@ def score(state: GameState) -> Scoreboard:
     return Scoreboard(entries, winners, state.is_over, tie_broken_by, state.tie_reason)  # type: ignore[arg-type]
 
 
+def library_summary(state: GameState) -> tuple[bool, str | None]:
+    """(complete, winner) as a game library lists a game: the winners joined by commas (a tie
+    not broken names them all), and no winner before the game is over."""
+    if not state.is_over:
+        return False, None
+    return True, ", ".join(score(state).winners)
+
+
 def tied_leaders(state: GameState) -> tuple[str, ...]:
     """Everyone sharing the top score, ignoring any tie_broken."""
     entries = score(state.replace(tie_winner=None)).players
