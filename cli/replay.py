@@ -7,7 +7,6 @@ every table from `views.view`, every score from `scoring.score`.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ from wecore.events import (
     EventVoided,
     parse_event,
 )
-from wecore.narrate import describe, gist
+from wecore.narrate import describe, parties_played, party_heading, taken_back
 from wecore.replay import Step, steps, voided_by
 from wecore.scoring import Scoreboard
 from wecore.scoring import score as compute_score
@@ -50,12 +49,8 @@ from wecore.views import SeatView, view
 
 
 def party_header(state: GameState, party: int) -> Text:
-    """'Party 2 of 3 · Cat starts', from a state in that party."""
-    starter = state.starter_name if state.party == party else None
-    text = f"Party {party} of {state.attic_size}"
-    if starter is not None:
-        text += f" \u00b7 {starter} starts"
-    return Text(f"\u2500\u2500 {text} \u2500\u2500", style="bold")
+    """'── Party 2 of 3 · Cat starts ──', from a state in that party."""
+    return Text(f"\u2500\u2500 {party_heading(state, party)} \u2500\u2500", style="bold")
 
 
 def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
@@ -172,15 +167,6 @@ def story_line(step: Step, sentence: str, voided: int | None) -> Text:
     else:
         line.append_text(story_text(sentence))
     return line
-
-
-def void_sentence(step: Step, events: Sequence[Event], viewer: str | None, omniscient: bool) -> str:
-    event = step.event
-    assert isinstance(event, EventVoided)
-    taken = gist(events[event.voids - 1], viewer, omniscient)
-    now = step.after.player_to_move
-    tail = f"; {now} to move" if now else ""
-    return f"Event {event.voids} is taken back ({event.reason}): {taken} never happened{tail}."
 
 
 # --- we replay ---------------------------------------------------------------------------
@@ -310,7 +296,8 @@ def _tell(
             header_party = step.party
             out.print(party_header(step.after if step.after.party == step.party else step.before, step.party))
         if isinstance(step.event, EventVoided):
-            sentence = void_sentence(step, events, seat, omniscient)
+            voided = events[step.event.voids - 1]
+            sentence = taken_back(step.event, voided, step.after, seat, omniscient)
         else:
             sentence = describe(step.event, step.before, step.after, viewer=seat, omniscient=omniscient)
         out.print(story_line(step, sentence, voids.get(step.seq)))
@@ -391,7 +378,7 @@ def score(game: str, explain: bool, as_json: bool, db_path: Path | None) -> None
         return
     out = console()
     title = f"{report.game}" + (f" \u201c{state.title}\u201d" if state.title else "")
-    progress = "complete" if state.is_over else f"in progress \u2014 {_progress(state)}"
+    progress = "complete" if state.is_over else f"in progress \u2014 {parties_played(state)}"
     out.print(Text(f"{title}: {progress}", style="bold"))
     print_table(standings(board))
     if explain:
@@ -399,10 +386,3 @@ def score(game: str, explain: bool, as_json: bool, db_path: Path | None) -> None
         out.print(explanation(board))
     if report.fingerprint:
         out.print(f"Fingerprint: {report.fingerprint}")
-
-
-def _progress(state: GameState) -> str:
-    if state.party == 0:
-        return "no party played yet"
-    done = state.party - 1
-    return f"{done} of {state.attic_size} parties played"

@@ -140,3 +140,29 @@ def party_end(before: GameState, after: GameState) -> str:
     """What everyone keeps when a party ends (`after` is the state once it has)."""
     kept = ", ".join(f"{name} keeps {cards[-1]}" for name, cards in after.kept_by.items())
     return f"Party {before.party} ends: {kept}."
+
+
+def taken_back(
+    void: EventVoided, voided: Event, after: GameState, viewer: str | None = None, omniscient: bool = True
+) -> str:
+    """A void told as the story goes (`we replay`): what never happened, and who moves now."""
+    now = after.player_to_move
+    tail = f"; {now} to move" if now else ""
+    taken = gist(voided, viewer, omniscient)
+    return f"Event {void.voids} is taken back ({void.reason}): {taken} never happened{tail}."
+
+
+def party_heading(state: GameState, party: int) -> str:
+    """'Party 2 of 3 · Cat starts', from a state in that party (no starter from another)."""
+    starter = state.starter_name if state.party == party else None
+    text = f"Party {party} of {state.attic_size}"
+    if starter is not None:
+        text += f" \u00b7 {starter} starts"
+    return text
+
+
+def parties_played(state: GameState) -> str:
+    """How far a game not over has come: '2 of 5 parties played'."""
+    if state.party == 0:
+        return "no party played yet"
+    return f"{state.party - 1} of {state.attic_size} parties played"
