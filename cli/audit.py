@@ -207,7 +207,8 @@ def run_audits(
 def print_text(result: AuditResult) -> None:
     from rich.text import Text
 
-    from cli.render import console, print_table, winners_line
+    from cli.render import console, print_table
+    from wecore.narrate import winners_line
 
     out = console()
     head = Text()

@@ -23,7 +23,7 @@ import click
 from rich.text import Text
 
 from cli.common import CommandFailed, GameSource, check_game
-from cli.render import console, error_console, print_table, story_text, winners_line
+from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
 from wecore.cards import is_card, parse_card, parse_gift_list
 from wecore.decider import (
@@ -50,7 +50,7 @@ from wecore.events import (
     event_payload,
     parse_event,
 )
-from wecore.narrate import describe, gist, party_end, unseen_brings
+from wecore.narrate import describe, gist, party_end, unseen_brings, winners_line
 from wecore.reducer import evolve, fold
 from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
 from wecore.state import INITIAL_STATE, GameState, Phase

@@ -27,7 +27,6 @@ from cli.render import (
     print_table,
     standings_table,
     story_text,
-    winners_line,
 )
 from wecore.cards import Colour
 from wecore.decider import resolve_player
@@ -37,7 +36,7 @@ from wecore.events import (
     EventVoided,
     parse_event,
 )
-from wecore.narrate import describe, parties_played, party_heading, taken_back
+from wecore.narrate import describe, parties_played, party_heading, taken_back, winners_line
 from wecore.replay import Step, steps, voided_by
 from wecore.scoring import Scoreboard
 from wecore.scoring import score as compute_score

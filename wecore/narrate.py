@@ -20,6 +20,7 @@ from wecore.events import (
     Note,
     TieBroken,
 )
+from wecore.scoring import Scoreboard
 from wecore.state import GameState, Phase
 from wecore.views import sees_private
 
@@ -166,3 +167,14 @@ def parties_played(state: GameState) -> str:
     if state.party == 0:
         return "no party played yet"
     return f"{state.party - 1} of {state.attic_size} parties played"
+
+
+def winners_line(board: Scoreboard) -> str:
+    """Who won, in one sentence (or that the game is not over yet)."""
+    if not board.complete:
+        return "The game is not over yet: standings so far."
+    if board.tie_broken_by is not None:
+        return f"Winner: {board.tie_broken_by} (tie broken: {board.tie_reason})."
+    if len(board.winners) > 1:
+        return f"Tie: {', '.join(board.winners)} share the win."
+    return f"Winner: {board.winners[0]}."
