@@ -96,9 +96,10 @@ def view(state: GameState, viewer: str | None = SPECTATOR, omniscient: bool = Fa
 _CHAIN_FIELDS = ("prev", "hash")
 
 
-def seat_data(event_type: object, data: object, viewer: str) -> object:
-    """An event's `data` as `viewer` may read it: other players' attic cards and the cards of
-    gifts they brought are null. An attic keeps its length (the count is public)."""
+def seat_data(event_type: object, data: object, viewer: str | None) -> object:
+    """An event's `data` as `viewer` (None: a spectator, such as a screen for the whole table)
+    may read it: other players' attic cards and the cards of gifts they brought are null. An
+    attic keeps its length (the count is public)."""
     if not isinstance(data, dict):
         return data
     if event_type == "attics_dealt":
@@ -115,8 +116,8 @@ def seat_data(event_type: object, data: object, viewer: str) -> object:
     return data
 
 
-def redact_log(envelopes: list[dict[str, Any]], viewer: str) -> list[dict[str, Any]]:
-    """The log (parsed lines) as `viewer` may read it: `seat_data` of every event, and no
+def redact_log(envelopes: list[dict[str, Any]], viewer: str | None) -> list[dict[str, Any]]:
+    """The log (parsed lines) as `viewer` (None: a spectator) may read it: `seat_data` of every event, and no
     `prev` or `hash` (see _CHAIN_FIELDS), so it no longer verifies, by design."""
     redacted = []
     for envelope in envelopes:
