@@ -1,4 +1,4 @@
-"""One contract, three backends: JsonlLog, Library.log and MemoryLog behave the same."""
+"""One contract for every backend: JsonlLog, Library.log and MemoryLog (and any GameLog) behave the same."""
 
 from __future__ import annotations
 
