@@ -60,51 +60,65 @@ def turn_of_view(sv: SeatView) -> Turn:
     )
 
 
-def _no_turn(t: Turn) -> str:
-    if t.phase is Phase.OVER:
-        return "The game is over."
-    if t.phase is Phase.SETTING_UP:
-        return "Setting up: the gift lists are not dealt yet."
-    return "No game yet."
+def _worded(t: Turn, playing: str, first_open: str, bringing: str, over: str, otherwise: str) -> str:
+    """The one sentence of a place's wording that fits the turn: while a party is played; while
+    gifts go down unseen until the starter opens; while seen gifts are still to be brought;
+    once the game is over; and before it is under way."""
+    if t.phase is Phase.PLAYING:
+        return playing
+    if t.phase is Phase.BRINGING:
+        return bringing if t.brings_recorded else first_open
+    return over if t.phase is Phase.OVER else otherwise
+
+
+def _not_under_way(t: Turn) -> str:
+    return "Setting up: the gift lists are not dealt yet." if t.phase is Phase.SETTING_UP else "No game yet."
 
 
 def status_line(t: Turn) -> str:
     """Where the game stands, in one sentence (`we audit`): "Party 3/9: Ann to move."."""
-    if t.phase is Phase.BRINGING:
-        return f"Party {t.party}/{t.parties}: waiting for gifts from {t.waiting_text}."
-    if t.phase is Phase.PLAYING:
-        return f"Party {t.party}/{t.parties}: {t.to_move} to move."
-    return _no_turn(t)
+    waiting = f"Party {t.party}/{t.parties}: waiting for gifts from {t.waiting_text}."
+    return _worded(
+        t,
+        playing=f"Party {t.party}/{t.parties}: {t.to_move} to move.",
+        first_open=waiting,
+        bringing=waiting,
+        over="The game is over.",
+        otherwise=_not_under_way(t),
+    )
 
 
 def table_heading(t: Turn) -> str:
     """The line above a replay's table: "Party 2 of 3: Cat to move."."""
-    if t.phase is Phase.BRINGING:
-        return (
-            f"Party {t.party} of {t.parties}: {t.starter} opens first;"
-            f" gifts still to come from {t.waiting_text}."
-        )
-    if t.phase is Phase.PLAYING:
-        return f"Party {t.party} of {t.parties}: {t.to_move} to move."
-    return _no_turn(t)
+    waiting = (
+        f"Party {t.party} of {t.parties}: {t.starter} opens first; gifts still to come from {t.waiting_text}."
+    )
+    return _worded(
+        t,
+        playing=f"Party {t.party} of {t.parties}: {t.to_move} to move.",
+        first_open=waiting,
+        bringing=waiting,
+        over="The game is over.",
+        otherwise=_not_under_way(t),
+    )
 
 
 def next_up(t: Turn) -> str:
     """What the recorder tells the table after a move or an undo: "Cat to move."."""
-    if t.phase is Phase.PLAYING:
-        return f"{t.to_move} to move."
-    if t.phase is Phase.BRINGING:
-        if not t.brings_recorded:
-            return f"{t.starter} opens first (gifts not recorded go down unseen)."
-        return f"Gifts still to bring: {t.waiting_text} (`bring PLAYER CARD`)."
-    if t.phase is Phase.OVER:
-        return "The game is over."
-    return ""
+    return _worded(
+        t,
+        playing=f"{t.to_move} to move.",
+        first_open=f"{t.starter} opens first (gifts not recorded go down unseen).",
+        bringing=f"Gifts still to bring: {t.waiting_text} (`bring PLAYER CARD`).",
+        over="The game is over.",
+        otherwise="",
+    )
 
 
 def moves_hint(state: GameState) -> str:
     """What can be done instead, after a refused move, in table language."""
     t = turn(state)
+    can = ""
     if t.phase is Phase.PLAYING:
         steals = [m for m in legal_moves(state) if isinstance(m, Steal)]
         can = "open a gift (`open CARD`)"
@@ -112,22 +126,23 @@ def moves_hint(state: GameState) -> str:
             can += " or steal " + ", ".join(f"{m.card} from {m.from_player}" for m in steals)
         else:
             can += "; nothing can be stolen now"
-        return f"{t.to_move} can {can}."
-    if t.phase is Phase.BRINGING:
-        if not t.brings_recorded:
-            return f"{t.starter} opens first: `open CARD`."
-        return f"Still to bring: {t.waiting_text} (`bring PLAYER CARD`)."
-    if t.phase is Phase.OVER:
-        return "The game is over: `tie`, `undo`, `note`, `status` and `quit` still work."
-    return ""
+    return _worded(
+        t,
+        playing=f"{t.to_move} can {can}.",
+        first_open=f"{t.starter} opens first: `open CARD`.",
+        bringing=f"Still to bring: {t.waiting_text} (`bring PLAYER CARD`).",
+        over="The game is over: `tie`, `undo`, `note`, `status` and `quit` still work.",
+        otherwise="",
+    )
 
 
 def prompt(t: Turn) -> str:
     """The recorder's prompt: "party 2 · Cat> "."""
-    if t.phase is Phase.PLAYING:
-        return f"party {t.party} \u00b7 {t.to_move}> "
-    if t.phase is Phase.BRINGING:
-        if not t.brings_recorded:
-            return f"party {t.party} \u00b7 {t.starter}> "
-        return f"party {t.party} \u00b7 bring ({t.waiting_text})> "
-    return "game over> "
+    return _worded(
+        t,
+        playing=f"party {t.party} \u00b7 {t.to_move}> ",
+        first_open=f"party {t.party} \u00b7 {t.starter}> ",
+        bringing=f"party {t.party} \u00b7 bring ({t.waiting_text})> ",
+        over="game over> ",
+        otherwise="game over> ",
+    )
