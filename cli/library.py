@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -30,6 +30,9 @@ from cli.common import (
 )
 from eventstore.errors import StoreError
 
+if TYPE_CHECKING:
+    from eventstore.persistence import GameLibrary
+
 # --- import ------------------------------------------------------------------------
 
 
@@ -46,15 +49,6 @@ def _log_paths(arguments: Iterable[str]) -> list[tuple[Path, bool]]:
     return paths
 
 
-def winner_text(report: GameReport) -> str | None:
-    """What the library keeps as the winner: None until the game is over; ties joined."""
-    if not report.complete:
-        return None
-    from wecore.scoring import score
-
-    return ", ".join(score(report.state).winners)
-
-
 def _refuse(message: str) -> None:
     click.echo(f"we: refused {message}", err=True)
 
@@ -69,7 +63,7 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
     schema or rules problem is refused, with one line naming its first problem, and the rest
     are imported. Importing a log that is already in the library changes nothing (and says
     so); a longer version of a stored game adds its new events. Exit status 1 if any log was
-    refused.
+    refused, or could not be read.
     """
     paths = _log_paths(files)
     if not paths:
@@ -107,8 +101,10 @@ def _say(messages: list[str]) -> None:
     messages.clear()
 
 
-def _import_one(library: Any, path: Path, label: str) -> tuple[str, str | None]:
+def _import_one(library: GameLibrary, path: Path, label: str) -> tuple[str, str | None]:
     """Audit one log and import it: (status, what to say once committed)."""
+    from wecore.scoring import library_summary
+
     try:
         # One read per file: the audit keeps the lines it verified for the import.
         report = check_game(GameSource(label=label, path=path), keep_lines=True)
@@ -129,7 +125,7 @@ def _import_one(library: Any, path: Path, label: str) -> tuple[str, str | None]:
         _refuse(f"{label}: line {first.line}: {first.kind}: {first.message}{tail}")
         return "refused", None
     try:
-        summary = (report.complete, winner_text(report))
+        summary = library_summary(report.state)
         result = library.import_verified(report.lines, label, summary)
     except StoreError as exc:  # a different game under the same id, or a file that changed
         _refuse(str(exc))

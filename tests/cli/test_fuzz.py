@@ -15,8 +15,6 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,7 +22,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from weharness import ROOT, VECTORS, we
+from peakmem_run import run_measured
+from weharness import VECTORS, we
 
 BASES = [
     (VECTORS / "one-party.jsonl").read_bytes(),
@@ -300,18 +299,10 @@ def test_every_command_survives_a_damaged_library(
 @given(log=mutated_logs(), repeat=st.sampled_from([1, 200, 3000]))
 def test_real_processes_stay_small(tmp_path: Path, log: bytes, repeat: int) -> None:
     path = tmp_path / "fuzz.jsonl"
-    path.write_bytes(log * repeat)  # up to ~100 MB of mutated game, over and over
-    with subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "audit", "--json", str(path)],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    ) as proc:
-        assert proc.stderr is not None
-        err = proc.stderr.read().decode(errors="replace")
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+    with open(path, "wb") as f:  # up to ~64 MiB of mutated game, over and over
+        for _ in range(min(repeat, (64 << 20) // max(len(log), 1))):
+            f.write(log)
+    code, peak, err = run_measured("audit", "--json", path)
     path.unlink()
-    assert "Traceback" not in err and proc.returncode in (0, 1), err[-2000:]
-    assert usage.ru_maxrss / 1024 < 200, f"{usage.ru_maxrss / 1024:.0f} MiB"
+    assert "Traceback" not in err and code in (0, 1), err[-2000:]
+    assert peak < 100, f"{peak:.0f} MiB"

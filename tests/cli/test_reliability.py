@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from peakmem_run import run_measured
 from weharness import ROOT, VECTORS, we
 
 ONE = VECTORS / "one-party.jsonl"
@@ -404,18 +405,7 @@ def test_a_set_up_cut_off_after_game_started_is_finished(tmp_path: Path) -> None
 
 def peak_rss_mib(*args: object) -> tuple[int, float, str]:
     """Run `we ARGS` as a process; its exit status, peak resident memory (MiB) and stderr."""
-    with subprocess.Popen(
-        [sys.executable, "-m", "cli.main", *map(str, args)],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    ) as proc:
-        assert proc.stderr is not None
-        err = proc.stderr.read().decode(errors="replace")
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, usage.ru_maxrss / 1024, err
+    return run_measured(*args)
 
 
 def test_a_gigabyte_without_a_newline_is_read_in_bounded_memory(tmp_path: Path) -> None:
@@ -425,7 +415,7 @@ def test_a_gigabyte_without_a_newline_is_read_in_bounded_memory(tmp_path: Path) 
     for command in (["audit", "--json"], ["repair"]):
         code, peak, err = peak_rss_mib(*command, big)
         assert code == 1 and "Traceback" not in err, err
-        assert peak < 150, f"{command}: {peak:.0f} MiB"
+        assert peak < 100, f"{command}: {peak:.0f} MiB"
 
 
 def test_many_junk_lines_are_counted_not_piled_up(tmp_path: Path) -> None:
@@ -440,4 +430,4 @@ def test_many_junk_lines_are_counted_not_piled_up(tmp_path: Path) -> None:
     text = we("audit", junk)
     assert "and 199,900 more" in text.stdout
     code, peak, err = peak_rss_mib("audit", "--json", junk)
-    assert code == 1 and peak < 150 and "Traceback" not in err, f"{peak:.0f} MiB"
+    assert code == 1 and peak < 100 and "Traceback" not in err, f"{peak:.0f} MiB"
