@@ -103,6 +103,8 @@ def replay_steps(
                 "at": envelope.get("at"),
                 "sentence": describe(event, before, state, viewer=seat, omniscient=omniscient),
                 "voided_by": voided_by.get(seq),
+                # A final swap: the two seats that exchanged gifts (none when the starter kept).
+                "swapped": [event.player, event.with_player] if getattr(event, "with_player", None) else [],
                 "view": view_dict(state, seat),
                 "board": board_dict(score(state)),
             }

@@ -18,6 +18,7 @@ import click
 from rich.text import Text
 
 from cli.common import CommandFailed, GameSource, check_game
+from cli.house_rules import given_flags, house_rule_options, options_from_flags, pop_house_rule_flags
 from cli.render import console, error_console, print_table, story_text, winners_line
 from cli.replay import explanation, gist, party_header, standings, view_table
 from wecore.cards import is_card, parse_card, parse_gift_list
@@ -31,6 +32,7 @@ from wecore.decider import (
     Open,
     StartGame,
     Steal,
+    Swap,
     Undo,
     decide,
     resolve_player,
@@ -48,7 +50,7 @@ from wecore.events import (
 from wecore.moves import legal_moves
 from wecore.narrate import describe
 from wecore.reducer import evolve, fold
-from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
+from wecore.rules import must_open_refusal
 from wecore.state import INITIAL_STATE, GameState, Phase
 from wecore.views import view
 
@@ -57,6 +59,8 @@ Commands (names and cards in any case; a unique start of a name is enough):
   open CARD          (o)  the player to move opens CARD, e.g. `open R7`
   steal PLAYER       (s)  the player to move steals the gift PLAYER holds
   NAME open CARD / NAME steal PLAYER   the same, checking whose turn it is
+  swap PLAYER             starter_final_swap: after a party's last open, its starter swaps
+                          gifts with PLAYER (`keep`: no swap)
   bring PLAYER CARD       PLAYER brings CARD face down (needed when the attics were dealt;
                           otherwise gifts not yet brought go down unseen at the first open)
   undo [REASON]           take back the latest event still in effect
@@ -74,6 +78,10 @@ VERBS = {
     "steal": "steal",
     "s": "steal",
     "steals": "steal",
+    "swap": "swap",
+    "swaps": "swap",
+    "keep": "keep",
+    "keeps": "keep",
     "bring": "bring",
     "b": "bring",
     "brings": "bring",
@@ -89,7 +97,7 @@ VERBS = {
     "q": "quit",
     "exit": "quit",
 }
-MOVES = ("open", "steal")
+MOVES = ("open", "steal", "swap", "keep")
 AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
 DEFAULT_UNDO_REASON = "undone at the table"
 DEFAULT_TIE_REASON = "won the tie-break at the table"
@@ -121,18 +129,7 @@ def is_interactive() -> bool:
 @click.option(
     "--game-id", "game_id", metavar="ID", help="New game: the game id (default: from the title or the date)."
 )
-@click.option(
-    "--attic-size",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="New game, house rule: N cards per player (and so N parties) for this player count.",
-)
-@click.option(
-    "--max-steals",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="New game, house rule: a gift stolen N times in a party is frozen for the rest of it.",
-)
+@house_rule_options("New game, house rule: ")
 @click.option(
     "--attics",
     metavar="HANDS",
@@ -145,9 +142,8 @@ def record(
     lists: str | None,
     title: str | None,
     game_id: str | None,
-    attic_size: int | None,
-    max_steals: int | None,
     attics: str | None,
+    **flags: Any,
 ) -> None:
     """Record a game live at the table into FILE, one command per line.
 
@@ -160,6 +156,7 @@ def record(
     \b
     open CARD (o)         the player to move opens CARD
     steal PLAYER (s)      the player to move steals PLAYER's gift
+    swap PLAYER, keep     the starter's final swap (house rule), or none
     NAME open CARD        the same, checking that it is NAME's turn
     bring PLAYER CARD     a gift brought seen (when the attics were dealt)
     undo [REASON]         take back the latest event still in effect
@@ -170,14 +167,13 @@ def record(
     Exit status: 0 when the game ended or you quit, 1 when FILE is damaged or invalid,
     2 for a usage error (such as a flag missing for a new game when not on a terminal).
     """
+    house_flags = pop_house_rule_flags(flags)
     new_game_flags = {
         "--players": players,
         "--dealer": dealer,
         "--lists": lists,
         "--title": title,
         "--game-id": game_id,
-        "--attic-size": attic_size,
-        "--max-steals": max_steals,
         "--attics": attics,
     }
     if file.exists():
@@ -185,6 +181,7 @@ def record(
             # Nothing was ever recorded in it (a log has at least its first line).
             raise CommandFailed(f"{file} is empty, so it holds no game: delete it, then start the game again")
         given = [flag for flag, value in new_game_flags.items() if value is not None]
+        given += given_flags(house_flags)
         if given:
             raise click.UsageError(
                 f"{file} already exists, and {', '.join(given)} only set up a new game;"
@@ -192,7 +189,7 @@ def record(
             )
         session = resume(file)
     else:
-        session = set_up(file, players, dealer, lists, title, game_id, attic_size, max_steals, attics)
+        session = set_up(file, players, dealer, lists, title, game_id, house_flags, attics)
     session.run()
 
 
@@ -250,8 +247,7 @@ def set_up(
     lists: str | None,
     title: str | None,
     game_id: str | None,
-    attic_size: int | None,
-    max_steals: int | None,
+    house_flags: dict[str, Any],
     attics: str | None,
 ) -> Session:
     from eventstore.envelope import make_game_id, utc_now, valid_game_id
@@ -273,12 +269,7 @@ def set_up(
         )
 
     def options_for(count: int) -> dict[str, Any]:
-        options: dict[str, Any] = {}
-        if attic_size is not None and MIN_PLAYERS <= count <= MAX_PLAYERS:  # else the count is refused
-            options["attic_sizes"] = {str(count): attic_size}
-        if max_steals is not None:
-            options["max_steals_per_gift"] = max_steals
-        return options
+        return options_from_flags(house_flags, count)
 
     def check_players(text: str) -> tuple[str, ...]:
         names = parse_players(text)
@@ -466,6 +457,8 @@ class Session:
         state = self.state
         if state.phase is Phase.PLAYING:
             return f"party {state.party} \u00b7 {state.player_to_move}> "
+        if state.phase is Phase.FINAL_SWAP:
+            return f"party {state.party} \u00b7 {state.starter_name} may swap (swap NAME / keep)> "
         if state.phase is Phase.BRINGING:
             if state.attics is None:
                 return f"party {state.party} \u00b7 {state.starter_name}> "
@@ -566,6 +559,12 @@ class Session:
             if not args:
                 raise Rejected("say whose gift is stolen, e.g. `steal Ann`")
             self.move(Steal(from_player=self.victim(" ".join(args)), player=actor))
+        elif verb == "swap":
+            if not args:
+                raise Rejected("say whose gift the starter takes, e.g. `swap Ann` (or `keep`: no swap)")
+            self.move(Swap(with_player=self.victim(" ".join(args)), player=actor))
+        elif verb == "keep":
+            self.move(Swap(with_player=None, player=actor))
         elif verb == "bring":
             if len(args) < 2:
                 raise Rejected("say who brings which card, e.g. `bring Ann R7`")
@@ -612,7 +611,7 @@ class Session:
         except (CardNotationError, UnknownPlayerError):
             raise
         except RuleViolation as exc:
-            raise Rejected(f"{exc}. {moves_hint(self.state)}") from None
+            raise Rejected(f"{exc}. {moves_hint(self.state, refused=str(exc))}") from None
         self.commit(events)
 
     def undo(self, reason: str) -> None:
@@ -699,7 +698,7 @@ class Session:
 
     def transitions(self, before: GameState, event: Event) -> None:
         after = self.state
-        if before.phase is not Phase.PLAYING or after.phase is Phase.PLAYING:
+        if before.phase not in IN_PLAY or after.phase in IN_PLAY:
             if before.phase is Phase.SETTING_UP and after.phase is Phase.BRINGING:
                 self.say(party_header(after, after.party))
             return
@@ -751,9 +750,14 @@ def _without_comment(words: list[str]) -> list[str]:
     return words
 
 
+IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)
+
+
 def turn_text(state: GameState) -> str:
     if state.phase is Phase.PLAYING:
         return f"{state.player_to_move} to move."
+    if state.phase is Phase.FINAL_SWAP:
+        return f"{state.starter_name} started this party and may swap: `swap PLAYER`, or `keep`."
     if state.phase is Phase.BRINGING:
         if state.attics is None:
             return f"{state.starter_name} opens first (gifts not recorded go down unseen)."
@@ -763,8 +767,12 @@ def turn_text(state: GameState) -> str:
     return ""
 
 
-def moves_hint(state: GameState) -> str:
-    """What can be done instead, in table language."""
+def _because(reason: str | None) -> str:
+    return "" if reason is None else f" ({reason})"
+
+
+def moves_hint(state: GameState, refused: str = "") -> str:
+    """What can be done instead, in table language (without repeating a reason `refused` gave)."""
     if state.phase is Phase.PLAYING:
         mover = state.player_to_move
         steals = [m for m in legal_moves(state) if isinstance(m, Steal)]
@@ -772,8 +780,15 @@ def moves_hint(state: GameState) -> str:
         if steals:
             can += " or steal " + ", ".join(f"{m.card} from {m.from_player}" for m in steals)
         else:
-            can += "; nothing can be stolen now"
+            reason = must_open_refusal(state)
+            can += f"; nothing can be stolen now{_because(None if reason and reason in refused else reason)}"
         return f"{mover} can {can}."
+    if state.phase is Phase.FINAL_SWAP:
+        swaps = [m for m in legal_moves(state) if isinstance(m, Swap) and m.with_player is not None]
+        can = "keep their gift (`keep`)"
+        if swaps:
+            can += " or swap it for " + ", ".join(f"{m.takes} ({m.with_player})" for m in swaps)
+        return f"{state.starter_name} can {can}."
     if state.phase is Phase.BRINGING:
         if state.attics is None:
             return f"{state.starter_name} opens first: `open CARD`."

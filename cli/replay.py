@@ -37,6 +37,7 @@ from wecore.events import (
     AtticsDealt,
     Event,
     EventVoided,
+    FinalSwap,
     GameStarted,
     GiftBrought,
     GiftListsDealt,
@@ -72,6 +73,10 @@ def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> st
             return f"{event.player} opening {event.card}"
         case GiftStolen():
             return f"{event.player} stealing {event.card} from {event.from_player}"
+        case FinalSwap():
+            if event.with_player is None:
+                return f"{event.player} keeping their gift (no final swap)"
+            return f"{event.player}'s final swap with {event.with_player} for {event.takes}"
         case TieBroken():
             return f"the tie-break for {event.winner}"
         case Note():
@@ -99,6 +104,11 @@ def seat_turn_line(sv: SeatView) -> str:
         )
     if sv.phase == "playing":
         return f"Party {sv.party} of {sv.parties}: {sv.to_move} to move."
+    if sv.phase == "final swap":
+        return (
+            f"Party {sv.party} of {sv.parties}: every gift is open; {sv.starter}, who started,"
+            " may swap gifts with anyone, or keep."
+        )
     if sv.phase == "over":
         return "The game is over."
     if sv.phase == "setting up":
@@ -152,7 +162,7 @@ def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
             if sv.face_down_hidden:
                 down.append(f", and {sv.face_down_hidden} unseen")
         lines.append(down)
-    if sv.phase == "playing":
+    if sv.phase in ("playing", "final swap"):
         locked = Text("Locked: ").append_text(cards_text(sv.locked, empty="none"))
         if sv.frozen:
             locked.append("   Frozen: ").append_text(cards_text(sv.frozen))

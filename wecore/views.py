@@ -91,6 +91,11 @@ def turn_line(state: GameState) -> str:
         return f"Party {state.party}/{state.attic_size}: waiting for gifts from {waiting}."
     if state.phase is Phase.PLAYING:
         return f"Party {state.party}/{state.attic_size}: {state.player_to_move} to move."
+    if state.phase is Phase.FINAL_SWAP:
+        return (
+            f"Party {state.party}/{state.attic_size}: every gift is open;"
+            f" {state.starter_name}, who started, may swap or keep."
+        )
     if state.phase is Phase.OVER:
         return "The game is over."
     if state.phase is Phase.SETTING_UP:
