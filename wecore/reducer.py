@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation
-from wecore.rules import not_now, open_refusal, steal_refusal, swap_refusal, turn_refusal
+from wecore.rules import not_now, opening_refusal, swap_refusal, taking_refusal, turn_refusal
 from wecore.rulesets import make_ruleset
 from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase, state_from_fields
 
@@ -287,7 +287,7 @@ def _gift_opened(state: GameState, event: GiftOpened) -> GameState:
 def open_gift(state: GameState, party: int, player: str, card: str) -> GameState:
     """`gift_opened` from its fields."""
     seat = _check_mover(state, player, party, "open a gift")
-    refusal = open_refusal(state, player, card)
+    refusal = opening_refusal(state, card)
     if refusal is not None:
         raise RuleViolation(refusal)
     face_down = state.face_down
@@ -374,7 +374,7 @@ def _gift_stolen(state: GameState, event: GiftStolen) -> GameState:
 def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) -> GameState:
     """`gift_stolen` from its fields: `thief` takes `card` from `owner`."""
     seat = _check_mover(state, thief, party, "steal")
-    refusal = steal_refusal(state, thief, owner, card)
+    refusal = taking_refusal(state, thief, owner, card)
     if refusal is not None:
         raise RuleViolation(refusal)
     victim = state.seat_of[owner]

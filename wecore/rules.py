@@ -82,16 +82,19 @@ def gift_refusal(state: GameState, card: str, holder: str) -> str | None:
 
 def steal_refusal(state: GameState, thief: str, owner: str, card: str | None) -> str | None:
     """Why `thief` may not steal `card` from `owner` now (card None: whatever `owner` holds)."""
-    refusal = turn_refusal(state, thief, "steal")
-    if refusal is not None:
-        return refusal
+    return turn_refusal(state, thief, "steal") or taking_refusal(state, thief, owner, card)
+
+
+def taking_refusal(state: GameState, thief: str, owner: str, card: str | None) -> str | None:
+    """`steal_refusal` for a `thief` known to be the player to move: the steal rules proper.
+    (The reducer, which has just checked the turn with the event's party, asks only this.)"""
     victim = state.seat_of.get(owner)
     if victim is None:
         return f"{owner!r} is not a player in this game ({', '.join(state.players)})"
-    if owner == thief:
-        return f"{thief} cannot steal from themselves"
     held = state.holding[victim]
-    if held is None or (card is not None and held != card):
+    if held is None or held != card:
+        if owner == thief:
+            return f"{thief} cannot steal from themselves"
         if card is not None:
             if any(card in cards for cards in state.kept):
                 return f"{thief} cannot steal {card}: it was kept in an earlier party and is out of play"
@@ -99,7 +102,8 @@ def steal_refusal(state: GameState, thief: str, owner: str, card: str | None) ->
                 return f"{thief} cannot steal {card}: it has not been opened yet"
         if held is None:
             return f"{thief} cannot steal from {owner}: {owner} holds no gift"
-        return f"{thief} cannot steal {card} from {owner}: {owner} holds {held}"
+        if card is not None:
+            return f"{thief} cannot steal {card} from {owner}: {owner} holds {held}"
     refusal = must_open_refusal(state)
     if refusal is not None:
         return f"{thief} cannot steal: {refusal}"
@@ -111,13 +115,15 @@ def steal_refusal(state: GameState, thief: str, owner: str, card: str | None) ->
 
 def open_refusal(state: GameState, player: str, card: str | None) -> str | None:
     """Why `player` may not open `card` now (card None: any gift brought unseen)."""
-    refusal = turn_refusal(state, player, "open a gift")
-    if refusal is not None:
-        return refusal
-    if card is None:
-        return None if state.unseen_face_down else "no gift was brought unseen, so name the card opened"
+    return turn_refusal(state, player, "open a gift") or opening_refusal(state, card)
+
+
+def opening_refusal(state: GameState, card: str | None) -> str | None:
+    """`open_refusal` for the player to move: whether `card` is a face-down gift of this party."""
     if card in state.face_down:
         return None
+    if card is None:
+        return None if state.unseen_face_down else "no gift was brought unseen, so name the card opened"
     if card in state.seen:
         return f"{card} is not a face-down gift of this party: it was seen before"
     if state.unseen_face_down:
