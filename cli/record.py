@@ -50,7 +50,7 @@ from wecore.events import (
 from wecore.moves import legal_moves
 from wecore.narrate import describe
 from wecore.reducer import evolve, fold
-from wecore.rules import must_open_refusal
+from wecore.rules import gift_refusal
 from wecore.state import INITIAL_STATE, GameState, Phase
 from wecore.views import view
 
@@ -768,7 +768,20 @@ def turn_text(state: GameState) -> str:
 
 
 def _because(reason: str | None) -> str:
-    return "" if reason is None else f" ({reason})"
+    return "" if not reason else f" ({reason})"
+
+
+def _why_nothing_to_steal(state: GameState, refused: str) -> str:
+    """The rule's reasons, gift by gift (or once, when one reason stops every steal), leaving out
+    what the refusal already said."""
+    reasons = {
+        card: gift_refusal(state, card, holder) or "" for holder, card in state.holdings.items()
+    }
+    distinct = set(reasons.values())
+    if len(distinct) == 1:
+        reason = distinct.pop()
+        return "" if reason in refused else reason
+    return "; ".join(f"{card}: {reason}" for card, reason in reasons.items() if reason not in refused)
 
 
 def moves_hint(state: GameState, refused: str = "") -> str:
@@ -780,8 +793,7 @@ def moves_hint(state: GameState, refused: str = "") -> str:
         if steals:
             can += " or steal " + ", ".join(f"{m.card} from {m.from_player}" for m in steals)
         else:
-            reason = must_open_refusal(state)
-            can += f"; nothing can be stolen now{_because(None if reason and reason in refused else reason)}"
+            can += f"; nothing can be stolen now{_because(_why_nothing_to_steal(state, refused))}"
         return f"{mover} can {can}."
     if state.phase is Phase.FINAL_SWAP:
         swaps = [m for m in legal_moves(state) if isinstance(m, Swap) and m.with_player is not None]

@@ -7,7 +7,7 @@ import functools
 from dataclasses import dataclass
 
 from wecore.cards import sort_key
-from wecore.rules import gift_refusal, must_open_refusal, swap_refusal
+from wecore.rules import gift_refusal, swap_refusal
 from wecore.state import GameState, Phase
 
 
@@ -85,8 +85,6 @@ def legal_moves(state: GameState) -> list[Move]:
         moves.append(_open_move(None, mover))
     # The opens above are the face-down gifts themselves. A steal is generated only for a gift
     # another player holds, which leaves the rules of rules.steal_refusal that can still say no.
-    if must_open_refusal(state) is not None:
-        return moves
     players = state.players
     for seat, card in enumerate(state.holding):
         if card is not None and gift_refusal(state, card, players[seat]) is None:

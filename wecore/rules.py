@@ -4,9 +4,10 @@ The reducer raises RuleViolation with these reasons, `legal_moves` lists only th
 let through, and the recorder's hints word them, so the three can never disagree about a rule.
 (python-chess works the same way: `is_legal` and move generation share one predicate.)
 
-The cheap, gift-level parts (`must_open_refusal`, `gift_refusal`) are separate so that move
-generation, which already knows that the thief is to move and the owner holds the gift, can ask
-only them; `steal_refusal` is the whole rule for any steal a person may type.
+The gift-level part of a steal (`gift_refusal`) is separate so that move generation, which
+already knows that the thief is to move and the owner holds the gift, can ask only it;
+`steal_refusal` is the whole rule for any steal a person may type, and the reducer, which has
+checked the turn with the event's party, asks `taking_refusal` (the same without the turn).
 """
 
 from __future__ import annotations
@@ -56,20 +57,17 @@ def turn_refusal(state: GameState, player: str, action: str) -> str | None:
     return None
 
 
-def must_open_refusal(state: GameState) -> str | None:
-    """max_steals_between_opens: after that many steals since the last open, nobody may steal."""
-    cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
-    if cap is None or state.steals_since_open < cap:
-        return None
-    steals = "1 steal has" if cap == 1 else f"{cap} steals have"
-    return (
-        f"{steals} been made since the last open, the most the house rule allows in a row:"
-        f" {state.player_to_move} must open a gift"
-    )
-
-
 def gift_refusal(state: GameState, card: str, holder: str) -> str | None:
-    """Why `card`, an opened gift of this party that `holder` holds, cannot be stolen now."""
+    """Why `card`, an opened gift of this party that `holder` holds, cannot be stolen now: the
+    house cap on steals in a row (max_steals_between_opens: then the player to move must open),
+    the gift's lock, or its freeze (max_steals_per_gift)."""
+    cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
+    if cap is not None and state.steals_since_open >= cap:
+        steals = "1 steal has" if cap == 1 else f"{cap} steals have"
+        return (
+            f"{steals} been made since the last open, the most the house rule allows in a row:"
+            f" {state.player_to_move} must open a gift"
+        )
     if card in state.locked:
         return f"{holder} just stole it and no gift has been opened since"
     if card in state.frozen:
@@ -104,9 +102,6 @@ def taking_refusal(state: GameState, thief: str, owner: str, card: str | None) -
             return f"{thief} cannot steal from {owner}: {owner} holds no gift"
         if card is not None:
             return f"{thief} cannot steal {card} from {owner}: {owner} holds {held}"
-    refusal = must_open_refusal(state)
-    if refusal is not None:
-        return f"{thief} cannot steal: {refusal}"
     refusal = gift_refusal(state, held, owner)
     if refusal is not None:
         return f"{thief} cannot steal {held}: {refusal}"

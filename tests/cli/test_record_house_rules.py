@@ -48,7 +48,7 @@ def test_both_rules_at_the_table(tmp_path):
     ]
     refused = rejections(result)
     assert len(refused) == 3
-    assert "Ann cannot steal: 1 steal has been made since the last open" in refused[0]
+    assert "Ann cannot steal Y9: 1 steal has been made since the last open" in refused[0]
     assert "Ann must open a gift" in refused[0]
     assert "waiting for its starter Ann's final swap" in refused[1]
     assert "Ann can keep their gift (`keep`) or swap it for Y9 (Bob), R7 (Cat)" in refused[1]

@@ -45,7 +45,7 @@ def test_no_steal_chains_the_victim_must_open():
     assert table.state.player_to_move == ANN and table.state.steals_since_open == 1
     refused = table.steal_event(ANN, BEN, "Y9")
     message = table.refuse(refused, "Ann must open a gift")
-    assert message.startswith("Ann cannot steal: 1 steal has been made since the last open")
+    assert message.startswith("Ann cannot steal Y9: 1 steal has been made since the last open")
     assert steals(table.state) == []
     assert all(isinstance(m, Open) for m in legal_moves(table.state))
     with pytest.raises(RuleViolation, match="Ann must open a gift"):
