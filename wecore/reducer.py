@@ -265,14 +265,6 @@ def bring_gift(state: GameState, party: int, player: str, card: str | None) -> G
     return state_from_fields(values)
 
 
-def _check_mover(state: GameState, player: str, party: int, action: str) -> int:
-    """The seat of `player`, who must be the one to move in this party."""
-    seat = state.seat_of.get(player)
-    if seat is None or state.phase is not PLAYING or party != state.party or seat != state.to_move:
-        _refuse_mover(state, player, party, action)
-    return seat  # type: ignore[return-value]
-
-
 def _refuse_mover(state: GameState, player: str, party: int, action: str) -> None:
     _seat(state, player)
     if state.phase is PLAYING:
@@ -286,7 +278,9 @@ def _gift_opened(state: GameState, event: GiftOpened) -> GameState:
 
 def open_gift(state: GameState, party: int, player: str, card: str) -> GameState:
     """`gift_opened` from its fields."""
-    seat = _check_mover(state, player, party, "open a gift")
+    seat = state.seat_of.get(player)  # the turn; inlined, as this is the fold's inner loop
+    if seat is None or state.phase is not PLAYING or party != state.party or seat != state.to_move:
+        _refuse_mover(state, player, party, "open a gift")
     refusal = opening_refusal(state, card)
     if refusal is not None:
         raise RuleViolation(refusal)
@@ -373,7 +367,9 @@ def _gift_stolen(state: GameState, event: GiftStolen) -> GameState:
 
 def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) -> GameState:
     """`gift_stolen` from its fields: `thief` takes `card` from `owner`."""
-    seat = _check_mover(state, thief, party, "steal")
+    seat = state.seat_of.get(thief)  # the turn; inlined, as this is the fold's inner loop
+    if seat is None or state.phase is not PLAYING or party != state.party or seat != state.to_move:
+        _refuse_mover(state, thief, party, "steal")
     refusal = taking_refusal(state, thief, owner, card)
     if refusal is not None:
         raise RuleViolation(refusal)
