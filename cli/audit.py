@@ -200,6 +200,8 @@ class CardHistory:
     held_by: dict[str, set[str]]  # card -> everyone who held it this game
     attic_of: dict[str, str]  # card -> whose attic it was dealt to (when attics were dealt)
     attics_dealt: bool
+    # card -> (party, giver, taker) for each final swap it changed hands in (starter_final_swap)
+    swapped: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, source: GameSource) -> CardHistory:
@@ -225,6 +227,16 @@ class CardHistory:
                 history.taken_from.setdefault(event.card, []).append(
                     (event.party, event.from_player, event.player)
                 )
+            elif kind == "final_swap" and event.with_player is not None:
+                # What the starter gave is what the other player kept from that party.
+                state = report.state
+                given = state.kept[state.seat_of[event.with_player]][event.party - 1]
+                for card, giver, taker in (
+                    (event.takes, event.with_player, event.player),
+                    (given, event.player, event.with_player),
+                ):
+                    history.held_by.setdefault(card, set()).add(taker)
+                    history.swapped.setdefault(card, []).append((event.party, giver, taker))
         return history
 
 
@@ -242,6 +254,10 @@ def card_fate(card: str, player: str, state: Any, history: CardHistory) -> str:
         return f"{card} never came into play"
     if keeper == player:
         return f"{card} was kept by {player} in party {party}"
+    swapped = [entry for entry in history.swapped.get(card, []) if entry[1] == player]
+    if swapped:
+        swap_party, _, taker = swapped[-1]
+        return f"{card} went from {player} to {taker} in the final swap of party {swap_party}"
     lost = [entry for entry in history.taken_from.get(card, []) if entry[1] == player]
     if lost:
         lost_party, _, thief = lost[-1]

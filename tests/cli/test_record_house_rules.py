@@ -101,3 +101,13 @@ def test_simulated_games_under_both_rules_verify(tmp_path):
     first = read_log(tmp_path / "sim-0-1.jsonl")
     assert first[0]["data"]["options"] == {"max_steals_between_opens": 1, "starter_final_swap": True}
     assert sum(e["type"] == "final_swap" for e in first) == 5
+
+
+def test_a_disputed_score_names_the_final_swap(tmp_path):
+    """Ann opens R7 (red is on her list), then swaps it away for Cat's G5 at the final swap."""
+    log = tmp_path / "g.jsonl"
+    script = "open R7\nopen Y9\nopen G5\nswap cat\n"
+    assert we("record", log, *NEW3, "--attic-size", "1", "--starter-final-swap", input=script).exit_code == 0
+    audit = we("audit", log, "--claim", "Ann=12")
+    assert audit.exit_code == 1
+    assert "red counts nothing (R7 went from Ann to Cat in the final swap of party 1)" in audit.stdout
