@@ -8,11 +8,13 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from hashlib import sha256
 from typing import Any
 
 import orjson
 
-from eventstore.canonical import event_hash
+from eventstore.canonical import HASH_PREFIX, canonical_bytes, event_hash
+from eventstore.limits import HASH_FIELD_BYTES, LINE_LIMIT, over_limits
 
 FORMAT_VERSION = 1
 ENVELOPE_KEYS = ("v", "game", "seq", "at", "type", "data", "prev", "hash")
@@ -162,8 +164,18 @@ def seal(game: str, seq: int, at: str, type: str, data: dict[str, Any], prev: st
     # differently, so a float would make the log unverifiable elsewhere.
     if _has_float(data):
         raise ValueError("event data contains a float; the format has no floats")
+    if (beyond := over_limits(data, 2)) is not None:
+        raise ValueError(f"event data is beyond the format's limits: {beyond}")
     body = {"v": FORMAT_VERSION, "game": game, "seq": seq, "at": at, "type": type, "data": data, "prev": prev}
-    return Envelope(FORMAT_VERSION, game, seq, at, type, data, prev, event_hash(body))
+    canonical = canonical_bytes(body)
+    # The line holds the same bytes in another key order, plus its hash.
+    if len(canonical) + HASH_FIELD_BYTES > LINE_LIMIT:
+        raise ValueError(
+            f"the event would make a line of {len(canonical) + HASH_FIELD_BYTES:,} bytes, over the "
+            f"format's limit of {LINE_LIMIT:,}"
+        )
+    digest = HASH_PREFIX + sha256(canonical).hexdigest()
+    return Envelope(FORMAT_VERSION, game, seq, at, type, data, prev, digest)
 
 
 def seal_chain(game: str, events: Iterable[tuple[str, str, dict[str, Any]]]) -> list[Envelope]:

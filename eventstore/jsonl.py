@@ -31,7 +31,9 @@ from eventstore.persistence import SealingLog, StoreAfterHead
 from eventstore.verify import (
     EMPTY,
     INTEGRITY,
+    LINE_LIMIT,
     LogLine,
+    LongLine,
     Problem,
     ProblemCode,
     VerifyResult,
@@ -63,7 +65,8 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _last_line(fd: int, size: int) -> bytes:
-    """The last line (without its final newline), scanning backward from the end.
+    """The last line (without its final newline), scanning backward from the end; a LongLine
+    if it is over the format's limit, which is measured but not held.
 
     The caller has checked that the file ends in a newline. Reads only the tail, in blocks, so
     appending to a long game costs the same as to a short one.
@@ -71,6 +74,7 @@ def _last_line(fd: int, size: int) -> bytes:
     end = size - 1  # offset of the final newline
     pos = end
     chunks: list[bytes] = []
+    held = 0
     while pos > 0:
         start = max(0, pos - _TAIL_BLOCK)
         chunk = os.pread(fd, pos - start, start)
@@ -78,6 +82,10 @@ def _last_line(fd: int, size: int) -> bytes:
         if cut >= 0:
             chunks.append(chunk[cut + 1 :])
             break
+        held += len(chunk)
+        if held > LINE_LIMIT + 1:
+            # Over the format's limit: the line is not held, only measured.
+            return LongLine(end - _last_newline(fd, start), True)
         chunks.append(chunk)
         pos = start
     chunks.reverse()
@@ -148,7 +156,8 @@ class JsonlLog(SealingLog):
             raise LogIntegrityError(str(self.path), [Problem.integrity(1, EMPTY)])
         if os.pread(fd, 1, size - 1) != b"\n":
             raise TornTailError(str(self.path))
-        env, problems = check_tail_line(_last_line(fd, size) + b"\n")
+        last = _last_line(fd, size)
+        env, problems = check_tail_line(last if type(last) is LongLine else last + b"\n")
         if env is None or problems:
             # Rare, so worth a full read: it names the exact line(s) instead of "the tail".
             result = verify_log(self.path)

@@ -36,6 +36,15 @@ from eventstore.envelope import (
     valid_game_id,
 )
 from eventstore.errors import StoreError
+from eventstore.limits import (
+    DEPTH_LIMIT,  # noqa: F401 - re-exported for readers of a log
+    FLOAT_EDGE,
+    INT_MAX,
+    INT_MIN,
+    LINE_LIMIT,
+    integer_words,
+    over_limits,
+)
 
 # Problems are defined in `problems`; readers of a log take them from here too.
 from eventstore.problems import (  # noqa: F401 - re-exported
@@ -58,22 +67,12 @@ _DecodeError = orjson.JSONDecodeError
 # Lines are read through a large buffer: fewer syscalls, still bounded memory.
 _READ_BUFFER = 1 << 18
 
-# The limits of the format (log-format.md, "Limits"). A line is at most LINE_LIMIT bytes, not
-# counting its "\n" and a "\r" before it; containers nest at most DEPTH_LIMIT levels (the
-# envelope is level 1); integers are signed 64-bit.
-LINE_LIMIT = 1 << 20
-DEPTH_LIMIT = 64
-INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
-# orjson reads an integer beyond 64 bits as a float; any float this large came from a number
-# outside the range (an in-range float such as 2.0 is a schema problem, as before).
-_FLOAT_EDGE = float(1 << 63)
 # A line is read with this cap: one that fits, "\n" included, is within the limit; one that
 # does not is finished (or skipped) by _rest_of_line without being held.
 _READ_CAP = LINE_LIMIT + 1
 _SKIP_BLOCK = 1 << 16
 # Problems listed per log; the rest are counted ("and N more").
 PROBLEMS_LISTED = 100
-TOO_DEEP = Flaw(ProblemCode.TOO_DEEP, f"nested more than {DEPTH_LIMIT} levels deep (the format's limit)")
 
 Source = str | os.PathLike[str] | BinaryIO | Iterable[bytes]
 
@@ -121,29 +120,6 @@ def _within_limit(line: bytes) -> bytes:
     if content <= LINE_LIMIT:
         return line
     return LongLine(content, ended)
-
-
-def _over_limits(container: Any, depth: int) -> Flaw | None:
-    """The first limit a parsed value breaks (a container at level `depth`), or None. Cheap
-    on what writers write: a few strings and small integers per payload."""
-    if depth > DEPTH_LIMIT:
-        return TOO_DEEP
-    for value in container.values() if type(container) is dict else container:
-        kind = type(value)
-        if kind is str or (kind is int and INT_MIN <= value <= INT_MAX):
-            continue
-        if kind is dict or kind is list:
-            if (problem := _over_limits(value, depth + 1)) is not None:
-                return problem
-        elif kind is int or (kind is float and not -_FLOAT_EDGE < value < _FLOAT_EDGE):
-            return Flaw(ProblemCode.INTEGER_RANGE, _integer_words(value))
-    return None
-
-
-def _integer_words(value: int | float) -> str:
-    shown = str(value) if type(value) is int else f"read as {value!r}"
-    shown = shown if len(shown) <= 40 else shown[:37] + "..."
-    return f"an integer outside the signed 64-bit range ({shown})"
 
 
 def open_log(path: str | os.PathLike[str], buffering: int = _READ_BUFFER) -> BinaryIO:
@@ -295,7 +271,7 @@ class LineChecker:
         # Each check tests the common case first; the wording of problems lives in the
         # branches a good line never enters.
         kind = type(obj)
-        if (kind is dict or kind is list) and (over := _over_limits(obj, 1)) is not None:
+        if (kind is dict or kind is list) and (over := over_limits(obj, 1)) is not None:
             # Like a line that is not JSON: nothing in it is trusted (nor hashed: the canonical
             # form of something this deep may not even be computable).
             self.prev_hash = None
@@ -303,9 +279,9 @@ class LineChecker:
         if kind is not dict:
             self.prev_hash = None
             if (kind is int and not INT_MIN <= obj <= INT_MAX) or (
-                kind is float and not -_FLOAT_EDGE < obj < _FLOAT_EDGE
+                kind is float and not -FLOAT_EDGE < obj < FLOAT_EDGE
             ):
-                return None, [Flaw(ProblemCode.INTEGER_RANGE, _integer_words(obj))], False
+                return None, [Flaw(ProblemCode.INTEGER_RANGE, integer_words(obj))], False
             return (
                 None,
                 [Flaw(ProblemCode.NOT_AN_OBJECT, f"not a JSON object (got {_json_type(obj)})")],
@@ -541,7 +517,7 @@ def _scan(
         # as iterating the file), so a line over the limit is never held whole. Lines given
         # in memory are judged by the same limit.
         items = iter(partial(readline, _READ_CAP), b"") if readline is not None else map(_within_limit, items)
-    over, lo, hi = _over_limits, INT_MIN, INT_MAX
+    over, lo, hi = over_limits, INT_MIN, INT_MAX
     n = 0
     # Line 1's game id once known valid; until then _UNKNOWN, equal to nothing (not even a
     # `"game": null`), so every line goes to the slow path.

@@ -175,3 +175,29 @@ def test_envelope_is_immutable() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         env.seq = 2  # type: ignore[misc]
     assert isinstance(env, Envelope)
+
+
+def _nested(levels: int) -> object:
+    value: object = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ({"n": 2**63}, "outside the signed 64-bit range"),
+        ({"n": -(2**63) - 1}, "64-bit range"),
+        ({"deep": _nested(63)}, "nested more than 64"),
+        ({"text": "a" * (1 << 20)}, "over the format's limit"),
+    ],
+)
+def test_seal_refuses_what_readers_would_flag_as_beyond_the_limits(data: dict, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        seal("g", 1, "2026-11-26T20:14:03Z", "note", data, None)
+
+
+def test_seal_accepts_the_limits_themselves() -> None:
+    seal("g", 1, "2026-11-26T20:14:03Z", "note", {"n": 2**63 - 1, "m": -(2**63)}, None)
+    seal("g", 1, "2026-11-26T20:14:03Z", "note", {"d": _nested(62)}, None)  # 64 levels in all

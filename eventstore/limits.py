@@ -1,0 +1,44 @@
+"""The limits of the format (log-format.md, "Limits"), shared by readers (which report a line
+beyond them as an integrity problem) and writers (which refuse to write one)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eventstore.problems import Flaw, ProblemCode
+
+# The limits of the format (log-format.md, "Limits"). A line is at most LINE_LIMIT bytes, not
+# counting its "\n" and a "\r" before it; containers nest at most DEPTH_LIMIT levels (the
+# envelope is level 1); integers are signed 64-bit.
+LINE_LIMIT = 1 << 20
+DEPTH_LIMIT = 64
+INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+# orjson reads an integer beyond 64 bits as a float; any float this large came from a number
+# outside the range (an in-range float such as 2.0 is a schema problem, as before).
+FLOAT_EDGE = float(1 << 63)
+TOO_DEEP = Flaw(ProblemCode.TOO_DEEP, f"nested more than {DEPTH_LIMIT} levels deep (the format's limit)")
+# The bytes a line adds to its canonical form without `hash`: `,"hash":"sha256:<64 hex>"`.
+HASH_FIELD_BYTES = len(',"hash":""') + len("sha256:") + 64
+
+
+def over_limits(container: Any, depth: int) -> Flaw | None:
+    """The first limit a parsed value breaks (a container at level `depth`), or None. Cheap
+    on what writers write: a few strings and small integers per payload."""
+    if depth > DEPTH_LIMIT:
+        return TOO_DEEP
+    for value in container.values() if type(container) is dict else container:
+        kind = type(value)
+        if kind is str or (kind is int and INT_MIN <= value <= INT_MAX):
+            continue
+        if kind is dict or kind is list:
+            if (problem := over_limits(value, depth + 1)) is not None:
+                return problem
+        elif kind is int or (kind is float and not -FLOAT_EDGE < value < FLOAT_EDGE):
+            return Flaw(ProblemCode.INTEGER_RANGE, integer_words(value))
+    return None
+
+
+def integer_words(value: int | float) -> str:
+    shown = str(value) if type(value) is int else f"read as {value!r}"
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return f"an integer outside the signed 64-bit range ({shown})"
