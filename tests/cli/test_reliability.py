@@ -83,6 +83,7 @@ LIMIT_CASES = [
     ("int--2^63", lambda: log_with_line_4({"text": "x", "n": -(2**63)}), False),
     ("int--2^63-1", lambda: log_with_line_4({"text": "x", "n": -(2**63) - 1}), True),
     ("int-2^64", lambda: log_with_line_4({"text": "x", "n": 2**64}), True),
+    ("line-1MiB-1", lambda: line_of(MIB - 1), False),
     ("line-1MiB", lambda: line_of(MIB), False),
     ("line-1MiB+1", lambda: line_of(MIB + 1), True),
 ]
