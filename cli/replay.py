@@ -17,7 +17,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from cli.common import CommandFailed, GameReport, db_option, load_game, require_valid
+from cli.common import CommandFailed, db_option, load_game, require_valid
 from cli.render import (
     card_text,
     cards_text,
@@ -30,6 +30,7 @@ from cli.render import (
     story_text,
     winners_line,
 )
+from service.checking import fold_what_can_be
 from wecore.cards import Colour
 from wecore.decider import resolve_player
 from wecore.errors import WeError
@@ -44,7 +45,6 @@ from wecore.events import (
     GiftStolen,
     Note,
     TieBroken,
-    parse_event,
 )
 from wecore.narrate import describe
 from wecore.reducer import evolve
@@ -189,30 +189,6 @@ def fingerprint_of(envelope: Any) -> str | None:
 
 
 # --- reading a game ----------------------------------------------------------------------
-
-
-@dataclass
-class Folded:
-    """The part of a game that can be folded, with the reason it stops early (if it does)."""
-
-    report: GameReport
-    envelopes: list[Any]  # good envelopes, in order; envelopes[i] has seq i + 1
-    events: list[Event]
-    stopped: str | None  # the one-line reason a damaged log stops, or None
-
-
-def fold_what_can_be(report: GameReport) -> Folded:
-    """The lines before the first problem of any kind: all of them good, seq = line."""
-    envelopes = list(report.envelopes)
-    stopped = None
-    if report.problems:
-        first = report.problems[0]
-        envelopes = envelopes[: max(first.line - 1, 0)]
-        more = len(report.problems) - 1
-        tail = f" (and {more} more problem{'s' if more > 1 else ''}; see `we audit`)" if more else ""
-        stopped = f"{report.source}: line {first.line}: {first.kind}: {first.message}{tail}"
-    events = [parse_event(e.type, e.data) for e in envelopes]
-    return Folded(report, envelopes, events, stopped)
 
 
 @dataclass(frozen=True)

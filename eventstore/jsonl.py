@@ -84,6 +84,7 @@ class JsonlLog:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        self.created: list[Envelope] = []  # what the last create wrote
 
     def __repr__(self) -> str:
         return f"JsonlLog({str(self.path)!r})"
@@ -91,12 +92,25 @@ class JsonlLog:
     def exists(self) -> bool:
         return self.path.exists()
 
-    def create(self, first: tuple[str, dict[str, Any]], game_id: str, at: str | None = None) -> Envelope:
-        """Start a new log with its first event; refuses if the file exists."""
+    def create(
+        self,
+        first: tuple[str, dict[str, Any]],
+        game_id: str,
+        at: str | None = None,
+        more: Sequence[tuple[str, dict[str, Any]]] = (),
+    ) -> Envelope:
+        """Start a new log with its first event (and `more` after it, in the same write, so a
+        set-up is never seen half made); refuses if the file exists. Returns the first envelope;
+        `created` holds them all."""
         if not valid_game_id(game_id):
             raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
         type_, data = first
-        env = seal(game_id, 1, at or utc_now(), type_, data, None)
+        when = at or utc_now()
+        env = seal(game_id, 1, when, type_, data, None)
+        sealed = [env]
+        for seq, (more_type, more_data) in enumerate(more, start=2):
+            sealed.append(seal(game_id, seq, when, more_type, more_data, sealed[-1].hash))
+        self.created = sealed
         try:
             # O_EXCL: two recorders starting the same file cannot both win.
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
@@ -107,7 +121,7 @@ class JsonlLog:
         try:
             # Locked before the first byte, so an appender never sees a half-made first line.
             fcntl.flock(fd, fcntl.LOCK_EX)
-            _write_all(fd, env.to_line())
+            _write_all(fd, b"".join(e.to_line() for e in sealed))
             os.fsync(fd)
             _fsync_dir(self.path)
         except BaseException as exc:
