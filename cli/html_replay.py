@@ -30,24 +30,35 @@ from wecore.state import INITIAL_STATE, GameState
 from wecore.views import view
 
 TEMPLATE_NAME = "replay_template.html"
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 _PLACEHOLDER = re.compile(r"@@([A-Z_]+)@@")
 # In a <script> element "<" could open "</script>" or "<!--"; "&" and ">" are escaped too
 # so the JSON text reads the same to any HTML parser. Each is a valid JSON string escape.
 _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
-def render_html(envelopes: list[dict], *, viewer: str | None, fingerprint: str | None) -> str:
+def render_html(
+    envelopes: list[dict],
+    *,
+    viewer: str | None,
+    fingerprint: str | None,
+    spectator: bool = False,
+    live: dict[str, Any] | None = None,
+) -> str:
     """The whole replay page for a log's parsed envelopes.
 
     `viewer`: None for the omniscient page, else a player's name (any case, as `--as`).
     `fingerprint`: the log's fingerprint; None takes it from the last envelope's hash.
+    `spectator`: without a viewer, only public facts (the table key of `we serve`).
+    `live`: the live mode of `we serve`: the page follows the game's stream (its URLs, the key
+    and the seat's legal moves are in this dict) and offers the seat's moves as buttons.
     Raises the engine's errors (EventSchemaError, RuleViolation, UnknownPlayerError) for a log
     that does not fold, and ValueError for an empty one.
     """
-    steps, final, seat = replay_steps(envelopes, viewer)
+    steps, final, seat = replay_steps(envelopes, viewer, spectator)
     if fingerprint is None:
         fingerprint = fingerprint_of(envelopes)
-    log = envelopes if seat is None else redact_log(envelopes, seat)
+    log = envelopes if seat is None and not spectator else redact_log(envelopes, seat)
     first = envelopes[0]
     title = final.title or str(first.get("game", "White Elephant"))
     meta = {
@@ -59,14 +70,17 @@ def render_html(envelopes: list[dict], *, viewer: str | None, fingerprint: str |
         "colours": [c.value for c in COLOURS],
         "letters": {c.letter: c.value for c in COLOURS},
         "persons": {c.value: PERSON_OF[c] for c in COLOURS},
+        "live": live,
     }
     values = {
         "LANG": "en",
         "TITLE": html.escape(title),
         "HEADING": html.escape(title),
-        "SUBTITLE": html.escape(_subtitle(final, seat)),
+        "SUBTITLE": html.escape(_subtitle(final, seat, spectator)),
+        "CSP": _CSP + ("; connect-src 'self'" if live is not None else ""),
+        "MODE": "live" if live is not None else "file",
         "NOSCRIPT": _noscript(final, fingerprint),
-        "REDACTED_FOR": html.escape(seat or "", quote=True),
+        "REDACTED_FOR": html.escape(seat or ("spectator" if spectator else ""), quote=True),
         "LOG_JSON": script_json(log),
         "REPLAY_JSON": script_json({"meta": meta, "steps": steps}),
     }
@@ -76,7 +90,7 @@ def render_html(envelopes: list[dict], *, viewer: str | None, fingerprint: str |
 
 
 def replay_steps(
-    envelopes: list[dict], viewer: str | None
+    envelopes: list[dict], viewer: str | None, spectator: bool = False
 ) -> tuple[list[dict[str, Any]], GameState, str | None]:
     """(steps, final state, resolved viewer): one step per envelope, the state after it.
 
@@ -94,7 +108,7 @@ def replay_steps(
         before, state = state, evolve(state, event)
         if index == 0 and viewer is not None:
             seat = resolve_player(state, viewer)
-        omniscient = seat is None
+        omniscient = seat is None and not spectator
         seq = envelope.get("seq", index + 1)
         steps.append(
             {
@@ -103,16 +117,17 @@ def replay_steps(
                 "at": envelope.get("at"),
                 "sentence": describe(event, before, state, viewer=seat, omniscient=omniscient),
                 "voided_by": voided_by.get(seq),
-                "view": view_dict(state, seat),
+                "view": view_dict(state, seat, omniscient),
                 "board": board_dict(score(state)),
             }
         )
     return steps, state, seat
 
 
-def view_dict(state: GameState, viewer: str | None) -> dict[str, Any]:
+def view_dict(state: GameState, viewer: str | None, omniscient: bool | None = None) -> dict[str, Any]:
     """The view the page shows (and `we replay --at SEQ --json` prints), as plain JSON values."""
-    return _plain(view(state, viewer, omniscient=viewer is None).to_dict())
+    omniscient = viewer is None if omniscient is None else omniscient
+    return _plain(view(state, viewer, omniscient=omniscient).to_dict())
 
 
 def board_dict(board: Scoreboard) -> dict[str, Any]:
@@ -191,9 +206,12 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def _subtitle(state: GameState, viewer: str | None) -> str:
+def _subtitle(state: GameState, viewer: str | None, spectator: bool = False) -> str:
     who = ", ".join(state.players)
-    seen = f"seen from {viewer}'s seat" if viewer else "everything shown, every attic and face-down gift"
+    if spectator:
+        seen = "as the table sees it (public facts only)"
+    else:
+        seen = f"seen from {viewer}'s seat" if viewer else "everything shown, every attic and face-down gift"
     return f"{who} \u00b7 dealer {state.dealer} \u00b7 {seen}"
 
 
