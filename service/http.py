@@ -418,12 +418,13 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
         with game.lock:
             state, events, head = game.state, list(game.events), game.head
         actor = _actor(state, role, move)
+        damage = game.damage()
+        if damage is not None:
+            # Nothing can be added to a damaged log, whatever the head was thought to be.
+            raise ApiError(422, damage)
         if asked.expect != head:
             sentence = f"expect is {asked.expect} but the log's head is {head}: read and decide again"
             raise ApiError(409, sentence, head=head)
-        damage = game.damage()
-        if damage is not None:
-            raise ApiError(422, damage)
         try:
             new = _events_for(state, events, move, actor)
             written = commit(JsonlLog(game.path), new, asked.expect)

@@ -36,7 +36,7 @@ from wecore.moves import Bring, Open, Steal, legal_moves
 from wecore.narrate import describe
 from wecore.reducer import evolve
 from wecore.scoring import score
-from wecore.state import INITIAL_STATE, GameState
+from wecore.state import INITIAL_STATE, GameState, Phase
 from wecore.views import view
 
 POLL_SECONDS = 0.2
@@ -84,6 +84,9 @@ def legal_for(state: GameState, events: list[Event], role: Role) -> list[dict[st
     if role.kind == TABLE:
         return []
     moves = [move_object(m) for m in legal_moves(state)]  # type: ignore[arg-type]
+    if state.phase is Phase.BRINGING and state.attics is None and state.starter_name is not None:
+        # Gifts not recorded go down unseen with the starter's first open, as in `we record`.
+        moves.append({"type": "open", "as": state.starter_name, "card": None})
     if role.kind == SEAT:
         return [m for m in moves if m["as"] == role.seat]
     if undo_possible(state, events):
@@ -113,6 +116,7 @@ class LiveGame:
         self.events: list[Event] = []
         self.states: list[GameState] = []  # the state after each good line
         self.offset = 0  # bytes of the file taken in
+        self.last_line = b""  # the last line taken in, to notice a rewrite
         self.checker = LineChecker()
         self.stopped: str | None = None  # why the game cannot be read further
         self.problem: Problem | None = None
@@ -139,8 +143,8 @@ class LiveGame:
             if signature == self.signature:
                 return False
             changed = False
-            if self.signature is not None and (st.st_ino != self.signature[0] or st.st_size < self.offset):
-                # Replaced or cut back (say by `we repair`): read it again from the start.
+            if self.signature is not None and self._rewritten(st):
+                # Replaced, cut back (say by `we repair`) or edited: read it again from the start.
                 self._reset()
                 changed = True
             self.signature = signature
@@ -153,12 +157,27 @@ class LiveGame:
             grew = False
             for line in data[:end].splitlines(keepends=True):
                 self.offset += len(line)
+                self.last_line = line
                 if not self._take(line):
                     break
                 grew = True
             # Bytes after the last newline: an append in progress, or a torn line; judged again
             # when the file changes (the recorder and `we repair` name a torn tail).
             return grew or changed
+
+    def _rewritten(self, st: os.stat_result) -> bool:
+        """Anything but an append since the last look: appends only ever add after `offset`."""
+        if self.signature is None:
+            return False
+        if st.st_ino != self.signature[0] or st.st_size < self.offset:
+            return True
+        if st.st_size == self.offset:
+            return True  # same size, new mtime: something was written over what was read
+        if not self.last_line:
+            return False
+        with open(self.path, "rb") as f:
+            f.seek(self.offset - len(self.last_line))
+            return f.read(len(self.last_line)) != self.last_line
 
     def _take(self, line: bytes) -> bool:
         number = self.checker.line + 1
