@@ -131,8 +131,6 @@ def _check_scanned(
     )
 
 
-
-
 @dataclass
 class Folded:
     """The part of a game that can be folded, with the reason it stops early (if it does)."""

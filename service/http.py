@@ -146,7 +146,7 @@ def _error_sentence(exc: ValidationError) -> str:
     if kind == "missing":
         return f"the body is missing the field {where!r}"
     if kind in ("union_tag_invalid", "union_tag_not_found"):
-        return "the move's \"type\" must be open, steal, swap, bring, undo, note or tie"
+        return 'the move\'s "type" must be open, steal, swap, bring, undo, note or tie'
     return f"the field {where!r} is not right: {error['msg']}"
 
 
@@ -503,7 +503,7 @@ def _actor(state: Any, role: Role, move: Any) -> str | None:
                 raise ApiError(403, f"this key is {role.seat}'s: it cannot move for {named}")
         return role.seat
     if named is None:
-        raise ApiError(422, f"say who moves: the host's key must give \"as\" for a {move.type}")
+        raise ApiError(422, f'say who moves: the host\'s key must give "as" for a {move.type}')
     return named
 
 

@@ -106,8 +106,10 @@ def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str,
             continue
         state = game.state
         title = state.title or game.game
-        where = "the game is over" if state.is_over else (
-            f"{state.player_to_move} to move" if state.player_to_move else "waiting for gifts"
+        where = (
+            "the game is over"
+            if state.is_over
+            else (f"{state.player_to_move} to move" if state.player_to_move else "waiting for gifts")
         )
         if game.stopped:
             where = "damaged: " + game.stopped

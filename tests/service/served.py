@@ -106,7 +106,11 @@ def start_server(directory: Path) -> Server:
 
 
 def new_game(server: Server, **spec: Any) -> dict[str, Any]:
-    body = {"players": ["Ann", "Ben", "Cat"], "dealer": "Cat", "lists": {"Ann": "RGY", "Ben": "BGO", "Cat": "RBO"}}
+    body = {
+        "players": ["Ann", "Ben", "Cat"],
+        "dealer": "Cat",
+        "lists": {"Ann": "RGY", "Ben": "BGO", "Cat": "RBO"},
+    }
     body.update(spec)
     with server.host as c:
         response = c.post("/api/v1/games", json=body)

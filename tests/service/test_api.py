@@ -76,7 +76,9 @@ def test_create_game_one_append_and_ids(server: Server) -> None:
     assert first["links"]["table"].startswith(server.url + "/t/game-night?k=")
     lines = (server.directory / "game-night.jsonl").read_text().splitlines()
     assert [json.loads(line)["type"] for line in lines] == ["game_started", "gift_lists_dealt"]
-    dealt = new_game(server, title="Dealt", lists=None, deal_attics=True, players=["Ann", "Ben", "Cat", "Dan"])
+    dealt = new_game(
+        server, title="Dealt", lists=None, deal_attics=True, players=["Ann", "Ben", "Cat", "Dan"]
+    )
     assert dealt["seq"] == 3
     types = [json.loads(x)["type"] for x in (server.directory / "dealt.jsonl").read_text().splitlines()]
     assert types == ["game_started", "gift_lists_dealt", "attics_dealt"]
@@ -110,7 +112,10 @@ def test_bodies_413_and_422(server: Server) -> None:
         assert c.post(url, content=b"[1, 2]").status_code == 422
         assert c.post(url, content=b"not json").status_code == 422
         assert c.post(url, json={"expect": 2}).status_code == 422
-        assert c.post(url, json={"expect": "2", "move": {"type": "open", "as": "Ann", "card": "R7"}}).status_code == 422
+        assert (
+            c.post(url, json={"expect": "2", "move": {"type": "open", "as": "Ann", "card": "R7"}}).status_code
+            == 422
+        )
         r = c.post(url, json={"expect": 2, "move": {"type": "open", "as": "Ann", "card": "R7", "x": 1}})
         assert r.status_code == 422 and "x" in r.json()["error"]
         assert c.post(url, json={"expect": 2, "move": {"type": "dance"}}).status_code == 422
@@ -128,7 +133,10 @@ def test_moves_201_409_and_views(server: Server) -> None:
     view = ann.get(f"/api/v1/games/{gid}").json()
     assert view["seq"] == head and view["to_move"] is None and view["fingerprint"] is None
     # Ann starts: her bring, or straight to opening (the gifts not brought go down unseen)
-    assert view["legal"] == [{"type": "bring", "as": "Ann", "card": None}, {"type": "open", "as": "Ann", "card": None}]
+    assert view["legal"] == [
+        {"type": "bring", "as": "Ann", "card": None},
+        {"type": "open", "as": "Ann", "card": None},
+    ]
     assert ben.get(f"/api/v1/games/{gid}").json()["legal"] == [{"type": "bring", "as": "Ben", "card": None}]
     r = move(ann, gid, head, type="open", card="r7")  # a seat may leave "as" out; cards in any case
     assert r.status_code == 201, r.text
@@ -203,8 +211,12 @@ def test_refusals_are_the_recorders_sentences(server: Server) -> None:
 
 def test_two_writers_never_fork(server: Server) -> None:
     """The API and `we record` writing one log at once: every append checks the head."""
-    game = new_game(server, title="Two writers", players=["Ann", "Ben", "Cat", "Dan"],
-                    lists={"Ann": "RGY", "Ben": "BGO", "Cat": "RBO", "Dan": "RYB"})
+    game = new_game(
+        server,
+        title="Two writers",
+        players=["Ann", "Ben", "Cat", "Dan"],
+        lists={"Ann": "RGY", "Ben": "BGO", "Cat": "RBO", "Dan": "RYB"},
+    )
     gid = game["id"]
     path = server.directory / f"{gid}.jsonl"
     stop = threading.Event()
@@ -247,7 +259,9 @@ def test_events_and_audit(server: Server) -> None:
         assert host.get(f"/api/v1/games/{gid}/events", params={"after": "x"}).status_code == 422
         audit = host.get(f"/api/v1/games/{gid}/audit").json()
     line = json.loads(we("audit", server.directory / f"{gid}.jsonl", "--json").stdout)
-    assert {k: v for k, v in audit.items() if k != "source"} == {k: v for k, v in line.items() if k != "source"}
+    assert {k: v for k, v in audit.items() if k != "source"} == {
+        k: v for k, v in line.items() if k != "source"
+    }
     table = server.client(key_of(game["links"]["table"]))
     lines = [json.loads(x) for x in table.get(f"/api/v1/games/{gid}/events").text.splitlines()]
     assert len(lines) == 6 and all("hash" not in x and "prev" not in x for x in lines)
@@ -327,7 +341,9 @@ def test_pages(server: Server) -> None:
     game = new_game(server, title="Pages")
     with server.host as host:
         lobby = host.get("/")
-        assert lobby.status_code == 200 and "<svg" in lobby.text and game["links"]["seats"]["Ann"] in lobby.text
+        assert (
+            lobby.status_code == 200 and "<svg" in lobby.text and game["links"]["seats"]["Ann"] in lobby.text
+        )
     with httpx.Client() as c:
         page = c.get(game["links"]["seats"]["Ann"])
         assert page.status_code == 200 and 'data-mode="live"' in page.text
