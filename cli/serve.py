@@ -65,7 +65,9 @@ def serve(games_dir: Path, host: str | None, port: int, lan: bool) -> None:
     except (OSError, ValueError) as exc:
         raise CommandFailed(f"{games_dir}/.we/host-key: {exc}") from None
     family = socket.AF_INET6 if ":" in bind else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and
+    # without it every response waits ~40 ms for a delayed ACK (headers and body go apart).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((bind, port))
@@ -100,6 +102,7 @@ def serve(games_dir: Path, host: str | None, port: int, lan: bool) -> None:
             loop = getattr(app.state, "loop", None)
             if loop is not None:
                 loop.call_soon_threadsafe(stopping.set)
+                app.state.folder.wake_all()
             super().handle_exit(sig, frame)
             # uvicorn raises the signal again once it has stopped, which would end the process
             # "killed by SIGTERM" (or a KeyboardInterrupt): a clean stop is what was asked for.

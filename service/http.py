@@ -9,6 +9,7 @@ rather than by FastAPI, because FastAPI would judge the body before the key.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -263,14 +264,15 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
             raise ApiError(401, "a key is needed (?k=KEY or Authorization: Bearer KEY)")
         return role
 
-    def game_for(request: Request, game_id: str) -> tuple[Role, LiveGame]:
+    def game_for(request: Request, game_id: str, refresh: bool = True) -> tuple[Role, LiveGame]:
         role = role_for(request)
         game = folder.get(game_id)
         if game is None:
             raise ApiError(404, f"no game {game_id!r} here")
         if role.kind != HOST and role.game != game.game:
             raise ApiError(403, "this key is for another game")
-        folder.refresh(game)
+        if refresh:
+            folder.refresh(game)
         return role, game
 
     def host_only(request: Request, what: str) -> Role:
@@ -373,6 +375,8 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
         )
 
     async def _follow(game: LiveGame, role: Role, last: int, request: Request) -> AsyncIterator[Any]:
+        # sse-starlette ends this generator when the client goes away; a shutdown sets every
+        # stream's `changed` (Folder.wake_all) after setting `stopping`.
         sub = game.subscribe()
         try:
             while not stopping.is_set():
@@ -380,19 +384,15 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
                 head = game.head
                 while last < head:
                     last += 1
-                    data = await asyncio.to_thread(game.message, last, role) if head - last > 50 else None
-                    if data is None:
+                    if head - last > 50:  # a long catch-up: build it off the event loop
+                        data = await asyncio.to_thread(game.message, last, role)
+                    else:
                         data = game.message(last, role)
                     yield ServerSentEvent(data=data.decode("utf-8"), event="envelope", id=str(last))
-                waiter = asyncio.ensure_future(sub.changed.wait())
-                stop = asyncio.ensure_future(stopping.wait())
-                try:
-                    await asyncio.wait({waiter, stop}, timeout=5, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    waiter.cancel()
-                    stop.cancel()
-                if await request.is_disconnected():
+                if stopping.is_set():
                     return
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(sub.changed.wait(), timeout=5)
         finally:
             game.unsubscribe(sub)
 
@@ -403,7 +403,7 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
         openapi_extra={"requestBody": _MOVE_BODY},
     )
     async def post_move(game_id: str, request: Request) -> JSONResponse:
-        role, game = await asyncio.to_thread(game_for, request, game_id)
+        role, game = game_for(request, game_id, refresh=False)  # _make_move reads the log
         if role.kind == TABLE:
             raise ApiError(403, "a table key only watches: moves need a seat's or the host's key")
         asked: MoveRequest = await read_body(request, MoveRequest)

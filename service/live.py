@@ -361,6 +361,10 @@ class Folder:
         self._thread = threading.Thread(target=self._follow, name="we-follower", daemon=True)
         self._thread.start()
 
+    def wake_all(self) -> None:
+        for game in self.games():
+            game.wake()
+
     def stop(self) -> None:
         self._stop.set()
         if self._thread is not None:
