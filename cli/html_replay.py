@@ -32,6 +32,7 @@ from wecore.views import view
 TEMPLATE_NAME = "replay_template.html"
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 _PLACEHOLDER = re.compile(r"@@([A-Z_]+)@@")
+_LIVE_CODE = re.compile(r"  // @@LIVE_BEGIN@@.*?// @@LIVE_END@@\n", re.DOTALL)
 # In a <script> element "<" could open "</script>" or "<!--"; "&" and ">" are escaped too
 # so the JSON text reads the same to any HTML parser. Each is a valid JSON string escape.
 _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
@@ -79,12 +80,17 @@ def render_html(
         "SUBTITLE": html.escape(_subtitle(final, seat, spectator)),
         "CSP": _CSP + ("; connect-src 'self'" if live is not None else ""),
         "MODE": "live" if live is not None else "file",
+        "LIVE_BEGIN": "",
+        "LIVE_END": "",
         "NOSCRIPT": _noscript(final, fingerprint),
         "REDACTED_FOR": html.escape(seat or ("spectator" if spectator else ""), quote=True),
         "LOG_JSON": script_json(log),
         "REPLAY_JSON": script_json({"meta": meta, "steps": steps}),
     }
     template = resources.files("cli").joinpath(TEMPLATE_NAME).read_text(encoding="utf-8")
+    if live is None:
+        # A saved page never reaches the network: the live mode's code is not in it at all.
+        template = _LIVE_CODE.sub("", template)
     # One pass, so nothing substituted (say a title containing "@@LOG_JSON@@") is read again.
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
