@@ -9,7 +9,6 @@ rather than by FastAPI, because FastAPI would judge the body before the key.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -19,9 +18,8 @@ from typing import Annotated, Any, Literal
 import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
-from sse_starlette.sse import EventSourceResponse, ServerSentEvent
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from eventstore.errors import StoreError
@@ -367,32 +365,40 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
             if not resume.strip().isdigit():
                 raise ApiError(422, "Last-Event-ID is not an event's seq")
             last = int(resume.strip())
-        return EventSourceResponse(
-            _follow(game, role, last, request),
-            ping=KEEPALIVE_SECONDS,
-            send_timeout=30,
+        return StreamingResponse(
+            _follow(game, role, last),
+            media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
-    async def _follow(game: LiveGame, role: Role, last: int, request: Request) -> AsyncIterator[Any]:
-        # sse-starlette ends this generator when the client goes away; a shutdown sets every
-        # stream's `changed` (Folder.wake_all) after setting `stopping`.
+    async def _follow(game: LiveGame, role: Role, last: int) -> AsyncIterator[bytes]:
+        """Server-Sent Events, framed here (one `id:` per seq). Starlette ends this generator
+        when the client goes away; a shutdown sets `stopping` and then wakes every stream.
+        Events already waiting go out in one write."""
         sub = game.subscribe()
         try:
             while not stopping.is_set():
                 sub.changed.clear()
                 head = game.head
+                frames: list[bytes] = []
                 while last < head:
                     last += 1
                     if head - last > 50:  # a long catch-up: build it off the event loop
                         data = await asyncio.to_thread(game.message, last, role)
                     else:
                         data = game.message(last, role)
-                    yield ServerSentEvent(data=data.decode("utf-8"), event="envelope", id=str(last))
+                    frames.append(b"id: %d\nevent: envelope\ndata: %s\n\n" % (last, data))
+                    if len(frames) >= 64:
+                        yield b"".join(frames)
+                        frames = []
+                if frames:
+                    yield b"".join(frames)
                 if stopping.is_set():
                     return
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(sub.changed.wait(), timeout=5)
+                try:
+                    await asyncio.wait_for(sub.changed.wait(), timeout=KEEPALIVE_SECONDS)
+                except TimeoutError:
+                    yield b": keepalive\n\n"  # a comment, so proxies and phones keep the line open
         finally:
             game.unsubscribe(sub)
 
