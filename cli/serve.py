@@ -88,10 +88,10 @@ def serve(games_dir: Path, host: str | None, port: int, lan: bool) -> None:
     click.echo(f"Serving the games in {games_dir} at {base_url}")
     click.echo(f"Host (keep this link to yourself): {host_url}")
     if lan:
-        click.echo(f"Phones on this network open {base_url} through the seat codes in the host's page.")
+        click.echo(f"Phones on this network open {base_url}; players scan their seat's code in the lobby.")
         import segno
 
-        segno.make(host_url, error="m").terminal(out=sys.stdout, compact=True)
+        segno.make(base_url, error="m").terminal(out=sys.stdout, compact=True)
     click.echo("Ctrl-C stops the server.", err=False)
     sys.stdout.flush()
 

@@ -211,3 +211,15 @@ def test_signals_stop_cleanly_with_streams_open(tmp_path: Any, sig: int) -> None
     for f in followers:
         assert f.ended.wait(5)
     assert we("audit", tmp_path).returncode == 0
+
+
+def test_serve_refuses_a_bad_folder_or_port_in_one_line(tmp_path: Any) -> None:
+    missing = we("serve", tmp_path / "nowhere", "--port", "0")
+    assert missing.returncode == 1 and missing.stderr.count("\n") == 1 and "not a directory" in missing.stderr
+    running = start_server(tmp_path)
+    try:
+        port = running.url.rsplit(":", 1)[1]
+        taken = we("serve", tmp_path, "--port", port)
+        assert taken.returncode == 1 and "cannot listen" in taken.stderr and "Traceback" not in taken.stderr
+    finally:
+        assert running.stop() == 0
