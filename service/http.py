@@ -332,7 +332,7 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
         written = await asyncio.to_thread(start_game_in, directory, spec.title, events)
         game_id = written[0].game
         game = folder.add(directory / f"{game_id}.jsonl")
-        players = game.states[0].players if game.states else tuple(spec.players)
+        players = game.current.players or tuple(spec.players)
         body = {"id": game_id, "seq": written[-1].seq, "links": links(game_id, players)}
         return JSONResponse(body, status_code=201)
 

@@ -40,6 +40,7 @@ from wecore.state import INITIAL_STATE, GameState, Phase
 from wecore.views import view
 
 POLL_SECONDS = 0.2
+CHECKPOINT = 32
 SCAN_SECONDS = 2.0
 _MESSAGE_CACHE = 2048  # encoded stream messages kept per game (each seq, per kind of key)
 
@@ -114,7 +115,10 @@ class LiveGame:
         self.game: str | None = None
         self.envelopes: list[dict[str, Any]] = []  # good lines, as written; [i] has seq i + 1
         self.events: list[Event] = []
-        self.states: list[GameState] = []  # the state after each good line
+        # The state after the last good line, and after every CHECKPOINT-th: any other is a
+        # short fold away, so a long game costs a state per 32 events, not one per event.
+        self.current: GameState = INITIAL_STATE
+        self.checkpoints: dict[int, GameState] = {0: INITIAL_STATE}
         self.offset = 0  # bytes of the file taken in
         self.last_line = b""  # the last line taken in, to notice a rewrite
         self.checker = LineChecker()
@@ -130,7 +134,7 @@ class LiveGame:
 
     @property
     def state(self) -> GameState:
-        return self.states[-1] if self.states else INITIAL_STATE
+        return self.current
 
     def refresh(self) -> bool:
         """Take in what was appended since the last look; True when the game grew (or changed)."""
@@ -196,7 +200,9 @@ class LiveGame:
             self.game = raw["game"]
         self.envelopes.append(raw)
         self.events.append(event)
-        self.states.append(state)
+        self.current = state
+        if len(self.envelopes) % CHECKPOINT == 0:
+            self.checkpoints[len(self.envelopes)] = state
         return True
 
     def _stop(self, problem: Problem) -> None:
@@ -209,6 +215,16 @@ class LiveGame:
             return None
         return damage_sentence(self.label, [self.problem])
 
+    def state_at(self, seq: int) -> GameState:
+        """The state after event `seq` (0: before the first)."""
+        if seq >= self.head:
+            return self.current
+        base = seq - seq % CHECKPOINT
+        state = self.checkpoints[base]
+        for event in self.events[base:seq]:
+            state = evolve(state, event)
+        return state
+
     # --- what a key sees ---
     def fingerprint(self, seq: int) -> str | None:
         if not seq:
@@ -219,7 +235,7 @@ class LiveGame:
     def view_object(self, seq: int, role: Role) -> dict[str, Any]:
         """GET /games/{id} as of event `seq`: `we replay --at seq --json` for this key, plus
         seq, fingerprint and legal."""
-        state = self.states[seq - 1] if seq else INITIAL_STATE
+        state = self.state_at(seq)
         if state.players:
             seat = role.seat if role.kind == SEAT else None
             data = view(state, seat, omniscient=role.kind == HOST).to_dict()
@@ -234,8 +250,8 @@ class LiveGame:
 
     def sentence(self, seq: int, role: Role) -> str:
         event = self.events[seq - 1]
-        before = self.states[seq - 2] if seq > 1 else INITIAL_STATE
-        after = self.states[seq - 1]
+        before = self.state_at(seq - 1)
+        after = self.state_at(seq)
         seat = role.seat if role.kind == SEAT else None
         if isinstance(event, EventVoided):
             from cli.replay import gist
@@ -259,7 +275,7 @@ class LiveGame:
                 "envelope": redact_envelope(self.envelopes[seq - 1], role),
                 "view": self.view_object(seq, role),
                 "sentence": self.sentence(seq, role),
-                "board": board_dict(score(self.states[seq - 1])),
+                "board": board_dict(score(self.state_at(seq))),
             }
             encoded = orjson.dumps(data)
             self.messages[key] = encoded
@@ -327,7 +343,7 @@ class Folder:
             with self.lock:
                 if game.game not in self.by_id:
                     self.by_id[game.game] = game
-                    self.keys.add_game(game.game, game.states[0].players if game.states else ())
+                    self.keys.add_game(game.game, game.current.players)
         if grew:
             game.wake()
 

@@ -223,3 +223,36 @@ def test_serve_refuses_a_bad_folder_or_port_in_one_line(tmp_path: Any) -> None:
         assert taken.returncode == 1 and "cannot listen" in taken.stderr and "Traceback" not in taken.stderr
     finally:
         assert running.stop() == 0
+
+
+def test_each_message_carries_the_view_after_its_event(server: Server) -> None:
+    """Views of old events are refolded from checkpoints: every one must be the engine's."""
+    from wecore.events import parse_event
+    from wecore.reducer import evolve
+    from wecore.state import INITIAL_STATE
+    from wecore.views import view
+
+    game = new_game(server, title="Long", lists=None, deal_attics=True)
+    gid = game["id"]
+    with server.host as host:
+        for _ in range(75):
+            current = host.get(f"/api/v1/games/{gid}").json()
+            choices = [m for m in current["legal"] if m["type"] != "undo"] or current["legal"]
+            body = {"expect": current["seq"], "move": choices[0]}
+            assert host.post(f"/api/v1/games/{gid}/moves", json=body).status_code == 201
+    head = head_of(server, gid)
+    follower = Follower(server, gid, server.host_key)
+    follower.start()
+    follower.wait_for(head)
+    state = INITIAL_STATE
+    lines = [json.loads(x) for x in (server.directory / f"{gid}.jsonl").read_text().splitlines()]
+    for message, line in zip(follower.messages, lines, strict=True):
+        state = evolve(state, parse_event(line["type"], line["data"]))
+        expected = json.loads(json.dumps(view(state, None, omniscient=True).to_dict()))
+        shown = {
+            k: v
+            for k, v in message["data"]["view"].items()
+            if k not in ("game", "seq", "fingerprint", "legal")
+        }
+        assert shown == expected, line["seq"]
+        assert message["data"]["view"]["seq"] == line["seq"]
