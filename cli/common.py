@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,6 +16,9 @@ from eventstore.errors import StoreError
 from service.checking import GameReport, GameSource
 from service.checking import check_game as _check_game
 from wecore.errors import WeError
+
+if TYPE_CHECKING:
+    from eventstore.persistence import GameLibrary
 
 __all__ = ["GameReport", "GameSource"]  # their home is service.checking; commands import them here
 
@@ -181,10 +184,10 @@ def _library_rows(source: GameSource) -> Iterator[dict[str, Any]]:
     return open_library(source.db_path).log(source.game_id).rows()  # type: ignore[arg-type]
 
 
-_open_libraries: dict[Path, Any] = {}
+_open_libraries: dict[Path, GameLibrary] = {}
 
 
-def open_library(path: Path) -> Any:
+def open_library(path: Path) -> GameLibrary:
     """One connection per library for the whole command: auditing a thousand games by id
     should not connect a thousand times."""
     library = _open_libraries.get(path)
@@ -193,7 +196,7 @@ def open_library(path: Path) -> Any:
     return library
 
 
-def connect_library(path: Path) -> Any:
+def connect_library(path: Path) -> GameLibrary:
     """A new connection to the library at `path` (every command opens libraries this way),
     saying so on stderr if an old library is upgraded first."""
     from eventstore.sqlite import Library

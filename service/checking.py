@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from eventstore.verify import Problem, ScanEnd
+    from eventstore.problems import Problem
+    from eventstore.verify import ScanEnd
     from wecore.audit import GameChecker
     from wecore.events import Event
     from wecore.state import GameState
@@ -91,7 +92,8 @@ def _check_scanned(
     """The lines the scan yields (all of them, or only line 1 and those with problems when it
     folds clean lines itself), tallied and folded in line order."""
     from eventstore.envelope import envelope_from_raw
-    from eventstore.verify import Problem, VerifyTally
+    from eventstore.problems import Problem, ProblemKind
+    from eventstore.verify import VerifyTally
 
     feed = checker.feed
     tally = VerifyTally()
@@ -117,8 +119,8 @@ def _check_scanned(
     problems = verdict.problems
     rule = checker.problem
     if rule is not None:
-        problems.append(Problem(rule.line, rule.kind, rule.message))
-        problems.sort(key=lambda p: (p.line, p.kind != "integrity"))
+        problems.append(Problem(rule.line, ProblemKind(rule.kind), rule.message))
+        problems.sort(key=lambda p: (p.line, p.kind is not ProblemKind.INTEGRITY))
     return GameReport(
         source=source.label,
         game=verdict.game,
@@ -159,9 +161,9 @@ def fold_what_can_be(report: GameReport) -> Folded:
 
 def damage_sentence(label: str, problems: list[Problem]) -> str:
     """Why nothing may be recorded onto a damaged log, and what to do (the recorder's words)."""
-    from eventstore.verify import TORN_MESSAGE
+    from eventstore.problems import ProblemCode
 
-    torn = [p for p in problems if p.message == TORN_MESSAGE]
+    torn = [p for p in problems if p.code is ProblemCode.TORN_LINE]
     others = len(problems) - len(torn)
     if torn:
         plural = "s" if others > 1 else ""

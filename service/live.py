@@ -26,18 +26,19 @@ from typing import Any
 import orjson
 
 from eventstore.envelope import valid_game_id
-from eventstore.verify import INTEGRITY, LineChecker, Problem
+from eventstore.problems import INTEGRITY, Flaw, Problem, ProblemCode
+from eventstore.verify import LineChecker
 from service.checking import damage_sentence
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from wecore.audit import RULES, SCHEMA
 from wecore.errors import EventSchemaError, RulesetError, WeError
 from wecore.events import Event, EventVoided, GiftListsDealt, parse_event
 from wecore.moves import Bring, Open, Steal, legal_moves
-from wecore.narrate import describe
+from wecore.narrate import describe, taken_back
 from wecore.reducer import evolve
 from wecore.scoring import score
 from wecore.state import INITIAL_STATE, GameState, Phase
-from wecore.views import view
+from wecore.views import redact_log, view
 
 POLL_SECONDS = 0.2
 CHECKPOINT = 32
@@ -56,9 +57,7 @@ def redact_envelope(envelope: dict[str, Any], role: Role) -> dict[str, Any]:
     away to anyone trying the 50 cards). The host sees the line as written."""
     if role.kind == HOST:
         return envelope
-    from cli.html_replay import redact_log
-
-    return redact_log([envelope], role.seat)[0]  # type: ignore[arg-type]
+    return redact_log([envelope], role.seat)[0]
 
 
 def move_object(move: Bring | Open | Steal) -> dict[str, Any]:
@@ -187,7 +186,8 @@ class LiveGame:
         number = self.checker.line + 1
         raw, msgs, usable = self.checker.feed(line)
         if msgs or not usable or raw is None:
-            self._stop(Problem(number, INTEGRITY, (msgs or ["unusable line"])[0]))
+            flaw = msgs[0] if msgs else Flaw(ProblemCode.ENVELOPE_FIELDS, "unusable line")
+            self._stop(Problem.integrity(number, flaw))
             return False
         try:
             event = parse_event(raw["type"], raw["data"])
@@ -254,12 +254,7 @@ class LiveGame:
         after = self.state_at(seq)
         seat = role.seat if role.kind == SEAT else None
         if isinstance(event, EventVoided):
-            from cli.replay import gist
-
-            taken = gist(self.events[event.voids - 1], seat, role.kind == HOST)
-            now = after.player_to_move
-            tail = f"; {now} to move" if now else ""
-            return f"Event {event.voids} is taken back ({event.reason}): {taken} never happened{tail}."
+            return taken_back(event, self.events[event.voids - 1], after, seat, role.kind == HOST)
         return describe(event, before, after, viewer=seat, omniscient=role.kind == HOST)
 
     def message(self, seq: int, role: Role) -> bytes:

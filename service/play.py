@@ -158,10 +158,7 @@ def set_up_events(
 
 def start_game(path: Path, game_id: str, events: Sequence[Event]) -> list[Envelope]:
     """Write a new log holding the set-up, in one write. LogExistsError if `path` exists."""
-    log = JsonlLog(path)
-    payloads = [event_payload(e) for e in events]
-    log.create(first=payloads[0], game_id=game_id, at=utc_now(), more=payloads[1:])
-    return list(log.created)
+    return JsonlLog(path).create_many([event_payload(e) for e in events], game_id, at=utc_now())
 
 
 def start_game_in(directory: Path, title: str | None, events: Sequence[Event]) -> list[Envelope]:
