@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from eventstore.canonical import fingerprint
 from eventstore.envelope import valid_game_id
 from eventstore.problems import INTEGRITY, Flaw, Problem, ProblemCode
 from eventstore.verify import LineChecker
@@ -229,8 +230,7 @@ class LiveGame:
     def fingerprint(self, seq: int) -> str | None:
         if not seq:
             return None
-        value = self.envelopes[seq - 1].get("hash")
-        return value[7:19] if isinstance(value, str) and value.startswith("sha256:") else None
+        return fingerprint(self.envelopes[seq - 1].get("hash"))
 
     def view_object(self, seq: int, role: Role) -> dict[str, Any]:
         """GET /games/{id} as of event `seq`: `we replay --at seq --json` for this key, plus
