@@ -464,7 +464,7 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
         role, game = game_for(request, game_id)
         if role.kind == SEAT:
             raise ApiError(403, "a seat's key cannot audit: use the table's or the host's key")
-        from cli.audit import audit_one
+        from service.audit import audit_one
         from service.checking import GameSource
 
         return audit_one(GameSource(label=game.label, path=game.path)).to_json()
