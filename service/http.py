@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -234,9 +234,6 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
                 "properties": {"error": {"type": "string"}, "head": {"type": "integer"}},
                 "required": ["error"],
             }
-            for path in schema["paths"].values():
-                for operation in path.values():
-                    operation.get("responses", {}).pop("422", None) if operation.get("x-no-422") else None
             app.openapi_schema = schema
         return app.openapi_schema
 
@@ -570,6 +567,3 @@ def _new_game_events(spec: NewGame) -> list[Any]:
         return set_up_events(spec.players, spec.dealer, lists or {}, attics, spec.options, spec.title)
     except Refused as exc:
         raise ApiError(422, str(exc)) from None
-
-
-RouteHandler = Callable[..., Any]
