@@ -44,7 +44,9 @@ from wecore.views import redact_log, view
 POLL_SECONDS = 0.2
 CHECKPOINT = 32
 SCAN_SECONDS = 2.0
-_MESSAGE_CACHE = 2048  # encoded stream messages kept per game (each seq, per kind of key)
+# Encoded stream messages kept per game (each seq, per kind of key): enough for every follower
+# of a live game to share them, few enough that memory does not grow with the game.
+_MESSAGE_CACHE = 256
 
 
 def plain(value: Any) -> Any:
