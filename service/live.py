@@ -17,7 +17,7 @@ import contextlib
 import os
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +43,7 @@ from wecore.views import redact_log, view
 
 POLL_SECONDS = 0.2
 CHECKPOINT = 32
+RECENT = 16  # the newest states kept whole: live messages need the one before the latest
 SCAN_SECONDS = 2.0
 # Encoded stream messages kept per game (each seq, per kind of key): enough for every follower
 # of a live game to share them, few enough that memory does not grow with the game.
@@ -121,6 +122,7 @@ class LiveGame:
         # short fold away, so a long game costs a state per 32 events, not one per event.
         self.current: GameState = INITIAL_STATE
         self.checkpoints: dict[int, GameState] = {0: INITIAL_STATE}
+        self.recent: deque[GameState] = deque(maxlen=RECENT)  # after the last RECENT lines
         self.offset = 0  # bytes of the file taken in
         self.last_line = b""  # the last line taken in, to notice a rewrite
         self.checker = LineChecker()
@@ -204,6 +206,7 @@ class LiveGame:
         self.envelopes.append(raw)
         self.events.append(event)
         self.current = state
+        self.recent.append(state)
         if len(self.envelopes) % CHECKPOINT == 0:
             self.checkpoints[len(self.envelopes)] = state
         return True
@@ -222,6 +225,9 @@ class LiveGame:
         """The state after event `seq` (0: before the first)."""
         if seq >= self.head:
             return self.current
+        back = self.head - seq  # 1: the state before the latest event
+        if back <= len(self.recent) - 1:
+            return self.recent[-1 - back]
         base = seq - seq % CHECKPOINT
         state = self.checkpoints[base]
         for event in self.events[base:seq]:
