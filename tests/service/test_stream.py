@@ -256,3 +256,22 @@ def test_each_message_carries_the_view_after_its_event(server: Server) -> None:
         }
         assert shown == expected, line["seq"]
         assert message["data"]["view"]["seq"] == line["seq"]
+
+
+def test_a_quiet_stream_gets_a_comment_within_fifteen_seconds(server: Server) -> None:
+    game = new_game(server, title="Quiet")
+    with (
+        httpx.Client(timeout=httpx.Timeout(5, read=20)) as client,
+        client.stream(
+            "GET",
+            f"{server.url}/api/v1/games/{game['id']}/stream",
+            params={"after": 2},  # nothing to send: only the keepalive can arrive
+            headers={"Authorization": f"Bearer {server.host_key}"},
+        ) as response,
+    ):
+        started = time.monotonic()
+        for line in response.iter_lines():
+            if line.startswith(":"):
+                break
+            assert not line.startswith("id:"), line
+    assert time.monotonic() - started <= 15
