@@ -297,9 +297,9 @@ def _tell(
 
 def _write_html(out_path: Path, envelopes: list[Any], seat: str | None) -> None:
     try:
-        from cli.html_replay import render_html
+        from service.replay_page import render_html
     except ImportError:
-        raise CommandFailed("--html is not available in this build (cli/html_replay.py is missing)") from None
+        raise CommandFailed("--html is not available in this build (the replay page is missing)") from None
     dicts = [e.to_dict() for e in envelopes]
     page = render_html(dicts, viewer=seat, fingerprint=fingerprint_of(envelopes[-1]) if envelopes else None)
     # Written beside the target and renamed, so a failure never leaves half a page behind.

@@ -272,7 +272,7 @@ class LiveGame:
             found = self.messages.get(key)
             if found is not None:
                 return found
-            from cli.html_replay import board_dict
+            from service.replay_page import board_dict
 
             data = {
                 "envelope": redact_envelope(self.envelopes[seq - 1], role),

@@ -19,7 +19,7 @@ def qr_svg(url: str, title: str) -> str:
 
 
 def live_page(game: LiveGame, role: Role, key: str) -> str:
-    from cli.html_replay import render_html
+    from service.replay_page import render_html
 
     with game.lock:
         envelopes = list(game.envelopes)

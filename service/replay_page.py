@@ -1,4 +1,6 @@
-"""`we replay GAME --html OUT.html`: the game as one self-contained page.
+"""The replay page, one template for both faces: `we replay GAME --html OUT.html` writes it as
+one self-contained file, and `we serve` sends it in live mode (it then follows the game's
+stream and offers a seat's moves).
 
 The page draws; it does not play. Every state it shows is computed here by folding the log
 with `wecore` (the reducer, `views.view`, `narrate.describe`, `scoring.score`) and embedded
@@ -87,7 +89,7 @@ def render_html(
         "LOG_JSON": script_json(log),
         "REPLAY_JSON": script_json({"meta": meta, "steps": steps}),
     }
-    template = resources.files("cli").joinpath(TEMPLATE_NAME).read_text(encoding="utf-8")
+    template = resources.files("service").joinpath(TEMPLATE_NAME).read_text(encoding="utf-8")
     if live is None:
         # A saved page never reaches the network: the live mode's code is not in it at all.
         template = _LIVE_CODE.sub("", template)
