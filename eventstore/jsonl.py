@@ -109,10 +109,10 @@ class JsonlLog(SealingLog):
         return self.path.exists()
 
     def _store_first(self, envelope: Envelope) -> None:
-        self._store_start([envelope])
+        self._store_new([envelope])
 
-    def _store_start(self, envelopes: list[Envelope]) -> None:
-        # All the first lines in one write and one fsync: a crash leaves all of them or none.
+    def _store_new(self, envelopes: list[Envelope]) -> None:
+        """A new file holding `envelopes`, in one write: a set-up is never seen half made."""
         try:
             # O_EXCL: two recorders starting the same file cannot both win.
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)

@@ -58,9 +58,9 @@ class MemoryLog(SealingLog):
         return self.name
 
     def _store_first(self, envelope: Envelope) -> None:
-        self._store_start([envelope])
+        self._store_new([envelope])
 
-    def _store_start(self, envelopes: list[Envelope]) -> None:
+    def _store_new(self, envelopes: list[Envelope]) -> None:
         with self._lock:
             if self._lines:
                 raise LogExistsError(self.name)

@@ -45,10 +45,6 @@ class GameLog(Protocol):
         """Start the log with its first event; LogExistsError if there is one already."""
         ...
 
-    def start(self, events: Sequence[Payload], game_id: str, at: str | None = None) -> list[Envelope]:
-        """Start the log with its first events, all or nothing; LogExistsError as create."""
-        ...
-
     def head(self) -> Head: ...
 
     def append(self, events: Sequence[Payload], expected_seq: int, at: str | None = None) -> list[Envelope]:
@@ -142,34 +138,35 @@ class SealingLog(ABC):
     @abstractmethod
     def iter_lines(self) -> Iterator[LogLine]: ...
 
-    def _store_start(self, envelopes: list[Envelope]) -> None:
-        """Store the first lines of a new log, all or nothing. This default stores line 1 and
-        appends the rest, which a crash could part; a backend overrides it to store them in
-        one write or transaction (the recorder's set-up depends on it)."""
-        self._store_first(envelopes[0])
-        if len(envelopes) > 1:
-            with self._locked_head() as (_, store):
-                store(envelopes[1:])
-
     def create(self, first: Payload, game_id: str, at: str | None = None) -> Envelope:
-        return self.start([first], game_id, at)[0]
-
-    def start(self, events: Sequence[Payload], game_id: str, at: str | None = None) -> list[Envelope]:
-        """A new log with its first events (a game's whole set-up) stored at once: all of
-        them or none, even across a crash; LogExistsError if the game exists already."""
         if not valid_game_id(game_id):
             raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
-        if not events:
-            raise ValueError("a new log needs at least its first event")
+        type_, data = first
+        envelope = seal(game_id, 1, at or utc_now(), type_, data, None)
+        self._store_first(envelope)
+        return envelope
+
+    def create_many(self, events: Sequence[Payload], game_id: str, at: str | None = None) -> list[Envelope]:
+        """A new log holding `events` (a game's set-up), stored in one write where the backend
+        can, so no reader sees it half made; LogExistsError if the game exists already."""
+        if not valid_game_id(game_id):
+            raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
         when = at or utc_now()
         sealed: list[Envelope] = []
         prev = None
         for seq, (type_, data) in enumerate(events, start=1):
-            envelope = seal(game_id, seq, when, type_, data, prev)
-            sealed.append(envelope)
-            prev = envelope.hash
-        self._store_start(sealed)
+            sealed.append(seal(game_id, seq, when, type_, data, prev))
+            prev = sealed[-1].hash
+        self._store_new(sealed)
         return sealed
+
+    def _store_new(self, envelopes: list[Envelope]) -> None:
+        """Store a new log's first lines. By default line 1, then the rest appended; a backend
+        that can store them at once overrides this."""
+        self._store_first(envelopes[0])
+        if len(envelopes) > 1:
+            with self._locked_head() as (_, store):
+                store(envelopes[1:])
 
     def append(self, events: Sequence[Payload], expected_seq: int, at: str | None = None) -> list[Envelope]:
         with self._locked_head() as (head, store):

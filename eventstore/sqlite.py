@@ -430,9 +430,9 @@ class LibraryLog(SealingLog):
         return super().create(first, game_id, at)
 
     def _store_first(self, envelope: Envelope) -> None:
-        self._store_start([envelope])
+        self._store_new([envelope])
 
-    def _store_start(self, envelopes: list[Envelope]) -> None:
+    def _store_new(self, envelopes: list[Envelope]) -> None:
         with self.library._write() as conn:  # one transaction: all of them or none
             if self.library._game_key(conn, self.game_id) is not None:
                 raise LogExistsError(self.where)
