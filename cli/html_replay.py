@@ -36,11 +36,19 @@ _PLACEHOLDER = re.compile(r"@@([A-Z_]+)@@")
 _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
-def render_html(envelopes: list[dict], *, viewer: str | None, fingerprint: str | None) -> str:
+def render_html(
+    envelopes: list[dict],
+    *,
+    viewer: str | None,
+    fingerprint: str | None,
+    analysis: dict[str, Any] | None = None,
+) -> str:
     """The whole replay page for a log's parsed envelopes.
 
     `viewer`: None for the omniscient page, else a player's name (any case, as `--as`).
     `fingerprint`: the log's fingerprint; None takes it from the last envelope's hash.
+    `analysis`: what `cli.analyse.page_analysis` gives (`we replay --html --analyse`): the
+    pivotal moves are marked on the timeline and each decision's alternatives shown at its step.
     Raises the engine's errors (EventSchemaError, RuleViolation, UnknownPlayerError) for a log
     that does not fold, and ValueError for an empty one.
     """
@@ -68,7 +76,9 @@ def render_html(envelopes: list[dict], *, viewer: str | None, fingerprint: str |
         "NOSCRIPT": _noscript(final, fingerprint),
         "REDACTED_FOR": html.escape(seat or "", quote=True),
         "LOG_JSON": script_json(log),
-        "REPLAY_JSON": script_json({"meta": meta, "steps": steps}),
+        "REPLAY_JSON": script_json(
+            {"meta": meta, "steps": steps, **({"analysis": analysis} if analysis is not None else {})}
+        ),
     }
     template = resources.files("cli").joinpath(TEMPLATE_NAME).read_text(encoding="utf-8")
     # One pass, so nothing substituted (say a title containing "@@LOG_JSON@@") is read again.
