@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from wecore.cards import COLOURS
@@ -379,14 +379,14 @@ def _r(value: float) -> float:
 class Evening:
     date: str
     games: tuple[GameRecord, ...]
+    names: Mapping[str, str] = field(default_factory=dict)  # matched name -> as first seen
 
     def scores_by_player(self) -> dict[str, list[int]]:
-        """Each player's scores that evening, by the name they first played under."""
-        names: dict[str, str] = {}
+        """Each player's scores that evening, under the name they first played under."""
         scores: dict[str, list[int]] = {}
         for game in self.games:
             for name, points in zip(game.players, game.scores, strict=True):
-                shown = names.setdefault(same_name(name), name)
+                shown = self.names.get(same_name(name), name)
                 scores.setdefault(shown, []).append(points)
         return scores
 
@@ -397,10 +397,12 @@ def in_order(games: Iterable[GameRecord]) -> list[GameRecord]:
 
 def evenings(games: Iterable[GameRecord]) -> list[Evening]:
     """Games grouped by the local date of their first event, oldest first."""
+    games = in_order(games)
     grouped: dict[str, list[GameRecord]] = {}
-    for game in in_order(games):
+    for game in games:
         grouped.setdefault(game.evening or "unknown", []).append(game)
-    return [Evening(date, tuple(group)) for date, group in sorted(grouped.items())]
+    names = display_names(games)
+    return [Evening(date, tuple(group), names) for date, group in sorted(grouped.items())]
 
 
 def display_names(games: Iterable[GameRecord]) -> dict[str, str]:
