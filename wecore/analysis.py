@@ -186,8 +186,8 @@ def play_out(state: GameState, first: Move, bot: Bot, rng: SeededRandom, hidden:
         moves = legal_moves(state)
         if not moves:
             raise ValueError(f"no legal move in phase {state.phase} before the game is over")
-        player = mover_of(moves[0])
-        if all(mover_of(m) == player for m in moves):
+        # legal_moves lists moves seat by seat: first and last by one player means one mover.
+        if len(moves) == 1 or mover_of(moves[0]) == mover_of(moves[-1]):
             state = _make(state, bot.choose(state, moves, rng), hidden)
             continue
         by_player: dict[str | None, list[Move]] = {}
