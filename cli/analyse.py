@@ -200,7 +200,11 @@ def _tell(game: str | None, decisions: Sequence[Any], policy: str, count: int, s
     if not chosen:
         out.print("No decision had a better alternative: every move played was the best one found.")
         return
-    out.print(f"The {len(chosen)} decision{'s' if len(chosen) != 1 else ''} with the largest swings:")
+    out.print(
+        "The decision with the largest swing:"
+        if len(chosen) == 1
+        else f"The {len(chosen)} decisions with the largest swings:"
+    )
     for rank, decision in enumerate(chosen, start=1):
         out.print()
         out.print(f"{rank}. [event {decision.seq}] {sentence(decision)}", markup=False)
