@@ -25,7 +25,7 @@ from wecore.bots import BOTS, Bot, play_payloads
 from wecore.dealing import DEFAULT_NAMES
 from wecore.scoring import score
 from wecore.state import GameState
-from wecore.stats import record_of
+from wecore.stats import FairnessTally, record_of
 
 # Simulated games happen on Christmas Eve 2011, the year the game came out; game i starts
 # i - 1 hours later, and its event with seq n is stamped n seconds after that start.
@@ -283,7 +283,7 @@ def simulate(
                 raise CommandFailed(f"{existing} already exists; use --force to overwrite")
     library = connect_library(db_path) if db_path is not None else None
     tally = Tally(DEFAULT_NAMES[:players], seat_bots)
-    records = []
+    report_tally = FairnessTally() if report else None
     with (
         collector_settled_for_a_batch(),
         _progress(count) as progress,
@@ -296,21 +296,20 @@ def simulate(
             if library is not None:
                 _store(library, game_id, envelopes, state)
             tally.add(state)
-            if report:
-                records.append(record_of(state, game_id))
+            if report_tally is not None:
+                report_tally.add(record_of(state, game_id))
             progress.advance(task)
     where = []
     if out_dir is not None:
         where.append(f"logs in {out_dir}")
     if db_path is not None:
         where.append(f"stored in {db_path}")
-    if report:
+    if report_tally is not None:
         from cli.stats_report import emit_fairness
-        from wecore.stats import fairness
 
         bot_names = ", ".join(sorted(set(seat_bots), key=seat_bots.index))
         source = f"simulated from seed {seed!r} ({players} players, {bot_names} bot)"
-        emit_fairness(fairness(records), source, as_json, plot)
+        emit_fairness(report_tally.result(), source, as_json, plot)
         return
     print_summary(tally, seed, where)
 

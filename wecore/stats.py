@@ -8,18 +8,19 @@ gives the whole win to the player it names.
 from __future__ import annotations
 
 import math
+import random
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from wecore.cards import COLOURS
-from wecore.rng import SeededRandom
 from wecore.state import GameState
 
 Z95 = 1.959963984540054  # the 97.5th percentile of the standard normal
 EXPECTED_FOR_CHI_SQUARE = 5  # the usual rule: below this expected count, test exactly instead
 MONTE_CARLO_TABLES = 5000
+MONTE_CARLO_DRAWS = 5_000_000
 
 
 # --- intervals and tests ---------------------------------------------------------------
@@ -94,39 +95,41 @@ def chi_square_statistic(observed: Sequence[float], expected: Sequence[float]) -
     return sum((o - e) ** 2 / e for o, e in zip(observed, expected, strict=True) if e > 0)
 
 
-def equal_seats_test(games: Sequence[GameRecord], seed: int | str = "equal-seats") -> SeatTest:
-    """Does every seat win equally often? Observed wins by seat against 1/n of each game.
+def equal_seats_test(
+    seats: Sequence[Rate], games_by_size: Mapping[int, int], seed: int | str = "equal-seats"
+) -> SeatTest:
+    """Does every seat win equally often? `seats`: seat 1, 2, ... with their (shared) wins and
+    expected wins (1/n of each game played there); `games_by_size`: games by player count.
 
     Pearson's chi-square when every expected count is at least 5; otherwise a Monte Carlo
-    exact test: the same statistic over MONTE_CARLO_TABLES tables where each game's win goes
-    to a seat drawn uniformly (seeded, so the p-value is reproducible).
+    exact test: the same statistic over random tables where each game's win goes to a seat
+    drawn uniformly, from a fixed seed (so the p-value is reproducible). MONTE_CARLO_TABLES
+    tables, fewer for a big library (at most MONTE_CARLO_DRAWS draws in all, at least 500).
     """
-    seats = max((len(g.players) for g in games), default=0)
-    if seats < 2 or not games:
+    total = sum(games_by_size.values())
+    if len(seats) < 2 or not total:
         return SeatTest("none (no games)", 0.0, 1.0, 0)
-    observed = [0.0] * seats
-    expected = [0.0] * seats
-    for game in games:
-        share = 1 / len(game.players)
-        for seat in range(len(game.players)):
-            expected[seat] += share
-        for seat, win in enumerate(game.seat_wins()):
-            observed[seat] += win
+    observed = [rate.wins for rate in seats]
+    expected = [rate.expected for rate in seats]
     statistic = chi_square_statistic(observed, expected)
-    df = seats - 1
+    df = len(seats) - 1
     if min(expected) >= EXPECTED_FOR_CHI_SQUARE:
         return SeatTest("chi-square", _r(statistic), chi_square_p_value(statistic, df), df)
-    rng = SeededRandom(f"{seed}/{len(games)}")
-    sizes = [len(g.players) for g in games]
+    tables = max(500, min(MONTE_CARLO_TABLES, MONTE_CARLO_DRAWS // total))
+    # random.Random's random() is promised to give the same sequence for the same seed on every
+    # Python version; a table of 10,000 games needs 10,000 draws, which SHA-256 would make slow.
+    draw = random.Random(f"{seed}/{total}/{statistic:.6f}").random
+    sizes = sorted(games_by_size.items())
     at_least = 0
-    for _ in range(MONTE_CARLO_TABLES):
-        table = [0.0] * seats
-        for size in sizes:
-            table[rng.randbelow(size)] += 1
+    for _ in range(tables):
+        table = [0.0] * len(seats)
+        for size, count in sizes:
+            for _ in range(count):
+                table[int(draw() * size)] += 1
         if chi_square_statistic(table, expected) >= statistic - 1e-9:
             at_least += 1
-    p_value = (at_least + 1) / (MONTE_CARLO_TABLES + 1)
-    return SeatTest(f"Monte Carlo exact ({MONTE_CARLO_TABLES} tables)", _r(statistic), p_value, df)
+    p_value = (at_least + 1) / (tables + 1)
+    return SeatTest(f"Monte Carlo exact ({tables} tables)", _r(statistic), p_value, df)
 
 
 def seat_verdict(test: SeatTest, by_seat: Sequence[Rate]) -> str:
@@ -292,75 +295,70 @@ def _test_dict(test: SeatTest) -> dict[str, Any]:
     }
 
 
+class FairnessTally:
+    """The fairness report's figures, added up one game at a time (memory does not grow with
+    the number of games: a simulation of a million games keeps a few dozen counters)."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.by_seat: dict[int, Rate] = {}
+        self.by_list: dict[str, Rate] = {}
+        self.by_players: dict[int, Rate] = {}
+        self.seats_by_players: dict[int, dict[int, Rate]] = {}
+        self.ties_shared = 0
+        self.ties_broken = 0
+
+    def add(self, game: GameRecord) -> None:
+        count = len(game.players)
+        fair = 1 / count
+        self.games += 1
+        self.ties_shared += len(game.winners) > 1
+        self.ties_broken += game.tie_broken
+        per_count = self.seats_by_players.setdefault(count, {})
+        # One row per game by player count: a seat's equal share of the wins (1/n) and the mean
+        # score per player.
+        players = self.by_players.setdefault(count, Rate(count))
+        players.add(fair, sum(game.scores) / count, fair)  # type: ignore[arg-type]
+        for seat, win in enumerate(game.seat_wins()):
+            points = game.scores[seat]
+            table_seat = game.table_seat(seat)
+            self.by_seat.setdefault(table_seat, Rate(table_seat)).add(win, points, fair)
+            per_count.setdefault(table_seat, Rate(table_seat)).add(win, points, fair)
+            if game.lists:
+                gift_list = game.lists[seat]
+                self.by_list.setdefault(gift_list, Rate(gift_list)).add(win, points, fair)
+
+    def result(self) -> Fairness:
+        games_by_size = {count: rate.games for count, rate in self.by_players.items()}
+        seats_of = {count: [per[s] for s in sorted(per)] for count, per in self.seats_by_players.items()}
+        by_seat = [self.by_seat[s] for s in sorted(self.by_seat)]
+        return Fairness(
+            games=self.games,
+            by_seat=by_seat,
+            by_list=sorted(self.by_list.values(), key=lambda r: _list_order(r.key)),
+            by_players=[self.by_players[count] for count in sorted(self.by_players)],
+            seat_tests={
+                count: equal_seats_test(seats, {count: games_by_size[count]})
+                for count, seats in seats_of.items()
+            },
+            seats_by_players=seats_of,
+            equal_seats=equal_seats_test(by_seat, games_by_size),
+            ties_shared=self.ties_shared,
+            ties_broken=self.ties_broken,
+        )
+
+
 def fairness(games: Iterable[GameRecord]) -> Fairness:
     """Win rates and mean scores by seat from the first starter, by gift list and by player
     count, and the test of equal seats (over all games, and per player count).
 
-    By player count, `wins` and `win_rate` are a seat's fair share there (1/n): the line to
-    read that count's seats against; its own `by_seat` and `equal_seats` say how far they are.
+    By player count, `wins` and `win_rate` are a seat's equal share there (1/n): the line to
+    read that count's seats against.
     """
-    games = list(games)
-    by_seat: dict[int, Rate] = {}
-    by_list: dict[str, Rate] = {}
-    by_players: dict[int, Rate] = {}
-    seats_by_players: dict[int, dict[int, Rate]] = {}
-    games_by_players: dict[int, list[GameRecord]] = {}
-    shared = broken = 0
+    tally = FairnessTally()
     for game in games:
-        count = len(game.players)
-        fair = 1 / count
-        shared += len(game.winners) > 1
-        broken += game.tie_broken
-        games_by_players.setdefault(count, []).append(game)
-        per_count = seats_by_players.setdefault(count, {})
-        for seat, win in enumerate(game.seat_wins()):
-            points = game.scores[seat]
-            table_seat = game.table_seat(seat)
-            by_seat.setdefault(table_seat, Rate(table_seat)).add(win, points, fair)
-            per_count.setdefault(table_seat, Rate(table_seat)).add(win, points, fair)
-            if game.lists:
-                gift_list = game.lists[seat]
-                by_list.setdefault(gift_list, Rate(gift_list)).add(win, points, fair)
-    for count, group in games_by_players.items():
-        # One row per game: a seat's fair share of the wins (1/n), and the mean score per player.
-        rate = by_players[count] = Rate(count, games=len(group), wins=len(group) / count)
-        rate.points = sum(sum(game.scores) for game in group) / count  # type: ignore[assignment]
-        rate.expected = rate.wins
-    ordered_by_players = [by_players[count] for count in sorted(by_players)]
-    seats_of = {count: [per[s] for s in sorted(per)] for count, per in seats_by_players.items()}
-    return Fairness(
-        games=len(games),
-        by_seat=[by_seat[s] for s in sorted(by_seat)],
-        by_list=sorted(by_list.values(), key=lambda r: _list_order(r.key)),
-        by_players=ordered_by_players,
-        seat_tests={count: equal_seats_test(group) for count, group in games_by_players.items()},
-        seats_by_players=seats_of,
-        equal_seats=_pooled_test(games),
-        ties_shared=shared,
-        ties_broken=broken,
-    )
-
-
-def _pooled_test(games: Sequence[GameRecord]) -> SeatTest:
-    # Seats are counted from each game's first starter, so the records are turned to that
-    # order before the test (which reads seats as listed).
-    turned = [_turned(game) for game in games]
-    return equal_seats_test(turned)
-
-
-def _turned(game: GameRecord) -> GameRecord:
-    n = len(game.players)
-    order = [(game.first_starter + k) % n for k in range(n)]
-    position = {seat: k for k, seat in enumerate(order)}
-    return GameRecord(
-        game=game.game,
-        players=tuple(game.players[s] for s in order),
-        first_starter=0,
-        lists=tuple(game.lists[s] for s in order) if game.lists else (),
-        scores=tuple(game.scores[s] for s in order),
-        winners=tuple(sorted(position[s] for s in game.winners)),
-        tie_broken=game.tie_broken,
-    )
+        tally.add(game)
+    return tally.result()
 
 
 def _list_order(letters: str) -> tuple[int, ...]:

@@ -9,7 +9,6 @@ from wecore.bots import GreedyBot, play_game
 from wecore.stats import (
     GameRecord,
     chi_square_p_value,
-    equal_seats_test,
     evenings,
     fairness,
     longest_streaks,
@@ -114,7 +113,7 @@ def test_equal_seats_chi_square_by_hand():
     # 60 games of three: seat 1 wins 30, seat 2 20, seat 3 10; expected 20 each.
     # chi-square = (100 + 0 + 100) / 20 = 10 on 2 degrees of freedom: p = e^-5 = 0.006738.
     games = [game(3, [0])] * 30 + [game(3, [1])] * 20 + [game(3, [2])] * 10
-    test = equal_seats_test(games)
+    test = fairness(games).equal_seats
     assert test.test == "chi-square" and test.statistic == 10.0
     assert test.p_value == pytest.approx(0.0067379, rel=1e-4)
     result = fairness(games)
@@ -125,9 +124,9 @@ def test_equal_seats_chi_square_by_hand():
 
 def test_small_counts_use_a_seeded_exact_test():
     games = [game(4, [0])] * 6 + [game(4, [1])] * 2  # expected 2 per seat: too few for chi-square
-    test = equal_seats_test(games)
+    test = fairness(games).equal_seats
     assert test.test.startswith("Monte Carlo exact")
-    assert test == equal_seats_test(games)  # seeded: the same p-value every time
+    assert test == fairness(games).equal_seats  # seeded: the same p-value every time
     # The exact probability of a table at least this uneven is small but not tiny.
     assert 0.005 < test.p_value < 0.1
 
@@ -213,3 +212,26 @@ def test_nfc_names_are_one_player():
     ]
     assert longest_streaks(games)[composed] == 2
     assert len(versus(games, decomposed.upper(), "ann").games) == 2
+
+
+def test_seats_are_pooled_across_player_counts_from_the_first_starter():
+    # 3 games of three won by seat 1 (the starter), 3 games of four won by seat 4 (the dealer):
+    # expected wins 3 x 1/3 + 3 x 1/4 for seats 1-3, 3 x 1/4 for seat 4.
+    games = [game(3, [1], starter=1)] * 3 + [game(4, [2], starter=3)] * 3
+    result = fairness(games)
+    seats = {rate.key: rate for rate in result.by_seat}
+    assert {k: r.wins for k, r in seats.items()} == {1: 3.0, 2: 0.0, 3: 0.0, 4: 3.0}
+    assert seats[1].expected == pytest.approx(1.75) and seats[4].expected == pytest.approx(0.75)
+    assert seats[4].games == 3
+    assert result.equal_seats.test.startswith("Monte Carlo exact (5000 tables)")
+    assert result.equal_seats.p_value < 0.01
+    assert set(result.seat_tests) == {3, 4}
+
+
+def test_the_exact_test_stays_quick_for_a_big_mixed_library():
+    # 20,000 games of five and 20 of seven: seats 6 and 7 expect under 5 wins, so the test is
+    # exact, with fewer tables (5,000,000 draws at most).
+    games = [game(5, [k % 5]) for k in range(20_000)] + [game(7, [k % 7]) for k in range(20)]
+    test = fairness(games).equal_seats
+    assert test.test == "Monte Carlo exact (500 tables)"
+    assert test.p_value > 0.5
