@@ -287,8 +287,8 @@ def move_object(move: Move) -> dict[str, Any]:
         return {"type": "bring", "as": move.player, "card": move.card}
     kind = type(move).__name__.lower()
     if kind == "swap":
-        partner = getattr(move, "with_player", getattr(move, "partner", None))
-        return {"type": "swap", "as": mover_of(move), "with": partner}
+        # starter_final_swap (a house rule): {"with": null} is keeping one's own gift.
+        return {"type": "swap", "as": mover_of(move), "with": getattr(move, "with_player", None)}
     fields = {k: v for k, v in vars(move).items() if k != "player"}
     return {"type": kind, "as": mover_of(move), **fields}
 
@@ -328,8 +328,11 @@ def describe_move(move: Move, before: GameState | None = None) -> str:
         return f"brought {move.card}" if move.card else "brought a gift unseen"
     kind = type(move).__name__.lower()
     if kind == "swap":
-        partner = getattr(move, "with_player", getattr(move, "partner", None))
-        return f"swapped with {partner}" if partner else "kept their gift (no swap)"
+        partner = getattr(move, "with_player", None)
+        takes = getattr(move, "takes", None)
+        if partner is None:
+            return "kept their gift (no swap)"
+        return f"swapped with {partner} for {takes}" if takes else f"swapped with {partner}"
     return kind
 
 

@@ -195,3 +195,56 @@ def test_every_rollout_ends_the_game(policy):
         for alternative in range(len(point.moves)):
             for outcome in rollouts(point, alternative, policy, 3, "end"):
                 assert 0 <= outcome.win <= 1 and outcome.score >= 0
+
+
+def final_swap_game(keep: bool) -> list:
+    """The endgame above under starter_final_swap: after Ben's last open Ann (the starter)
+    holds Y2, Ben B5, Cat R9, and Ann swaps or keeps."""
+    table = Table()
+    table.start(dealer="Cat", options={**ONE_PARTY, "starter_final_swap": True})
+    table.lists(LISTS)
+    table.attics({"Ann": ["R9"], "Ben": ["Y2"], "Cat": ["B5"]})
+    for player, card in (("Ann", "R9"), ("Ben", "Y2"), ("Cat", "B5")):
+        table.do(ev("gift_brought", party=1, player=player, card=card))
+    table.do(ev("gift_opened", party=1, player="Ann", card="R9"))
+    table.do(ev("gift_opened", party=1, player="Ben", card="Y2"))
+    table.do(ev("gift_stolen", party=1, player="Cat", from_="Ann", card="R9"))
+    table.do(ev("gift_stolen", party=1, player="Ann", from_="Ben", card="Y2"))
+    table.do(ev("gift_opened", party=1, player="Ben", card="B5"))
+    swap = {"with": None, "takes": None} if keep else {"with": "Cat", "takes": "R9"}
+    table.do(ev("final_swap", party=1, player="Ann", **swap))
+    assert table.state.is_over
+    return list(enumerate(table.log, start=1))
+
+
+def test_the_final_swap_is_a_decision_like_any_other():
+    import wecore.moves
+
+    if not hasattr(wecore.moves, "Swap"):
+        pytest.skip("this build has no starter_final_swap house rule yet")
+    # Ann's choices at the end, every card known: keep Y2 (2), take B5 from Ben (0 on RYG),
+    # take R9 from Cat (9). Keeping was worth 7 less than taking R9.
+    kept = by_seq(analyse(decision_points(final_swap_game(keep=True)), "greedy", 3, 0))[12]
+    values = {move_text(a.move): a.mean for a in kept.alternatives}
+    assert values == {
+        "kept their gift (no swap)": 2.0,
+        "swapped with Ben for B5": 0.0,
+        "swapped with Cat for R9": 9.0,
+    }
+    assert kept.swing == 7.0
+    assert decision_object(kept)["played"] == {"type": "swap", "as": "Ann", "with": None}
+    assert sentence(kept).startswith(
+        "Party 1: Ann kept their gift (no swap); swapping with Cat for R9 instead"
+    )
+    took = by_seq(analyse(decision_points(final_swap_game(keep=False)), "random", 3, 0))[12]
+    assert took.swing == 0.0 and decision_object(took)["played"] == {
+        "type": "swap",
+        "as": "Ann",
+        "with": "Cat",
+    }
+
+
+def move_text(move) -> str:
+    from wecore.analysis import describe_move
+
+    return describe_move(move)
