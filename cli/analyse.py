@@ -54,11 +54,13 @@ def run_analysis(
     seed: str,
     jobs: int,
     advance: Callable[[int], None] | None = None,
+    points: list[Any] | None = None,
 ) -> tuple[list[Any], list[Any]]:
     """(decision points, decisions) of a log's parsed lines, rollouts over `jobs` processes."""
     from wecore.analysis import rollouts, summarise
 
-    points = decision_points_of(lines)
+    if points is None:
+        points = decision_points_of(lines)
     tasks = [(d, a, policy, count, seed) for d, point in enumerate(points) for a in range(len(point.moves))]
     results: dict[tuple[int, int], list[Any]] = {}
     if jobs <= 1 or len(tasks) <= 1:
@@ -101,7 +103,7 @@ def analyse_with_progress(
         disable=not sys.stderr.isatty(),
     ) as progress:
         task = progress.add_task("rollouts", total=total)
-        return run_analysis(lines, policy, count, seed, jobs, lambda n: progress.advance(task, n))
+        return run_analysis(lines, policy, count, seed, jobs, lambda n: progress.advance(task, n), points)
 
 
 def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any]]]:

@@ -8,19 +8,19 @@ gives the whole win to the player it names.
 from __future__ import annotations
 
 import math
-import random
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from wecore.cards import COLOURS
+from wecore.rng import SeededRandom
 from wecore.state import GameState
 
 Z95 = 1.959963984540054  # the 97.5th percentile of the standard normal
 EXPECTED_FOR_CHI_SQUARE = 5  # the usual rule: below this expected count, test exactly instead
 MONTE_CARLO_TABLES = 5000
-MONTE_CARLO_DRAWS = 5_000_000
+MONTE_CARLO_DRAWS = 2_000_000
 
 
 # --- intervals and tests ---------------------------------------------------------------
@@ -104,7 +104,7 @@ def equal_seats_test(
     Pearson's chi-square when every expected count is at least 5; otherwise a Monte Carlo
     exact test: the same statistic over random tables where each game's win goes to a seat
     drawn uniformly, from a fixed seed (so the p-value is reproducible). MONTE_CARLO_TABLES
-    tables, fewer for a big library (at most MONTE_CARLO_DRAWS draws in all, at least 500).
+    tables, fewer for a big library (at most MONTE_CARLO_DRAWS draws in all, at least 200).
     """
     total = sum(games_by_size.values())
     if len(seats) < 2 or not total:
@@ -115,17 +115,15 @@ def equal_seats_test(
     df = len(seats) - 1
     if min(expected) >= EXPECTED_FOR_CHI_SQUARE:
         return SeatTest("chi-square", _r(statistic), chi_square_p_value(statistic, df), df)
-    tables = max(500, min(MONTE_CARLO_TABLES, MONTE_CARLO_DRAWS // total))
-    # random.Random's random() is promised to give the same sequence for the same seed on every
-    # Python version; a table of 10,000 games needs 10,000 draws, which SHA-256 would make slow.
-    draw = random.Random(f"{seed}/{total}/{statistic:.6f}").random
+    tables = max(200, min(MONTE_CARLO_TABLES, MONTE_CARLO_DRAWS // total))
+    draw = SeededRandom(f"{seed}/{total}/{statistic:.6f}").randbelow
     sizes = sorted(games_by_size.items())
     at_least = 0
     for _ in range(tables):
         table = [0.0] * len(seats)
         for size, count in sizes:
             for _ in range(count):
-                table[int(draw() * size)] += 1
+                table[draw(size)] += 1
         if chi_square_statistic(table, expected) >= statistic - 1e-9:
             at_least += 1
     p_value = (at_least + 1) / (tables + 1)

@@ -230,8 +230,8 @@ def test_seats_are_pooled_across_player_counts_from_the_first_starter():
 
 def test_the_exact_test_stays_quick_for_a_big_mixed_library():
     # 20,000 games of five and 20 of seven: seats 6 and 7 expect under 5 wins, so the test is
-    # exact, with fewer tables (5,000,000 draws at most).
+    # exact, with fewer tables (2,000,000 draws at most, 200 tables at least).
     games = [game(5, [k % 5]) for k in range(20_000)] + [game(7, [k % 7]) for k in range(20)]
     test = fairness(games).equal_seats
-    assert test.test == "Monte Carlo exact (500 tables)"
+    assert test.test == "Monte Carlo exact (200 tables)"
     assert test.p_value > 0.5
