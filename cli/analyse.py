@@ -199,6 +199,9 @@ def _tell(game: str | None, decisions: Sequence[Any], policy: str, count: int, s
         f" out {count} times by the {policy} bot (seed {seed!r})."
     )
     chosen = pivotal(decisions, top)
+    if not decisions:
+        out.print("Nobody has made a move yet: there is nothing to analyse.")
+        return
     if not chosen:
         out.print("No decision had a better alternative: every move played was the best one found.")
         return

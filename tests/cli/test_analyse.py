@@ -115,3 +115,11 @@ def test_replay_analyse_needs_html_and_no_seat():
     assert we("replay", NIGHT_3P, "--analyse").exit_code == 2
     seat = we("replay", NIGHT_3P, "--html", "x.html", "--analyse", "--as", "Maria")
     assert seat.exit_code == 2 and "--as" in seat.stderr
+
+
+def test_a_game_without_moves_has_no_decisions(tmp_path):
+    started = tmp_path / "started.jsonl"
+    started.write_text("".join(TIE_5P.read_text().splitlines(keepends=True)[:2]))
+    assert analysed(started)["decisions"] == []
+    text = we("analyse", started)
+    assert text.exit_code == 0 and "nothing to analyse" in text.stdout
