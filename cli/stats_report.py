@@ -80,6 +80,9 @@ def _rates_panel(axis: Any, rows: Sequence[dict[str, Any]], key: str, title: str
         axis.legend(loc="best", fontsize="small")
     axis.set_xticks(positions, labels)
     axis.set_ylim(bottom=0)
+    from matplotlib.ticker import PercentFormatter
+
+    axis.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     axis.set_title(title)
     axis.set_ylabel("win rate (95% interval)")
 
@@ -97,8 +100,8 @@ def plot_fairness(report: dict[str, Any], path: Path) -> None:
     _save(figure, path)
 
 
-def plot_evenings(evenings: Sequence[Any], path: Path) -> None:
-    """Each player's mean score per evening, one line per player."""
+def plot_evenings(evenings: Sequence[Any], path: Path, only: Sequence[str] = ()) -> None:
+    """Each player's mean score per evening, one line per player (or only those named)."""
     figure, (axis,) = _figure(1)
     dates = [evening.date for evening in evenings]
     players: dict[str, list[float | None]] = {}
@@ -107,7 +110,12 @@ def plot_evenings(evenings: Sequence[Any], path: Path) -> None:
             line = players.setdefault(name, [None] * len(evenings))
             line[index] = sum(scores) / len(scores)
     positions = list(range(len(dates)))
+    from wecore.stats import same_name
+
+    wanted = {same_name(name) for name in only}
     for name, values in sorted(players.items()):
+        if wanted and same_name(name) not in wanted:
+            continue
         points = [(x, y) for x, y in zip(positions, values, strict=True) if y is not None]
         axis.plot([x for x, _ in points], [y for _, y in points], marker="o", label=name)
     axis.set_xticks(positions, dates, rotation=30, ha="right")
@@ -287,7 +295,7 @@ def emit_versus(records: Sequence[Any], names: tuple[str, str], as_json: bool, p
     else:
         _print_versus(result)
     if plot is not None:
-        plot_evenings(evenings(result.games), plot)
+        plot_evenings(evenings(result.games), plot, only=(result.first, result.second))
 
 
 def _print_versus(result: Any) -> None:
