@@ -316,7 +316,7 @@ def library_stats(db: Path) -> LibraryStats:
     default=None,
     metavar="FILE",
     help="Draw it to FILE (.png or .svg, 8 x 5 inches): win rates with --fairness, scores over the"
-    " evenings with --by evening or --versus. Needs matplotlib (pip install 'we[plots]').",
+    " evenings with --by evening or --versus. Needs matplotlib (pip install '.[plots]' in a clone of we).",
 )
 @db_option
 def stats(

@@ -38,8 +38,8 @@ def check_plot_target(path: Path | None) -> None:
         import matplotlib  # noqa: F401
     except ImportError:
         raise CommandFailed(
-            "--plot needs matplotlib, which is not installed: pip install 'we[plots]'"
-            " (or pip install matplotlib)"
+            "--plot needs matplotlib, which is not installed: pip install 'white-elephant-we[plots]'"
+            " (in a clone: pip install '.[plots]'), or just pip install matplotlib"
         ) from None
 
 
