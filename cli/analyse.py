@@ -62,23 +62,28 @@ def run_analysis(
     if points is None:
         points = decision_points_of(lines)
     tasks = [(d, a, policy, count, seed) for d, point in enumerate(points) for a in range(len(point.moves))]
-    results: dict[tuple[int, int], list[Any]] = {}
+    decisions: list[Any] = []
+    pending: list[Any] = []
+
+    def take(d: int, outcomes: list[Any]) -> None:
+        # Results come back in task order: a decision is summed up, and its rollouts let go,
+        # as soon as its last alternative is in, so memory holds one decision's rollouts.
+        pending.append(outcomes)
+        if len(pending) == len(points[d].moves):
+            decisions.append(summarise(points[d], list(pending)))
+            pending.clear()
+        if advance is not None:
+            advance(1)
+
     if jobs <= 1 or len(tasks) <= 1:
         for d, a, *_ in tasks:
-            results[d, a] = rollouts(points[d], a, policy, count, seed)
-            if advance is not None:
-                advance(1)
+            take(d, rollouts(points[d], a, policy, count, seed))
     else:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(lines,)) as pool:
-            for d, a, outcomes in pool.map(_rollouts_task, tasks, chunksize=1):
-                results[d, a] = outcomes
-                if advance is not None:
-                    advance(1)
-    decisions = [
-        summarise(point, [results[d, a] for a in range(len(point.moves))]) for d, point in enumerate(points)
-    ]
+            for d, _, outcomes in pool.map(_rollouts_task, tasks, chunksize=1):
+                take(d, outcomes)
     return points, decisions
 
 
@@ -125,7 +130,7 @@ def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any
 @click.option(
     "--rollouts",
     "count",
-    type=click.IntRange(1, 100_000),
+    type=click.IntRange(1, 10_000),
     default=DEFAULT_ROLLOUTS,
     show_default=True,
     help="Games played out from each alternative of each decision.",
