@@ -309,6 +309,7 @@ def simulate(
 
         bot_names = ", ".join(sorted(set(seat_bots), key=seat_bots.index))
         source = f"simulated from seed {seed!r} ({players} players, {bot_names} bot)"
+        source += "".join(f"; {place}" for place in where)
         emit_fairness(report_tally.result(), source, as_json, plot)
         return
     print_summary(tally, seed, where)
