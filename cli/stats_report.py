@@ -135,45 +135,50 @@ def print_fairness(fairness: Any, source: str) -> None:
     from cli.render import console, print_table
 
     out = console()
-    report = fairness.as_dict()
-    out.print(f"Fairness over {report['games']} finished game{'s' if report['games'] != 1 else ''} {source}.")
+    games = fairness.games
+    out.print(f"Fairness over {games} finished game{'s' if games != 1 else ''} {source}.")
 
-    def table(title: str, key: str, heading: str, rows: Sequence[dict[str, Any]]) -> None:
+    def table(title: str, heading: str, rates: Sequence[Any], share: bool = True) -> None:
         grid = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
-        for name, justify in (
-            (heading, "right" if key != "list" else "left"),
+        columns = [
+            (heading, "left" if heading == "list" else "right"),
             ("games", "right"),
             ("wins", "right"),
             ("win rate", "right"),
             ("95% interval", "right"),
-            ("mean score", "right"),
-        ):
+        ]
+        if share:
+            columns.append(("equal share", "right"))
+        columns.append(("mean score", "right"))
+        for name, justify in columns:
             grid.add_column(name, justify=justify)  # type: ignore[arg-type]
-        for row in rows:
-            grid.add_row(
-                str(row[key]),
+        for rate in rates:
+            row = rate.as_dict(heading)
+            cells = [
+                str(row[heading]),
                 str(row["games"]),
                 _wins(row["wins"]),
                 f"{row['win_rate']:.1%}",
                 f"{row['low']:.1%} to {row['high']:.1%}",
-                f"{row['mean_score']:.2f}",
-            )
+            ]
+            if share:
+                cells.append(f"{rate.expected_rate:.1%}")
+            cells.append(f"{row['mean_score']:.2f}")
+            grid.add_row(*cells)
         print_table(grid)
 
-    table("By seat (1 = left of the dealer, who starts party 1)", "seat", "seat", report["by_seat"])
+    table("By seat (1 = left of the dealer, who starts party 1)", "seat", fairness.by_seat)
     if len(fairness.by_players) > 1:
         for rate in fairness.by_players:
-            rows = [seat.as_dict("seat") for seat in fairness.seats_by_players[rate.key]]
-            table(f"By seat, {rate.key} players", "seat", "seat", rows)
-            out.print(
-                "  " + _verdict_line(fairness.seat_tests[rate.key], fairness.seats_by_players[rate.key])
-            )
-    table("By gift list", "list", "list", report["by_list"])
+            seats = fairness.seats_by_players[rate.key]
+            table(f"By seat, {rate.key} players", "seat", seats)
+            out.print("  " + _verdict_line(fairness.seat_tests[rate.key], seats))
+    table("By gift list", "list", fairness.by_list)
     table(
-        "By player count (wins and win rate: one seat's equal share)",
+        "By player count (wins and win rate: one seat's equal share there)",
         "players",
-        "players",
-        report["by_players"],
+        fairness.by_players,
+        share=False,
     )
     out.print(fairness.verdict())
     out.print(TIES_NOTE + f" Here {fairness.ties_shared} shared, {fairness.ties_broken} broken.")
