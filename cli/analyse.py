@@ -27,7 +27,7 @@ def decision_points_of(lines: Sequence[dict[str, Any]]) -> list[Any]:
     from wecore.analysis import decision_points
     from wecore.events import parse_event
 
-    return decision_points((line["seq"], parse_event(line["type"], line["data"])) for line in lines)
+    return decision_points(parse_event(line["type"], line["data"]) for line in lines)
 
 
 # Worker processes fold the log once, then value alternatives by their indices: a position's

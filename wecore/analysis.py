@@ -26,10 +26,10 @@ from wecore.bots import BOTS, Bot, _play
 from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
 from wecore.moves import Bring, Move, Open, Steal, legal_moves
-from wecore.reducer import evolve
+from wecore.replay import steps
 from wecore.rng import SeededRandom
 from wecore.scoring import score
-from wecore.state import INITIAL_STATE, GameState, Phase
+from wecore.state import GameState, Phase
 from wecore.stats import Z95, wilson_interval
 
 # Events that are never a player's move: set-up, corrections, notes, the tie-break speech.
@@ -93,31 +93,31 @@ def mover_of(move: Move) -> str | None:
     return getattr(move, "player", None)
 
 
-def decision_points(events: Iterable[tuple[int, Any]]) -> list[DecisionPoint]:
-    """Every decision in effect in a log, in order. `events`: (seq, event model) in log order.
+def decision_points(events: Iterable[Any]) -> list[DecisionPoint]:
+    """Every decision in effect in a log, in order. `events`: the log's event models (the
+    event at index i has seq i + 1), walked with `wecore.replay.steps`.
 
     Voided moves are not decisions; an event is matched to the legal move that leads to the
     same position, so any kind of move `legal_moves` offers is recognised.
     """
-    state = INITIAL_STATE
-    candidates: list[tuple[int, GameState, GameState, Any]] = []
-    for seq, event in events:
-        before, state = state, evolve(state, event)
-        if event.TYPE not in NOT_MOVES:
-            candidates.append((seq, before, state, event))
-    in_effect = set(state.seqs_in_effect())
+    walked = list(steps(events))
+    if not walked:
+        return []
+    in_effect = set(walked[-1].after.seqs_in_effect())
     points = []
-    for seq, before, after, event in candidates:
-        if seq not in in_effect:
+    for step in walked:
+        event = step.event
+        if event.TYPE in NOT_MOVES or step.seq not in in_effect:
             continue
         player = getattr(event, "player", None)
         if player is None:
             continue
+        before = step.before
         moves = tuple(m for m in legal_moves(before) if mover_of(m) == player)
-        played = _played_index(before, after, moves, event)
+        played = _played_index(before, step.after, moves, event)
         if played is None:
             continue
-        points.append(DecisionPoint(seq, before.party, player, _detached(before), moves, played))
+        points.append(DecisionPoint(step.seq, before.party, player, _detached(before), moves, played))
     return points
 
 

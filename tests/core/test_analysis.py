@@ -62,7 +62,7 @@ def endgame(voided_typo: bool = False) -> list:
     table.do(ev("gift_stolen", party=1, player="Ann", from_="Ben", card="Y2"))
     table.do(ev("gift_opened", party=1, player="Ben", card="B5"))
     assert table.state.is_over
-    return list(enumerate(table.log, start=1))
+    return table.log
 
 
 def by_seq(decisions):
@@ -154,7 +154,7 @@ def unseen_game() -> list:
         table.do(ev("gift_brought", party=1, player=player, card=None))
     table.do(ev("gift_opened", party=1, player="Ann", card="G4"))
     table.do(ev("gift_opened", party=1, player="Ben", card="O7"))
-    return list(enumerate(table.log, start=1))
+    return table.log
 
 
 def test_unseen_gifts_are_drawn_among_cards_not_seen_then():
@@ -214,7 +214,7 @@ def final_swap_game(keep: bool) -> list:
     swap = {"with": None, "takes": None} if keep else {"with": "Cat", "takes": "R9"}
     table.do(ev("final_swap", party=1, player="Ann", **swap))
     assert table.state.is_over
-    return list(enumerate(table.log, start=1))
+    return table.log
 
 
 def test_the_final_swap_is_a_decision_like_any_other():
