@@ -194,17 +194,17 @@ def record_of(
     evening: str | None = None,
 ) -> GameRecord:
     """The record of a finished game from its final state."""
+    from wecore.reducer import first_starter
     from wecore.scoring import score
 
     board = score(state)
     players = state.players
-    dealer = players.index(state.dealer)  # type: ignore[arg-type]
     lists = tuple("".join(c.letter for c in COLOURS if c in gift_list) for gift_list in (state.lists or ()))
     seat_of = {name: seat for seat, name in enumerate(players)}
     return GameRecord(
         game=game,
         players=players,
-        first_starter=(dealer + 1) % len(players),
+        first_starter=first_starter(players, state.dealer),  # type: ignore[arg-type]
         lists=lists,
         scores=tuple(entry.total for entry in board.players),
         winners=tuple(sorted(seat_of[name] for name in board.winners)),
