@@ -321,6 +321,10 @@ def simulate(
 
         bot_names = ", ".join(sorted(set(seat_bots), key=seat_bots.index))
         source = f"simulated from seed {seed!r} ({players} players, {bot_names} bot)"
+        if options:
+            from wecore.narrate import house_rules_text
+
+            source += f" with house rules: {house_rules_text(options)}"
         source += "".join(f"; {place}" for place in where)
         emit_fairness(report_tally.result(), source, as_json, plot)
         return

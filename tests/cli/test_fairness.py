@@ -239,3 +239,15 @@ def test_versus_matches_names_case_insensitively(tmp_path):
     assert unknown.exit_code == 1 and "Zed" in unknown.stderr
     both = we("stats", "--fairness", "--versus", "Ann", "Cat", "--db", db)
     assert both.exit_code == 2
+
+
+def test_report_under_house_rules_names_them_and_plays_the_final_swap(tmp_path):
+    args = ("--players", "3", "--games", "20", "--seed", "house", "--starter-final-swap", "--bot", "greedy")
+    report = report_of(*args, "--out", tmp_path / "logs")
+    counted = recount(tmp_path / "logs")
+    assert report["games"] == counted["games"] == 20
+    for row in report["by_seat"]:
+        assert row["wins"] == round(counted["seats"][row["seat"]][1], 4)
+    assert any('"final_swap"' in path.read_text() for path in (tmp_path / "logs").glob("*.jsonl"))
+    text = we("simulate", *args, "--report")
+    assert "with house rules:" in text.stdout.splitlines()[0]

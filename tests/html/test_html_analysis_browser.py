@@ -9,7 +9,7 @@ import pathlib
 from test_html_replay_browser import DESKTOP, browser  # noqa: F401 -- the module's fixture
 
 from cli.analyse import page_analysis, run_analysis
-from cli.html_replay import render_html
+from service.replay_page import render_html
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
