@@ -185,17 +185,11 @@ def analyse(
     _tell(report.game, decisions, policy, count, seed, top)
 
 
-def pivotal(decisions: Sequence[Any], top: int) -> list[Any]:
-    """The decisions with the largest swings, biggest first (earlier first among equals)."""
-    swung = [d for d in decisions if d.swing > 0]
-    return sorted(swung, key=lambda d: (-d.swing, d.seq))[:top]
-
-
 def _tell(game: str | None, decisions: Sequence[Any], policy: str, count: int, seed: str, top: int) -> None:
     from rich.table import Table
 
     from cli.render import console, print_table
-    from wecore.analysis import describe_move, sentence
+    from wecore.analysis import describe_move, pivotal, sentence
 
     out = console()
     choices = [d for d in decisions if not d.forced]
@@ -242,7 +236,7 @@ def _tell(game: str | None, decisions: Sequence[Any], policy: str, count: int, s
 
 def page_analysis(decisions: Sequence[Any], policy: str, count: int, seed: str, top: int) -> dict[str, Any]:
     """What the replay page shows: every decision with a choice, by seq, the pivotal ones ranked."""
-    from wecore.analysis import describe_move, sentence
+    from wecore.analysis import describe_move, pivotal, sentence
 
     ranks = {decision.seq: rank for rank, decision in enumerate(pivotal(decisions, top), start=1)}
     shown = {}

@@ -253,6 +253,12 @@ def summarise(point: DecisionPoint, outcomes: Sequence[Sequence[Outcome]]) -> De
     )
 
 
+def pivotal(decisions: Sequence[Decision], top: int) -> list[Decision]:
+    """The decisions with the largest swings, biggest first (earlier first among equals)."""
+    swung = [d for d in decisions if d.swing > 0]
+    return sorted(swung, key=lambda d: (-d.swing, d.seq))[:top]
+
+
 def _r(value: float) -> float:
     # Rounded so that JSON output is short and the same on every platform.
     return round(value + 0.0, 4)
