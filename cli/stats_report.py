@@ -34,6 +34,10 @@ def check_plot_target(path: Path | None) -> None:
         )
     if path.is_dir():
         raise click.BadParameter(f"{path} is a directory", param_hint="--plot")
+    from cli.common import refuse_unsafe_output
+
+    # A plot replaces an older plot of that name, never a FIFO, a device or a link's target.
+    refuse_unsafe_output(path, force=True)
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -61,10 +65,16 @@ def _save(figure: Any, path: Path) -> None:
     metadata: dict[str, Any] = {"Software": None} if path.suffix.lower() == ".png" else {"Date": None}
     if path.suffix.lower() == ".svg":
         pyplot.rcParams["svg.hashsalt"] = "we"
-    partial = path.with_name(f".{path.name}.partial")
-    figure.savefig(partial, format=path.suffix.lower().lstrip("."), dpi=PLOT_DPI, metadata=metadata)
-    pyplot.close(figure)
-    partial.replace(path)
+    from cli.common import temporary_beside
+
+    # Under a name of its own beside the target, then renamed: never a user's file clobbered.
+    partial = temporary_beside(path)
+    try:
+        figure.savefig(partial, format=path.suffix.lower().lstrip("."), dpi=PLOT_DPI, metadata=metadata)
+        pyplot.close(figure)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
     click.echo(f"Wrote {path}", err=True)
 
 

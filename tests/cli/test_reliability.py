@@ -432,3 +432,21 @@ def test_many_junk_lines_are_counted_not_piled_up(tmp_path: Path) -> None:
     assert "and 199,900 more" in text.stdout
     code, peak, err = peak_rss_mib("audit", "--json", junk)
     assert code == 1 and peak < 100 and "Traceback" not in err, f"{peak:.0f} MiB"
+
+
+def test_a_plot_never_lands_on_a_link_target_or_a_fifo(library: Path, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    kept = tmp_path / "kept.png"
+    kept.write_bytes(b"mine")
+    link = tmp_path / "link.png"
+    link.symlink_to(kept)
+    fifo = tmp_path / "pipe.png"
+    os.mkfifo(fifo)
+    for target, words in ((link, "symbolic link"), (fifo, "a FIFO")):
+        result = we("stats", "--fairness", "--plot", target, "--db", library)
+        assert result.exit_code == 1 and words in result.stderr, result.stderr
+    assert kept.read_bytes() == b"mine" and link.is_symlink() and fifo.is_fifo()
+    partial = tmp_path / ".plot.png.partial"
+    partial.write_text("my own notes")
+    assert we("stats", "--fairness", "--plot", tmp_path / "plot.png", "--db", library).exit_code == 0
+    assert partial.read_text() == "my own notes" and (tmp_path / "plot.png").stat().st_size > 1000
