@@ -170,6 +170,34 @@ def _first_event_meta(data: dict[str, Any]) -> tuple[str | None, str | None]:
     )
 
 
+def write_new_log(objs: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> int:
+    """Write envelopes (parsed) as a new JSONL log, refusing to overwrite, fsynced; returns the
+    number of lines. Nothing is left behind if it fails part-way. Every library exports this way."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    except FileExistsError:
+        raise LogExistsError(str(path)) from None
+    count = 0
+    try:
+        with os.fdopen(fd, "wb", buffering=1 << 20) as out:
+            for obj in objs:
+                out.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
+                count += 1
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        # A half-written export would look like a torn log; leave nothing instead.
+        path.unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+    return count
+
+
 @dataclass(frozen=True, slots=True)
 class ImportResult:
     game_id: str
@@ -691,30 +719,7 @@ class Library:
         The rows are written as stored, so the file verifies with the same hashes and
         fingerprint (and shows any tampering done to the rows).
         """
-        path = Path(path)
-        objs = self._events_of(self.conn, game_id)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-        except FileExistsError:
-            raise LogExistsError(str(path)) from None
-        count = 0
-        try:
-            with os.fdopen(fd, "wb", buffering=1 << 20) as out:
-                for obj in objs:
-                    out.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
-                    count += 1
-                out.flush()
-                os.fsync(out.fileno())
-        except BaseException:
-            # A half-written export would look like a torn log; leave nothing instead.
-            path.unlink(missing_ok=True)
-            raise
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-        return count
+        return write_new_log(self._events_of(self.conn, game_id), path)
 
 
 class LibraryLog:
