@@ -138,6 +138,9 @@ class Library:
         self._on_upgrade = on_upgrade
         self._batch_depth = 0
         self._since_commit = 0
+        # Rows of new games imported in this batch, not sent yet: COPY'd together, a few
+        # thousand at a time, instead of one COPY per game.
+        self._pending: list[tuple[Any, ...]] = []
         options: dict[str, Any] = {"autocommit": True, "application_name": "we"}
         if "connect_timeout" not in url:
             options["connect_timeout"] = 10
@@ -215,17 +218,15 @@ class Library:
         """One all-or-nothing write: its own transaction, or a savepoint inside a batch."""
         conn = self.conn
         if self._batch_depth:
+            # Before the savepoint: these rows belong to games already written in this batch.
+            self._flush()
             self._execute("SAVEPOINT write")
             try:
                 yield conn
                 self._execute("RELEASE write")
             except BaseException as exc:
                 self._undo(exc, "ROLLBACK TO write", "RELEASE write")
-            if self._since_commit >= _COMMIT_EVERY:
-                # Between writes, so every write stays whole.
-                self._execute("COMMIT")
-                self._execute("BEGIN")
-                self._since_commit = 0
+            self._commit_now_and_then()
             return
         self._execute("BEGIN")
         try:
@@ -233,6 +234,34 @@ class Library:
             self._execute("COMMIT")
         except BaseException as exc:
             self._undo(exc, "ROLLBACK")
+
+    def _commit_now_and_then(self) -> None:
+        """Inside a batch, between writes (so every write stays whole): commit every
+        _COMMIT_EVERY rows."""
+        if self._since_commit + len(self._pending) >= _COMMIT_EVERY:
+            self._flush()
+            self._execute("COMMIT")
+            self._execute("BEGIN")
+            self._since_commit = 0
+
+    def _flush(self) -> None:
+        """Send the rows of new games waiting in this batch. A failure here loses the batch's
+        uncommitted games with them, never a game's rows without its game: the transaction is
+        rolled back whole."""
+        if not self._pending:
+            return
+        rows, self._pending = self._pending, []
+        try:
+            self._copy_events(self.conn, rows)
+        except psycopg.Error as exc:
+            if not self.conn.closed and not self.conn.broken:
+                self.conn.execute("ROLLBACK")
+                self.conn.execute("BEGIN")  # so that the batch can end as usual
+            self._since_commit = 0
+            raise StoreError(
+                f"{self.path}: write failed; the games imported since the last commit were not "
+                f"stored: {_one_line(exc)}"
+            ) from None
 
     def _execute(self, sql: str) -> None:
         try:
@@ -250,6 +279,7 @@ class Library:
         if isinstance(exc, pg_errors.DeadlockDetected):
             if self._batch_depth:
                 # The other writer waits for rows this batch holds: let them go, then retry.
+                self._flush()
                 self._execute("COMMIT")
                 self._execute("BEGIN")
                 self._since_commit = 0
@@ -293,9 +323,11 @@ class Library:
         self._since_commit = 0
         try:
             yield self
+            self._flush()
             self._execute("COMMIT")
         except BaseException as exc:
             self._batch_depth = 0
+            self._pending = []
             self._undo(exc, "ROLLBACK")
         finally:
             self._batch_depth = 0
@@ -312,6 +344,7 @@ class Library:
         return self._read("SELECT 1 FROM games WHERE id = %s", (game_id,)).fetchone() is not None
 
     def _read(self, sql: str, args: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
+        self._flush()
         try:
             return self.conn.execute(sql, args)
         except psycopg.Error as exc:
@@ -460,6 +493,10 @@ class Library:
     ) -> ImportResult:
         """import_log for lines this package's reader has just verified (`we import` audits
         each log first); `summary` (complete, winner) is stored with the game."""
+        if lines and self._batch_depth:
+            result = self._import_new_game(lines, label, summary)
+            if result is not None:
+                return result
 
         def write() -> ImportResult:
             with self._write() as conn:
@@ -467,6 +504,45 @@ class Library:
                 return self._import(conn, label, scanned, summary)
 
         return self._retrying(write)
+
+    def _import_new_game(
+        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None
+    ) -> ImportResult | None:
+        """`we import`'s hot path, in a batch: a game not in the library yet, its lines
+        verified (seq 1, 2, 3, ... in order), stored in one round trip (its row, final from
+        the start) while its events wait for the next COPY. None if the game is there already."""
+        first, last = lines[0], lines[-1]
+        title, players = _first_event_meta(first["data"])
+        complete, winner = summary if summary is not None else (False, None)
+        values = (first["game"], title, players, first["at"], last["at"], last["seq"], last["hash"],
+                  complete, winner)  # fmt: skip
+        conn = self.conn
+        try:
+            with conn.pipeline():
+                conn.execute("SAVEPOINT write")
+                cursor = conn.execute(_INSERT_GAME, values)
+                conn.execute("RELEASE write")
+            row = cursor.fetchone()
+        except psycopg.Error as exc:
+            try:
+                self._undo(exc, "ROLLBACK TO write", "RELEASE write")
+            except _Retry:
+                return None  # the general path tries again
+        if row is None:
+            return None
+        key = row[0]
+        dumps, sort = orjson.dumps, _SORT
+        self._pending.extend(
+            (key, line["seq"], line["type"], dumps(line["data"], option=sort).decode(), line["at"],
+             line["prev"], line["hash"])
+            for line in lines
+        )  # fmt: skip
+        if len(self._pending) >= _IMPORT_BATCH:
+            self._flush()
+        self._commit_now_and_then()
+        game, added = first["game"], len(lines)
+        msg = f"{label}: imported game {game!r} ({added} events)"
+        return ImportResult(game, "imported", added, added, last["hash"][7:19], msg)
 
     def _import(
         self,
@@ -611,6 +687,7 @@ class LibraryLog:
 
     def head(self) -> tuple[int, str | None, str | None]:
         try:
+            self.library._flush()
             located = self._head_row(self.library.conn, lock=False)
         except psycopg.Error as exc:
             raise StoreError(f"{self.library.path}: cannot read the game library: {_one_line(exc)}") from None

@@ -186,3 +186,16 @@ def test_from_db_needs_a_library(tmp_path: Path) -> None:
     assert out.returncode == 1 and "there is no library at" in out.stderr
     usage = we("import", "--db", tmp_path / "lib.db")
     assert usage.returncode == 2 and "--from-db" in usage.stderr
+
+
+def test_one_batch_sees_its_own_games(pg_url: str, tmp_path: Path) -> None:
+    (log,) = simulated(tmp_path / "logs", 1, "twice")
+    lines = log.read_bytes().splitlines(keepends=True)
+    prefix = tmp_path / "prefix.jsonl"
+    prefix.write_bytes(b"".join(lines[:10]))
+    # New in this batch, then again, then longer, then a prefix: each judged against what
+    # the batch stored before it, not yet committed.
+    out = we("import", prefix, prefix, log, prefix, "--db", pg_url)
+    assert out.returncode == 0, out.stderr
+    assert "1 imported, 1 extended, 2 unchanged." in out.stdout, out.stdout
+    assert stored(pg_url) == {log.stem: len(lines)}
