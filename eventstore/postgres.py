@@ -760,3 +760,68 @@ class LibraryLog:
 def _event_row(key: int, obj: dict[str, Any]) -> tuple[Any, ...]:
     data = orjson.dumps(obj["data"], option=_SORT).decode()
     return (key, obj["seq"], obj["type"], data, obj["at"], obj["prev"], obj["hash"])
+
+
+class Notifications:
+    """Follows what every writer on the database announces (`we serve` on several machines):
+    LISTEN on a connection of its own, in a thread, calling `on_event(game_id, seq)` for each
+    "game G has new events up to seq N".
+
+    If the connection is lost (the server restarted, the network went), `on_lost(message)` is
+    called once, and connecting is tried again every `retry_s` seconds; when it listens again,
+    `on_back()` is called: whatever was announced meanwhile is gone, so the caller reads again
+    what it follows (the events are in the table, nothing is missed)."""
+
+    def __init__(
+        self,
+        url: str,
+        on_event: Callable[[str, int], None],
+        on_lost: Callable[[str], None] | None = None,
+        on_back: Callable[[], None] | None = None,
+        retry_s: float = 0.5,
+    ) -> None:
+        import threading
+
+        self.url = url
+        self.where = display_url(url)
+        self._on_event = on_event
+        self._on_lost = on_lost
+        self._on_back = on_back
+        self._retry_s = retry_s
+        self._stopping = threading.Event()
+        self.listening = threading.Event()  # set while LISTEN is in place
+        self._thread = threading.Thread(target=self._run, name="we-notifications", daemon=True)
+
+    def start(self) -> Notifications:
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stopping.set()
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        lost = False
+        while not self._stopping.is_set():
+            try:
+                with psycopg.connect(
+                    self.url, autocommit=True, connect_timeout=5, application_name="we"
+                ) as conn:
+                    conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    self.listening.set()
+                    if lost:
+                        lost = False
+                        if self._on_back is not None:
+                            self._on_back()
+                    while not self._stopping.is_set():
+                        for note in conn.notifies(timeout=0.5):
+                            game, _, seq = note.payload.rpartition(" ")
+                            if game and seq.isdigit():
+                                self._on_event(game, int(seq))
+            except psycopg.Error as exc:
+                self.listening.clear()
+                if not lost:
+                    lost = True
+                    if self._on_lost is not None:
+                        self._on_lost(f"{self.where}: lost the database ({_one_line(exc)}); trying again")
+                self._stopping.wait(self._retry_s)
