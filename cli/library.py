@@ -28,7 +28,7 @@ from cli.common import (
     library_path,
     logs_in_directory,
 )
-from eventstore.errors import StoreError
+from eventstore.errors import ConnectionLostError, StoreError
 
 # --- import ------------------------------------------------------------------------
 
@@ -112,6 +112,8 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
             try:
                 summary = (report.complete, winner_text(report))
                 result = library.import_verified(report.lines, label, summary)
+            except ConnectionLostError:
+                raise  # every game after it would be refused the same way
             except StoreError as exc:  # a different game under the same id, or a file that changed
                 _refuse(str(exc))
                 counts["refused"] += 1

@@ -27,6 +27,7 @@ from psycopg import errors as pg_errors
 from eventstore.envelope import Envelope, envelope_from_raw, seal, utc_now, valid_game_id
 from eventstore.errors import (
     ConcurrencyError,
+    ConnectionLostError,
     GameNotFoundError,
     ImportConflictError,
     LogExistsError,
@@ -254,10 +255,14 @@ class Library:
         try:
             self._copy_events(self.conn, rows)
         except psycopg.Error as exc:
-            if not self.conn.closed and not self.conn.broken:
-                self.conn.execute("ROLLBACK")
-                self.conn.execute("BEGIN")  # so that the batch can end as usual
             self._since_commit = 0
+            if self.conn.closed or self.conn.broken:
+                raise ConnectionLostError(
+                    f"{self.path}: lost the connection to the game library ({_one_line(exc)}); what "
+                    "was not committed yet is not stored (run it again: what is stored is kept)"
+                ) from None
+            self.conn.execute("ROLLBACK")
+            self.conn.execute("BEGIN")  # so that the batch can end as usual
             raise StoreError(
                 f"{self.path}: write failed; the games imported since the last commit were not "
                 f"stored: {_one_line(exc)}"
@@ -267,6 +272,11 @@ class Library:
         try:
             self.conn.execute(sql)
         except psycopg.Error as exc:
+            if self.conn.closed or self.conn.broken:
+                raise ConnectionLostError(
+                    f"{self.path}: lost the connection to the game library ({_one_line(exc)}); what "
+                    "was not committed yet is not stored (run it again: what is stored is kept)"
+                ) from None
             raise StoreError(f"{self.path}: cannot write to the game library: {_one_line(exc)}") from None
 
     def _undo(self, exc: BaseException, *undo: str) -> NoReturn:
@@ -285,9 +295,10 @@ class Library:
                 self._since_commit = 0
             raise _Retry from exc
         if isinstance(exc, psycopg.OperationalError) and (self.conn.closed or self.conn.broken):
-            raise StoreError(
-                f"{self.path}: lost the connection to the game library, nothing of this write was "
-                f"stored: {_one_line(exc)}"
+            since = " nor what this command wrote since its last commit" if self._batch_depth else ""
+            raise ConnectionLostError(
+                f"{self.path}: lost the connection to the game library ({_one_line(exc)}); "
+                f"nothing of this write was stored{since} (run it again: what is stored is kept)"
             ) from None
         if isinstance(exc, psycopg.Error):
             raise StoreError(f"{self.path}: write failed, nothing stored: {_one_line(exc)}") from None

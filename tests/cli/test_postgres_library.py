@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from eventstore.postgres import Library as PgLibrary
 from eventstore.sqlite import Library
 from eventstore.verify import verify_log
@@ -154,10 +156,17 @@ def test_four_importers_at_once_lose_and_double_nothing(pg_url: str, tmp_path: P
             assert check.ok and check.fingerprint == result.fingerprint
 
 
-def test_an_import_killed_mid_way_stores_whole_games_only(pg_url: str, tmp_path: Path) -> None:
-    logs = simulated(tmp_path / "logs", 900, "kill")  # about 75,000 events: a commit mid-way
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("archive") / "logs"
+    simulated(folder, 900, "kill")  # about 75,000 events: an import commits mid-way
+    return folder
+
+
+def test_an_import_killed_mid_way_stores_whole_games_only(pg_url: str, archive: Path, tmp_path: Path) -> None:
+    logs = sorted(archive.glob("*.jsonl"))
     expected = {log.stem: log for log in logs}
-    importer = we_process("import", tmp_path / "logs", "--db", pg_url)
+    importer = we_process("import", archive, "--db", pg_url)
     assert importer.stdout is not None
     for _ in range(700):
         assert importer.stdout.readline(), importer.stderr.read() if importer.stderr else ""
@@ -174,10 +183,33 @@ def test_an_import_killed_mid_way_stores_whole_games_only(pg_url: str, tmp_path:
             target = tmp_path / f"{gid}.out"
             library.export(gid, target)
             assert same_log(target, expected[gid]), gid
-    finish = we("import", tmp_path / "logs", "--db", pg_url)
+    finish = we("import", archive, "--db", pg_url)
     assert finish.returncode == 0, finish.stderr
     assert f"{len(logs) - len(games)} imported" in finish.stdout.splitlines()[-1]
     assert len(stored(pg_url)) == len(logs)
+
+
+def test_an_import_that_loses_its_database_stops_with_one_line(pg_url: str, archive: Path) -> None:
+    import psycopg
+
+    importer = we_process("import", archive, "--db", pg_url)
+    assert importer.stdout is not None
+    for _ in range(700):
+        assert importer.stdout.readline()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    _, err = importer.communicate(timeout=60)
+    assert importer.returncode == 1
+    assert len(err.splitlines()) == 1 and "lost the connection to the game library" in err, err
+    assert "Traceback" not in err and "refused" not in err
+    games = stored(pg_url)
+    assert 0 < len(games) < 900
+    finish = we("import", archive, "--db", pg_url)
+    assert finish.returncode == 0, finish.stderr
+    assert len(stored(pg_url)) == 900
 
 
 def test_from_db_needs_a_library(tmp_path: Path) -> None:
