@@ -389,6 +389,13 @@ class Library:
         row = self._read("SELECT value FROM settings WHERE name = %s", (name,)).fetchone()
         return None if row is None else row[0]
 
+    def host_key(self) -> str:
+        """The key of `we serve`'s host for the games of this library: made (128+ random bits)
+        by the first server to ask, then the same for every server on the database."""
+        import secrets
+
+        return self.setting_or_default("host_key", secrets.token_urlsafe(32))
+
     def setting_or_default(self, name: str, default: str) -> str:
         """The setting, stored as `default` first if it has none (once, whoever comes first)."""
         with self._write() as conn:
@@ -408,9 +415,12 @@ class Library:
             raise GameNotFoundError(self.where(game_id))
         return _envelope_objs(game_id, self._rows_of(key))
 
-    def _rows_of(self, key: int) -> Iterator[tuple[Any, ...]]:
-        # The first page from any seq, so that a row edited to seq 0 or below shows too.
-        page = self._read(_SELECT_FIRST_PAGE, (key,)).fetchall()
+    def _rows_of(self, key: int, after: int | None = None) -> Iterator[tuple[Any, ...]]:
+        if after is None:
+            # The first page from any seq, so that a row edited to seq 0 or below shows too.
+            page = self._read(_SELECT_FIRST_PAGE, (key,)).fetchall()
+        else:
+            page = self._read(_SELECT_NEXT_PAGE, (key, after)).fetchall()
         while True:
             yield from page
             if len(page) < _READ_PAGE:
@@ -666,20 +676,44 @@ class LibraryLog:
         return self.library.has_game(self.game_id)
 
     def create(self, first: tuple[str, dict[str, Any]], game_id: str, at: str | None = None) -> Envelope:
+        return self.start([first], game_id, at)[0]
+
+    def start(
+        self, events: Sequence[tuple[str, dict[str, Any]]], game_id: str, at: str | None = None
+    ) -> list[Envelope]:
+        """Start the game with its first events (a whole set-up) in one transaction: all of
+        them or none; LogExistsError if the game exists."""
         if game_id != self.game_id:
             raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
         if not valid_game_id(game_id):
             raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
-        type_, data = first
-        env = seal(game_id, 1, at or utc_now(), type_, data, None)
-        obj = env.to_dict()
+        if not events:
+            raise ValueError("a new log needs at least its first event")
+        when = at or utc_now()
+        sealed: list[Envelope] = []
+        prev = None
+        for seq, (type_, data) in enumerate(events, start=1):
+            env = seal(game_id, seq, when, type_, data, prev)
+            sealed.append(env)
+            prev = env.hash
+        objs = [env.to_dict() for env in sealed]
         with self.library._write() as conn:
-            key, new = self.library._locked_or_new_game(conn, obj, obj)
+            key, new = self.library._locked_or_new_game(conn, objs[0], objs[-1])
             if not new:
                 raise LogExistsError(self.where)
-            conn.execute(_INSERT_EVENT, _event_row(key, obj))
-            _notify(conn, game_id, 1)
-        return env
+            with conn.cursor() as cur:
+                cur.executemany(_INSERT_EVENT, [_event_row(key, obj) for obj in objs])
+            _notify(conn, game_id, len(objs))
+        return sealed
+
+    def rows_after(self, seq: int) -> Iterator[dict[str, Any]]:
+        """The stored events after event `seq`, unchecked, in seq order: what a follower that
+        has read up to `seq` reads when told the game grew. Nothing if there is no such game."""
+        library = self.library
+        row = library._read("SELECT key FROM games WHERE id = %s", (self.game_id,)).fetchone()
+        if row is None:
+            return iter(())
+        return _envelope_objs(self.game_id, library._rows_of(row[0], after=seq))
 
     def _head_row(self, conn: psycopg.Connection[Any], lock: bool) -> tuple[int, Envelope] | None:
         """The game's key and its newest event, checked; None if it has none."""

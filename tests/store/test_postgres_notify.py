@@ -122,3 +122,19 @@ def test_the_database_restarted_under_a_follower(pg_server: str) -> None:
             notes.stop()
         subprocess.run([tool, "stop", str(cluster)], capture_output=True, check=False)
         shutil.rmtree(cluster, ignore_errors=True)
+
+
+def test_what_a_server_reads_from_the_library(pg_url: str) -> None:
+    with Library(pg_url) as library, freeze_time(FROZEN_AT):
+        log = library.log("served")
+        assert list(log.rows_after(0)) == []
+        started = log.start([FIRST, *events(2)], "served")
+        assert [e.seq for e in started] == [1, 2, 3]
+        log.append(events(2, start=3), expected_seq=3)
+        assert [o["seq"] for o in log.rows_after(3)] == [4, 5]
+        assert [o["hash"] for o in log.rows_after(0)] == [e.hash for e in log.read()]
+        assert log.verify().ok
+        key = library.host_key()
+        assert len(key) >= 22
+    with Library(pg_url) as again:
+        assert again.host_key() == key  # made once, the same for every server on the database
