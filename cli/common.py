@@ -18,6 +18,7 @@ from wecore.errors import WeError
 
 if TYPE_CHECKING:
     # The engine and the verifier load on first use, so `we --help` stays instant.
+    from eventstore.persistence import GameLibrary
     from eventstore.verify import Problem, ScanEnd
     from wecore.audit import GameChecker
     from wecore.state import GameState
@@ -253,10 +254,10 @@ def _library_rows(source: GameSource) -> Iterator[dict[str, Any]]:
     return open_library(source.db_path).log(source.game_id).rows()  # type: ignore[arg-type]
 
 
-_open_libraries: dict[LibraryRef, Any] = {}
+_open_libraries: dict[LibraryRef, GameLibrary] = {}
 # Connections a forked worker (audit --jobs) inherited: its parent's to use, never the child's,
 # so they are kept unclosed rather than let go (closing would end the parent's session).
-_inherited_libraries: list[Any] = []
+_inherited_libraries: list[GameLibrary] = []
 
 
 def _forget_parents_libraries() -> None:
@@ -267,7 +268,7 @@ def _forget_parents_libraries() -> None:
 os.register_at_fork(after_in_child=_forget_parents_libraries)
 
 
-def open_library(path: LibraryRef) -> Any:
+def open_library(path: LibraryRef) -> GameLibrary:
     """One connection per library for the whole command: auditing a thousand games by id
     should not connect a thousand times."""
     library = _open_libraries.get(path)
@@ -276,7 +277,7 @@ def open_library(path: LibraryRef) -> Any:
     return library
 
 
-def connect_library(path: LibraryRef) -> Any:
+def connect_library(path: LibraryRef) -> GameLibrary:
     """A new connection to the library at `path`, a SQLite file or a PostgreSQL URL (every
     command opens libraries this way), saying so on stderr if an old library is upgraded first."""
     if isinstance(path, str):
@@ -321,7 +322,8 @@ def _check_scanned(
     """The lines the scan yields (all of them, or only line 1 and those with problems when it
     folds clean lines itself), tallied and folded in line order."""
     from eventstore.envelope import envelope_from_raw
-    from eventstore.verify import Problem, VerifyTally
+    from eventstore.problems import Problem, ProblemKind
+    from eventstore.verify import VerifyTally
 
     feed = checker.feed
     tally = VerifyTally()
@@ -347,8 +349,8 @@ def _check_scanned(
     problems = verdict.problems
     rule = checker.problem
     if rule is not None:
-        problems.append(Problem(rule.line, rule.kind, rule.message))
-        problems.sort(key=lambda p: (p.line, p.kind != "integrity"))
+        problems.append(Problem(rule.line, ProblemKind(rule.kind), rule.message))
+        problems.sort(key=lambda p: (p.line, p.kind is not ProblemKind.INTEGRITY))
     return GameReport(
         source=source.label,
         game=verdict.game,

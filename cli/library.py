@@ -46,15 +46,6 @@ def _log_paths(arguments: Iterable[str]) -> list[tuple[Path, bool]]:
     return paths
 
 
-def winner_text(report: GameReport) -> str | None:
-    """What the library keeps as the winner: None until the game is over; ties joined."""
-    if not report.complete:
-        return None
-    from wecore.scoring import score
-
-    return ", ".join(score(report.state).winners)
-
-
 def _refuse(message: str) -> None:
     click.echo(f"we: refused {message}", err=True)
 
@@ -79,6 +70,8 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
     that library is audited and imported the same way (to move a library from SQLite to
     PostgreSQL or back). Exit status 1 if any log was refused.
     """
+    from wecore.scoring import library_summary
+
     if not files and from_db is None:
         raise click.UsageError("give the FILE... to import, or --from-db LIBRARY")
     sources: list[tuple[GameSource, bool]] = [
@@ -93,6 +86,7 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
     if not sources:
         raise CommandFailed("no *.jsonl logs to import" if from_db is None else "no games to import")
     counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0}
+
     with collector_settled_for_a_batch(), connect_library(library_path(db_path)) as library, library.batch():
         for source, listed in sources:
             label = source.label
@@ -110,7 +104,7 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
                 counts["refused"] += 1
                 continue
             try:
-                summary = (report.complete, winner_text(report))
+                summary = library_summary(report.state)
                 result = library.import_verified(report.lines, label, summary)
             except ConnectionLostError:
                 raise  # every game after it would be refused the same way

@@ -2,7 +2,12 @@
 
 The recorder parses what people type, asks wecore's `decide` for the events (or the rule
 that refuses them), appends them durably, and tells the table what happened. It never
-judges a move itself.
+judges a move itself, and its sentences about the game come from wecore (`narrate`, `turns`).
+
+Over 500 lines for now: the new-game set-up from flags or questions and the session loop
+live here together until the recorder's application steps move into `service/` (which
+shares them with the HTTP service) and its terminal layer is rebuilt; splitting it before
+that would only move the same lines twice.
 """
 
 from __future__ import annotations
@@ -12,14 +17,14 @@ import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.text import Text
 
 from cli.common import CommandFailed, GameSource, check_game
-from cli.render import console, error_console, print_table, story_text, winners_line
-from cli.replay import explanation, gist, party_header, standings, view_table
+from cli.render import console, error_console, print_table, story_text
+from cli.replay import explanation, party_header, standings, view_table
 from wecore.cards import is_card, parse_card, parse_gift_list
 from wecore.decider import (
     AddNote,
@@ -45,12 +50,15 @@ from wecore.events import (
     event_payload,
     parse_event,
 )
-from wecore.moves import legal_moves
-from wecore.narrate import describe
+from wecore.narrate import describe, gist, party_end, unseen_brings, winners_line
 from wecore.reducer import evolve, fold
 from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
 from wecore.state import INITIAL_STATE, GameState, Phase
+from wecore.turns import moves_hint, next_up, prompt, turn
 from wecore.views import view
+
+if TYPE_CHECKING:
+    from eventstore.persistence import GameLog
 
 HELP = """\
 Commands (names and cards in any case; a unique start of a name is enough):
@@ -393,11 +401,11 @@ def set_up(
 
 def resume(file: Path, greet: bool = True) -> Session:
     from eventstore.jsonl import JsonlLog
-    from eventstore.verify import TORN_MESSAGE
+    from eventstore.problems import ProblemCode
 
     report = check_game(GameSource(label=str(file), path=file), keep_envelopes=True)
     if report.problems:
-        torn = [p for p in report.problems if p.message == TORN_MESSAGE]
+        torn = [p for p in report.problems if p.code is ProblemCode.TORN_LINE]
         others = len(report.problems) - len(torn)
         if torn:
             plural = "s" if others > 1 else ""
@@ -437,7 +445,7 @@ class Rejected(Exception):
 @dataclass
 class Session:
     path: Path
-    log: Any
+    log: GameLog
     state: GameState
     events: list[Event]  # every event in the log; events[i] has seq i + 1
     head: int  # seq of the last event in the log
@@ -460,17 +468,12 @@ class Session:
 
     @property
     def fingerprint(self) -> str | None:
-        return self.last_hash[7:19] if self.last_hash else None
+        from eventstore.canonical import fingerprint
+
+        return fingerprint(self.last_hash)
 
     def prompt(self) -> str:
-        state = self.state
-        if state.phase is Phase.PLAYING:
-            return f"party {state.party} \u00b7 {state.player_to_move}> "
-        if state.phase is Phase.BRINGING:
-            if state.attics is None:
-                return f"party {state.party} \u00b7 {state.starter_name}> "
-            return f"party {state.party} \u00b7 bring ({', '.join(state.waiting_to_bring)})> "
-        return "game over> "
+        return prompt(turn(self.state))
 
     def greet(self) -> None:
         state = self.state
@@ -484,7 +487,7 @@ class Session:
             self.say("The game is over: only tie, undo, note, status and quit are taken now.")
         else:
             self.say(party_header(state, state.party))
-            self.say(turn_text(state))
+            self.say(next_up(turn(state)))
 
     # --- the loop ---
     def run(self) -> None:
@@ -644,7 +647,7 @@ class Session:
         self.say(story_text(f"Undone: event {seq}, {gist(undone)}{also} ({reason})."))
         if was_over and not self.state.is_over:
             self.say("The game is open again.")
-        self.say(turn_text(self.state))
+        self.say(next_up(turn(self.state)))
 
     # --- writing ---
     def commit(self, events: list[Event], narrate: bool = True) -> None:
@@ -660,7 +663,7 @@ class Session:
             self.catch_up()
             raise Rejected(
                 f"another recorder added to {self.path} meanwhile, so this line was not recorded;"
-                f" the log now has {self.head} events. {turn_text(self.state)} Type the move again"
+                f" the log now has {self.head} events. {next_up(turn(self.state))} Type the move again"
                 " if it still stands."
             ) from None
         self.absorb(events, written, narrate=narrate)
@@ -687,12 +690,12 @@ class Session:
                 unseen.append(event.player)  # brought unseen for an open: said in one line
             else:
                 if unseen:
-                    self.say(_unseen_line(unseen))
+                    self.say(unseen_brings(unseen))
                     unseen = []
                 self.say(story_text(describe(event, before, self.state)))
             self.transitions(before, event)
         if unseen:
-            self.say(_unseen_line(unseen))
+            self.say(unseen_brings(unseen))
         if narrate and self.state.is_over and any(isinstance(e, TieBroken) for e in events):
             self.say(winners_line(self.state.scoreboard))
             self.say(Text(f"Fingerprint: {self.fingerprint}", style="bold"))
@@ -703,9 +706,7 @@ class Session:
             if before.phase is Phase.SETTING_UP and after.phase is Phase.BRINGING:
                 self.say(party_header(after, after.party))
             return
-        # A party just ended.
-        kept = ", ".join(f"{name} keeps {cards[-1]}" for name, cards in after.kept_by.items())
-        self.say(story_text(f"Party {before.party} ends: {kept}."))
+        self.say(story_text(party_end(before, after)))
         if after.is_over:
             self.final_words()
         else:
@@ -735,49 +736,8 @@ def _is_unseen_bring(event: Event) -> bool:
     return isinstance(event, GiftBrought) and event.card is None
 
 
-def _and(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def _unseen_line(names: list[str]) -> str:
-    verb = "brings a gift" if len(names) == 1 else "bring gifts"
-    return f"{_and(names)} {verb} face down, unseen."
-
-
 def _without_comment(words: list[str]) -> list[str]:
     for index, word in enumerate(words):
         if word.startswith("#"):
             return words[:index]
     return words
-
-
-def turn_text(state: GameState) -> str:
-    if state.phase is Phase.PLAYING:
-        return f"{state.player_to_move} to move."
-    if state.phase is Phase.BRINGING:
-        if state.attics is None:
-            return f"{state.starter_name} opens first (gifts not recorded go down unseen)."
-        return f"Gifts still to bring: {', '.join(state.waiting_to_bring)} (`bring PLAYER CARD`)."
-    if state.is_over:
-        return "The game is over."
-    return ""
-
-
-def moves_hint(state: GameState) -> str:
-    """What can be done instead, in table language."""
-    if state.phase is Phase.PLAYING:
-        mover = state.player_to_move
-        steals = [m for m in legal_moves(state) if isinstance(m, Steal)]
-        can = "open a gift (`open CARD`)"
-        if steals:
-            can += " or steal " + ", ".join(f"{m.card} from {m.from_player}" for m in steals)
-        else:
-            can += "; nothing can be stolen now"
-        return f"{mover} can {can}."
-    if state.phase is Phase.BRINGING:
-        if state.attics is None:
-            return f"{state.starter_name} opens first: `open CARD`."
-        return f"Still to bring: {', '.join(state.waiting_to_bring)} (`bring PLAYER CARD`)."
-    if state.is_over:
-        return "The game is over: `tie`, `undo`, `note`, `status` and `quit` still work."
-    return ""

@@ -24,7 +24,8 @@ import orjson
 import psycopg
 from psycopg import errors as pg_errors
 
-from eventstore.envelope import Envelope, envelope_from_raw, seal, utc_now, valid_game_id
+from eventstore.canonical import fingerprint
+from eventstore.envelope import Envelope, envelope_from_raw
 from eventstore.errors import (
     ConcurrencyError,
     ConnectionLostError,
@@ -34,18 +35,12 @@ from eventstore.errors import (
     LogIntegrityError,
     StoreError,
 )
-from eventstore.sqlite import (
-    ImportResult,
-    Summary,
-    _envelope_objs,
-    _first_event_meta,
-    write_new_log,
-)
+from eventstore.persistence import SealingLog, StoreAfterHead, Summary, write_new_log
+from eventstore.problems import EMPTY, Problem
+from eventstore.sqlite_import import ImportResult
+from eventstore.sqlite_schema import envelope_objs, first_event_meta
 from eventstore.verify import (
-    EMPTY_MESSAGE,
-    INTEGRITY,
     LogLine,
-    Problem,
     Scanned,
     VerifyResult,
     check_tail_line,
@@ -123,7 +118,8 @@ def _one_line(exc: BaseException) -> str:
 
 
 class _Retry(Exception):
-    """A write lost a deadlock to another writer and was undone: do it again."""
+    """A write lost to another writer (a deadlock, or the same event stored first) and was
+    undone: do it again, from the head as it is now."""
 
 
 class Library:
@@ -286,7 +282,9 @@ class Library:
                     self.conn.execute(sql)
             except psycopg.Error:
                 pass
-        if isinstance(exc, pg_errors.DeadlockDetected):
+        if isinstance(exc, pg_errors.DeadlockDetected | pg_errors.UniqueViolation):
+            # Another writer got there first (only a writer of rows by hand can make the
+            # unique key speak, past the game's row lock): undone, try again from the head.
             if self._batch_depth:
                 # The other writer waits for rows this batch holds: let them go, then retry.
                 self._flush()
@@ -413,7 +411,7 @@ class Library:
         key = self._game_key(self.conn, game_id)
         if key is None:
             raise GameNotFoundError(self.where(game_id))
-        return _envelope_objs(game_id, self._rows_of(key))
+        return envelope_objs(game_id, self._rows_of(key))
 
     def _rows_of(self, key: int, after: int | None = None) -> Iterator[tuple[Any, ...]]:
         if after is None:
@@ -443,7 +441,7 @@ class Library:
         key = self._game_key(conn, first["game"], lock=True)
         if key is not None:
             return key, False
-        title, players = _first_event_meta(first["data"])
+        title, players = first_event_meta(first["data"])
         complete, winner = summary if summary is not None else (False, None)
         row = conn.execute(
             _INSERT_GAME,
@@ -533,7 +531,7 @@ class Library:
         verified (seq 1, 2, 3, ... in order), stored in one round trip (its row, final from
         the start) while its events wait for the next COPY. None if the game is there already."""
         first, last = lines[0], lines[-1]
-        title, players = _first_event_meta(first["data"])
+        title, players = first_event_meta(first["data"])
         complete, winner = summary if summary is not None else (False, None)
         values = (first["game"], title, players, first["at"], last["at"], last["seq"], last["hash"],
                   complete, winner)  # fmt: skip
@@ -563,7 +561,7 @@ class Library:
         self._commit_now_and_then()
         game, added = first["game"], len(lines)
         msg = f"{label}: imported game {game!r} ({added} events)"
-        return ImportResult(game, "imported", added, added, last["hash"][7:19], msg)
+        return ImportResult(game, "imported", added, added, fingerprint(last["hash"]), msg)
 
     def _import(
         self,
@@ -584,7 +582,7 @@ class Library:
         for n, raw, msgs, usable in scanned:
             if msgs or not usable:
                 # Keep scanning so the refusal lists every broken line, but store nothing.
-                problems.extend([Problem(n, INTEGRITY, m) for m in msgs or ()])
+                problems.extend([Problem.integrity(n, m) for m in msgs or ()])  # type: ignore[arg-type]
                 continue
             if problems:
                 continue
@@ -613,7 +611,7 @@ class Library:
                     f"event {seq} has hash {raw['hash'][:19]}, the library's {have_hash[:19]}",
                 )  # fmt: skip
         if first is None and not problems:
-            problems.append(Problem(1, INTEGRITY, EMPTY_MESSAGE))
+            problems.append(Problem.integrity(1, EMPTY))
         if problems:
             raise LogIntegrityError(label, problems)
         assert first is not None and last is not None
@@ -621,18 +619,18 @@ class Library:
             self._copy_events(conn, batch)
             added += len(batch)
         game, last_seq, last_hash = first["game"], last["seq"], last["hash"]
-        fingerprint = last_hash[7:19]
+        game_print = fingerprint(last_hash)
         if new_game:
             self._advance_game(conn, last)
             msg = f"{label}: imported game {game!r} ({added} events)"
-            return ImportResult(game, "imported", added, added, fingerprint, msg)
+            return ImportResult(game, "imported", added, added, game_print, msg)
         if added:
             self._advance_game(conn, last)
             if summary is not None:
                 self._set_summary(conn, game, summary)
             _notify(conn, game, last_seq)
             msg = f"{label}: extended game {game!r} by {added} event{'s' if added != 1 else ''} to {last_seq}"
-            return ImportResult(game, "extended", added, last_seq, fingerprint, msg)
+            return ImportResult(game, "extended", added, last_seq, game_print, msg)
         if last_seq < have_seq:
             stored = conn.execute(
                 "SELECT hash FROM events WHERE game = %s AND seq = %s", (key, last_seq)
@@ -645,9 +643,9 @@ class Library:
                 f"{label}: nothing to import: the library's game {game!r} already has these "
                 f"{last_seq} events and {have_seq - last_seq} more"
             )
-            return ImportResult(game, "unchanged", 0, have_seq, have_hash[7:19], msg)
+            return ImportResult(game, "unchanged", 0, have_seq, fingerprint(have_hash), msg)
         msg = f"{label}: nothing to import: game {game!r} is already in the library, unchanged"
-        return ImportResult(game, "unchanged", 0, have_seq, fingerprint, msg)
+        return ImportResult(game, "unchanged", 0, have_seq, game_print, msg)
 
     def export(self, game_id: str, path: str | os.PathLike[str]) -> int:
         """Write a game as a JSONL log (refusing to overwrite); the rows as stored, so the file
@@ -661,50 +659,48 @@ def _notify(conn: psycopg.Connection[Any], game_id: str, seq: int) -> None:
     conn.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, f"{game_id} {seq}"))
 
 
-class LibraryLog:
-    """One game in a PostgreSQL Library, with the same interface as JsonlLog and MemoryLog."""
+class LibraryLog(SealingLog):
+    """One game in a PostgreSQL Library."""
 
     def __init__(self, library: Library, game_id: str) -> None:
         self.library = library
         self.game_id = game_id
-        self.where = library.where(game_id)
+        self._where = library.where(game_id)
 
     def __repr__(self) -> str:
         return f"LibraryLog({self.library!r}, {self.game_id!r})"
+
+    @property
+    def where(self) -> str:
+        return self._where
 
     def exists(self) -> bool:
         return self.library.has_game(self.game_id)
 
     def create(self, first: tuple[str, dict[str, Any]], game_id: str, at: str | None = None) -> Envelope:
-        return self.start([first], game_id, at)[0]
+        if game_id != self.game_id:
+            raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
+        return super().create(first, game_id, at)
+
+    def _store_first(self, envelope: Envelope) -> None:
+        self._store_start([envelope])
 
     def start(
         self, events: Sequence[tuple[str, dict[str, Any]]], game_id: str, at: str | None = None
     ) -> list[Envelope]:
-        """Start the game with its first events (a whole set-up) in one transaction: all of
-        them or none; LogExistsError if the game exists."""
         if game_id != self.game_id:
             raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
-        if not valid_game_id(game_id):
-            raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
-        if not events:
-            raise ValueError("a new log needs at least its first event")
-        when = at or utc_now()
-        sealed: list[Envelope] = []
-        prev = None
-        for seq, (type_, data) in enumerate(events, start=1):
-            env = seal(game_id, seq, when, type_, data, prev)
-            sealed.append(env)
-            prev = env.hash
-        objs = [env.to_dict() for env in sealed]
+        return super().start(events, game_id, at)
+
+    def _store_start(self, envelopes: list[Envelope]) -> None:
+        objs = [envelope.to_dict() for envelope in envelopes]
         with self.library._write() as conn:
             key, new = self.library._locked_or_new_game(conn, objs[0], objs[-1])
             if not new:
                 raise LogExistsError(self.where)
             with conn.cursor() as cur:
                 cur.executemany(_INSERT_EVENT, [_event_row(key, obj) for obj in objs])
-            _notify(conn, game_id, len(objs))
-        return sealed
+            _notify(conn, self.game_id, objs[-1]["seq"])
 
     def rows_after(self, seq: int) -> Iterator[dict[str, Any]]:
         """The stored events after event `seq`, unchecked, in seq order: what a follower that
@@ -713,7 +709,7 @@ class LibraryLog:
         row = library._read("SELECT key FROM games WHERE id = %s", (self.game_id,)).fetchone()
         if row is None:
             return iter(())
-        return _envelope_objs(self.game_id, library._rows_of(row[0], after=seq))
+        return envelope_objs(self.game_id, library._rows_of(row[0], after=seq))
 
     def _head_row(self, conn: psycopg.Connection[Any], lock: bool) -> tuple[int, Envelope] | None:
         """The game's key and its newest event, checked; None if it has none."""
@@ -724,7 +720,7 @@ class LibraryLog:
         if row is None:
             return None
         # Same tail check as a JSONL file: never chain new events onto a damaged head.
-        (obj,) = _envelope_objs(self.game_id, [row])
+        (obj,) = envelope_objs(self.game_id, [row])
         env, problems = check_tail_line(orjson.dumps(obj) + b"\n")
         if env is None or problems:
             raise LogIntegrityError(self.where, self.verify().problems or [])
@@ -741,39 +737,30 @@ class LibraryLog:
         env = located[1]
         return (env.seq, env.hash, env.game)
 
+    @contextmanager
+    def _locked_head(self) -> Iterator[tuple[Envelope | None, StoreAfterHead]]:
+        """The head with the game's row locked (writers of one game take turns), inside one
+        transaction; the rows go in with the game's new head, announced on commit."""
+        with self.library._write() as conn:
+            key, head = self._head_row(conn, lock=True) or (0, None)
+
+            def store(sealed: list[Envelope]) -> None:
+                objs = [e.to_dict() for e in sealed]
+                with conn.cursor() as cur:
+                    cur.executemany(_INSERT_EVENT, [_event_row(key, obj) for obj in objs])
+                self.library._advance_game(conn, objs[-1])
+                _notify(conn, self.game_id, objs[-1]["seq"])
+
+            yield head, store
+
     def append(
         self, events: Sequence[tuple[str, dict[str, Any]]], expected_seq: int, at: str | None = None
     ) -> list[Envelope]:
-        """Append after event `expected_seq`, in one transaction; ConcurrencyError if stale."""
         try:
-            with self.library._write() as conn:
-                located = self._head_row(conn, lock=True)
-                if located is None:
-                    raise GameNotFoundError(self.where)
-                key, head = located
-                if head.seq != expected_seq:
-                    raise ConcurrencyError(self.where, expected_seq, head.seq)
-                when = at or utc_now()
-                sealed: list[Envelope] = []
-                prev, seq = head.hash, head.seq
-                for type_, data in events:
-                    seq += 1
-                    env = seal(self.game_id, seq, when, type_, data, prev)
-                    sealed.append(env)
-                    prev = env.hash
-                if sealed:
-                    objs = [e.to_dict() for e in sealed]
-                    with conn.cursor() as cur:
-                        cur.executemany(_INSERT_EVENT, [_event_row(key, obj) for obj in objs])
-                    self.library._advance_game(conn, objs[-1])
-                    _notify(conn, self.game_id, seq)
-        except pg_errors.UniqueViolation:
-            # Only if the game's row lock were bypassed (a writer of our rows by hand): the
-            # unique key still refuses a second event at a seq.
-            raise ConcurrencyError(self.where, expected_seq, self.head()[0]) from None
+            return super().append(events, expected_seq, at)
         except _Retry:
+            # Another writer's event at the same seq (the unique key), or a deadlock: stale.
             raise ConcurrencyError(self.where, expected_seq, self.head()[0]) from None
-        return sealed
 
     def _objects(self) -> Iterator[dict[str, Any]]:
         return self.library._events_of(self.game_id)
@@ -782,21 +769,12 @@ class LibraryLog:
         """The stored events as envelope objects, unchecked, for a reader that verifies them."""
         return self._objects()
 
-    def read(self) -> Iterator[Envelope]:
-        """The events of a game that must be good: LogIntegrityError at the first problem."""
-        return self._read(self._objects())
-
     def iter_lines(self) -> Iterator[LogLine]:
+        """Every stored event with its integrity problems; never raises on a problem."""
         return iter_objects(self._objects())
 
     def read_unchecked(self) -> Iterator[Envelope]:
         return map(envelope_from_raw, self._objects())
-
-    def _read(self, objs: Iterator[dict[str, Any]]) -> Iterator[Envelope]:
-        for ll in iter_objects(objs):
-            if ll.problems:
-                raise LogIntegrityError(self.where, ll.problems)
-            yield ll.envelope  # type: ignore[misc]
 
     def verify(self) -> VerifyResult:
         return verify_objects(self._objects())

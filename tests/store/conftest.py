@@ -13,24 +13,49 @@ from freezegun import freeze_time
 
 from eventstore.jsonl import JsonlLog
 from eventstore.memory import MemoryLog
+from eventstore.persistence import GameLog
 from eventstore.postgres import Library as PgLibrary
 from eventstore.sqlite import Library
 
-from .helpers import FROZEN_AT, Tamper, split_lines
+from .helpers import FROZEN_AT, Lines, Tamper, split_lines
 
 ENVELOPE_KEYS = {"v", "game", "seq", "at", "type", "data", "prev", "hash"}
 
 
+def row_values(lines: Lines) -> list[tuple[Any, ...]]:
+    """Tampered lines as a library's rows would hold them: (seq = position, type, data, at,
+    prev, hash). Lines that no row can hold (blank, torn, an unknown field, `v` or a
+    non-integer `seq`) skip the test: import refuses them instead (test_sqlite covers that)."""
+    rows = []
+    for position, line in enumerate(lines, start=1):
+        if not line.endswith(b"\n") or not line.strip():
+            pytest.skip("a blank or torn line cannot be stored as a row")
+        obj = json.loads(line)
+        if set(obj) != ENVELOPE_KEYS:
+            pytest.skip("a row has exactly the envelope's columns")
+        if obj["v"] != 1 or type(obj["v"]) is not int or type(obj["seq"]) is not int:
+            pytest.skip("rows do not store `v`, and `seq` is an integer column")
+        data = orjson.dumps(obj["data"], option=orjson.OPT_SORT_KEYS).decode()
+        rows.append((position, obj["type"], data, obj["at"], obj["prev"], obj["hash"]))
+    return rows
+
+
 class Backend:
-    """Makes logs of one kind, and edits their stored form behind the store's back."""
+    """Makes logs of one kind, and edits their stored form behind the store's back. A new
+    backend joins the contract suite with a subclass here and a line in BACKENDS."""
 
     name = ""
+    # The fixture whose value the backend is made from: a folder, or a database's URL.
+    place = "tmp_path"
 
-    def new_log(self, game_id: str) -> Any:
+    def new_log(self, game_id: str) -> GameLog:
         raise NotImplementedError
 
     def tamper(self, log: Any, fn: Tamper) -> None:
         raise NotImplementedError
+
+    def close(self) -> None:
+        """Let go of whatever the backend holds open (a connection)."""
 
 
 class JsonlBackend(Backend):
@@ -48,6 +73,9 @@ class JsonlBackend(Backend):
 
 class MemoryBackend(Backend):
     name = "memory"
+
+    def __init__(self, tmp: pathlib.Path | None = None) -> None:
+        pass  # nothing on disk
 
     def new_log(self, game_id: str) -> MemoryLog:
         return MemoryLog(name=f"memory:{game_id}")
@@ -67,25 +95,18 @@ class LibraryBackend(Backend):
     def __init__(self, tmp: pathlib.Path) -> None:
         self.library = Library(tmp / "games.db")
 
-    def new_log(self, game_id: str) -> Any:
+    def new_log(self, game_id: str) -> GameLog:
         return self.library.log(game_id)
+
+    def close(self) -> None:
+        self.library.close()
 
     def tamper(self, log: Any, fn: Tamper) -> None:
         lines = [e.to_line() for e in log.read_unchecked()]
         conn = self.library.conn
         (key,) = conn.execute("SELECT key FROM games WHERE id = ?", (log.game_id,)).fetchone()
         base = key << 32
-        rows = []
-        for position, line in enumerate(fn(lines), start=1):
-            if not line.endswith(b"\n") or not line.strip():
-                pytest.skip("a blank or torn line cannot be stored as a row")
-            obj = json.loads(line)
-            if set(obj) != ENVELOPE_KEYS:
-                pytest.skip("a row has exactly the envelope's columns")
-            if obj["v"] != 1 or type(obj["v"]) is not int or type(obj["seq"]) is not int:
-                pytest.skip("rows do not store `v`, and `seq` is an integer column")
-            data = orjson.dumps(obj["data"], option=orjson.OPT_SORT_KEYS).decode()
-            rows.append((base + position, obj["type"], data, obj["at"], obj["prev"], obj["hash"]))
+        rows = [(base + seq, *rest) for seq, *rest in row_values(fn(lines))]
         conn.execute("DELETE FROM events WHERE id >= ? AND id < ?", (base, base + (1 << 32)))
         conn.executemany("INSERT INTO events (id, type, data, at, prev, hash) VALUES (?,?,?,?,?,?)", rows)
 
@@ -96,30 +117,24 @@ class PostgresBackend(Backend):
 
     # A library too, in what the contract expects of it (rows keyed by seq, not lines).
     name = "library"
+    place = "pg_url"  # a database of its own
 
     def __init__(self, url: str) -> None:
         # (eventstore.postgres is imported above, not here: psycopg's C module must see the
         # real datetime, not freezegun's.)
         self.library = PgLibrary(url)
 
-    def new_log(self, game_id: str) -> Any:
+    def new_log(self, game_id: str) -> GameLog:
         return self.library.log(game_id)
+
+    def close(self) -> None:
+        self.library.close()
 
     def tamper(self, log: Any, fn: Tamper) -> None:
         lines = [e.to_line() for e in log.read_unchecked()]
         conn = self.library.conn
         (key,) = conn.execute("SELECT key FROM games WHERE id = %s", (log.game_id,)).fetchone()
-        rows = []
-        for position, line in enumerate(fn(lines), start=1):
-            if not line.endswith(b"\n") or not line.strip():
-                pytest.skip("a blank or torn line cannot be stored as a row")
-            obj = json.loads(line)
-            if set(obj) != ENVELOPE_KEYS:
-                pytest.skip("a row has exactly the envelope's columns")
-            if obj["v"] != 1 or type(obj["v"]) is not int or type(obj["seq"]) is not int:
-                pytest.skip("rows do not store `v`, and `seq` is an integer column")
-            data = orjson.dumps(obj["data"], option=orjson.OPT_SORT_KEYS).decode()
-            rows.append((key, position, obj["type"], data, obj["at"], obj["prev"], obj["hash"]))
+        rows = [(key, *values) for values in row_values(fn(lines))]
         with conn.transaction():
             conn.execute("DELETE FROM events WHERE game = %s", (key,))
             with conn.cursor() as cur:
@@ -136,17 +151,17 @@ def frozen() -> Iterator[None]:
         yield
 
 
-@pytest.fixture(params=["jsonl", "library", "postgres", "memory"])
-def backend(request: pytest.FixtureRequest, tmp_path: pathlib.Path) -> Iterator[Backend]:
-    if request.param == "jsonl":
-        yield JsonlBackend(tmp_path)
-    elif request.param == "library":
-        b = LibraryBackend(tmp_path)
-        yield b
-        b.library.close()
-    elif request.param == "postgres":
-        pg = PostgresBackend(request.getfixturevalue("pg_url"))
-        yield pg
-        pg.library.close()
-    else:
-        yield MemoryBackend()
+BACKENDS: dict[str, type[Backend]] = {
+    "jsonl": JsonlBackend,
+    "library": LibraryBackend,
+    "postgres": PostgresBackend,
+    "memory": MemoryBackend,
+}
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    kind = BACKENDS[request.param]
+    made = kind(request.getfixturevalue(kind.place))
+    yield made
+    made.close()
