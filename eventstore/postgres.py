@@ -125,9 +125,15 @@ class _Retry(Exception):
 class Library:
     """A PostgreSQL database of games. Use `log(game_id)` for one game's log."""
 
-    def __init__(self, url: str, on_upgrade: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        on_upgrade: Callable[[str], None] | None = None,
+        connection: psycopg.Connection[Any] | None = None,
+    ) -> None:
         """`on_upgrade` is there for the same signature as the SQLite library; this layout has
-        had no upgrade yet."""
+        had no upgrade yet. `connection`: one of a LibraryPool's, on a database already laid
+        out (used as it is, and not closed by close())."""
         self.url = url
         # What messages name, as the SQLite library names its file.
         self.path = display_url(url)
@@ -138,6 +144,10 @@ class Library:
         # Rows of new games imported in this batch, not sent yet: COPY'd together, a few
         # thousand at a time, instead of one COPY per game.
         self._pending: list[tuple[Any, ...]] = []
+        self._borrowed = connection is not None
+        if connection is not None:
+            self.conn = connection
+            return
         options: dict[str, Any] = {"autocommit": True, "application_name": "we"}
         if "connect_timeout" not in url:
             options["connect_timeout"] = 10
@@ -200,7 +210,8 @@ class Library:
         return f"Library({self.path!r})"
 
     def close(self) -> None:
-        self.conn.close()
+        if not self._borrowed:
+            self.conn.close()
 
     def __enter__(self) -> Library:
         return self
@@ -848,3 +859,42 @@ class Notifications:
                     if self._on_lost is not None:
                         self._on_lost(f"{self.where}: lost the database ({_one_line(exc)}); trying again")
                 self._stopping.wait(self._retry_s)
+
+
+class LibraryPool:
+    """Libraries on pooled connections (psycopg_pool), for a server's many threads: each
+    `with pool.library() as library:` has a connection of its own for the block.
+
+    A connection is checked as it is handed out, so after the database restarted a request gets
+    a new one, not a dead one; while the database is away, asking fails after `timeout_s` with
+    a StoreError (ConnectionLostError) saying so."""
+
+    def __init__(self, url: str, size: int = 8, timeout_s: float = 5.0) -> None:
+        from psycopg_pool import ConnectionPool
+
+        Library(url).close()  # the tables laid out (or someone else's database refused), once
+        self.url = url
+        self.where = display_url(url)
+        self._pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=size,
+            kwargs={"autocommit": True, "application_name": "we serve", "connect_timeout": 5},
+            check=ConnectionPool.check_connection,
+            timeout=timeout_s,
+            reconnect_timeout=365 * 24 * 3600.0,  # never give up on the database
+            open=True,
+        )
+
+    @contextmanager
+    def library(self) -> Iterator[Library]:
+        from psycopg_pool import PoolTimeout
+
+        try:
+            with self._pool.connection() as conn:
+                yield Library(self.url, connection=conn)
+        except PoolTimeout:
+            raise ConnectionLostError(f"{self.where}: the game library cannot be reached") from None
+
+    def close(self) -> None:
+        self._pool.close()

@@ -10,9 +10,11 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from freezegun import freeze_time
 
-from eventstore.postgres import Library, Notifications
+from eventstore.errors import ConcurrencyError, ConnectionLostError
+from eventstore.postgres import Library, LibraryPool, Notifications
 
 from .helpers import FIRST, FROZEN_AT, events
 
@@ -103,23 +105,33 @@ def test_the_database_restarted_under_a_follower(pg_server: str) -> None:
         return started.stdout.strip().split("=", 1)[1].strip("'")
 
     heard = Heard()
-    notes = None
+    notes = pool = None
     try:
         url = start()
-        Library(url).close()
+        pool = LibraryPool(url, size=2, timeout_s=1.0)
+        with pool.library() as library, freeze_time(FROZEN_AT):
+            library.log("before").create(FIRST, "before")
         notes = follow(url, heard)
         subprocess.run([tool, "stop", str(cluster)], capture_output=True, check=True)
         assert heard.wait(lambda: heard.lost, 10)
+        with pytest.raises(ConnectionLostError), pool.library() as library:
+            library.has_game("before")
         time.sleep(1.0)  # down a while: several attempts fail, one message
         start()
         assert heard.wait(lambda: heard.back, 10)
         assert len(heard.lost) == 1
-        with Library(url) as library, freeze_time(FROZEN_AT):
+        # The pool's connections from before the restart are replaced, not handed out dead.
+        for _ in range(3):
+            with pool.library() as library:
+                assert library.has_game("before")
+        with pool.library() as library, freeze_time(FROZEN_AT):
             library.log("again").create(FIRST, "again")
         assert heard.wait(lambda: ("again", 1) in heard.events, 5.0)
     finally:
         if notes is not None:
             notes.stop()
+        if pool is not None:
+            pool.close()
         subprocess.run([tool, "stop", str(cluster)], capture_output=True, check=False)
         shutil.rmtree(cluster, ignore_errors=True)
 
@@ -138,3 +150,36 @@ def test_what_a_server_reads_from_the_library(pg_url: str) -> None:
         assert len(key) >= 22
     with Library(pg_url) as again:
         assert again.host_key() == key  # made once, the same for every server on the database
+
+
+def test_threads_write_through_a_pool(pg_url: str) -> None:
+    """A server's threads, each with a pooled connection: every append lands once, in turn."""
+    pool = LibraryPool(pg_url, size=3)
+    try:
+        with pool.library() as library, freeze_time(FROZEN_AT):
+            library.log("pooled").create(FIRST, "pooled")
+
+        def writer(name: str) -> None:
+            for i in range(15):
+                while True:
+                    with pool.library() as library:
+                        log = library.log("pooled")
+                        try:
+                            log.append([("note", {"text": f"{name} {i}"})], expected_seq=log.head()[0])
+                            break
+                        except ConcurrencyError:
+                            continue
+
+        threads = [threading.Thread(target=writer, args=(name,)) for name in "ABCD"]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        with pool.library() as library:
+            log = library.log("pooled")
+            assert log.verify().ok and log.verify().events == 61
+            texts = [e.data["text"] for e in list(log.read())[1:]]
+        for name in "ABCD":
+            assert [t for t in texts if t.startswith(name)] == [f"{name} {i}" for i in range(15)]
+    finally:
+        pool.close()
