@@ -146,8 +146,15 @@ def library_name(db: LibraryRef) -> str:
 
 
 def library_exists(db: LibraryRef) -> bool:
-    """Whether there is a library to read (a database server is asked when it is opened)."""
-    return isinstance(db, str) or db in _open_libraries or db.exists()
+    """Whether there is a library to read: a file, or a database holding the tables (asked
+    without creating them: commands that only read leave an empty database alone)."""
+    if db in _open_libraries:
+        return True  # once it is open it exists: no stat or query per game id
+    if isinstance(db, str):
+        from eventstore.postgres import has_library
+
+        return has_library(db)
+    return db.exists()
 
 
 @dataclass

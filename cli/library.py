@@ -150,7 +150,7 @@ def export_game(game: str, output: Path | None, force: bool, db_path: LibraryRef
     if not valid_game_id(game):
         raise CommandFailed(f"{game!r} is not a game id in the library (ids are 1-64 of a-z 0-9 -)")
     if not library_exists(db):
-        raise CommandFailed(f"no game {game!r}: there is no library at {db}")
+        raise CommandFailed(f"no game {game!r}: there is no library at {library_name(db)}")
     target = output if output is not None else Path(f"{game}.jsonl")
     if target.exists() and not force:
         raise CommandFailed(f"{target} already exists; use --force to replace it")
@@ -189,7 +189,7 @@ def export_game(game: str, output: Path | None, force: bool, db_path: LibraryRef
 def _existing_library(db_path: LibraryRef | None) -> LibraryRef | None:
     db = library_path(db_path)
     if not library_exists(db):
-        click.echo(f"No games: there is no library at {db} yet (add games with `we import`).")
+        click.echo(f"No games: there is no library at {library_name(db)} yet (add games with `we import`).")
         return None
     return db
 

@@ -117,6 +117,20 @@ def _one_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
+def has_library(url: str) -> bool:
+    """Whether the database holds a game library (its tables), without creating one: what a
+    command that only reads asks first. StoreError if it cannot be reached, or if its tables of
+    those names are someone else's."""
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name="we")
+    except psycopg.Error as exc:
+        raise StoreError(f"{display_url(url)}: cannot open the game library: {_one_line(exc)}") from None
+    with conn:
+        probe = Library.__new__(Library)
+        probe.conn, probe.path = conn, display_url(url)
+        return probe._schema_version() is not None
+
+
 class _Retry(Exception):
     """A write lost to another writer (a deadlock, or the same event stored first) and was
     undone: do it again, from the head as it is now."""

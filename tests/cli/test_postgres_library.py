@@ -231,3 +231,15 @@ def test_one_batch_sees_its_own_games(pg_url: str, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "1 imported, 1 extended, 2 unchanged." in out.stdout, out.stdout
     assert stored(pg_url) == {log.stem: len(lines)}
+
+
+def test_commands_that_only_read_leave_an_empty_database_alone(pg_url: str) -> None:
+    import psycopg
+
+    assert "No games: there is no library at postgresql://" in we("games", "--db", pg_url).stdout
+    assert "there is no library at" in we("export", "some-game", "--db", pg_url).stderr
+    assert "not a game id in the library" in we("audit", "some-game", "--db", pg_url).stderr
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone() == (0,)
+    assert we("simulate", "--seed", "first", "--db", pg_url).returncode == 0  # a writer lays it out
+    assert "1 game in postgresql://" in we("games", "--db", pg_url).stdout
