@@ -78,6 +78,7 @@ _INSERT_GAME = (
     # Another importer may be storing the same game right now: wait for it, then read its row.
     " ON CONFLICT (id) DO NOTHING RETURNING key"
 )
+_SAVEPOINT_INSERT_GAME = f"SAVEPOINT write; {_INSERT_GAME}; RELEASE write"
 _SCHEMA = (
     "CREATE TABLE games ("
     " key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id text NOT NULL UNIQUE, title text,"
@@ -562,11 +563,12 @@ class Library:
                   complete, winner)  # fmt: skip
         conn = self.conn
         try:
-            with conn.pipeline():
-                conn.execute("SAVEPOINT write")
-                cursor = conn.execute(_INSERT_GAME, values)
-                conn.execute("RELEASE write")
-            row = cursor.fetchone()
+            # Three statements in one round trip (parameters bound here, so that the server
+            # takes them as one simple query): cheaper than a pipeline's, per game.
+            with psycopg.ClientCursor(conn) as cursor:
+                cursor.execute(_SAVEPOINT_INSERT_GAME, values)
+                cursor.nextset()
+                row = cursor.fetchone()
         except psycopg.Error as exc:
             try:
                 self._undo(exc, "ROLLBACK TO write", "RELEASE write")
