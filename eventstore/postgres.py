@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import orjson
 import psycopg
@@ -50,7 +50,6 @@ from eventstore.verify import (
     verify_objects,
 )
 
-URL_PREFIXES = ("postgresql://", "postgres://")
 # The layout this module writes, kept in settings as 'schema'.
 SCHEMA_VERSION = 1
 _SORT = orjson.OPT_SORT_KEYS
@@ -99,23 +98,47 @@ _OUR_NAMES = ("games", "events", "envelopes", "settings")
 _LAYOUT_LOCK = 0x7765_6C69_6272
 
 
-def is_postgres_url(text: str | os.PathLike[str]) -> bool:
-    return isinstance(text, str) and text.startswith(URL_PREFIXES)
-
-
 def display_url(url: str) -> str:
-    """The URL as messages show it: without its password."""
+    """The URL as messages show it: without its password (user:PASSWORD@ or ?password=)."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = netloc[0].split(":", 1)[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+    if parts.password is not None:
+        user, host = parts.netloc.rsplit("@", 1)
+        parts = parts._replace(netloc=f"{user.split(':', 1)[0]}:***@{host}")
+    query = "&".join(
+        "password=***" if field.lower().startswith("password=") else field for field in parts.query.split("&")
+    )
+    # Not urlunsplit: it drops the `//` of a URL with no host (postgresql:///db?host=/socket).
+    shown = f"{parts.scheme}://{parts.netloc}{parts.path}"
+    return shown + (f"?{query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
 
 
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
+
+
+def _schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
+    """The layout's version; None for a database with none of our tables; StoreError for a
+    database whose tables of those names are someone else's."""
+    found = {
+        name
+        for (name,) in conn.execute(
+            "SELECT c.relname FROM pg_class c WHERE c.relname = ANY(%s)"
+            " AND c.relnamespace = current_schema()::regnamespace",
+            (list(_OUR_NAMES),),
+        )
+    }
+    if not found:
+        return None
+    row = None
+    if "settings" in found:
+        try:
+            row = conn.execute("SELECT value FROM settings WHERE name = 'schema'").fetchone()
+        except psycopg.Error:
+            row = None
+    if row is None or not str(row[0]).isdigit() or found != set(_OUR_NAMES):
+        raise StoreError(f"{where}: not a game library (its tables are unknown to we)")
+    return int(row[0])
 
 
 def has_library(url: str) -> bool:
@@ -127,9 +150,7 @@ def has_library(url: str) -> bool:
     except psycopg.Error as exc:
         raise StoreError(f"{display_url(url)}: cannot open the game library: {_one_line(exc)}") from None
     with conn:
-        probe = Library.__new__(Library)
-        probe.conn, probe.path = conn, display_url(url)
-        return probe._schema_version() is not None
+        return _schema_version(conn, display_url(url)) is not None
 
 
 class _Retry(Exception):
@@ -199,27 +220,7 @@ class Library:
             )
 
     def _schema_version(self) -> int | None:
-        """The layout's version; None for a database with none of our tables; StoreError for
-        a database whose tables of those names are someone else's."""
-        found = {
-            name
-            for (name,) in self.conn.execute(
-                "SELECT c.relname FROM pg_class c WHERE c.relname = ANY(%s)"
-                " AND c.relnamespace = current_schema()::regnamespace",
-                (list(_OUR_NAMES),),
-            )
-        }
-        if not found:
-            return None
-        row = None
-        if "settings" in found:
-            try:
-                row = self.conn.execute("SELECT value FROM settings WHERE name = 'schema'").fetchone()
-            except psycopg.Error:
-                row = None
-        if row is None or not str(row[0]).isdigit() or found != set(_OUR_NAMES):
-            raise StoreError(f"{self.path}: not a game library (its tables are unknown to we)")
-        return int(row[0])
+        return _schema_version(self.conn, self.path)
 
     def __repr__(self) -> str:
         return f"Library({self.path!r})"
