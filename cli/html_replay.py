@@ -97,12 +97,20 @@ def replay_steps(
             "at": envelope.get("at"),
             "sentence": describe(step.event, step.before, step.after, viewer=seat, omniscient=omniscient),
             "voided_by": voided.get(step.seq),
+            # A final swap: the two seats that exchanged gifts (none when the starter kept).
+            "swapped": swapped_seats(step.event),
             "view": view_dict(step.after, seat),
             "board": board_dict(score(step.after)),
         }
         for step, envelope in zip(walked, envelopes, strict=True)
     ]
     return page_steps, walked[-1].after, seat
+
+
+def swapped_seats(event: Any) -> list[str]:
+    """The players who exchanged gifts in a final swap (none for any other event, or a keep)."""
+    partner = getattr(event, "with_player", None)
+    return [event.player, partner] if partner is not None else []
 
 
 def view_dict(state: GameState, viewer: str | None) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import click
 from rich.text import Text
 
 from cli.common import CommandFailed, GameSource, check_game
+from cli.house_rules import given_flags, house_rule_options, options_from_flags, pop_house_rule_flags
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
 from wecore.cards import is_card, parse_card, parse_gift_list
@@ -36,6 +37,7 @@ from wecore.decider import (
     Open,
     StartGame,
     Steal,
+    Swap,
     Undo,
     decide,
     resolve_player,
@@ -52,7 +54,6 @@ from wecore.events import (
 )
 from wecore.narrate import describe, gist, party_end, unseen_brings, winners_line
 from wecore.reducer import evolve, fold
-from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
 from wecore.state import INITIAL_STATE, GameState, Phase
 from wecore.turns import moves_hint, next_up, prompt, turn
 from wecore.views import view
@@ -65,6 +66,8 @@ Commands (names and cards in any case; a unique start of a name is enough):
   open CARD          (o)  the player to move opens CARD, e.g. `open R7`
   steal PLAYER       (s)  the player to move steals the gift PLAYER holds
   NAME open CARD / NAME steal PLAYER   the same, checking whose turn it is
+  swap PLAYER             starter_final_swap: after a party's last open, its starter swaps
+                          gifts with PLAYER (`keep`: no swap)
   bring PLAYER CARD       PLAYER brings CARD face down (needed when the attics were dealt;
                           otherwise gifts not yet brought go down unseen at the first open)
   undo [REASON]           take back the latest event still in effect
@@ -82,6 +85,10 @@ VERBS = {
     "steal": "steal",
     "s": "steal",
     "steals": "steal",
+    "swap": "swap",
+    "swaps": "swap",
+    "keep": "keep",
+    "keeps": "keep",
     "bring": "bring",
     "b": "bring",
     "brings": "bring",
@@ -97,7 +104,8 @@ VERBS = {
     "q": "quit",
     "exit": "quit",
 }
-MOVES = ("open", "steal")
+MOVES = ("open", "steal", "swap", "keep")
+IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)  # a party's moves, and its starter's final swap
 AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
 DEFAULT_UNDO_REASON = "undone at the table"
 DEFAULT_TIE_REASON = "won the tie-break at the table"
@@ -129,18 +137,7 @@ def is_interactive() -> bool:
 @click.option(
     "--game-id", "game_id", metavar="ID", help="New game: the game id (default: from the title or the date)."
 )
-@click.option(
-    "--attic-size",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="New game, house rule: N cards per player (and so N parties) for this player count.",
-)
-@click.option(
-    "--max-steals",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="New game, house rule: a gift stolen N times in a party is frozen for the rest of it.",
-)
+@house_rule_options("New game, house rule: ")
 @click.option(
     "--attics",
     metavar="HANDS",
@@ -153,9 +150,8 @@ def record(
     lists: str | None,
     title: str | None,
     game_id: str | None,
-    attic_size: int | None,
-    max_steals: int | None,
     attics: str | None,
+    **flags: Any,
 ) -> None:
     """Record a game live at the table into FILE, one command per line.
 
@@ -168,6 +164,7 @@ def record(
     \b
     open CARD (o)         the player to move opens CARD
     steal PLAYER (s)      the player to move steals PLAYER's gift
+    swap PLAYER, keep     the starter's final swap (house rule), or none
     NAME open CARD        the same, checking that it is NAME's turn
     bring PLAYER CARD     a gift brought seen (when the attics were dealt)
     undo [REASON]         take back the latest event still in effect
@@ -178,14 +175,13 @@ def record(
     Exit status: 0 when the game ended or you quit, 1 when FILE is damaged or invalid,
     2 for a usage error (such as a flag missing for a new game when not on a terminal).
     """
+    house_flags = pop_house_rule_flags(flags)
     new_game_flags = {
         "--players": players,
         "--dealer": dealer,
         "--lists": lists,
         "--title": title,
         "--game-id": game_id,
-        "--attic-size": attic_size,
-        "--max-steals": max_steals,
         "--attics": attics,
     }
     if file.exists():
@@ -193,6 +189,7 @@ def record(
             # Nothing was ever recorded in it (a log has at least its first line).
             raise CommandFailed(f"{file} is empty, so it holds no game: delete it, then start the game again")
         given = [flag for flag, value in new_game_flags.items() if value is not None]
+        given += given_flags(house_flags)
         if given:
             raise click.UsageError(
                 f"{file} already exists, and {', '.join(given)} only set up a new game;"
@@ -200,7 +197,7 @@ def record(
             )
         session = resume(file)
     else:
-        session = set_up(file, players, dealer, lists, title, game_id, attic_size, max_steals, attics)
+        session = set_up(file, players, dealer, lists, title, game_id, house_flags, attics)
     session.run()
 
 
@@ -258,8 +255,7 @@ def set_up(
     lists: str | None,
     title: str | None,
     game_id: str | None,
-    attic_size: int | None,
-    max_steals: int | None,
+    house_flags: dict[str, Any],
     attics: str | None,
 ) -> Session:
     from eventstore.envelope import make_game_id, utc_now, valid_game_id
@@ -281,12 +277,7 @@ def set_up(
         )
 
     def options_for(count: int) -> dict[str, Any]:
-        options: dict[str, Any] = {}
-        if attic_size is not None and MIN_PLAYERS <= count <= MAX_PLAYERS:  # else the count is refused
-            options["attic_sizes"] = {str(count): attic_size}
-        if max_steals is not None:
-            options["max_steals_per_gift"] = max_steals
-        return options
+        return options_from_flags(house_flags, count)
 
     def check_players(text: str) -> tuple[str, ...]:
         names = parse_players(text)
@@ -569,6 +560,12 @@ class Session:
             if not args:
                 raise Rejected("say whose gift is stolen, e.g. `steal Ann`")
             self.move(Steal(from_player=self.victim(" ".join(args)), player=actor))
+        elif verb == "swap":
+            if not args:
+                raise Rejected("say whose gift the starter takes, e.g. `swap Ann` (or `keep`: no swap)")
+            self.move(Swap(with_player=self.victim(" ".join(args)), player=actor))
+        elif verb == "keep":
+            self.move(Swap(with_player=None, player=actor))
         elif verb == "bring":
             if len(args) < 2:
                 raise Rejected("say who brings which card, e.g. `bring Ann R7`")
@@ -615,7 +612,7 @@ class Session:
         except (CardNotationError, UnknownPlayerError):
             raise
         except RuleViolation as exc:
-            raise Rejected(f"{exc}. {moves_hint(self.state)}") from None
+            raise Rejected(f"{exc}. {moves_hint(self.state, refused=str(exc))}") from None
         self.commit(events)
 
     def undo(self, reason: str) -> None:
@@ -702,7 +699,7 @@ class Session:
 
     def transitions(self, before: GameState, event: Event) -> None:
         after = self.state
-        if before.phase is not Phase.PLAYING or after.phase is Phase.PLAYING:
+        if before.phase not in IN_PLAY or after.phase in IN_PLAY:
             if before.phase is Phase.SETTING_UP and after.phase is Phase.BRINGING:
                 self.say(party_header(after, after.party))
             return

@@ -98,7 +98,7 @@ def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
             if sv.face_down_hidden:
                 down.append(f", and {sv.face_down_hidden} unseen")
         lines.append(down)
-    if sv.phase == "playing":
+    if sv.phase in ("playing", "final swap"):
         locked = Text("Locked: ").append_text(cards_text(sv.locked, empty="none"))
         if sv.frozen:
             locked.append("   Frozen: ").append_text(cards_text(sv.frozen))

@@ -16,6 +16,7 @@ from wecore.events import (
     AtticsDealt,
     Event,
     EventVoided,
+    FinalSwap,
     GameStarted,
     GiftBrought,
     GiftListsDealt,
@@ -25,8 +26,9 @@ from wecore.events import (
     TieBroken,
     nfc,
 )
-from wecore.moves import Bring, Open, Steal
+from wecore.moves import Bring, Open, Steal, Swap
 from wecore.reducer import evolve
+from wecore.rules import not_now, steal_refusal, swap_refusal
 from wecore.rulesets import RULESET_2011
 from wecore.state import GameState, Phase
 
@@ -66,7 +68,7 @@ class AddNote:
     text: str
 
 
-Command = StartGame | DealLists | DealAttics | Bring | Open | Steal | Undo | BreakTie | AddNote
+Command = StartGame | DealLists | DealAttics | Bring | Open | Steal | Swap | Undo | BreakTie | AddNote
 
 
 def decide(state: GameState, command: Command) -> list[Event]:
@@ -114,6 +116,8 @@ def _events_for(state: GameState, command: Command) -> list[Event]:
             return _open(state, command)
         case Steal():
             return [_steal(state, command)]
+        case Swap():
+            return [_swap(state, command)]
         case Undo():
             if state.undo is None:
                 raise RuleViolation("there is nothing to undo")
@@ -144,28 +148,28 @@ def _open(state: GameState, command: Open) -> list[Event]:
 def _steal(state: GameState, command: Steal) -> GiftStolen:
     mover = _mover(state, command.player, "steal")
     victim = resolve_player(state, command.from_player)
-    if victim == mover:
-        raise RuleViolation(f"{mover} cannot steal from themselves")
-    held = state.holding[state.seat_of[victim]]
-    if held is None:
-        raise RuleViolation(f"{mover} cannot steal from {victim}: {victim} holds no gift")
-    if command.card is not None and parse_card(command.card) != held:
-        raise RuleViolation(f"{mover} cannot steal {command.card} from {victim}: {victim} holds {held}")
-    return GiftStolen(party=state.party, player=mover, from_player=victim, card=held)
+    card = state.holding[state.seat_of[victim]] if command.card is None else parse_card(command.card)
+    refusal = steal_refusal(state, mover, victim, card)
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    return GiftStolen(party=state.party, player=mover, from_player=victim, card=card)
+
+
+def _swap(state: GameState, command: Swap) -> FinalSwap:
+    player = state.starter_name if command.player is None else resolve_player(state, command.player)
+    other = None if command.with_player is None else resolve_player(state, command.with_player)
+    takes = None
+    if other is not None:
+        takes = state.holding[state.seat_of[other]] if command.takes is None else parse_card(command.takes)
+    refusal = swap_refusal(state, player or "", other, takes)
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    return FinalSwap(party=state.party, player=player, with_player=other, takes=takes)
 
 
 def _mover(state: GameState, named: str | None, action: str) -> str:
-    if state.phase is Phase.BRINGING:
-        waiting = ", ".join(state.waiting_to_bring)
-        raise RuleViolation(
-            f"nobody can {action} yet: party {state.party} is waiting for gifts from {waiting}"
-        )
     if state.phase is not Phase.PLAYING or state.player_to_move is None:
-        raise RuleViolation(
-            f"the game is over: nobody can {action} any more"
-            if state.phase is Phase.OVER
-            else f"nobody can {action} now"
-        )
+        raise RuleViolation(not_now(state, action))
     if named is None:
         return state.player_to_move
     player = resolve_player(state, named)
