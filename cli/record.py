@@ -26,10 +26,21 @@ from cli.common import CommandFailed, GameSource, check_game
 from cli.house_rules import given_flags, house_rule_options, options_from_flags, pop_house_rule_flags
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
+from service.checking import damage_sentence
+from service.play import (
+    GAME_OVER,
+    Refused,
+    RuleRefused,
+    StaleHead,
+    commit,
+    decide_move,
+    note_events,
+    plan_undo,
+    start_game,
+    tie_events,
+)
 from wecore.cards import is_card, parse_card, parse_gift_list
 from wecore.decider import (
-    AddNote,
-    BreakTie,
     Bring,
     Command,
     DealAttics,
@@ -38,18 +49,14 @@ from wecore.decider import (
     StartGame,
     Steal,
     Swap,
-    Undo,
     decide,
     resolve_player,
 )
-from wecore.errors import CardNotationError, RuleViolation, UnknownPlayerError, WeError
+from wecore.errors import UnknownPlayerError, WeError
 from wecore.events import (
-    AtticsDealt,
     Event,
     GiftBrought,
-    GiftListsDealt,
     TieBroken,
-    event_payload,
     parse_event,
 )
 from wecore.narrate import describe, gist, party_end, unseen_brings, winners_line
@@ -258,7 +265,7 @@ def set_up(
     house_flags: dict[str, Any],
     attics: str | None,
 ) -> Session:
-    from eventstore.envelope import make_game_id, utc_now, valid_game_id
+    from eventstore.envelope import make_game_id, valid_game_id
 
     interactive = is_interactive()
     missing = [
@@ -367,11 +374,8 @@ def set_up(
     from eventstore.jsonl import JsonlLog
 
     gid = game_id or make_game_id(title, datetime.now(UTC))
+    written = start_game(file, gid, events)
     log = JsonlLog(file)
-    at = utc_now()
-    payloads = [event_payload(e) for e in events]
-    first = log.create(first=payloads[0], game_id=gid, at=at)
-    written = [first, *log.append(payloads[1:], expected_seq=1, at=at)]
 
     session = Session(file, log, INITIAL_STATE, [], 0, None, interactive, gid)
     named = f" \u201c{title}\u201d" if title else ""
@@ -392,24 +396,10 @@ def set_up(
 
 def resume(file: Path, greet: bool = True) -> Session:
     from eventstore.jsonl import JsonlLog
-    from eventstore.problems import ProblemCode
 
     report = check_game(GameSource(label=str(file), path=file), keep_envelopes=True)
     if report.problems:
-        torn = [p for p in report.problems if p.code is ProblemCode.TORN_LINE]
-        others = len(report.problems) - len(torn)
-        if torn:
-            plural = "s" if others > 1 else ""
-            tail = f" ({others} other problem{plural}: see `we audit {file}`)" if others else ""
-            raise CommandFailed(
-                f"{file}: line {torn[0].line} is torn (an append was cut off), so nothing can be added"
-                f" after it: run `we repair {file}`, then `we record {file}` again{tail}"
-            )
-        first = report.problems[0]
-        raise CommandFailed(
-            f"{file}: line {first.line}: {first.kind}: {first.message};"
-            f" refusing to record onto a damaged log (see `we audit {file}`)"
-        )
+        raise CommandFailed(damage_sentence(str(file), report.problems))
     state = report.state
     if state.phase is Phase.SETTING_UP:
         raise CommandFailed(
@@ -517,7 +507,7 @@ class Session:
             return True
         try:
             return self.dispatch(text)
-        except (Rejected, WeError) as exc:
+        except (Rejected, Refused, WeError) as exc:
             self.complain(str(exc), text)
         return True
 
@@ -540,10 +530,7 @@ class Session:
         state = self.state
 
         if state.is_over and verb not in AFTER_THE_END:
-            raise Rejected(
-                "the game is over, so nobody can open, steal or bring any more;"
-                " `tie`, `undo`, `note`, `status` and `quit` still work"
-            )
+            raise Rejected(f"{GAME_OVER}; `tie`, `undo`, `note`, `status` and `quit` still work")
         if verb == "quit":
             return False
         if verb == "help":
@@ -575,12 +562,12 @@ class Session:
         elif verb == "note":
             if not rest:
                 raise Rejected("a note needs some text, e.g. `note Ben spilled cocoa on the red 9`")
-            self.commit(decide(state, AddNote(text=rest)))
+            self.commit(note_events(state, rest))
         elif verb == "tie":
             if not args:
                 raise Rejected("say who wins the tie, e.g. `tie Ann best speech for Fluffy the Cat`")
             winner, reason = self.tie_words(args)
-            self.commit(decide(state, BreakTie(winner=winner, reason=reason)))
+            self.commit(tie_events(state, winner, reason))
         return True
 
     def tie_words(self, args: list[str]) -> tuple[str, str]:
@@ -608,37 +595,16 @@ class Session:
 
     def move(self, command: Command) -> None:
         try:
-            events = decide(self.state, command)
-        except (CardNotationError, UnknownPlayerError):
-            raise
-        except RuleViolation as exc:
+            events = decide_move(self.state, command)
+        except RuleRefused as exc:
             raise Rejected(f"{exc}. {moves_hint(self.state, refused=str(exc))}") from None
         self.commit(events)
 
     def undo(self, reason: str) -> None:
-        state = self.state
-        if state.undo is None:
-            raise Rejected("there is nothing to undo")
-        seq, _ = state.undo
-        undone = self.events[seq - 1]
-        if isinstance(undone, GiftListsDealt | AtticsDealt):
-            # The log allows it, but the recorder could not deal them again: a new file is simpler.
-            raise Rejected(
-                "there is nothing to undo: the set-up (gift lists, attics) is not undone at the table;"
-                " if it was wrong, start a new file"
-            )
-        was_over = state.is_over
-        voids = decide(state, Undo(reason=reason))
-        after = fold(voids, state)
-        # Unseen brings are never typed: the recorder wrote them with the party's first open.
-        # So they go with that open, and one undo takes back one typed command.
-        brings = 0
-        while after.undo is not None and _is_unseen_bring(self.events[after.undo[0] - 1]):
-            more = decide(after, Undo(reason=reason))
-            voids += more
-            after = fold(more, after)
-            brings += 1
-        self.commit(voids, narrate=False)
+        was_over = self.state.is_over
+        plan = plan_undo(self.state, self.events, reason)
+        seq, undone, brings = plan.seq, plan.undone, plan.brings
+        self.commit(plan.voids, narrate=False)
         plural = "s" if brings != 1 else ""
         also = f", with the {brings} unseen bring{plural} recorded for it" if brings else ""
         self.say(story_text(f"Undone: event {seq}, {gist(undone)}{also} ({reason})."))
@@ -648,13 +614,9 @@ class Session:
 
     # --- writing ---
     def commit(self, events: list[Event], narrate: bool = True) -> None:
-        from eventstore.envelope import utc_now
-        from eventstore.errors import ConcurrencyError
-
-        payloads = [event_payload(e) for e in events]
         try:
-            written = self.log.append(payloads, expected_seq=self.head, at=utc_now())
-        except ConcurrencyError:
+            written = commit(self.log, events, self.head)
+        except StaleHead:
             # Another recorder wrote to this file meanwhile. Nothing of this line was written;
             # catch up with the log and let the table decide whether the move still stands.
             self.catch_up()
@@ -729,8 +691,6 @@ class Session:
 # --- table language -------------------------------------------------------------------------
 
 
-def _is_unseen_bring(event: Event) -> bool:
-    return isinstance(event, GiftBrought) and event.card is None
 
 
 def _without_comment(words: list[str]) -> list[str]:

@@ -175,28 +175,27 @@ class SealingLog(ABC):
         self._store_first(envelope)
         return envelope
 
-    def start(self, events: Sequence[Payload], game_id: str, at: str | None = None) -> list[Envelope]:
-        """Start the log with its first events at once (a game's whole set-up): all of them or
-        none; LogExistsError if there is one already."""
+    def create_many(self, events: Sequence[Payload], game_id: str, at: str | None = None) -> list[Envelope]:
+        """A new log holding `events` (a game's set-up), stored in one write where the backend
+        can, so no reader sees it half made; LogExistsError if the game exists already."""
         if not valid_game_id(game_id):
             raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
-        if not events:
-            raise ValueError("a new log needs at least its first event")
         when = at or utc_now()
         sealed: list[Envelope] = []
         prev = None
         for seq, (type_, data) in enumerate(events, start=1):
-            envelope = seal(game_id, seq, when, type_, data, prev)
-            sealed.append(envelope)
-            prev = envelope.hash
-        self._store_start(sealed)
+            sealed.append(seal(game_id, seq, when, type_, data, prev))
+            prev = sealed[-1].hash
+        self._store_new(sealed)
         return sealed
 
-    def _store_start(self, envelopes: list[Envelope]) -> None:
-        """Store the first lines of a new log in one write; a backend that can overrides this."""
-        if len(envelopes) != 1:
-            raise NotImplementedError(f"{type(self).__name__} starts a log with one line only")
+    def _store_new(self, envelopes: list[Envelope]) -> None:
+        """Store a new log's first lines. By default line 1, then the rest appended; a backend
+        that can store them at once overrides this."""
         self._store_first(envelopes[0])
+        if len(envelopes) > 1:
+            with self._locked_head() as (_, store):
+                store(envelopes[1:])
 
     def append(self, events: Sequence[Payload], expected_seq: int, at: str | None = None) -> list[Envelope]:
         with self._locked_head() as (head, store):

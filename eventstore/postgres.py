@@ -711,16 +711,17 @@ class LibraryLog(SealingLog):
         return super().create(first, game_id, at)
 
     def _store_first(self, envelope: Envelope) -> None:
-        self._store_start([envelope])
+        self._store_new([envelope])
 
-    def start(
+    def create_many(
         self, events: Sequence[tuple[str, dict[str, Any]]], game_id: str, at: str | None = None
     ) -> list[Envelope]:
         if game_id != self.game_id:
             raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
-        return super().start(events, game_id, at)
+        return super().create_many(events, game_id, at)
 
-    def _store_start(self, envelopes: list[Envelope]) -> None:
+    def _store_new(self, envelopes: list[Envelope]) -> None:
+        """A new game's first lines in one transaction: all of them or none."""
         objs = [envelope.to_dict() for envelope in envelopes]
         with self.library._write() as conn:
             key, new = self.library._locked_or_new_game(conn, objs[0], objs[-1])

@@ -1429,6 +1429,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="run each timed command this many times and keep the fastest (default 1)",
     )
     parser.add_argument("--quick", action="store_true", help=f"a small archive ({QUICK_GAMES:,} games)")
+    parser.add_argument(
+        "--service", action="store_true", help="only the service section (`we serve` under load)"
+    )
+    parser.add_argument("--seconds", type=float, default=20, help="with --service: how long (default 20)")
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.games is None:
@@ -1449,6 +1453,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         kind, directory = args.worker
         print(json.dumps(WORKERS[kind](Path(directory))))
         return 0
+    if args.service:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from bench_service import run as run_service
+
+        return run_service(seconds=args.seconds)
     return Bench(args).run()
 
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from replay_support import VECTORS, expected_view, frozen_game, load_log
 
-from cli.html_replay import render_html
 from eventstore.canonical import event_hash
+from service.replay_page import render_html
 
 LAUNCH_ARGS = [
     "--headless",

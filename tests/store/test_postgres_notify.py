@@ -140,7 +140,7 @@ def test_what_a_server_reads_from_the_library(pg_url: str) -> None:
     with Library(pg_url) as library, freeze_time(FROZEN_AT):
         log = library.log("served")
         assert list(log.rows_after(0)) == []
-        started = log.start([FIRST, *events(2)], "served")
+        started = log.create_many([FIRST, *events(2)], "served")
         assert [e.seq for e in started] == [1, 2, 3]
         log.append(events(2, start=3), expected_seq=3)
         assert [o["seq"] for o in log.rows_after(3)] == [4, 5]
