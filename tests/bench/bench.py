@@ -1433,6 +1433,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--service", action="store_true", help="only the service section (`we serve` under load)"
     )
     parser.add_argument("--seconds", type=float, default=20, help="with --service: how long (default 20)")
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="with --service: on a PostgreSQL library, one server and then two on one database",
+    )
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.games is None:
@@ -1457,7 +1462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.path.insert(0, str(Path(__file__).parent))
         from bench_service import run as run_service
 
-        return run_service(seconds=args.seconds)
+        return run_service(seconds=args.seconds, postgres=args.postgres)
     return Bench(args).run()
 
 
