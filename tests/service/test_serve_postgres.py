@@ -120,3 +120,15 @@ def test_the_database_restarted_under_a_running_server() -> None:
     log = server.process.stderr.read()
     assert log.count("lost the database") == 1, log  # said once, not at every retry
     assert "the database is back" in log, log
+
+
+def test_serve_says_what_it_needs() -> None:
+    from served import we
+
+    neither = we("serve")
+    assert neither.returncode == 2 and "GAMES_DIR, or --db URL" in neither.stderr
+    not_a_url = we("serve", "--db", "games.db")
+    assert not_a_url.returncode == 2 and "--db takes a PostgreSQL URL" in not_a_url.stderr
+    unreachable = we("serve", "--db", "postgresql://we:secret-word@127.0.0.1:1/x", "--port", "0")
+    assert unreachable.returncode == 1 and "cannot open the game library" in unreachable.stderr
+    assert "secret-word" not in unreachable.stderr and "Traceback" not in unreachable.stderr
