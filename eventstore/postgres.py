@@ -888,8 +888,13 @@ class LibraryPool:
     a StoreError (ConnectionLostError) saying so."""
 
     def __init__(self, url: str, size: int = 8, timeout_s: float = 5.0) -> None:
+        import logging
+
         from psycopg_pool import ConnectionPool
 
+        # The pool logs every failed reconnection, several lines each, while the database is
+        # away; the server says so itself, once (Notifications).
+        logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
         Library(url).close()  # the tables laid out (or someone else's database refused), once
         self.url = url
         self.where = display_url(url)

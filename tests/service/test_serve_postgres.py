@@ -120,6 +120,7 @@ def test_the_database_restarted_under_a_running_server() -> None:
     log = server.process.stderr.read()
     assert log.count("lost the database") == 1, log  # said once, not at every retry
     assert "the database is back" in log, log
+    assert "error connecting" not in log and "Traceback" not in log, log  # no noise per retry
 
 
 def test_serve_says_what_it_needs() -> None:
