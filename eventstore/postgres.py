@@ -384,7 +384,14 @@ class Library:
         try:
             return self.conn.execute(sql, args)
         except psycopg.Error as exc:
-            raise StoreError(f"{self.path}: cannot read the game library: {_one_line(exc)}") from None
+            raise self._read_failed(exc) from None
+
+    def _read_failed(self, exc: psycopg.Error) -> StoreError:
+        if self.conn.closed or self.conn.broken:
+            return ConnectionLostError(
+                f"{self.path}: lost the connection to the game library ({_one_line(exc)})"
+            )
+        return StoreError(f"{self.path}: cannot read the game library: {_one_line(exc)}")
 
     def games(self) -> list[dict[str, Any]]:
         """One summary per game, oldest first; `players` parsed, `complete` a bool."""
@@ -760,7 +767,7 @@ class LibraryLog(SealingLog):
             self.library._flush()
             located = self._head_row(self.library.conn, lock=False)
         except psycopg.Error as exc:
-            raise StoreError(f"{self.library.path}: cannot read the game library: {_one_line(exc)}") from None
+            raise self.library._read_failed(exc) from None
         if located is None:
             return (0, None, None)
         env = located[1]
@@ -880,44 +887,83 @@ class Notifications:
 
 
 class LibraryPool:
-    """Libraries on pooled connections (psycopg_pool), for a server's many threads: each
-    `with pool.library() as library:` has a connection of its own for the block.
+    """Libraries on pooled connections, for a server's many threads: each
+    `with pool.library() as library:` has a connection of its own for the block, taken from
+    the idle ones or made then, and kept for the next block unless it broke.
 
-    A connection is checked as it is handed out, so after the database restarted a request gets
-    a new one, not a dead one; while the database is away, asking fails after `timeout_s` with
-    a StoreError (ConnectionLostError) saying so."""
+    Not psycopg_pool: after an outage it reconnects with a growing back-off (1, 2, 4 s ...), so
+    a server whose database came back went on answering "cannot be reached" for seconds. Here a
+    connection is made when one is asked for, so the first request after the database is back
+    gets one; while it is away, asking fails at once (ConnectionLostError), not after a wait. A
+    connection idle for a while is checked (one round trip) before it is handed out, so one that
+    died with a restarted server is replaced, not used."""
 
-    def __init__(self, url: str, size: int = 8, timeout_s: float = 5.0) -> None:
-        import logging
+    _CHECK_AFTER_S = 1.0
 
-        from psycopg_pool import ConnectionPool
+    def __init__(self, url: str, size: int = 8, wait_s: float = 30.0) -> None:
+        import threading
 
-        # The pool logs every failed reconnection, several lines each, while the database is
-        # away; the server says so itself, once (Notifications).
-        logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
         Library(url).close()  # the tables laid out (or someone else's database refused), once
         self.url = url
         self.where = display_url(url)
-        self._pool = ConnectionPool(
-            url,
-            min_size=1,
-            max_size=size,
-            kwargs={"autocommit": True, "application_name": "we serve", "connect_timeout": 5},
-            check=ConnectionPool.check_connection,
-            timeout=timeout_s,
-            reconnect_timeout=365 * 24 * 3600.0,  # never give up on the database
-            open=True,
-        )
+        self._idle: list[tuple[psycopg.Connection[Any], float]] = []
+        self._lock = threading.Lock()
+        # At most `size` connections at once; a request beyond them waits for one to be free.
+        self._slots = threading.BoundedSemaphore(size)
+        self._wait_s = wait_s
+        self._closed = False
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        try:
+            return psycopg.connect(self.url, autocommit=True, connect_timeout=5, application_name="we serve")
+        except psycopg.Error as exc:
+            raise ConnectionLostError(
+                f"{self.where}: the game library cannot be reached ({_one_line(exc)})"
+            ) from None
+
+    def _take(self) -> psycopg.Connection[Any]:
+        import time
+
+        while True:
+            with self._lock:
+                if not self._idle:
+                    break
+                conn, since = self._idle.pop()
+            if conn.broken or conn.closed:
+                conn.close()
+                continue
+            if time.monotonic() - since < self._CHECK_AFTER_S:
+                return conn
+            try:
+                conn.execute("SELECT 1")
+                return conn
+            except psycopg.Error:
+                conn.close()  # died while idle (the server restarted): make another
+        return self._connect()
 
     @contextmanager
     def library(self) -> Iterator[Library]:
-        from psycopg_pool import PoolTimeout
+        import time
 
+        if not self._slots.acquire(timeout=self._wait_s):
+            raise StoreError(f"{self.where}: every connection to the game library is busy; try again")
         try:
-            with self._pool.connection() as conn:
+            conn = self._take()
+            try:
                 yield Library(self.url, connection=conn)
-        except PoolTimeout:
-            raise ConnectionLostError(f"{self.where}: the game library cannot be reached") from None
+            finally:
+                outside = conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+                if conn.broken or conn.closed or not outside or self._closed:
+                    conn.close()
+                else:
+                    with self._lock:
+                        self._idle.append((conn, time.monotonic()))
+        finally:
+            self._slots.release()
 
     def close(self) -> None:
-        self._pool.close()
+        self._closed = True
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn, _ in idle:
+            conn.close()

@@ -89,7 +89,8 @@ class StoredGames:
         try:
             grew = game.refresh()
         except StoreError as exc:
-            self.on_error(str(exc))
+            if self._notes.listening.is_set():  # else the outage is reported already, once
+                self.on_error(str(exc))
             return
         if game.game is None:
             game.game = game.game_id

@@ -108,7 +108,7 @@ def test_the_database_restarted_under_a_follower(pg_server: str) -> None:
     notes = pool = None
     try:
         url = start()
-        pool = LibraryPool(url, size=2, timeout_s=1.0)
+        pool = LibraryPool(url, size=2)
         with pool.library() as library, freeze_time(FROZEN_AT):
             library.log("before").create(FIRST, "before")
         notes = follow(url, heard)
