@@ -18,17 +18,21 @@ from cli.common import (
     CommandFailed,
     GameReport,
     GameSource,
+    LibraryParam,
+    LibraryRef,
     check_game,
     collector_settled_for_a_batch,
     connect_library,
     db_option,
+    library_exists,
+    library_name,
     library_path,
     logs_in_directory,
     put_in_place,
     refuse_unsafe_output,
     temporary_beside,
 )
-from eventstore.errors import StoreError
+from eventstore.errors import ConnectionLostError, StoreError
 
 if TYPE_CHECKING:
     from eventstore.persistence import GameLibrary
@@ -54,42 +58,60 @@ def _refuse(message: str) -> None:
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.argument("files", nargs=-1, metavar="FILE...")
+@click.option(
+    "--from-db",
+    "from_db",
+    type=LibraryParam(),
+    default=None,
+    help="Also copy every game of another library (a SQLite file or a postgresql:// URL).",
+)
 @db_option
-def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
+def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: LibraryRef | None) -> None:
     """Import JSONL logs into the game library.
 
     Each FILE (or every *.jsonl in a directory) is audited first: a log with any integrity,
     schema or rules problem is refused, with one line naming its first problem, and the rest
     are imported. Importing a log that is already in the library changes nothing (and says
-    so); a longer version of a stored game adds its new events. Exit status 1 if any log was
-    refused, or could not be read.
+    so); a longer version of a stored game adds its new events. With --from-db every game of
+    that library is audited and imported the same way (to move a library from SQLite to
+    PostgreSQL or back). Exit status 1 if any log was refused, or could not be read.
     """
-    paths = _log_paths(files)
-    if not paths:
-        raise CommandFailed("no *.jsonl logs to import")
+    if not files and from_db is None:
+        raise click.UsageError("give the FILE... to import, or --from-db LIBRARY")
+    sources: list[tuple[GameSource, bool]] = [
+        (GameSource(label=str(path), path=path), listed) for path, listed in _log_paths(files)
+    ]
+    if from_db is not None:
+        if not library_exists(from_db):
+            raise CommandFailed(f"there is no library at {library_name(from_db)} to import from")
+        with connect_library(from_db) as other:
+            ids = [row["id"] for row in other.games() if row["id"] is not None]
+        sources.extend((GameSource(label=game_id, db_path=from_db, game_id=game_id), True) for game_id in ids)
+    if not sources:
+        raise CommandFailed("no *.jsonl logs to import" if from_db is None else "no games to import")
     counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0, "unreadable": 0}
     # What was imported is said only once it is committed: a batch commits every so many rows
     # and at its end, and an interruption before a commit undoes what followed the last one.
     committed: list[str] = []
     with collector_settled_for_a_batch(), connect_library(library_path(db_path)) as library:
         with library.batch():
-            commits = library.commits
-            for path, listed in paths:
-                label = str(path)
-                if not listed and not os.path.lexists(path):
+            commits = getattr(library, "commits", 0)
+            for source, listed in sources:
+                label = source.label
+                if not listed and source.path is not None and not os.path.lexists(source.path):
                     _refuse(f"{label}: no such file")
                     counts["refused"] += 1
                     continue
-                status, message = _import_one(library, path, label)
+                status, message = _import_one(library, source)
                 counts[status] += 1
                 if message is not None:
                     committed.append(message)
-                if library.commits != commits:
-                    commits = library.commits
+                if getattr(library, "commits", 0) != commits:
+                    commits = getattr(library, "commits", 0)
                     _say(committed)
         _say(committed)
-    if len(paths) > 1:
+    if len(sources) > 1:
         click.echo(", ".join(f"{n} {what}" for what, n in counts.items() if n) + ".")
     if counts["refused"] or counts["unreadable"]:
         raise click.exceptions.Exit(1)
@@ -101,13 +123,16 @@ def _say(messages: list[str]) -> None:
     messages.clear()
 
 
-def _import_one(library: GameLibrary, path: Path, label: str) -> tuple[str, str | None]:
+def _import_one(library: GameLibrary, source: GameSource) -> tuple[str, str | None]:
     """Audit one log and import it: (status, what to say once committed)."""
     from wecore.scoring import library_summary
 
+    label = source.label
     try:
-        # One read per file: the audit keeps the lines it verified for the import.
-        report = check_game(GameSource(label=label, path=path), keep_lines=True)
+        # One read per game: the audit keeps the lines it verified for the import.
+        report = check_game(source, keep_lines=True)
+    except ConnectionLostError:
+        raise  # every game after it would be refused the same way
     except (StoreError, CommandFailed, OSError) as exc:
         # Unreadable (no permission, a FIFO, vanished): say so, and go on with the rest.
         if isinstance(exc, CommandFailed):
@@ -127,6 +152,8 @@ def _import_one(library: GameLibrary, path: Path, label: str) -> tuple[str, str 
     try:
         summary = library_summary(report.state)
         result = library.import_verified(report.lines, label, summary)
+    except ConnectionLostError:
+        raise  # every game after it would be refused the same way
     except StoreError as exc:  # a different game under the same id, or a file that changed
         _refuse(str(exc))
         return "refused", None
@@ -150,7 +177,7 @@ def _import_one(library: GameLibrary, path: Path, label: str) -> tuple[str, str 
 )
 @click.option("--force", is_flag=True, help="Replace FILE if it exists.")
 @db_option
-def export_game(game: str, output: Path | None, force: bool, db_path: Path | None) -> None:
+def export_game(game: str, output: Path | None, force: bool, db_path: LibraryRef | None) -> None:
     """Export a game from the library to a JSONL log.
 
     The events are written exactly as stored, so the file has the same hashes and fingerprint.
@@ -161,14 +188,14 @@ def export_game(game: str, output: Path | None, force: bool, db_path: Path | Non
     db = library_path(db_path)
     if not valid_game_id(game):
         raise CommandFailed(f"{game!r} is not a game id in the library (ids are 1-64 of a-z 0-9 -)")
-    if not db.exists():
-        raise CommandFailed(f"no game {game!r}: there is no library at {db}")
+    if not library_exists(db):
+        raise CommandFailed(f"no game {game!r}: there is no library at {library_name(db)}")
     target = output if output is not None else Path(f"{game}.jsonl")
     # The library itself is never an output, --force or not (nor a FIFO, device or link).
     replace = refuse_unsafe_output(target, force, inputs=[db])
     with connect_library(db) as library:
         if not library.has_game(game):
-            raise CommandFailed(f"no game {game!r} in the library {db}")
+            raise CommandFailed(f"no game {game!r} in the library {library_name(db)}")
         # Write beside the target and rename over it: a reader never sees half a log, and a
         # failed export leaves FILE as it was. The temporary name is unique, never a user's.
         temporary = temporary_beside(target)
@@ -189,17 +216,17 @@ def export_game(game: str, output: Path | None, force: bool, db_path: Path | Non
 # --- games ---------------------------------------------------------------------------
 
 
-def _existing_library(db_path: Path | None) -> Path | None:
+def _existing_library(db_path: LibraryRef | None) -> LibraryRef | None:
     db = library_path(db_path)
-    if not db.exists():
-        click.echo(f"No games: there is no library at {db} yet (add games with `we import`).")
+    if not library_exists(db):
+        click.echo(f"No games: there is no library at {library_name(db)} yet (add games with `we import`).")
         return None
     return db
 
 
 @click.command()
 @db_option
-def games(db_path: Path | None) -> None:
+def games(db_path: LibraryRef | None) -> None:
     """List the games in the library, oldest first.
 
     A row of the games table that is not what we writes (edited by hand, or damaged) is listed
@@ -215,7 +242,7 @@ def games(db_path: Path | None) -> None:
     with connect_library(db) as library:
         rows = library.games()
     if not rows:
-        click.echo(f"No games in the library {db}.")
+        click.echo(f"No games in the library {library_name(db)}.")
         return
     table = Table(show_edge=False, pad_edge=False)
     for name, justify in (
@@ -230,9 +257,9 @@ def games(db_path: Path | None) -> None:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     damaged = 0
     for row in rows:
-        damaged += row["damaged"]
+        damaged += bool(row.get("damaged"))
         table.add_row(
-            (row["id"] or "?") + (" (damaged row)" if row["damaged"] else ""),
+            (row["id"] or "?") + (" (damaged row)" if row.get("damaged") else ""),
             row["title"] or "-",
             ", ".join(row["players"] or []) or "-",
             _date(row["started_at"]),
@@ -241,7 +268,7 @@ def games(db_path: Path | None) -> None:
             row["winner"] or "-",
         )
     print_table(table)
-    click.echo(f"{len(rows)} game{'s' if len(rows) != 1 else ''} in {db}.")
+    click.echo(f"{len(rows)} game{'s' if len(rows) != 1 else ''} in {library_name(db)}.")
     if damaged:
         # A row that is not what we writes: edited by hand, or damaged. The game's events
         # still decide its audit.
@@ -307,7 +334,7 @@ def local_date(at: str | None) -> str | None:
         return at[:10] or None
 
 
-def library_stats(db: Path) -> LibraryStats:
+def library_stats(db: LibraryRef) -> LibraryStats:
     """Fold every game in the library; only valid, finished games count."""
     with connect_library(db) as library:
         rows = [(row["id"], row["started_at"]) for row in library.games() if row["id"] is not None]
@@ -359,7 +386,7 @@ def stats(
     versus: tuple[str, str] | None,
     as_json: bool,
     plot: Path | None,
-    db_path: Path | None,
+    db_path: LibraryRef | None,
 ) -> None:
     """Per-player results across the library: games, wins, win rate, average score; wins by seat.
 
@@ -414,7 +441,7 @@ def _overall(db_path: Path | None) -> None:
         return
     result = library_stats(db)
     if not result.counted:
-        click.echo(f"No finished games in the library {db}.")
+        click.echo(f"No finished games in the library {library_name(db)}.")
     else:
         table = Table(title="By player", title_justify="left", show_edge=False, pad_edge=False)
         for name, justify in (
