@@ -384,3 +384,37 @@ def test_the_starters_final_swap_through_the_api(server: Server) -> None:
     assert r.status_code == 422
     assert set(r.json()) == {"error"}
     assert we("audit", server.directory / f"{gid}.jsonl").returncode == 0
+
+
+def test_a_seat_to_move_is_not_told_the_other_face_down_cards(server: Server) -> None:
+    """In a dealt game every gift is brought by name; the player to move may open any of them,
+    but only their own is known to them: the others are one open of "any card not yet seen"."""
+    game = new_game(server, title="Face down", lists=None, deal_attics=True)
+    gid = game["id"]
+    path = server.directory / f"{gid}.jsonl"
+    attics = json.loads(path.read_text().splitlines()[2])["data"]["attics"]
+    seats = {name: server.client(key_of(link)) for name, link in game["links"]["seats"].items()}
+    for seq, name in enumerate(("Ann", "Ben", "Cat"), start=3):
+        assert move(seats[name], gid, seq, type="bring", card=attics[name][0]).status_code == 201
+    ann = seats["Ann"]
+    view = ann.get(f"/api/v1/games/{gid}").json()
+    assert view["to_move"] == "Ann"
+    assert sorted(view["legal"], key=lambda m: m["card"] or "") == [
+        {"type": "open", "as": "Ann", "card": None},
+        {"type": "open", "as": "Ann", "card": attics["Ann"][0]},
+    ]
+    with ann.stream("GET", f"/api/v1/games/{gid}/stream", timeout=5) as stream:
+        seen = []
+        for line in stream.iter_lines():
+            if line.startswith("data:"):
+                seen.append(line)
+            if len(seen) == 6:
+                break
+    page = ann.get(f"/t/{gid}").text
+    for card in attics["Ben"] + attics["Cat"]:
+        assert f'"{card}"' not in json.dumps(view) + "".join(seen), card
+        assert f'"{card}"' not in page and f"&quot;{card}&quot;" not in page, card
+    # and the open she names after turning Ben's gift over is taken
+    assert move(ann, gid, 6, type="open", card=attics["Ben"][0]).status_code == 201
+    for client in seats.values():
+        client.close()
