@@ -119,7 +119,9 @@ def opening_refusal(state: GameState, card: str | None) -> str | None:
         return None
     if card is None:
         return None if state.unseen_face_down else "no gift was brought unseen, so name the card opened"
-    if card in state.seen:
+    # A card still in an attic is "seen" only by its owner: saying so would let any seat read
+    # the attics by naming cards in refused opens (which leave no trace).
+    if card in state.seen and not (state.attics and any(card in attic for attic in state.attics)):
         return f"{card} is not a face-down gift of this party: it was seen before"
     if state.unseen_face_down:
         return None

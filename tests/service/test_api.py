@@ -418,3 +418,27 @@ def test_a_seat_to_move_is_not_told_the_other_face_down_cards(server: Server) ->
     assert move(ann, gid, 6, type="open", card=attics["Ben"][0]).status_code == 201
     for client in seats.values():
         client.close()
+
+
+def test_a_refused_open_does_not_tell_a_seat_what_is_in_the_attics(server: Server) -> None:
+    """Naming a card in another player's attic is refused in the very words of naming a card
+    never dealt: a refused move writes nothing, so a different sentence would let a seat try
+    the 50 cards and read every attic."""
+    game = new_game(server, title="Probing", lists=None, deal_attics=True)
+    gid = game["id"]
+    path = server.directory / f"{gid}.jsonl"
+    attics = json.loads(path.read_text().splitlines()[2])["data"]["attics"]
+    seats = {name: server.client(key_of(link)) for name, link in game["links"]["seats"].items()}
+    for seq, name in enumerate(("Ann", "Ben", "Cat"), start=3):
+        assert move(seats[name], gid, seq, type="bring", card=attics[name][0]).status_code == 201
+    dealt = {card for cards in attics.values() for card in cards}
+    never_dealt = next(f"{c}{n}" for c in "ROYGB" for n in range(1, 11) if f"{c}{n}" not in dealt)
+    in_bens_attic = attics["Ben"][1]
+    said = {}
+    for card in (never_dealt, in_bens_attic, attics["Ann"][1]):
+        answer = move(seats["Ann"], gid, 6, type="open", card=card)
+        assert answer.status_code == 422
+        said[card] = answer.json()["error"].replace(card, "CARD")
+    assert len(set(said.values())) == 1, said
+    for client in seats.values():
+        client.close()
