@@ -143,3 +143,27 @@ def test_the_page_reconnects_and_misses_nothing(server: Server, browser: Any) ->
     )
     assert seqs == [1, 2, 3, 4, 5]
     table.close()
+
+
+def test_phones_bringing_at_the_same_moment_all_get_their_gift_in(server: Server, browser: Any) -> None:
+    """Gifts are brought all at once around a table. Only one phone can be first to the log; the
+    others' brings stay legal whatever was brought meanwhile, so the page sends them again after
+    the newer head, and nobody is told to "read and decide again" about a bring."""
+    game = new_game(server, title="Everyone at once", players=["Ann", "Ben", "Cat", "Dan"], dealer="Dan",
+                    lists=None)
+    phones = {}
+    for name, link in game["links"]["seats"].items():
+        phones[name] = browser.new_page(viewport=PHONE)
+        phones[name].goto(link)
+    for page in phones.values():
+        live(page)
+    for page in phones.values():  # no waiting between the taps: the posts race
+        page.evaluate("() => document.querySelector('#moves button.move').click()")
+    for page in phones.values():
+        page.wait_for_function("() => document.documentElement.dataset.head === '6'", timeout=10000)
+    for name, page in phones.items():
+        assert page.evaluate("() => document.getElementById('move-error').textContent") == "", name
+    with server.host as host:
+        assert host.get(f"/api/v1/games/{game['id']}").json()["waiting_to_bring"] == []
+    for page in phones.values():
+        page.close()
