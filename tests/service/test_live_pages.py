@@ -5,6 +5,7 @@ Skips, saying why, where Playwright or Chromium is missing."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -167,3 +168,28 @@ def test_phones_bringing_at_the_same_moment_all_get_their_gift_in(server: Server
         assert host.get(f"/api/v1/games/{game['id']}").json()["waiting_to_bring"] == []
     for page in phones.values():
         page.close()
+
+
+def test_the_lobby_form_starts_a_game_with_house_rules(server: Server, browser: Any) -> None:
+    """The host starts the evening's game from the lobby, house rules and all (every rule of
+    the registry has its field), and it is written into game_started."""
+    lobby = browser.new_page(viewport=LAPTOP)
+    lobby.goto(f"{server.url}/?k={server.host_key}")
+    lobby.fill("input[name=title]", "House rules night")
+    lobby.fill("input[name=players]", "Ann, Ben, Cat, Dan")
+    lobby.fill("input[name=dealer]", "Dan")
+    lobby.fill("[data-option=max_steals_between_opens]", "1")
+    lobby.check("[data-option=starter_final_swap]")
+    lobby.click("button[type=submit]")
+    lobby.wait_for_selector("[data-game=house-rules-night]", timeout=5000)
+    first = (server.directory / "house-rules-night.jsonl").read_text().splitlines()[0]
+    assert json.loads(first)["data"]["options"] == {"max_steals_between_opens": 1, "starter_final_swap": True}
+    # a cap of 0 is stopped by the form itself, and nothing is started
+    lobby.fill("input[name=title]", "Zero steals")
+    lobby.fill("[data-option=max_steals_per_gift]", "0")
+    lobby.click("button[type=submit]")
+    cap = lobby.locator("[data-option=max_steals_per_gift]")
+    assert cap.evaluate("(input) => input.validity.valid") is False
+    lobby.wait_for_timeout(500)
+    assert not (server.directory / "zero-steals.jsonl").exists()
+    lobby.close()
