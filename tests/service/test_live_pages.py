@@ -193,3 +193,18 @@ def test_the_lobby_form_starts_a_game_with_house_rules(server: Server, browser: 
     lobby.wait_for_timeout(500)
     assert not (server.directory / "zero-steals.jsonl").exists()
     lobby.close()
+
+
+def test_on_a_phone_your_own_seat_comes_right_after_the_table(server: Server, browser: Any) -> None:
+    """What I hold, and whether it is locked, is the first thing a player looks for: on a phone
+    the viewer's seat follows the felt, before the other seats."""
+    game = new_game(server, title="Mine first")
+    cat = browser.new_page(viewport=PHONE)
+    cat.goto(game["links"]["seats"]["Cat"])
+    live(cat)
+    felt = cat.locator("#felt").bounding_box()
+    mine = cat.locator(".seat.you").bounding_box()
+    others = [cat.locator(f"[data-seat='{name}']").bounding_box() for name in ("Ann", "Ben")]
+    assert felt is not None and mine is not None
+    assert felt["y"] < mine["y"] < min(box["y"] for box in others if box is not None)
+    cat.close()
