@@ -57,12 +57,19 @@ def turn_refusal(state: GameState, player: str, action: str) -> str | None:
     return None
 
 
+def steals_capped(state: GameState) -> bool:
+    """max_steals_between_opens: have as many steals been made since the last open as the house
+    rule allows in a row (so the player to move must open)?"""
+    cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
+    return cap is not None and state.steals_since_open >= cap
+
+
 def gift_refusal(state: GameState, card: str, holder: str) -> str | None:
     """Why `card`, an opened gift of this party that `holder` holds, cannot be stolen now: the
     house cap on steals in a row (max_steals_between_opens: then the player to move must open),
     the gift's lock, or its freeze (max_steals_per_gift)."""
-    cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
-    if cap is not None and state.steals_since_open >= cap:
+    if steals_capped(state):
+        cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
         steals = "1 steal has" if cap == 1 else f"{cap} steals have"
         return (
             f"{steals} been made since the last open, the most the house rule allows in a row:"
