@@ -442,3 +442,29 @@ def test_a_refused_open_does_not_tell_a_seat_what_is_in_the_attics(server: Serve
     assert len(set(said.values())) == 1, said
     for client in seats.values():
         client.close()
+
+
+def test_undo_takes_back_only_the_brings_written_with_the_open(server: Server) -> None:
+    import time
+
+    tapped = new_game(server, title="Brings tapped on phones")
+    typed = new_game(server, title="Brings written with the open")
+    with server.host as host:
+        seq = tapped["seq"]
+        for player in ("Ann", "Ben", "Cat"):
+            r = move(host, tapped["id"], seq, type="bring", as_=player, card=None)
+            assert r.status_code == 201, r.text
+            seq = r.json()["seq"]
+        time.sleep(1.1)  # `at` has whole seconds: the open is a later append
+        seq = move(host, tapped["id"], seq, type="open", as_="Ann", card="R7").json()["seq"]
+        r = move(host, tapped["id"], seq, type="undo")
+        assert r.status_code == 201, r.text
+        assert [e["data"]["voids"] for e in r.json()["events"]] == [seq]  # the open alone
+        view = r.json()["view"]
+        assert view["to_move"] == "Ann" and view["phase"] == "playing"
+
+        seq = move(host, typed["id"], typed["seq"], type="open", as_="Ann", card="R7").json()["seq"]
+        r = move(host, typed["id"], seq, type="undo")
+        assert r.status_code == 201, r.text
+        # the open, then the three unseen brings that went down with it
+        assert [e["data"]["voids"] for e in r.json()["events"]] == [seq, seq - 1, seq - 2, seq - 3]
