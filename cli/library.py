@@ -96,6 +96,9 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
     committed: list[str] = []
     with collector_settled_for_a_batch(), connect_library(library_path(db_path)) as library:
         with library.batch():
+            # A library that does not count its commits (PostgreSQL's says what was lost when
+            # its connection goes) has each game said as it is imported, as before.
+            counted = hasattr(library, "commits")
             commits = getattr(library, "commits", 0)
             for source, listed in sources:
                 label = source.label
@@ -107,7 +110,7 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
                 counts[status] += 1
                 if message is not None:
                     committed.append(message)
-                if getattr(library, "commits", 0) != commits:
+                if not counted or library.commits != commits:
                     commits = getattr(library, "commits", 0)
                     _say(committed)
         _say(committed)
