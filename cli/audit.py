@@ -83,17 +83,27 @@ class AuditResult:
     source: str
     game: str | None
     events: int
-    fingerprint: str | None
+    fingerprint: str | None  # proven by a clean chain, else None
     problems: list[Problem]
     complete: bool
     status: str  # "over", or where the game stands ("party 3/9: Ann to move")
     board: Scoreboard | None  # standings as folded; None before the gift lists are dealt
     folded_to: int  # the last line the fold took in
     claims: list[ClaimResult] = field(default_factory=list)
+    stored_fingerprint: str | None = None  # what the last line claims, proven or not
+    broken_at: int | None = None  # the first line failing integrity
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def fingerprint_text(self) -> str:
+        if self.fingerprint is not None:
+            return self.fingerprint
+        if self.broken_at is not None:
+            return f"not proven: the chain breaks at line {self.broken_at}"
+        return "-"
 
     @property
     def clean(self) -> bool:
@@ -107,6 +117,7 @@ class AuditResult:
             "ok": self.ok,
             "events": self.events,
             "fingerprint": self.fingerprint,
+            "stored_fingerprint": self.stored_fingerprint,
             "complete": self.complete,
             "problems": [{"seq": p.line, "kind": p.kind, "message": p.message} for p in self.problems],
         }
@@ -138,6 +149,8 @@ def audit_one(source: GameSource, claims: Sequence[Claim] = ()) -> AuditResult:
         # An empty file is reported at line 1, but it has no lines.
         events=0 if any(p.message == EMPTY_MESSAGE for p in report.problems) else report.events,
         fingerprint=report.fingerprint,
+        stored_fingerprint=report.stored_fingerprint,
+        broken_at=report.broken_at,
         problems=report.problems,
         complete=report.complete,
         status=status,
@@ -366,7 +379,7 @@ def print_text(result: AuditResult) -> None:
         head.append(f"  (game {result.game})")
     out.print(head)
     lines = f"{result.events} line{'s' if result.events != 1 else ''}"
-    details = f"  fingerprint {result.fingerprint or '-'}, {lines}"
+    details = f"  fingerprint {result.fingerprint_text}, {lines}"
     if result.ok:
         details += ", complete" if result.complete else f", not over: {result.status}"
     else:
@@ -486,7 +499,11 @@ def audit(
     --claim PLAYER=SCORE is checked against every game audited; a claim on a game that is
     invalid, unfinished, or has no such player does not hold.
 
-    --json prints one object per game per line: game, source, ok, events, fingerprint,
+    A fingerprint is proven only by an unbroken hash chain: when the chain breaks, the audit
+    says so instead of repeating what the last line claims.
+
+    --json prints one object per game per line: game, source, ok, events, fingerprint (null
+    unless proven), stored_fingerprint (what the last line claims, proven or not),
     complete, problems [{seq, kind, message}] in line order, claims [{player, claimed, actual,
     holds, explanation}], and -- only when the game is ok and complete -- scores {player:
     score} and winners (seat order; only the tie_broken winner when there is one).

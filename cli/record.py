@@ -695,7 +695,13 @@ class Session:
             self.say(_unseen_line(unseen))
         if narrate and self.state.is_over and any(isinstance(e, TieBroken) for e in events):
             self.say(winners_line(self.state.scoreboard))
-            self.say(Text(f"Fingerprint: {self.fingerprint}", style="bold"))
+            self.say(
+                Text(
+                    f"The fingerprint changed with the tie-break: {self.fingerprint}"
+                    " (note this one down instead; `we audit` proves a log against it)",
+                    style="bold",
+                )
+            )
 
     def transitions(self, before: GameState, event: Event) -> None:
         after = self.state
@@ -717,7 +723,7 @@ class Session:
         self.say(explanation(board))
         if len(board.winners) > 1 and board.tie_broken_by is None:
             self.say("To break the tie the rulebook's way (the best speech): `tie PLAYER REASON`.")
-        note = "note it down: any later edit changes it"
+        note = "note it down; `we audit` proves a log against it"
         self.say(Text(f"Fingerprint: {self.fingerprint} ({note})", style="bold"))
 
     def status(self) -> None:

@@ -74,9 +74,20 @@ class LogLine:
 class VerifyResult:
     events: int  # lines in the file, a torn last line included
     problems: list[Problem] = field(default_factory=list)
+    # Proven: the stored hash of the last line, only when every integrity check passed (an edit
+    # that is not re-hashed leaves the last hash as it was and breaks the chain instead).
     fingerprint: str | None = None
     head_hash: str | None = None  # stored hash of the last complete line, if well-formed
     game: str | None = None  # game id of the first line that has one
+    stored_fingerprint: str | None = None  # from head_hash whether or not the chain holds
+
+    @property
+    def broken_at(self) -> int | None:
+        """The first line where integrity fails, so the fingerprint is not proven; else None.
+        A torn last line (an append cut off) leaves the chain of the lines before it whole."""
+        return next(
+            (p.line for p in self.problems if p.kind == INTEGRITY and p.message is not TORN_MESSAGE), None
+        )
 
     @property
     def ok(self) -> bool:
@@ -481,13 +492,15 @@ class VerifyTally:
         if self.lines == 0:
             problems = [Problem(1, INTEGRITY, EMPTY_MESSAGE)]
         last_hash = self.last_hash
-        good = valid_hash(last_hash)
+        stored = fingerprint_of(last_hash) if valid_hash(last_hash) else None  # type: ignore[arg-type]
         return VerifyResult(
             events=self.lines,
             problems=problems,
-            fingerprint=last_hash[7:19] if good else None,  # type: ignore[index]
-            head_hash=last_hash if good else None,  # type: ignore[arg-type]
+            # A torn last line breaks nothing before it: the complete lines prove their hash.
+            fingerprint=None if any(p.message is not TORN_MESSAGE for p in problems) else stored,
+            head_hash=last_hash if stored else None,  # type: ignore[arg-type]
             game=self.game,
+            stored_fingerprint=stored,
         )
 
 

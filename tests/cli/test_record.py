@@ -376,8 +376,13 @@ def test_the_end_standings_tie_and_after(tmp_path):
     events = read_log(log)
     assert events[-1]["type"] == "tie_broken"
     assert events[-1]["data"] == {"winner": "Ann", "reason": "best speech for Fluffy"}
-    fingerprints = [line for line in out.splitlines() if line.startswith("Fingerprint: ")]
-    assert fingerprints[-1] == f"Fingerprint: {events[-1]['hash'][7:19]}"
+    # The tie-break is an event, so the fingerprint noted at the end of the last party is stale.
+    end_of_game = [line for line in out.splitlines() if line.startswith("Fingerprint: ")]
+    assert end_of_game == [f"Fingerprint: {events[-2]['hash'][7:19]} (note it down; `we audit` proves a log against it)"]
+    assert (
+        f"The fingerprint changed with the tie-break: {events[-1]['hash'][7:19]} (note this one down instead"
+        in out
+    )
     assert [line.split("): ", 1)[1] for line in rejections(result)] == [
         "a tie can only be broken after the last party",
         "the game is over, so nobody can open, steal or bring any more; `tie`, `undo`, `note`, `status`"

@@ -108,7 +108,7 @@ def test_hand_worked_game_in_two_sittings(tmp_path):
     assert {e["at"] for e in events[:12]} == {"2026-11-26T19:00:00Z"}
     assert {e["at"] for e in events[12:]} == {"2026-11-27T10:00:00Z"}
     fingerprint = events[-1]["hash"][7:19]
-    assert f"Fingerprint: {fingerprint} (note it down" in second.stdout
+    assert f"Fingerprint: {fingerprint} (note it down; `we audit` proves a log against it)" in second.stdout
 
     # The file is sound, chain and rules alike, and scores as worked out by hand.
     assert verify_log(log).ok

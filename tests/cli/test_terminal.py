@@ -137,7 +137,7 @@ def test_a_whole_game_typed_at_a_terminal_then_audited(tmp_path):
     assert "Winner: Cat." in plain
     events = read_log(log)
     fingerprint = events[-1]["hash"][7:19]
-    assert f"Fingerprint: {fingerprint} (note it down" in plain
+    assert f"Fingerprint: {fingerprint} (note it down; `we audit` proves a log against it)" in plain
 
     # The file passes the audit.
     audit = subprocess.run(
