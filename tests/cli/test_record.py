@@ -378,7 +378,8 @@ def test_the_end_standings_tie_and_after(tmp_path):
     assert events[-1]["data"] == {"winner": "Ann", "reason": "best speech for Fluffy"}
     # The tie-break is an event, so the fingerprint noted at the end of the last party is stale.
     end_of_game = [line for line in out.splitlines() if line.startswith("Fingerprint: ")]
-    assert end_of_game == [f"Fingerprint: {events[-2]['hash'][7:19]} (note it down; `we audit` proves a log against it)"]
+    noted = events[-2]["hash"][7:19]
+    assert end_of_game == [f"Fingerprint: {noted} (note it down; `we audit` proves a log against it)"]
     assert (
         f"The fingerprint changed with the tie-break: {events[-1]['hash'][7:19]} (note this one down instead"
         in out
