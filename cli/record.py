@@ -7,8 +7,10 @@ judges a move itself.
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +22,7 @@ from rich.text import Text
 from cli.common import CommandFailed, GameSource, check_game
 from cli.render import console, error_console, print_table, story_text, winners_line
 from cli.replay import explanation, gist, party_header, standings, view_table
-from wecore.cards import is_card, parse_card, parse_gift_list
+from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card, parse_gift_list
 from wecore.decider import (
     AddNote,
     BreakTie,
@@ -90,6 +92,9 @@ VERBS = {
     "exit": "quit",
 }
 MOVES = ("open", "steal")
+COMMAND_WORDS = ("open", "steal", "bring", "undo", "note", "tie", "status", "help", "quit")
+WITHOUT_WORDS = ("status", "help", "quit")
+COLOUR_NAMES = {colour.value: colour for colour in COLOURS}
 AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
 DEFAULT_UNDO_REASON = "undone at the table"
 DEFAULT_TIE_REASON = "won the tie-break at the table"
@@ -540,10 +545,15 @@ class Session:
                     verb = VERBS[words[0].lower()]
                     break
         if verb is None:
-            raise Rejected(f"{words[0]!r} is not a command: type `help` for the list")
+            raise Rejected(
+                f"{words[0]!r} is not a command{did_you_mean(words[0], COMMAND_WORDS)}:"
+                " type `help` for the list"
+            )
         rest = " ".join(words[1:])
         args = _without_comment(words[1:])
         state = self.state
+        if verb in WITHOUT_WORDS and args:
+            raise Rejected(f"`{verb}` takes nothing after it, but {' '.join(args)!r} followed")
 
         if state.is_over and verb not in AFTER_THE_END:
             raise Rejected(
@@ -559,9 +569,9 @@ class Session:
             self.status()
             return True
         if verb == "open":
-            if len(args) != 1:
+            if not args:
                 raise Rejected("say which card was turned over, e.g. `open R7`")
-            self.move(Open(card=parse_card(args[0]), player=actor))
+            self.move(Open(card=spoken_card(args), player=actor))
         elif verb == "steal":
             if not args:
                 raise Rejected("say whose gift is stolen, e.g. `steal Ann`")
@@ -569,7 +579,10 @@ class Session:
         elif verb == "bring":
             if len(args) < 2:
                 raise Rejected("say who brings which card, e.g. `bring Ann R7`")
-            self.move(Bring(player=" ".join(args[:-1]), card=parse_card(args[-1])))
+            if len(args) >= 3 and _is_number(args[-1]):  # `bring Ann red 7`
+                self.move(Bring(player=" ".join(args[:-2]), card=spoken_card(args[-2:])))
+            else:
+                self.move(Bring(player=" ".join(args[:-1]), card=spoken_card(args[-1:])))
         elif verb == "undo":
             self.undo(rest or DEFAULT_UNDO_REASON)
         elif verb == "note":
@@ -748,6 +761,32 @@ def _and(names: list[str]) -> str:
 def _unseen_line(names: list[str]) -> str:
     verb = "brings a gift" if len(names) == 1 else "bring gifts"
     return f"{_and(names)} {verb} face down, unseen."
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """', did you mean `open`?' for a slip of the keyboard, or nothing."""
+    close = difflib.get_close_matches(word.lower(), choices, n=1, cutoff=0.6)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+def _is_number(word: str) -> bool:
+    return word.isdigit()
+
+
+def spoken_card(words: list[str]) -> str:
+    """A card as people say it: `R7`, `r 7`, `red 7`, `red7`; CardNotationError otherwise."""
+    text = "".join(words)
+    match = re.fullmatch(r"([A-Za-z]+)(\d+)", text)
+    if match is not None and len(match[1]) > 1:
+        colour = COLOUR_NAMES.get(match[1].lower())
+        if colour is not None:
+            text = colour.letter + match[2]
+    try:
+        return parse_card(text)
+    except CardNotationError:
+        if len(words) > 1 and is_card("".join(words[:1])):
+            raise Rejected(f"one card is opened at a time: {' '.join(words)!r} is more than a card") from None
+        raise CardNotationError(f"{' '.join(words)!r} is not a card: write {CARD_FORM_HINT}") from None
 
 
 def _without_comment(words: list[str]) -> list[str]:

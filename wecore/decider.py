@@ -7,6 +7,7 @@ checked by the reducer before it is returned, so what `decide` accepts, `evolve`
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -148,13 +149,24 @@ def _steal(state: GameState, command: Steal) -> GiftStolen:
         raise RuleViolation(f"{mover} cannot steal from themselves")
     held = state.holding[state.seat_of[victim]]
     if held is None:
-        raise RuleViolation(f"{mover} cannot steal from {victim}: {victim} holds no gift")
+        kept = state.kept_by.get(victim, ())
+        out_of_play = ""
+        if kept:
+            verb = "is" if len(kept) == 1 else "are"
+            out_of_play = f" (what {victim} kept in earlier parties, {', '.join(kept)}, {verb} out of play)"
+        raise RuleViolation(f"{mover} cannot steal from {victim}: {victim} holds no gift now{out_of_play}")
     if command.card is not None and parse_card(command.card) != held:
         raise RuleViolation(f"{mover} cannot steal {command.card} from {victim}: {victim} holds {held}")
     return GiftStolen(party=state.party, player=mover, from_player=victim, card=held)
 
 
 def _mover(state: GameState, named: str | None, action: str) -> str:
+    if state.phase is Phase.BRINGING and state.attics is None:
+        # Unseen gifts are never recorded one by one: they go down with the first open.
+        raise RuleViolation(
+            f"nobody can {action} yet: no gift has been opened in party {state.party}"
+            f" ({state.starter_name} opens first)"
+        )
     if state.phase is Phase.BRINGING:
         waiting = ", ".join(state.waiting_to_bring)
         raise RuleViolation(
@@ -188,4 +200,7 @@ def resolve_player(state: GameState, text: str) -> str:
         return matches[0]
     if matches:
         raise UnknownPlayerError(f"{text!r} could be {' or '.join(matches)}: type more of the name")
-    raise UnknownPlayerError(f"{text!r} is not a player here ({', '.join(state.players)})")
+    by_folded = {p.casefold(): p for p in state.players}
+    close = difflib.get_close_matches(folded, list(by_folded), n=1, cutoff=0.6)
+    hint = f"; did you mean {by_folded[close[0]]}?" if close else ""
+    raise UnknownPlayerError(f"{text!r} is not a player here ({', '.join(state.players)}){hint}")
