@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,10 +19,10 @@ from typing import Any
 import click
 from rich.text import Text
 
-from cli.common import CommandFailed, GameSource, check_game
+from cli.common import CommandFailed, GameSource, check_game, db_option, library_path
 from cli.render import console, error_console, print_table, story_text, winners_line
 from cli.replay import explanation, gist, party_header, standings, view_table
-from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card, parse_gift_list
+from wecore.cards import ALL_CARDS, CARD_FORM_HINT, COLOURS, is_card, parse_card, parse_gift_list, sort_key
 from wecore.decider import (
     AddNote,
     BreakTie,
@@ -52,7 +52,7 @@ from wecore.narrate import describe
 from wecore.reducer import evolve, fold
 from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
 from wecore.state import INITIAL_STATE, GameState, Phase
-from wecore.views import view
+from wecore.views import turn_line, view
 
 HELP = """\
 Commands (names and cards in any case; a unique start of a name is enough):
@@ -66,7 +66,10 @@ Commands (names and cards in any case; a unique start of a name is enough):
   tie PLAYER [REASON]     after the last party: PLAYER wins the tie (the best speech)
   status                  whose turn, who holds what, locked and face-down gifts, legal moves
   help                    this list
-  quit               (q)  stop; everything accepted is already saved (end of input does the same)
+  quit               (q)  stop; everything accepted is already saved (end of input and Ctrl-C too)
+Before the first gift is brought: `undo` takes back the gift lists (then `lists Ann=RGY,...`),
+and `start over` sets the game up again (wrong players or dealer), keeping FILE as a backup.
+At a terminal: Up/Down for earlier lines, Tab to complete, arrows to edit.
 Blank lines and lines starting with # are ignored."""
 
 VERBS = {
@@ -90,9 +93,13 @@ VERBS = {
     "quit": "quit",
     "q": "quit",
     "exit": "quit",
+    "lists": "lists",
+    "start": "start",
 }
 MOVES = ("open", "steal")
-COMMAND_WORDS = ("open", "steal", "bring", "undo", "note", "tie", "status", "help", "quit")
+COMMAND_WORDS = ("open", "steal", "bring", "undo", "note", "tie", "status", "help", "quit", "lists", "start")
+LISTS_AGAIN = "Give the gift lists again: `lists Ann=RGY,Bob=BGO,...` (one NAME=COLOURS per player)."
+
 WITHOUT_WORDS = ("status", "help", "quit")
 COLOUR_NAMES = {colour.value: colour for colour in COLOURS}
 AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
@@ -143,6 +150,12 @@ def is_interactive() -> bool:
     metavar="HANDS",
     help='New game: the attics, when the hands are recorded, e.g. "Ann=R7 B2 G5,Bob=...".',
 )
+@db_option
+@click.option(
+    "--no-library",
+    is_flag=True,
+    help="Do not add the game to the library when it ends (by default it is, like `we import`).",
+)
 def record(
     file: Path,
     players: str | None,
@@ -153,6 +166,8 @@ def record(
     attic_size: int | None,
     max_steals: int | None,
     attics: str | None,
+    db_path: Path | None,
+    no_library: bool,
 ) -> None:
     """Record a game live at the table into FILE, one command per line.
 
@@ -170,7 +185,15 @@ def record(
     undo [REASON]         take back the latest event still in effect
     note TEXT             a remark for the record
     tie PLAYER [REASON]   after the last party, break a tie
-    status, help, quit    (end of input quits too)
+    start over            before the first gift: set up again (FILE kept as a backup)
+    status, help, quit    (end of input and Ctrl-C quit too)
+
+    At a terminal, lines can be edited (arrows, Home, End), Up and Down go through what was
+    typed for FILE before (kept in .FILE.history beside it), Tab completes commands, names and
+    the cards that can be opened or stolen now, and the bottom line shows the table.
+
+    When the game ends it is added to the library (--db, default $WE_DB or
+    ~/.local/share/we/games.db), unless --no-library.
 
     Exit status: 0 when the game ended or you quit, 1 when FILE is damaged or invalid,
     2 for a usage error (such as a flag missing for a new game when not on a terminal).
@@ -198,6 +221,7 @@ def record(
         session = resume(file)
     else:
         session = set_up(file, players, dealer, lists, title, game_id, attic_size, max_steals, attics)
+    session.library = None if no_library else library_path(db_path)
     session.run()
 
 
@@ -224,6 +248,18 @@ def split_entries(text: str, option: str) -> list[tuple[str, str]]:
 
 def parse_players(text: str) -> tuple[str, ...]:
     return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def names_clash(names: Sequence[str]) -> str | None:
+    """Why a name cannot be recorded at this table: a command word or a card would make
+    `Open open R7` or `steal B2` mean two things."""
+    for name in names:
+        first = name.split()[0]
+        if first.lower() in VERBS:
+            return f"{name!r} starts with the command word {first.lower()!r}: give that player another name"
+        if is_card(first):
+            return f"{name!r} starts like the card {parse_card(first)}: give that player another name"
+    return None
 
 
 def _rejected_option(option: str, exc: WeError) -> CommandFailed:
@@ -289,6 +325,9 @@ def set_up(
         names = parse_players(text)
         if not names:
             raise click.BadParameter("give the players' names, separated by commas")
+        clash = names_clash(names)
+        if clash:
+            raise click.BadParameter(clash)
         try:
             _start(names, names[0], options_for(len(names)), title)
         except WeError as exc:
@@ -296,10 +335,17 @@ def set_up(
         return names
 
     # Players, then the dealer: asked for on a terminal, else taken from the flags.
+    if title is None and interactive:
+        title = (
+            click.prompt("Title of the game (Enter for none)", default="", show_default=False).strip() or None
+        )
     if players is None:
         names = click.prompt("Players, in clockwise seat order (e.g. Ann,Bob,Cat)", value_proc=check_players)
     else:
         names = parse_players(players)
+        clash = names_clash(names)
+        if clash:
+            raise CommandFailed(f"--players: {clash}")
         try:
             _start(names, names[0] if names else "", options_for(len(names)), title)
         except WeError as exc:
@@ -386,7 +432,9 @@ def set_up(
     if interactive:
         session.say(
             Text(
-                "Type `open CARD` as each gift is opened, `steal PLAYER` for a steal, `help` for more.",
+                "Type `open CARD` as each gift is opened, `steal PLAYER` for a steal, `help` for more;"
+                " Tab completes, Up recalls. Wrong set-up? Before the first gift, `undo` takes back the"
+                " lists and `start over` begins again (this file is kept).",
                 style="dim",
             )
         )
@@ -439,6 +487,27 @@ class Rejected(Exception):
     """A line the recorder refuses; the message is for the table."""
 
 
+class _Finished(Exception):
+    """The recording went on in a new session (after `start over`), which has said goodbye."""
+
+
+def backup_path(path: Path) -> Path:
+    """Where an abandoned set-up is kept: FILE.abandoned, FILE.abandoned-2, ... never overwritten."""
+    candidate = path.with_name(f"{path.name}.abandoned")
+    number = 1
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.name}.abandoned-{number}")
+    return candidate
+
+
+def _stdout_is_a_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 @dataclass
 class Session:
     path: Path
@@ -450,18 +519,23 @@ class Session:
     interactive: bool
     game: str
     line_no: int = 0  # lines read from the input
+    library: Path | None = None  # where the game goes when it ends; None: nowhere
+    in_library: int = 0  # the head last added to the library
 
     # --- output ---
     def say(self, text: Text | str) -> None:
         # A str is printed as it stands: no rich markup or emoji codes read into names and notes.
-        console().print(Text(text) if isinstance(text, str) else text)
+        # At a terminal, long lines wrap at words; piped, each stays one line.
+        out = console()
+        out.print(Text(text) if isinstance(text, str) else text, soft_wrap=not out.is_terminal)
 
     def complain(self, message: str, text: str) -> None:
         """A refused line, on stderr; on a pipe it names the input line, so a script can be fixed."""
         where = "" if self.interactive else f" (input line {self.line_no}: {text})"
         line = Text().append("rejected", style="bold red").append(f"{where}: ")
         line.append_text(story_text(message))
-        error_console().print(line)
+        err = error_console()
+        err.print(line, soft_wrap=not err.is_terminal)
 
     @property
     def fingerprint(self) -> str | None:
@@ -475,6 +549,8 @@ class Session:
             if state.attics is None:
                 return f"party {state.party} \u00b7 {state.starter_name}> "
             return f"party {state.party} \u00b7 bring ({', '.join(state.waiting_to_bring)})> "
+        if state.phase is Phase.SETTING_UP:
+            return "gift lists> "
         return "game over> "
 
     def greet(self) -> None:
@@ -487,31 +563,119 @@ class Session:
         if state.is_over:
             self.final_words()
             self.say("The game is over: only tie, undo, note, status and quit are taken now.")
+        elif state.phase is Phase.SETTING_UP:
+            self.say(LISTS_AGAIN)
         else:
+            # The table as it stands, so whoever picks up the recording sees it at a glance.
             self.say(party_header(state, state.party))
-            self.say(turn_text(state))
+            print_table(view_table(view(state, None, omniscient=True)))
+            self.say(moves_hint(state))
 
     # --- the loop ---
     def run(self) -> None:
-        stdin = sys.stdin
+        read = self.line_reader()
         try:
             while True:
-                if self.interactive:
-                    click.echo(self.prompt(), nl=False)
-                line = stdin.readline()
-                if not line:  # end of input: quit
-                    if self.interactive:
-                        click.echo()
+                line = read()
+                if line is None:  # end of input: quit
                     break
                 if not self.handle(line):
                     break
         except KeyboardInterrupt:
+            # Ctrl-C is a quit like any other: everything accepted is already saved.
             click.echo()
-            self.farewell()
-            raise
+        except _Finished:
+            return
         self.farewell()
 
+    def line_reader(self) -> Callable[[], str | None]:
+        """At a terminal, an editing prompt with history, completion and a toolbar; otherwise
+        plain lines from stdin exactly as they come."""
+        if self.interactive and _stdout_is_a_terminal():
+            from cli.line_editor import LineEditor
+
+            editor = LineEditor(self.path, self.completions, self.toolbar)
+            return lambda: editor.read(self.prompt())
+        stdin = sys.stdin
+
+        def plain() -> str | None:
+            if self.interactive:
+                click.echo(self.prompt(), nl=False)
+            line = stdin.readline()
+            if not line:
+                if self.interactive:
+                    click.echo()
+                return None
+            return line
+
+        return plain
+
+    # --- what can be typed now (Tab) and the table at a glance (the toolbar) ---
+    def completions(self, before: list[str]) -> list[str]:
+        """The words that can come next after `before`, asking wecore what is legal now."""
+        state = self.state
+        if not before:
+            return [*COMMAND_WORDS, *state.players]
+        verb = VERBS.get(before[0].lower())
+        if verb is None:
+            if len(before) == 1 and state.phase is Phase.PLAYING:
+                return list(MOVES)  # "Ann open R7": the name first, as a check
+            if len(before) == 2 and VERBS.get(before[1].lower()) in MOVES:
+                verb, before = VERBS[before[1].lower()], before[1:]
+            else:
+                return []
+        if len(before) == 1:
+            if verb == "open":
+                return openable_cards(state)
+            if verb == "steal":
+                return [m.from_player for m in legal_moves(state) if isinstance(m, Steal) and m.from_player]
+            if verb == "bring":
+                return list(state.waiting_to_bring)
+            if verb == "tie" and state.is_over:
+                return list(state.scoreboard.winners)
+            if verb == "start":
+                return ["over"]
+        if len(before) == 2 and verb == "bring" and state.attics is not None:
+            try:
+                player = resolve_player(state, before[1])
+            except WeError:
+                return []
+            return [
+                m.card for m in legal_moves(state) if isinstance(m, Bring) and m.player == player and m.card
+            ]
+        return []
+
+    def toolbar(self) -> str:
+        return table_at_a_glance(self.state)
+
+    def add_to_library(self) -> None:
+        """A game that ended goes into the library, as `we import` would put it there."""
+        if self.library is None or not self.state.is_over or self.in_library == self.head:
+            return
+        from cli.common import connect_library
+        from cli.library import winner_text
+        from eventstore.errors import StoreError
+
+        self.in_library = self.head
+        report = check_game(GameSource(label=str(self.path), path=self.path), keep_lines=True)
+        try:
+            if report.problems:
+                raise StoreError(f"line {report.problems[0].line}: {report.problems[0].message}")
+            library = connect_library(self.library)
+            try:
+                result = library.import_verified(report.lines, str(self.path), (True, winner_text(report)))
+            finally:
+                library.close()
+        except (StoreError, OSError) as exc:
+            self.say(f"Not added to the library {self.library}: {exc}. The game is safe in {self.path}.")
+            return
+        if result.status == "imported":
+            self.say(f"Added to the library {self.library} as {result.game_id} (see `we games`).")
+        elif result.status == "extended":
+            self.say(f"The library {self.library} has the new events of {result.game_id} too.")
+
     def farewell(self) -> None:
+        self.add_to_library()  # in case the last sitting was cut off before it could
         if self.state.is_over:
             self.say(f"Saved: {self.head} events in {self.path}. Fingerprint: {self.fingerprint}")
         else:
@@ -568,6 +732,17 @@ class Session:
         if verb == "status":
             self.status()
             return True
+        if state.phase is Phase.SETTING_UP and verb not in ("lists", "start", "undo", "note"):
+            raise Rejected(
+                f"the gift lists are not dealt yet: give them with {LISTS_AGAIN.split(': ', 1)[1]}"
+            )
+        if verb == "lists":
+            self.deal_lists(" ".join(args))
+            return True
+        if verb == "start":
+            if [a.lower() for a in args] != ["over"]:
+                raise Rejected("to set the game up again, type `start over`")
+            return self.start_over()
         if verb == "open":
             if not args:
                 raise Rejected("say which card was turned over, e.g. `open R7`")
@@ -595,6 +770,43 @@ class Session:
             winner, reason = self.tie_words(args)
             self.commit(decide(state, BreakTie(winner=winner, reason=reason)))
         return True
+
+    def deal_lists(self, text: str) -> None:
+        if self.state.phase is not Phase.SETTING_UP:
+            raise Rejected(
+                "the gift lists are dealt already; to deal them again before the first gift is brought,"
+                " `undo` them first"
+            )
+        if not text:
+            raise Rejected(LISTS_AGAIN)
+        try:
+            entries = split_entries(text, "lists")
+        except click.BadParameter as exc:
+            raise Rejected(exc.format_message()) from None
+        lists = {}
+        for name, value in entries:
+            lists[resolve_player(self.state, name)] = parse_gift_list(value)
+        self.commit(decide(self.state, DealLists(lists=lists)))
+        self.say(turn_text(self.state))
+
+    def start_over(self) -> bool:
+        """Before the first gift: set the game up again in a new FILE, the old one kept."""
+        if any(isinstance(e, GiftBrought) for e in self.events):
+            raise Rejected(
+                "gifts have been brought already, so the game cannot start over; `undo` takes back moves"
+            )
+        if not (self.interactive and _stdout_is_a_terminal()):
+            raise Rejected(
+                f"start over at a terminal, or move {self.path} away and run `we record` again with"
+                " the right --players, --dealer and --lists"
+            )
+        backup = backup_path(self.path)
+        self.path.rename(backup)
+        self.say(f"{self.path} is kept as {backup}; setting the game up again.")
+        fresh = set_up(self.path, None, None, None, None, None, None, None, None)
+        fresh.library = self.library
+        fresh.run()
+        raise _Finished
 
     def tie_words(self, args: list[str]) -> tuple[str, str]:
         """`tie Ann Marie best speech`: the longest run of words naming a player, then the reason."""
@@ -634,11 +846,11 @@ class Session:
             raise Rejected("there is nothing to undo")
         seq, _ = state.undo
         undone = self.events[seq - 1]
-        if isinstance(undone, GiftListsDealt | AtticsDealt):
+        if isinstance(undone, AtticsDealt):
             # The log allows it, but the recorder could not deal them again: a new file is simpler.
             raise Rejected(
-                "there is nothing to undo: the set-up (gift lists, attics) is not undone at the table;"
-                " if it was wrong, start a new file"
+                "the attics are not undone at the table: if the set-up was wrong, `start over`"
+                " (the file is kept as a backup)"
             )
         was_over = state.is_over
         voids = decide(state, Undo(reason=reason))
@@ -657,7 +869,10 @@ class Session:
         self.say(story_text(f"Undone: event {seq}, {gist(undone)}{also} ({reason})."))
         if was_over and not self.state.is_over:
             self.say("The game is open again.")
-        self.say(turn_text(self.state))
+        if isinstance(undone, GiftListsDealt):
+            self.say(LISTS_AGAIN)
+        else:
+            self.say(turn_text(self.state))
 
     # --- writing ---
     def commit(self, events: list[Event], narrate: bool = True) -> None:
@@ -669,14 +884,32 @@ class Session:
             written = self.log.append(payloads, expected_seq=self.head, at=utc_now())
         except ConcurrencyError:
             # Another recorder wrote to this file meanwhile. Nothing of this line was written;
-            # catch up with the log and let the table decide whether the move still stands.
+            # catch up with the log, show what was added, and let the table decide whether the
+            # move still stands.
+            seen = self.head
             self.catch_up()
+            added = self.head - seen
+            plural = "s" if added != 1 else ""
+            self.say(
+                Text(
+                    f"Added to {self.path} by another recorder meanwhile ({added} event{plural}):",
+                    style="bold",
+                )
+            )
+            state = self.replayed_to(seen)
+            for seq, event in enumerate(self.events[seen:], start=seen + 1):
+                after = evolve(state, event)
+                self.say(story_text(f"  {seq}. {describe(event, state, after)}"))
+                state = after
             raise Rejected(
-                f"another recorder added to {self.path} meanwhile, so this line was not recorded;"
-                f" the log now has {self.head} events. {turn_text(self.state)} Type the move again"
-                " if it still stands."
+                f"another recorder added to {self.path} meanwhile (shown above), so this line was not"
+                f" recorded; the log now has {self.head} events. {turn_text(self.state)} Type the move"
+                " again if it still stands."
             ) from None
         self.absorb(events, written, narrate=narrate)
+
+    def replayed_to(self, seq: int) -> GameState:
+        return fold(self.events[:seq])
 
     def catch_up(self) -> None:
         fresh = resume(self.path, greet=False)
@@ -715,6 +948,7 @@ class Session:
                     style="bold",
                 )
             )
+        self.add_to_library()
 
     def transitions(self, before: GameState, event: Event) -> None:
         after = self.state
@@ -805,7 +1039,48 @@ def turn_text(state: GameState) -> str:
         return f"Gifts still to bring: {', '.join(state.waiting_to_bring)} (`bring PLAYER CARD`)."
     if state.is_over:
         return "The game is over."
+    if state.phase is Phase.SETTING_UP:
+        return LISTS_AGAIN
     return ""
+
+
+def openable_cards(state: GameState) -> list[str]:
+    """Every card the player to move could say they turned over now, as wecore's decider
+    would take it (an unseen gift can be any card not yet met)."""
+    cards = []
+    for card in ALL_CARDS:
+        try:
+            decide(state, Open(card=card))
+        except WeError:
+            continue
+        cards.append(card)
+    return cards
+
+
+def table_at_a_glance(state: GameState) -> str:
+    """The toolbar: party and whose turn, what can be opened or stolen, what is locked or
+    frozen, and the scores so far."""
+    first = turn_line(state)
+    if state.phase is Phase.PLAYING or (state.phase is Phase.BRINGING and state.attics is None):
+        moves = legal_moves(state) if state.phase is Phase.PLAYING else []
+        down = list(state.face_down)
+        unseen = state.unseen_face_down or (state.phase is Phase.BRINGING)
+        can_open = " ".join(down) + (" or " if down and unseen else "") + ("an unseen gift" if unseen else "")
+        steals = [f"{m.card} ({m.from_player})" for m in moves if isinstance(m, Steal)]
+        first += f"  Open: {can_open or 'nothing'}  Steal: {', '.join(steals) or 'nothing'}"
+    second = []
+    if state.phase is Phase.PLAYING:
+        held_by = {card: name for name, card in state.holdings.items()}
+        for label, cards in (("Locked", state.locked), ("Frozen", state.frozen)):
+            if cards:
+                second.append(
+                    f"{label}: "
+                    + ", ".join(f"{c} ({held_by.get(c, '?')})" for c in sorted(cards, key=sort_key))
+                )
+    if state.lists is not None:
+        totals = state.scoreboard.totals
+        second.append("Scores: " + ", ".join(f"{name} {totals.get(name, 0)}" for name in state.players))
+    return first + ("\n" + "  ".join(second) if second else "")
 
 
 def moves_hint(state: GameState) -> str:
@@ -825,4 +1100,6 @@ def moves_hint(state: GameState) -> str:
         return f"Still to bring: {', '.join(state.waiting_to_bring)} (`bring PLAYER CARD`)."
     if state.is_over:
         return "The game is over: `tie`, `undo`, `note`, `status` and `quit` still work."
+    if state.phase is Phase.SETTING_UP:
+        return LISTS_AGAIN
     return ""

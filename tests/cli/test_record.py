@@ -159,15 +159,21 @@ def test_malformed_flags_are_usage_errors(tmp_path, args, message):
 def test_on_a_terminal_missing_set_up_is_asked_for_and_bad_answers_asked_again(tmp_path, monkeypatch):
     monkeypatch.setattr("cli.record.is_interactive", lambda: True)
     log = tmp_path / "g.jsonl"
-    answers = "Ann,Bob\nAnn,Bob,Cat\nZed\nca\nRGY\nyrg\nBGO\nRBO\nstatus\nquit\n"
+    answers = (
+        "Tonight at Ann's\nAnn,Bob\nOpen,Bob,Cat\nAnn,Bob,Cat\nZed\nca\nRGY\nyrg\nBGO\nRBO\nstatus\nquit\n"
+    )
     result = we("record", log, "--attic-size", "1", input=answers)
     assert result.exit_code == 0, result.stderr
     out = result.stdout
+    assert "Title of the game (Enter for none)" in out
     assert "White Elephant is for 3 to 7 players, not 2" in out
+    # A player called Open would make `Open open R7` mean two things.
+    assert "'Open' starts with the command word 'open': give that player another name" in out
     assert "'Zed' is not a player here" in out
     assert "Ann already has that list" in out
     assert "party 1 \u00b7 Ann> " in out  # the prompt names the player to move
     first, lists = read_log(log)
+    assert first["data"]["title"] == "Tonight at Ann's"
     assert first["data"]["dealer"] == "Cat"
     assert lists["data"]["lists"]["Bob"] == ["blue", "green", "orange"]
 
@@ -286,13 +292,39 @@ def test_undo_voids_the_latest_event_and_says_what_was_undone(tmp_path):
     assert check_game(GameSource("g", path=log)).ok
 
 
-def test_undo_with_nothing_to_undo_is_rejected(tmp_path):
-    log, result = new_game(tmp_path, script="undo\n")
-    assert rejections(result) == [
-        "rejected (input line 1: undo): there is nothing to undo: the set-up (gift lists, attics) is not"
-        " undone at the table; if it was wrong, start a new file"
+def test_a_wrong_gift_list_is_fixed_before_the_first_gift(tmp_path):
+    # Undo takes back the lists; until they are given again nothing else is taken.
+    script = "undo wrong lists\nopen R7\nlists Ann=RGY,Bob=BGO,Cat=RBY\nundo\nundo\nopen R7\n"
+    log, result = new_game(tmp_path, script=script)
+    assert result.exit_code == 0, result.stderr
+    assert "Undone: event 2, the dealing of the gift lists (wrong lists)." in result.stdout
+    assert "Give the gift lists again: `lists Ann=RGY,Bob=BGO,...`" in result.stdout
+    refused = (
+        "the gift lists are not dealt yet: give them with `lists Ann=RGY,Bob=BGO,...`"
+        " (one NAME=COLOURS per player)."
+    )
+    assert [line.split("): ", 1)[1] for line in rejections(result)] == [
+        refused,
+        "there is nothing to undo",
+        refused,
     ]
-    assert len(read_log(log)) == 2
+    events = read_log(log)
+    assert [e["type"] for e in events] == [
+        "game_started",
+        "gift_lists_dealt",
+        "event_voided",
+        "gift_lists_dealt",
+        "event_voided",
+    ]
+    assert events[3]["data"]["lists"]["Cat"] == ["red", "blue", "yellow"]
+
+
+def test_start_over_is_for_a_terminal_and_before_the_first_gift(tmp_path):
+    log, result = new_game(tmp_path, script="start over\nopen R7\nstart over\n")
+    first, second = [line.split("): ", 1)[1] for line in rejections(result)]
+    assert first.startswith(f"start over at a terminal, or move {log} away")
+    assert second.startswith("gifts have been brought already, so the game cannot start over")
+    assert log.exists() and not list(tmp_path.glob("*.abandoned*"))
 
 
 def test_comments_blank_lines_and_quit(tmp_path):
