@@ -1061,6 +1061,8 @@ def table_at_a_glance(state: GameState) -> str:
     """The toolbar: party and whose turn, what can be opened or stolen, what is locked or
     frozen, and the scores so far."""
     first = turn_line(state)
+    if state.phase in (Phase.PLAYING, Phase.BRINGING):
+        first = f"Party {state.party}/{state.attic_size}: {turn_text(state)}"
     if state.phase is Phase.PLAYING or (state.phase is Phase.BRINGING and state.attics is None):
         moves = legal_moves(state) if state.phase is Phase.PLAYING else []
         down = list(state.face_down)

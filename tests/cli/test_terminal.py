@@ -228,3 +228,111 @@ def test_errors_from_the_real_command_are_one_line(tmp_path):
     assert missing.returncode == 2
     assert "needs --players, --dealer, --lists" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+UP, LEFT, TAB, CTRL_C = "\x1b[A", "\x1b[D", "\t", "\x03"
+CURSOR_POSITION_REQUEST = "\x1b[6n"
+
+
+class Terminal:
+    """A pty that answers prompt_toolkit's cursor position requests as a terminal emulator
+    would (without an answer it leaves out the bottom toolbar)."""
+
+    def __init__(self, child: pexpect.spawn) -> None:
+        self.child = child
+
+    def expect(self, text: str) -> None:
+        while self.child.expect_exact([CURSOR_POSITION_REQUEST, text]) == 0:
+            self.child.send("\x1b[20;1R")
+
+    def __getattr__(self, name: str):
+        return getattr(self.child, name)
+
+
+def test_line_editing_history_completion_toolbar_and_ctrl_c(tmp_path):
+    log = tmp_path / "tonight.jsonl"
+    db = tmp_path / "library.db"
+    env = {k: v for k, v in terminal_env().items() if k != "PROMPT_TOOLKIT_NO_CPR"}
+    new_game = ["record", str(log), "--players", "Ann,Bob,Cat", "--dealer", "Cat", "--title", "Tonight"]
+    child = Terminal(spawn([*new_game, "--lists", "Ann=RGY,Bob=BGO,Cat=RBO", "--db", str(db)], ROOT, env))
+    child.expect("party 1 \u00b7 Ann>")
+    # The toolbar: party, whose turn, what can be opened and stolen, scores so far.
+    child.expect("Party 1/9: Ann opens first (gifts not recorded go down unseen).")
+    child.expect("Open: an unseen gift  Steal: nothing")
+    child.expect("Scores: Ann 0, Bob 0, Cat 0")
+    child.sendline("open R7")
+    child.expect("party 1 \u00b7 Bob>")
+    child.sendline("steal ann")
+    child.expect("party 1 \u00b7 Ann>")
+    child.expect("Locked: R7 (Bob)")  # the toolbar says what cannot be stolen back
+    # Editing: a card typed without its colour, fixed by going back with Left.
+    child.send("open 1" + LEFT + "B")
+    child.sendline("")
+    child.expect("Ann opens ")
+    child.expect("party 1 \u00b7 Cat>")
+    # Completion: the command, then the only player called B... whose gift can be stolen.
+    child.send("ste" + TAB)
+    child.send(" B" + TAB)
+    child.expect("Bob")
+    child.sendline("")
+    child.expect("Cat steals ")
+    child.expect("party 1 \u00b7 Bob>")
+    # Ctrl-C is a quit: saved, exit 0.
+    child.send(CTRL_C)
+    status, first = finish(child.child)
+    plain = ANSI.sub("", first)
+    assert status == 0, plain
+    assert "Saved: 9 events" in plain
+    assert "Ann opens B1" in plain and "Cat steals R7 from Bob" in plain
+    assert "aborted" not in plain
+    assert [e["type"] for e in read_log(log)][-1] == "gift_stolen"
+    assert (tmp_path / ".tonight.jsonl.history").exists()
+
+    # Next sitting: the table is shown, and Up brings back the lines typed last time.
+    child = Terminal(spawn(["record", str(log), "--db", str(db)], ROOT, env))
+    child.expect("Carrying on with game tonight")
+    child.expect("\u2190 to move")  # the table, not only whose turn it is
+    child.expect("party 1 \u00b7 Bob>")
+    child.send(UP + UP)
+    child.expect("open B1")
+    child.send(CTRL_C)  # also with a half-typed line
+    status, _ = finish(child.child)
+    assert status == 0
+    assert len(read_log(log)) == 9
+
+
+def test_a_finished_game_goes_into_the_library(tmp_path):
+    log = tmp_path / "short.jsonl"
+    db = tmp_path / "library.db"
+    child = spawn(
+        [
+            "record",
+            str(log),
+            "--players",
+            "Ann,Bob,Cat",
+            "--dealer",
+            "Cat",
+            "--lists",
+            "Ann=RGY,Bob=BGO,Cat=RBO",
+            "--attic-size",
+            "1",
+            "--title",
+            "Short",
+            "--db",
+            str(db),
+        ],
+        ROOT,
+        terminal_env(),
+    )
+    for card in ("R7", "B7", "Y1"):
+        child.expect_exact(">")
+        child.sendline(f"open {card}")
+    child.expect_exact(f"Added to the library {db} as short (see `we games`).")
+    child.expect_exact("game over>")
+    child.sendeof()
+    status, _ = finish(child)
+    assert status == 0
+    from eventstore.sqlite import Library
+
+    with Library(db) as library:
+        assert library.has_game("short")
