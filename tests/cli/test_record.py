@@ -400,7 +400,7 @@ def test_the_end_standings_tie_and_after(tmp_path):
     out = result.stdout
     assert "Cat opens Y1: the last gift, the game is over." in out
     assert "Tie: Ann, Bob share the win." in out
-    assert "Ann: red R7 + green - + yellow - = 7" in out
+    assert "Ann: red R7 (party 1) + green - + yellow - = 7" in out
     assert "not counted: Y1 (yellow is not on the list)" in out
     assert "`tie PLAYER REASON`" in out
     assert "Tie broken: Ann wins (best speech for Fluffy)." in out

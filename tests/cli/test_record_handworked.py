@@ -85,7 +85,7 @@ def test_hand_worked_game_in_two_sittings(tmp_path):
     ]
     assert "Party 2 ends: Ann keeps Y2, Bob keeps B10, Cat keeps O8." in second.stdout
     assert "Winner: Bob." in second.stdout
-    assert "Bob: blue B10 + green - + orange - = 10" in second.stdout
+    assert "Bob: blue B10 (party 2) + green - + orange - = 10" in second.stdout
 
     events = read_log(log)
     assert [(e["seq"], e["type"]) for e in events if e["type"] != "gift_brought"] == [

@@ -193,7 +193,7 @@ def test_piped_output_is_plain(tmp_path):
     )
     assert done.returncode == 0
     assert "\x1b[" not in done.stdout
-    assert "Ann: red R8 + orange O8 + blue B6 = 22" in done.stdout
+    assert "Ann: red R8 (party 1) + orange O8 (party 8) + blue B6 (party 7) = 22" in done.stdout
 
 
 def test_errors_from_the_real_command_are_one_line(tmp_path):
