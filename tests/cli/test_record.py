@@ -508,6 +508,9 @@ def test_someone_else_appending_meanwhile_is_caught_up_with_and_the_line_refused
     result = we("record", log, input="note mine\nnote mine again\n")
     assert result.exit_code == 0
     assert rejections(result)[0].startswith("rejected (input line 1: note mine): another recorder added to")
+    # The table is told what was added, not only how many events the log has now.
+    assert f"Added to {log} by another recorder meanwhile (1 event):" in result.stdout
+    assert "3. " in result.stdout and "from another recorder" in result.stdout
     assert [e["data"].get("text") for e in read_log(log)[2:]] == ["from another recorder", "mine again"]
 
 
