@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import difflib
 import re
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -501,6 +504,23 @@ def backup_path(path: Path) -> Path:
     return candidate
 
 
+@contextmanager
+def _ctrl_c_after_this() -> Iterator[None]:
+    """Ctrl-C while a line is being written waits until it is written and told, so the
+    goodbye counts what is in the file."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
+
+
 def _stdout_is_a_terminal() -> bool:
     try:
         return sys.stdout.isatty()
@@ -881,7 +901,10 @@ class Session:
 
         payloads = [event_payload(e) for e in events]
         try:
-            written = self.log.append(payloads, expected_seq=self.head, at=utc_now())
+            with _ctrl_c_after_this():
+                written = self.log.append(payloads, expected_seq=self.head, at=utc_now())
+                self.absorb(events, written, narrate=narrate)
+            return
         except ConcurrencyError:
             # Another recorder wrote to this file meanwhile. Nothing of this line was written;
             # catch up with the log, show what was added, and let the table decide whether the
@@ -906,7 +929,6 @@ class Session:
                 f" recorded; the log now has {self.head} events. {turn_text(self.state)} Type the move"
                 " again if it still stands."
             ) from None
-        self.absorb(events, written, narrate=narrate)
 
     def replayed_to(self, seq: int) -> GameState:
         return fold(self.events[:seq])
