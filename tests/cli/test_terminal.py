@@ -336,3 +336,30 @@ def test_a_finished_game_goes_into_the_library(tmp_path):
 
     with Library(db) as library:
         assert library.has_game("short")
+
+
+def test_long_lines_wrap_at_words_to_the_terminal_width(tmp_path):
+    args = ["record", "g.jsonl", "--players", "Ann,Bob,Cat", "--dealer", "Cat", "--title", "T"]
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "cli.main", *args, "--lists", "Ann=RGY,Bob=BGO,Cat=RBO", "--no-library"],
+        cwd=str(tmp_path),
+        env=terminal_env(),
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(40, 50),
+    )
+    child.logfile_read = io.StringIO()
+    child.expect_exact("party 1 \u00b7 Ann>")
+    child.sendeof()
+    status, out = finish(child)
+    assert status == 0
+    lines = ANSI.sub("", out).replace("\r", "").split("\n")
+    told = [
+        line for line in lines if line.strip() and "party 1 \u00b7 Ann>" not in line
+    ]  # the prompt redrawn
+    assert all(len(line) <= 50 for line in told), [line for line in told if len(line) > 50]
+    # The gift lists take several lines, each broken between words, never inside one.
+    text = " ".join(line.strip() for line in told)
+    assert "Ann shops for red (Mother-in-Law), green (Great Uncle Irwin), yellow (Fluffy the Cat);" in text
+    assert any(line.startswith("Gift lists dealt:") for line in told)
