@@ -363,3 +363,48 @@ def test_long_lines_wrap_at_words_to_the_terminal_width(tmp_path):
     text = " ".join(line.strip() for line in told)
     assert "Ann shops for red (Mother-in-Law), green (Great Uncle Irwin), yellow (Fluffy the Cat);" in text
     assert any(line.startswith("Gift lists dealt:") for line in told)
+
+
+def test_start_over_keeps_the_abandoned_file(tmp_path):
+    log = tmp_path / "g.jsonl"
+    child = spawn(
+        [
+            "record",
+            "g.jsonl",
+            "--players",
+            "Ann,Bob,Cat",
+            "--dealer",
+            "Ann",
+            "--title",
+            "Oops",
+            "--no-library",
+        ],
+        tmp_path,
+        terminal_env(),
+    )
+    child.expect_exact("Ann's gift list")
+    for gift_list in ("RGY", "BGO", "RBO"):
+        child.sendline(gift_list)
+    child.expect_exact("party 1 \u00b7 Bob>")  # the dealer was wrong: Cat dealt, so Ann starts
+    child.sendline("start over")
+    child.expect_exact("g.jsonl is kept as g.jsonl.abandoned; setting the game up again.")
+    child.expect_exact("Title of the game")
+    child.sendline("Take two")
+    child.expect_exact("Players")
+    child.sendline("Ann,Bob,Cat")
+    child.expect_exact("Dealer")
+    child.sendline("Cat")
+    for gift_list in ("RGY", "BGO", "RBO"):
+        child.expect_exact("gift list")
+        child.sendline(gift_list)
+    child.expect_exact("party 1 \u00b7 Ann>")
+    child.sendline("open R7")
+    child.expect_exact("party 1 \u00b7 Bob>")
+    child.sendline("quit")
+    status, _ = finish(child)
+    assert status == 0
+    abandoned = read_log(tmp_path / "g.jsonl.abandoned")
+    assert abandoned[0]["data"]["dealer"] == "Ann" and len(abandoned) == 2
+    fresh = read_log(log)
+    assert fresh[0]["data"]["dealer"] == "Cat" and fresh[0]["data"]["title"] == "Take two"
+    assert fresh[-1]["data"]["card"] == "R7"
