@@ -7,6 +7,7 @@ wecore); this module only wires them into prompt_toolkit. On a pipe none of this
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -19,6 +20,19 @@ from prompt_toolkit.history import FileHistory
 def history_path(log: Path) -> Path:
     """The history of the lines typed for `log`: a hidden file beside it, `.NAME.history`."""
     return log.with_name(f".{log.name}.history")
+
+
+class KeptHistory(FileHistory):
+    """FileHistory that never stops the recording: a history that cannot be written (a
+    read-only folder, a full disk) is only a convenience lost."""
+
+    def store_string(self, string: str) -> None:
+        with contextlib.suppress(OSError):
+            super().store_string(string)
+
+    def load_history_strings(self) -> Iterable[str]:
+        with contextlib.suppress(OSError):
+            yield from super().load_history_strings()
 
 
 class WordCompleter(Completer):
@@ -50,7 +64,7 @@ class LineEditor:
         toolbar: Callable[[], str],
     ) -> None:
         self.session: PromptSession[str] = PromptSession(
-            history=FileHistory(str(history_path(log))),
+            history=KeptHistory(str(history_path(log))),
             completer=WordCompleter(choices),
             complete_while_typing=False,  # Tab asks; typing stays quiet
             bottom_toolbar=toolbar,
