@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import orjson
@@ -29,12 +29,11 @@ from cli.common import (
     logs_in_directory,
     path_mode,
 )
-from eventstore.verify import EMPTY_MESSAGE, Problem
-from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour
-from wecore.errors import WeError
-from wecore.scoring import Scoreboard, score
+from eventstore.problems import Problem, ProblemCode
+from wecore.scoring import NotCounted, Scoreboard, score
 
-MAX_CARD_NUMBER = 10
+if TYPE_CHECKING:
+    from wecore.claims import CardHistory, ClaimResult
 
 
 @dataclass(frozen=True)
@@ -56,24 +55,6 @@ class Claim:
                 f"{text!r}: the score must be a whole number, e.g. Ben=25", param_hint="--claim"
             ) from None
         return cls(name, value, text)
-
-
-@dataclass(frozen=True)
-class ClaimResult:
-    player: str
-    claimed: int
-    actual: int | None
-    holds: bool
-    explanation: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "player": self.player,
-            "claimed": self.claimed,
-            "actual": self.actual,
-            "holds": self.holds,
-            "explanation": self.explanation,
-        }
 
 
 @dataclass
@@ -140,14 +121,14 @@ def audit_one(source: GameSource, claims: Sequence[Claim] = ()) -> AuditResult:
     if state.is_over:
         status = "over"
     else:
-        from wecore.views import turn_line
+        from wecore.turns import status_line, turn
 
-        status = turn_line(state)
+        status = status_line(turn(state))
     result = AuditResult(
         source=report.source,
         game=report.game,
         # An empty file is reported at line 1, but it has no lines.
-        events=0 if any(p.message == EMPTY_MESSAGE for p in report.problems) else report.events,
+        events=0 if any(p.code is ProblemCode.EMPTY_LOG for p in report.problems) else report.events,
         fingerprint=report.fingerprint,
         stored_fingerprint=report.stored_fingerprint,
         broken_at=report.broken_at,
@@ -158,162 +139,32 @@ def audit_one(source: GameSource, claims: Sequence[Claim] = ()) -> AuditResult:
         folded_to=state.seq,  # every folded event counts one, and folding starts at line 1
     )
     if claims:
+        from wecore.claims import check_claim, explain_difference
+
+        first = result.problems[0] if result.problems else None
+        failed_at = None if first is None else (first.line, first.kind)
         history: CardHistory | None = None
         for claim in claims:
-            outcome = check_claim(result, state, claim)
+            outcome = check_claim(state, board, claim.player, claim.score, failed_at)
             if outcome is None:  # it needs the story of the cards: read the game again, once
                 if history is None:
-                    history = CardHistory.read(source)
-                outcome = explain_difference(result, state, claim, history)
+                    history = _card_history(source)
+                outcome = explain_difference(state, board, claim.player, claim.score, history)  # type: ignore[arg-type]
             result.claims.append(outcome)
     return result
 
 
-def check_claim(result: AuditResult, state: Any, claim: Claim) -> ClaimResult | None:
-    """The verdict on a claim, or None when it fails on a valid, complete game (explain it)."""
-    from wecore.decider import resolve_player
+def _card_history(source: GameSource) -> CardHistory:
+    """The story of the cards, for explaining a failed claim: the game read a second time."""
+    from wecore.claims import CardHistory
+    from wecore.events import parse_event
 
-    if not state.players:
-        return ClaimResult(claim.player, claim.score, None, False, "the log has no game_started")
-    try:
-        player = resolve_player(state, claim.player)
-    except WeError as exc:
-        return ClaimResult(claim.player, claim.score, None, False, str(exc))
-    if not result.ok:
-        first = result.problems[0]
-        return ClaimResult(
-            player,
-            claim.score,
-            None,
-            False,
-            f"no score can be trusted: the log failed the audit at line {first.line} ({first.kind})",
-        )
-    if result.board is None:
-        return ClaimResult(player, claim.score, 0, False, "the gift lists have not been dealt yet")
-    entry = result.board.of(player)
-    if not result.complete:
-        return ClaimResult(
-            player,
-            claim.score,
-            entry.total,
-            False,
-            f"the game is not over ({result.status}); {player} scores {entry.total} so far: "
-            + entry.explain(),
-        )
-    if entry.total == claim.score:
-        return ClaimResult(player, claim.score, entry.total, True, f"the claim holds: {entry.explain()}")
-    return None
-
-
-@dataclass
-class CardHistory:
-    """Where each card went, from the events in effect (voided ones taken back)."""
-
-    taken_from: dict[str, list[tuple[int, str, str]]]  # card -> (party, victim, thief) in order
-    held_by: dict[str, set[str]]  # card -> everyone who held it this game
-    attic_of: dict[str, str]  # card -> whose attic it was dealt to (when attics were dealt)
-    attics_dealt: bool
-
-    @classmethod
-    def read(cls, source: GameSource) -> CardHistory:
-        from cli.common import check_game
-        from wecore.events import parse_event
-
-        # The rules engine keeps the undo stack; read the events still in effect off it.
-        report = check_game(source, keep_envelopes=True)
-        by_seq = {envelope.seq: envelope for envelope in report.envelopes}
-        in_effect = [parse_event(by_seq[seq].type, by_seq[seq].data) for seq in report.state.seqs_in_effect()]
-        history = cls({}, {}, {}, False)
-        for event in in_effect:
-            kind = event.TYPE
-            if kind == "attics_dealt":
-                history.attics_dealt = True
-                for name, cards in event.attics.items():
-                    for card in cards:
-                        history.attic_of[card] = name
-            elif kind == "gift_opened":
-                history.held_by.setdefault(event.card, set()).add(event.player)
-            elif kind == "gift_stolen":
-                history.held_by.setdefault(event.card, set()).add(event.player)
-                history.taken_from.setdefault(event.card, []).append(
-                    (event.party, event.from_player, event.player)
-                )
-        return history
-
-
-def card_fate(card: str, player: str, state: Any, history: CardHistory) -> str:
-    """Where `card` went, told from `player`'s side: '(Y10 was stolen from Ben ...)'."""
-    keeper, party = None, None
-    for name, kept in zip(state.players, state.kept, strict=True):
-        if card in kept:
-            keeper, party = name, kept.index(card) + 1
-    if keeper is None:
-        if history.attics_dealt and card not in history.attic_of:
-            return f"{card} was not dealt in this game"
-        if card in history.attic_of:
-            return f"{card} was never brought by {history.attic_of[card]}"
-        return f"{card} never came into play"
-    if keeper == player:
-        return f"{card} was kept by {player} in party {party}"
-    lost = [entry for entry in history.taken_from.get(card, []) if entry[1] == player]
-    if lost:
-        lost_party, _, thief = lost[-1]
-        by = "" if thief == keeper else f" by {thief}"
-        return f"{card} was stolen from {player}{by} in party {lost_party} and kept by {keeper}"
-    return f"{card} was kept by {keeper} in party {party}; {player} never held it"
-
-
-def explain_difference(result: AuditResult, state: Any, claim: Claim, history: CardHistory) -> ClaimResult:
-    from wecore.decider import resolve_player
-
-    player = resolve_player(state, claim.player)
-    entry = result.board.of(player)  # type: ignore[union-attr]
-    actual = entry.total
-    gap = claim.score - actual
-    parts: list[str] = []
-    for colour, card in entry.counted.items():
-        parts.append(_colour_part(player, colour, card, gap, state, history))
-    text = f"{player} claims {claim.score} but scores {actual}: " + "; ".join(parts)
-    if entry.unused:
-        by_reason: dict[str, list[str]] = {}
-        for unused in entry.unused:
-            by_reason.setdefault(unused.reason, []).append(unused.card)
-        text += "; did not count: " + ", ".join(
-            f"{' '.join(cards)} ({reason})" for reason, cards in by_reason.items()
-        )
-    if gap < 0:
-        text += f"; the cards that count add up to {actual}, {-gap} more than claimed"
-    if claim.score > 30:
-        text += "; no score can be above 30"
-    return ClaimResult(player, claim.score, actual, False, text)
-
-
-def _colour_part(
-    player: str, colour: Colour, card: str | None, gap: int, state: Any, history: CardHistory
-) -> str:
-    number = CARD_NUMBER[card] if card else 0
-    text = f"{colour.value} counts {card}" if card else f"{colour.value} counts nothing"
-    # Higher cards of this colour the player held at some point and did not keep.
-    lost = sorted(
-        (
-            c
-            for c, holders in history.held_by.items()
-            if CARD_COLOUR[c] is colour and CARD_NUMBER[c] > number and player in holders
-        ),
-        key=lambda c: CARD_NUMBER[c],
+    # The rules engine keeps the undo stack; read the events still in effect off it.
+    report = check_game(source, keep_envelopes=True)
+    by_seq = {envelope.seq: envelope for envelope in report.envelopes}
+    return CardHistory.of(
+        parse_event(by_seq[seq].type, by_seq[seq].data) for seq in report.state.seqs_in_effect()
     )
-    told = {c: card_fate(c, player, state, history) for c in lost}
-    if told:
-        text += " (" + "; ".join(told.values()) + ")"
-    if gap > 0:
-        wanted = number + gap
-        if wanted > MAX_CARD_NUMBER:
-            text += f"; {gap} more through {colour.value} would need {colour.letter}{wanted}: no such card"
-        else:
-            need = f"{colour.letter}{wanted}"
-            fate = "" if need in told else f" ({card_fate(need, player, state, history)})"
-            text += f"; the claim would need {need} here{fate}"
-    return text
 
 
 # --- arguments ----------------------------------------------------------------------
@@ -369,7 +220,8 @@ def run_audits(
 def print_text(result: AuditResult) -> None:
     from rich.text import Text
 
-    from cli.render import console, print_table, winners_line
+    from cli.render import console, print_table
+    from wecore.narrate import winners_line
 
     out = console()
     head = Text()
@@ -429,8 +281,8 @@ def scores_table(board: Scoreboard, title: str) -> Any:
         counts = Text(" + ").join(
             Text.assemble(colour_text(colour), " ", card_text(card)) for colour, card in entry.counted.items()
         )
-        lower = [u.card for u in entry.unused if u.reason.startswith("lower")]
-        off = [u.card for u in entry.unused if not u.reason.startswith("lower")]
+        lower = [u.card for u in entry.unused if u.why is NotCounted.LOWER]
+        off = [u.card for u in entry.unused if u.why is not NotCounted.LOWER]
         rest = Text()
         if lower:
             rest.append_text(cards_text(lower))

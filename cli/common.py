@@ -18,6 +18,7 @@ from wecore.errors import WeError
 
 if TYPE_CHECKING:
     # The engine and the verifier load on first use, so `we --help` stays instant.
+    from eventstore.persistence import GameLibrary
     from eventstore.verify import Problem, ScanEnd
     from wecore.audit import GameChecker
     from wecore.state import GameState
@@ -218,10 +219,10 @@ def _library_rows(source: GameSource) -> Iterator[dict[str, Any]]:
     return open_library(source.db_path).log(source.game_id).rows()  # type: ignore[arg-type]
 
 
-_open_libraries: dict[Path, Any] = {}
+_open_libraries: dict[Path, GameLibrary] = {}
 
 
-def open_library(path: Path) -> Any:
+def open_library(path: Path) -> GameLibrary:
     """One connection per library for the whole command: auditing a thousand games by id
     should not connect a thousand times."""
     library = _open_libraries.get(path)
@@ -230,7 +231,7 @@ def open_library(path: Path) -> Any:
     return library
 
 
-def connect_library(path: Path) -> Any:
+def connect_library(path: Path) -> GameLibrary:
     """A new connection to the library at `path` (every command opens libraries this way),
     saying so on stderr if an old library is upgraded first."""
     from eventstore.sqlite import Library
@@ -271,7 +272,8 @@ def _check_scanned(
     """The lines the scan yields (all of them, or only line 1 and those with problems when it
     folds clean lines itself), tallied and folded in line order."""
     from eventstore.envelope import envelope_from_raw
-    from eventstore.verify import Problem, VerifyTally
+    from eventstore.problems import Problem, ProblemKind
+    from eventstore.verify import VerifyTally
 
     feed = checker.feed
     tally = VerifyTally()
@@ -297,8 +299,8 @@ def _check_scanned(
     problems = verdict.problems
     rule = checker.problem
     if rule is not None:
-        problems.append(Problem(rule.line, rule.kind, rule.message))
-        problems.sort(key=lambda p: (p.line, p.kind != "integrity"))
+        problems.append(Problem(rule.line, ProblemKind(rule.kind), rule.message))
+        problems.sort(key=lambda p: (p.line, p.kind is not ProblemKind.INTEGRITY))
     return GameReport(
         source=source.label,
         game=verdict.game,

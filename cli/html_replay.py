@@ -16,18 +16,18 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
+from eventstore.canonical import fingerprint
 from wecore.cards import COLOURS, PERSON_OF
 from wecore.decider import resolve_player
-from wecore.events import EventVoided, parse_event
+from wecore.events import parse_event
 from wecore.narrate import describe
-from wecore.reducer import evolve
+from wecore.replay import steps, voided_by
 from wecore.scoring import Scoreboard, score
-from wecore.state import INITIAL_STATE, GameState
-from wecore.views import view
+from wecore.state import GameState
+from wecore.views import redact_log, view
 
 TEMPLATE_NAME = "replay_template.html"
 _PLACEHOLDER = re.compile(r"@@([A-Z_]+)@@")
@@ -85,29 +85,24 @@ def replay_steps(
     """
     if not envelopes:
         raise ValueError("an empty log has nothing to replay")
-    voided_by = voided_seqs(envelopes)
-    state = INITIAL_STATE
-    seat: str | None = None
-    steps: list[dict[str, Any]] = []
-    for index, envelope in enumerate(envelopes):
-        event = parse_event(envelope.get("type"), envelope.get("data"))
-        before, state = state, evolve(state, event)
-        if index == 0 and viewer is not None:
-            seat = resolve_player(state, viewer)
-        omniscient = seat is None
-        seq = envelope.get("seq", index + 1)
-        steps.append(
-            {
-                "seq": seq,
-                "type": event.TYPE,
-                "at": envelope.get("at"),
-                "sentence": describe(event, before, state, viewer=seat, omniscient=omniscient),
-                "voided_by": voided_by.get(seq),
-                "view": view_dict(state, seat),
-                "board": board_dict(score(state)),
-            }
-        )
-    return steps, state, seat
+    # Parsed as the fold reaches them, so the first problem in line order is the one raised.
+    walked = list(steps(parse_event(e.get("type"), e.get("data")) for e in envelopes))
+    voided = voided_by(step.event for step in walked)
+    seat = None if viewer is None else resolve_player(walked[0].after, viewer)
+    omniscient = seat is None
+    page_steps = [
+        {
+            "seq": step.seq,
+            "type": step.event.TYPE,
+            "at": envelope.get("at"),
+            "sentence": describe(step.event, step.before, step.after, viewer=seat, omniscient=omniscient),
+            "voided_by": voided.get(step.seq),
+            "view": view_dict(step.after, seat),
+            "board": board_dict(score(step.after)),
+        }
+        for step, envelope in zip(walked, envelopes, strict=True)
+    ]
+    return page_steps, walked[-1].after, seat
 
 
 def view_dict(state: GameState, viewer: str | None) -> dict[str, Any]:
@@ -136,48 +131,9 @@ def board_dict(board: Scoreboard) -> dict[str, Any]:
     }
 
 
-def voided_seqs(envelopes: Iterable[dict]) -> dict[int, int]:
-    """{voided seq: seq of the event_voided that took it back}."""
-    voided: dict[int, int] = {}
-    for envelope in envelopes:
-        if envelope.get("type") == EventVoided.TYPE:
-            voided[envelope["data"]["voids"]] = envelope["seq"]
-    return voided
-
-
-def redact_log(envelopes: list[dict], viewer: str) -> list[dict]:
-    """The log as `viewer` may see it: other players' attic cards and brought cards are null.
-
-    An attic keeps its length (the count is public) with every card null. `prev` and `hash`
-    are dropped from every line: with only ~50 cards to try, each hash would give away the
-    card it covers, and each later hash chains to it.
-    """
-    redacted = []
-    for envelope in envelopes:
-        line = {k: v for k, v in envelope.items() if k not in ("prev", "hash")}
-        data = envelope.get("data")
-        if envelope.get("type") == "attics_dealt" and isinstance(data, dict):
-            attics = data.get("attics", {})
-            line["data"] = {
-                **data,
-                "attics": {
-                    name: cards if name == viewer else [None] * len(cards) for name, cards in attics.items()
-                },
-            }
-        elif (
-            envelope.get("type") == "gift_brought" and isinstance(data, dict) and data.get("player") != viewer
-        ):
-            line["data"] = {**data, "card": None}
-        redacted.append(line)
-    return redacted
-
-
 def fingerprint_of(envelopes: list[dict]) -> str | None:
-    """The first 12 hex digits of the last event's hash, when it has one."""
-    last = envelopes[-1].get("hash") if envelopes else None
-    if isinstance(last, str) and last.startswith("sha256:"):
-        return last.removeprefix("sha256:")[:12]
-    return None
+    """The fingerprint of the log after its last envelope, when that has a hash."""
+    return fingerprint(envelopes[-1].get("hash")) if envelopes else None
 
 
 def script_json(value: Any) -> str:

@@ -42,15 +42,6 @@ def _log_paths(arguments: Iterable[str]) -> list[tuple[Path, bool]]:
     return paths
 
 
-def winner_text(report: GameReport) -> str | None:
-    """What the library keeps as the winner: None until the game is over; ties joined."""
-    if not report.complete:
-        return None
-    from wecore.scoring import score
-
-    return ", ".join(score(report.state).winners)
-
-
 def _refuse(message: str) -> None:
     click.echo(f"we: refused {message}", err=True)
 
@@ -67,10 +58,13 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
     so); a longer version of a stored game adds its new events. Exit status 1 if any log was
     refused.
     """
+    from wecore.scoring import library_summary
+
     paths = _log_paths(files)
     if not paths:
         raise CommandFailed("no *.jsonl logs to import")
     counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0}
+
     with collector_settled_for_a_batch(), connect_library(library_path(db_path)) as library, library.batch():
         for path, listed in paths:
             label = str(path)
@@ -88,7 +82,7 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
                 counts["refused"] += 1
                 continue
             try:
-                summary = (report.complete, winner_text(report))
+                summary = library_summary(report.state)
                 result = library.import_verified(report.lines, label, summary)
             except StoreError as exc:  # a different game under the same id, or a file that changed
                 _refuse(str(exc))

@@ -2,7 +2,12 @@
 
 The recorder parses what people type, asks wecore's `decide` for the events (or the rule
 that refuses them), appends them durably, and tells the table what happened. It never
-judges a move itself.
+judges a move itself, and its sentences about the game come from wecore (`narrate`, `turns`).
+
+Over 500 lines for now: the new-game set-up from flags or questions and the session loop
+live here together until the recorder's application steps move into `service/` (which
+shares them with the HTTP service) and its terminal layer is rebuilt; splitting it before
+that would only move the same lines twice.
 """
 
 from __future__ import annotations
@@ -17,14 +22,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.text import Text
 
 from cli.common import CommandFailed, GameSource, check_game, db_option, library_path
-from cli.render import console, error_console, print_table, story_text, winners_line
-from cli.replay import explanation, gist, party_header, standings, view_table
+from cli.render import console, error_console, print_table, story_text
+from cli.replay import explanation, party_header, standings, view_table
 from wecore.cards import ALL_CARDS, CARD_FORM_HINT, COLOURS, is_card, parse_card, parse_gift_list, sort_key
 from wecore.decider import (
     AddNote,
@@ -51,11 +56,15 @@ from wecore.events import (
     parse_event,
 )
 from wecore.moves import legal_moves
-from wecore.narrate import describe
+from wecore.narrate import describe, gist, party_end, unseen_brings, winners_line
 from wecore.reducer import evolve, fold
 from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
 from wecore.state import INITIAL_STATE, GameState, Phase
-from wecore.views import turn_line, view
+from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, status_line, turn
+from wecore.views import view
+
+if TYPE_CHECKING:
+    from eventstore.persistence import GameLog
 
 HELP = """\
 Commands (names and cards in any case; a unique start of a name is enough):
@@ -101,7 +110,6 @@ VERBS = {
 }
 MOVES = ("open", "steal")
 COMMAND_WORDS = ("open", "steal", "bring", "undo", "note", "tie", "status", "help", "quit", "lists", "start")
-LISTS_AGAIN = "Give the gift lists again: `lists Ann=RGY,Bob=BGO,...` (one NAME=COLOURS per player)."
 
 WITHOUT_WORDS = ("status", "help", "quit")
 COLOUR_NAMES = {colour.value: colour for colour in COLOURS}
@@ -449,11 +457,11 @@ def set_up(
 
 def resume(file: Path, greet: bool = True) -> Session:
     from eventstore.jsonl import JsonlLog
-    from eventstore.verify import TORN_MESSAGE
+    from eventstore.problems import ProblemCode
 
     report = check_game(GameSource(label=str(file), path=file), keep_envelopes=True)
     if report.problems:
-        torn = [p for p in report.problems if p.message == TORN_MESSAGE]
+        torn = [p for p in report.problems if p.code is ProblemCode.TORN_LINE]
         others = len(report.problems) - len(torn)
         if torn:
             plural = "s" if others > 1 else ""
@@ -531,7 +539,7 @@ def _stdout_is_a_terminal() -> bool:
 @dataclass
 class Session:
     path: Path
-    log: Any
+    log: GameLog
     state: GameState
     events: list[Event]  # every event in the log; events[i] has seq i + 1
     head: int  # seq of the last event in the log
@@ -559,19 +567,12 @@ class Session:
 
     @property
     def fingerprint(self) -> str | None:
-        return self.last_hash[7:19] if self.last_hash else None
+        from eventstore.canonical import fingerprint
+
+        return fingerprint(self.last_hash)
 
     def prompt(self) -> str:
-        state = self.state
-        if state.phase is Phase.PLAYING:
-            return f"party {state.party} \u00b7 {state.player_to_move}> "
-        if state.phase is Phase.BRINGING:
-            if state.attics is None:
-                return f"party {state.party} \u00b7 {state.starter_name}> "
-            return f"party {state.party} \u00b7 bring ({', '.join(state.waiting_to_bring)})> "
-        if state.phase is Phase.SETTING_UP:
-            return "gift lists> "
-        return "game over> "
+        return prompt(turn(self.state))
 
     def greet(self) -> None:
         state = self.state
@@ -673,8 +674,8 @@ class Session:
         if self.library is None or not self.state.is_over or self.in_library == self.head:
             return
         from cli.common import connect_library
-        from cli.library import winner_text
         from eventstore.errors import StoreError
+        from wecore.scoring import library_summary
 
         self.in_library = self.head
         report = check_game(GameSource(label=str(self.path), path=self.path), keep_lines=True)
@@ -683,7 +684,7 @@ class Session:
                 raise StoreError(f"line {report.problems[0].line}: {report.problems[0].message}")
             library = connect_library(self.library)
             try:
-                result = library.import_verified(report.lines, str(self.path), (True, winner_text(report)))
+                result = library.import_verified(report.lines, str(self.path), library_summary(report.state))
             finally:
                 library.close()
         except (StoreError, OSError) as exc:
@@ -807,7 +808,7 @@ class Session:
         for name, value in entries:
             lists[resolve_player(self.state, name)] = parse_gift_list(value)
         self.commit(decide(self.state, DealLists(lists=lists)))
-        self.say(turn_text(self.state))
+        self.say(next_up(turn(self.state)))
 
     def start_over(self) -> bool:
         """Before the first gift: set the game up again in a new FILE, the old one kept."""
@@ -892,7 +893,7 @@ class Session:
         if isinstance(undone, GiftListsDealt):
             self.say(LISTS_AGAIN)
         else:
-            self.say(turn_text(self.state))
+            self.say(next_up(turn(self.state)))
 
     # --- writing ---
     def commit(self, events: list[Event], narrate: bool = True) -> None:
@@ -926,7 +927,7 @@ class Session:
                 state = after
             raise Rejected(
                 f"another recorder added to {self.path} meanwhile (shown above), so this line was not"
-                f" recorded; the log now has {self.head} events. {turn_text(self.state)} Type the move"
+                f" recorded; the log now has {self.head} events. {next_up(turn(self.state))} Type the move"
                 " again if it still stands."
             ) from None
 
@@ -955,12 +956,12 @@ class Session:
                 unseen.append(event.player)  # brought unseen for an open: said in one line
             else:
                 if unseen:
-                    self.say(_unseen_line(unseen))
+                    self.say(unseen_brings(unseen))
                     unseen = []
                 self.say(story_text(describe(event, before, self.state)))
             self.transitions(before, event)
         if unseen:
-            self.say(_unseen_line(unseen))
+            self.say(unseen_brings(unseen))
         if narrate and self.state.is_over and any(isinstance(e, TieBroken) for e in events):
             self.say(winners_line(self.state.scoreboard))
             self.say(
@@ -978,9 +979,7 @@ class Session:
             if before.phase is Phase.SETTING_UP and after.phase is Phase.BRINGING:
                 self.say(party_header(after, after.party))
             return
-        # A party just ended.
-        kept = ", ".join(f"{name} keeps {cards[-1]}" for name, cards in after.kept_by.items())
-        self.say(story_text(f"Party {before.party} ends: {kept}."))
+        self.say(story_text(party_end(before, after)))
         if after.is_over:
             self.final_words()
         else:
@@ -1008,15 +1007,6 @@ class Session:
 
 def _is_unseen_bring(event: Event) -> bool:
     return isinstance(event, GiftBrought) and event.card is None
-
-
-def _and(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def _unseen_line(names: list[str]) -> str:
-    verb = "brings a gift" if len(names) == 1 else "bring gifts"
-    return f"{_and(names)} {verb} face down, unseen."
 
 
 def did_you_mean(word: str, choices: Sequence[str]) -> str:
@@ -1052,20 +1042,6 @@ def _without_comment(words: list[str]) -> list[str]:
     return words
 
 
-def turn_text(state: GameState) -> str:
-    if state.phase is Phase.PLAYING:
-        return f"{state.player_to_move} to move."
-    if state.phase is Phase.BRINGING:
-        if state.attics is None:
-            return f"{state.starter_name} opens first (gifts not recorded go down unseen)."
-        return f"Gifts still to bring: {', '.join(state.waiting_to_bring)} (`bring PLAYER CARD`)."
-    if state.is_over:
-        return "The game is over."
-    if state.phase is Phase.SETTING_UP:
-        return LISTS_AGAIN
-    return ""
-
-
 def openable_cards(state: GameState) -> list[str]:
     """Every card the player to move could say they turned over now, as wecore's decider
     would take it (an unseen gift can be any card not yet met)."""
@@ -1082,9 +1058,9 @@ def openable_cards(state: GameState) -> list[str]:
 def table_at_a_glance(state: GameState) -> str:
     """The toolbar: party and whose turn, what can be opened or stolen, what is locked or
     frozen, and the scores so far."""
-    first = turn_line(state)
+    first = status_line(turn(state))
     if state.phase in (Phase.PLAYING, Phase.BRINGING):
-        first = f"Party {state.party}/{state.attic_size}: {turn_text(state)}"
+        first = f"Party {state.party}/{state.attic_size}: {next_up(turn(state))}"
     if state.phase is Phase.PLAYING or (state.phase is Phase.BRINGING and state.attics is None):
         moves = legal_moves(state) if state.phase is Phase.PLAYING else []
         down = list(state.face_down)
@@ -1105,25 +1081,3 @@ def table_at_a_glance(state: GameState) -> str:
         totals = state.scoreboard.totals
         second.append("Scores: " + ", ".join(f"{name} {totals.get(name, 0)}" for name in state.players))
     return first + ("\n" + "  ".join(second) if second else "")
-
-
-def moves_hint(state: GameState) -> str:
-    """What can be done instead, in table language."""
-    if state.phase is Phase.PLAYING:
-        mover = state.player_to_move
-        steals = [m for m in legal_moves(state) if isinstance(m, Steal)]
-        can = "open a gift (`open CARD`)"
-        if steals:
-            can += " or steal " + ", ".join(f"{m.card} from {m.from_player}" for m in steals)
-        else:
-            can += "; nothing can be stolen now"
-        return f"{mover} can {can}."
-    if state.phase is Phase.BRINGING:
-        if state.attics is None:
-            return f"{state.starter_name} opens first: `open CARD`."
-        return f"Still to bring: {', '.join(state.waiting_to_bring)} (`bring PLAYER CARD`)."
-    if state.is_over:
-        return "The game is over: `tie`, `undo`, `note`, `status` and `quit` still work."
-    if state.phase is Phase.SETTING_UP:
-        return LISTS_AGAIN
-    return ""

@@ -136,13 +136,3 @@ def standings_table(board: Scoreboard, explain: bool = False, title: str | None 
             row += [counted, unused if entry.unused else Text("-", style="dim")]
         table.add_row(*row)
     return table
-
-
-def winners_line(board: Scoreboard) -> str:
-    if not board.complete:
-        return "The game is not over yet: standings so far."
-    if board.tie_broken_by is not None:
-        return f"Winner: {board.tie_broken_by} (tie broken: {board.tie_reason})."
-    if len(board.winners) > 1:
-        return f"Tie: {', '.join(board.winners)} share the win."
-    return f"Winner: {board.winners[0]}."

@@ -7,7 +7,6 @@ every table from `views.view`, every score from `scoring.score`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,82 +27,29 @@ from cli.render import (
     print_table,
     standings_table,
     story_text,
-    winners_line,
 )
 from wecore.cards import Colour
 from wecore.decider import resolve_player
 from wecore.errors import WeError
 from wecore.events import (
-    AtticsDealt,
     Event,
     EventVoided,
-    GameStarted,
-    GiftBrought,
-    GiftListsDealt,
-    GiftOpened,
-    GiftStolen,
-    Note,
-    TieBroken,
     parse_event,
 )
-from wecore.narrate import describe
-from wecore.reducer import evolve
+from wecore.narrate import describe, parties_played, party_heading, taken_back, winners_line
+from wecore.replay import Step, steps, voided_by
 from wecore.scoring import Scoreboard
 from wecore.scoring import score as compute_score
-from wecore.state import INITIAL_STATE, GameState
+from wecore.state import GameState
+from wecore.turns import table_heading, turn_of_view
 from wecore.views import SeatView, view
 
 # --- shared with `we record` -------------------------------------------------------------
 
 
-def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> str:
-    """A short phrase for an event, for 'taken back: ...' lines."""
-    match event:
-        case GameStarted():
-            return "the start of the game"
-        case GiftListsDealt():
-            return "the dealing of the gift lists"
-        case AtticsDealt():
-            return "the dealing of the attics"
-        case GiftBrought():
-            shown = event.card is not None and (omniscient or viewer == event.player)
-            return f"{event.player} bringing {event.card if shown else 'a gift'}"
-        case GiftOpened():
-            return f"{event.player} opening {event.card}"
-        case GiftStolen():
-            return f"{event.player} stealing {event.card} from {event.from_player}"
-        case TieBroken():
-            return f"the tie-break for {event.winner}"
-        case Note():
-            return "a note"
-        case EventVoided():
-            return f"the void of event {event.voids}"
-    return event.TYPE
-
-
 def party_header(state: GameState, party: int) -> Text:
-    """'Party 2 of 3 · Cat starts', from a state in that party."""
-    starter = state.starter_name if state.party == party else None
-    text = f"Party {party} of {state.attic_size}"
-    if starter is not None:
-        text += f" \u00b7 {starter} starts"
-    return Text(f"\u2500\u2500 {text} \u2500\u2500", style="bold")
-
-
-def seat_turn_line(sv: SeatView) -> str:
-    """Whose turn it is, from a seat's view of the table."""
-    if sv.phase == "bringing":
-        waiting = ", ".join(sv.waiting_to_bring)
-        return (
-            f"Party {sv.party} of {sv.parties}: {sv.starter} opens first; gifts still to come from {waiting}."
-        )
-    if sv.phase == "playing":
-        return f"Party {sv.party} of {sv.parties}: {sv.to_move} to move."
-    if sv.phase == "over":
-        return "The game is over."
-    if sv.phase == "setting up":
-        return "Setting up: the gift lists are not dealt yet."
-    return "No game yet."
+    """'── Party 2 of 3 · Cat starts ──', from a state in that party."""
+    return Text(f"\u2500\u2500 {party_heading(state, party)} \u2500\u2500", style="bold")
 
 
 def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
@@ -142,7 +88,7 @@ def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
             cards = attics.get(name)
             row.append(cards_text(cards) if isinstance(cards, list) else Text(f"{cards} cards", style="dim"))
         table.add_row(*row)
-    lines: list[RenderableType] = [Text(seat_turn_line(sv)), table]
+    lines: list[RenderableType] = [Text(table_heading(turn_of_view(sv))), table]
     face_down = len(sv.face_down_known) + sv.face_down_hidden
     if face_down:
         down = Text(f"Face down: {face_down} gift{'s' if face_down > 1 else ''}")
@@ -176,19 +122,16 @@ def explanation(board: Scoreboard) -> RenderableType:
     for entry in board.players:
         lines.append(Text("  ").append_text(explanation_line(entry, with_party=True)))
         if entry.unused:
-            by_reason: dict[str, list[str]] = {}
-            for unused in entry.unused:
-                by_reason.setdefault(unused.reason, []).append(unused.card)
-            text = ", ".join(f"{' '.join(cards)} ({why})" for why, cards in by_reason.items())
+            text = ", ".join(f"{' '.join(cards)} ({why})" for why, cards in entry.unused_by_reason().items())
             lines.append(Text("      not counted: ").append_text(story_text(text)))
     return Group(*lines)
 
 
 def fingerprint_of(envelope: Any) -> str | None:
-    value = getattr(envelope, "hash", None)
-    if isinstance(value, str) and value.startswith("sha256:") and len(value) == 71:
-        return value[7:19]
-    return None
+    """The fingerprint of the log as it stands after `envelope`."""
+    from eventstore.canonical import fingerprint
+
+    return fingerprint(envelope.hash)
 
 
 # --- reading a game ----------------------------------------------------------------------
@@ -218,35 +161,6 @@ def fold_what_can_be(report: GameReport) -> Folded:
     return Folded(report, envelopes, events, stopped)
 
 
-@dataclass(frozen=True)
-class Step:
-    seq: int
-    event: Event
-    before: GameState
-    after: GameState
-    party: int  # the party the event belongs to; 0 for set-up
-
-
-def steps(events: Sequence[Event]) -> Iterator[Step]:
-    state = INITIAL_STATE
-    for seq, event in enumerate(events, start=1):
-        before, state = state, evolve(state, event)
-        party = getattr(event, "party", None)
-        if isinstance(event, EventVoided):
-            # A void belongs to the party the game stands in once it is taken back: undoing the
-            # move that ended party 3 is part of party 3, not a glimpse of party 4.
-            party = state.party
-        elif party is None:  # set-up is party 0; a note or tie belongs where it was recorded
-            setup = isinstance(event, GameStarted | GiftListsDealt | AtticsDealt)
-            party = 0 if setup else before.party
-        yield Step(seq, event, before, state, party)
-
-
-def voided_by(events: Sequence[Event]) -> dict[int, int]:
-    """{seq of a voided event: seq of the void}."""
-    return {e.voids: seq for seq, e in enumerate(events, start=1) if isinstance(e, EventVoided)}
-
-
 def story_line(step: Step, sentence: str, voided: int | None) -> Text:
     line = Text(f"{step.seq:>4}  ")
     if voided is not None:
@@ -255,15 +169,6 @@ def story_line(step: Step, sentence: str, voided: int | None) -> Text:
     else:
         line.append_text(story_text(sentence))
     return line
-
-
-def void_sentence(step: Step, events: Sequence[Event], viewer: str | None, omniscient: bool) -> str:
-    event = step.event
-    assert isinstance(event, EventVoided)
-    taken = gist(events[event.voids - 1], viewer, omniscient)
-    now = step.after.player_to_move
-    tail = f"; {now} to move" if now else ""
-    return f"Event {event.voids} is taken back ({event.reason}): {taken} never happened{tail}."
 
 
 # --- we replay ---------------------------------------------------------------------------
@@ -393,7 +298,8 @@ def _tell(
             header_party = step.party
             out.print(party_header(step.after if step.after.party == step.party else step.before, step.party))
         if isinstance(step.event, EventVoided):
-            sentence = void_sentence(step, events, seat, omniscient)
+            voided = events[step.event.voids - 1]
+            sentence = taken_back(step.event, voided, step.after, seat, omniscient)
         else:
             sentence = describe(step.event, step.before, step.after, viewer=seat, omniscient=omniscient)
         out.print(story_line(step, sentence, voids.get(step.seq)))
@@ -474,7 +380,7 @@ def score(game: str, explain: bool, as_json: bool, db_path: Path | None) -> None
         return
     out = console()
     title = f"{report.game}" + (f" \u201c{state.title}\u201d" if state.title else "")
-    progress = "complete" if state.is_over else f"in progress \u2014 {_progress(state)}"
+    progress = "complete" if state.is_over else f"in progress \u2014 {parties_played(state)}"
     out.print(Text(f"{title}: {progress}", style="bold"))
     print_table(standings(board))
     if explain:
@@ -482,10 +388,3 @@ def score(game: str, explain: bool, as_json: bool, db_path: Path | None) -> None
         out.print(explanation(board))
     if report.fingerprint:
         out.print(f"Fingerprint: {report.fingerprint}")
-
-
-def _progress(state: GameState) -> str:
-    if state.party == 0:
-        return "no party played yet"
-    done = state.party - 1
-    return f"{done} of {state.attic_size} parties played"

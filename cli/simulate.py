@@ -23,7 +23,7 @@ from cli.common import CommandFailed, collector_settled_for_a_batch, connect_lib
 from eventstore.envelope import GAME_ID_MAX, Envelope, seal_chain
 from wecore.bots import BOTS, Bot, play_payloads
 from wecore.dealing import DEFAULT_NAMES
-from wecore.scoring import score
+from wecore.scoring import library_summary, score
 from wecore.state import GameState
 
 # Simulated games happen on Christmas Eve 2011, the year the game came out; game i starts
@@ -286,4 +286,5 @@ def _store(library, game_id: str, envelopes: list[Envelope], state: GameState) -
     """One game into the library: one transaction for its events (the same game again, from the
     same seed, is a no-op), then its summary."""
     library.import_envelopes(envelopes, label=game_id)
-    library.set_summary(game_id, complete=state.is_over, winner=", ".join(score(state).winners))
+    complete, winner = library_summary(state)
+    library.set_summary(game_id, complete=complete, winner=winner)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from eventstore.verify import Problem
+    from eventstore.problems import Problem
 
 
 class StoreError(Exception):

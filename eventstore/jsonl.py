@@ -11,25 +11,27 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eventstore.envelope import Envelope, seal, utc_now, valid_game_id
+from eventstore.envelope import Envelope
 from eventstore.errors import (
-    ConcurrencyError,
     GameNotFoundError,
     LogExistsError,
     LogIntegrityError,
     StoreError,
     TornTailError,
 )
+from eventstore.persistence import SealingLog, StoreAfterHead
 from eventstore.verify import (
+    EMPTY,
     INTEGRITY,
-    TORN_MESSAGE,
     LogLine,
     Problem,
+    ProblemCode,
     VerifyResult,
     check_tail_line,
     iter_log,
@@ -79,8 +81,8 @@ def _last_line(fd: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
-class JsonlLog:
-    """A game stored as one JSONL file. Same interface as LibraryLog and MemoryLog."""
+class JsonlLog(SealingLog):
+    """A game stored as one JSONL file."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -88,15 +90,14 @@ class JsonlLog:
     def __repr__(self) -> str:
         return f"JsonlLog({str(self.path)!r})"
 
+    @property
+    def where(self) -> str:
+        return str(self.path)
+
     def exists(self) -> bool:
         return self.path.exists()
 
-    def create(self, first: tuple[str, dict[str, Any]], game_id: str, at: str | None = None) -> Envelope:
-        """Start a new log with its first event; refuses if the file exists."""
-        if not valid_game_id(game_id):
-            raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
-        type_, data = first
-        env = seal(game_id, 1, at or utc_now(), type_, data, None)
+    def _store_first(self, envelope: Envelope) -> None:
         try:
             # O_EXCL: two recorders starting the same file cannot both win.
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
@@ -107,7 +108,7 @@ class JsonlLog:
         try:
             # Locked before the first byte, so an appender never sees a half-made first line.
             fcntl.flock(fd, fcntl.LOCK_EX)
-            _write_all(fd, env.to_line())
+            _write_all(fd, envelope.to_line())
             os.fsync(fd)
             _fsync_dir(self.path)
         except BaseException as exc:
@@ -118,7 +119,6 @@ class JsonlLog:
             raise
         finally:
             os.close(fd)
-        return env
 
     def _open_locked(self, flags: int, lock: int) -> int:
         try:
@@ -138,9 +138,7 @@ class JsonlLog:
         """(file size, last envelope), judged from the tail alone. The caller holds the lock."""
         size = os.fstat(fd).st_size
         if size == 0:
-            raise LogIntegrityError(
-                str(self.path), [Problem(1, INTEGRITY, "empty file: a log has at least one line")]
-            )
+            raise LogIntegrityError(str(self.path), [Problem.integrity(1, EMPTY)])
         if os.pread(fd, 1, size - 1) != b"\n":
             raise TornTailError(str(self.path))
         env, problems = check_tail_line(_last_line(fd, size) + b"\n")
@@ -149,7 +147,8 @@ class JsonlLog:
             result = verify_log(self.path)
             raise LogIntegrityError(
                 str(self.path),
-                result.problems or [Problem(0, INTEGRITY, "last line: " + "; ".join(problems))],
+                result.problems
+                or [Problem(0, INTEGRITY, "last line: " + "; ".join(problems), problems[0].code)],  # type: ignore[attr-defined]
             )
         return size, env
 
@@ -165,56 +164,33 @@ class JsonlLog:
             os.close(fd)
         return env.seq, env.hash, env.game
 
-    def append(
-        self, events: Sequence[tuple[str, dict[str, Any]]], expected_seq: int, at: str | None = None
-    ) -> list[Envelope]:
-        """Append events after the event `expected_seq`; fsynced before it returns.
-
-        Raises ConcurrencyError (nothing written) if the log's last event is not
-        `expected_seq`, TornTailError if the last line is torn.
-        """
+    @contextmanager
+    def _locked_head(self) -> Iterator[tuple[Envelope | None, StoreAfterHead]]:
+        """The head under an exclusive flock; the lines go out in one write each, fsynced."""
         fd = self._open_locked(os.O_RDWR | os.O_APPEND, fcntl.LOCK_EX)
         try:
             size, head = self._head_locked(fd)
-            if head.seq != expected_seq:
-                raise ConcurrencyError(str(self.path), expected_seq, head.seq)
-            when = at or utc_now()
-            sealed: list[Envelope] = []
-            prev, seq = head.hash, head.seq
-            # Seal them all first: a refused event then leaves the file untouched.
-            for type_, data in events:
-                seq += 1
-                env = seal(head.game, seq, when, type_, data, prev)
-                sealed.append(env)
-                prev = env.hash
-            if not sealed:
-                return sealed
-            try:
-                for env in sealed:
-                    _write_all(fd, env.to_line())
-                os.fsync(fd)
-            except BaseException as exc:
-                # Nothing is acknowledged, so nothing may stay: cut back to where we began
-                # rather than leave a torn or unsynced tail for the next writer to trip on.
+
+            def store(sealed: list[Envelope]) -> None:
                 try:
-                    os.ftruncate(fd, size)
+                    for env in sealed:
+                        _write_all(fd, env.to_line())
                     os.fsync(fd)
-                except OSError:
-                    pass
-                if isinstance(exc, OSError):
-                    raise StoreError(f"{self.path}: append failed, nothing written: {exc}") from exc
-                raise
-            return sealed
+                except BaseException as exc:
+                    # Nothing is acknowledged, so nothing may stay: cut back to where we began
+                    # rather than leave a torn or unsynced tail for the next writer to trip on.
+                    try:
+                        os.ftruncate(fd, size)
+                        os.fsync(fd)
+                    except OSError:
+                        pass
+                    if isinstance(exc, OSError):
+                        raise StoreError(f"{self.path}: append failed, nothing written: {exc}") from exc
+                    raise
+
+            yield head, store
         finally:
             os.close(fd)
-
-    def read(self) -> Iterator[Envelope]:
-        """The events of a log that must be good: raises LogIntegrityError at the first problem."""
-        try:
-            f = open(self.path, "rb", buffering=_COPY_BLOCK)  # noqa: SIM115 - closed by _read
-        except FileNotFoundError:
-            raise GameNotFoundError(str(self.path)) from None
-        return self._read(f)
 
     def iter_lines(self) -> Iterator[LogLine]:
         """Every line with its integrity problems (iter_log); never raises on a problem."""
@@ -228,13 +204,6 @@ class JsonlLog:
     def _lines(f: Any) -> Iterator[LogLine]:
         with f:
             yield from iter_log(f)
-
-    def _read(self, f: Any) -> Iterator[Envelope]:
-        with f:
-            for ll in iter_log(f):
-                if ll.problems:
-                    raise LogIntegrityError(str(self.path), ll.problems)
-                yield ll.envelope  # type: ignore[misc]
 
     def verify(self) -> VerifyResult:
         try:
@@ -304,7 +273,7 @@ def repair(path: str | os.PathLike[str]) -> RepairResult:
         result = verify_log(lines())
         if result.ok:
             return RepairResult(path, False, None, 0, result.events, f"{path}: not torn; nothing to repair")
-        others = [p for p in result.problems if p.message != TORN_MESSAGE]
+        others = [p for p in result.problems if p.code is not ProblemCode.TORN_LINE]
         if others:
             raise LogIntegrityError(str(path), others)
         size = os.fstat(fd).st_size

@@ -1,4 +1,4 @@
-"""A log kept in memory, with the same interface as JsonlLog and LibraryLog.
+"""A log kept in memory (a GameLog, like JsonlLog and LibraryLog).
 
 For tests and simulations. It holds the very bytes a JSONL file would, so every check (torn
 tail, blank line, ...) behaves as it does on disk, and `to_bytes()` is a valid log file.
@@ -8,21 +8,21 @@ from __future__ import annotations
 
 import io
 import threading
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from eventstore.envelope import Envelope, seal, utc_now, valid_game_id
+from eventstore.envelope import Envelope
 from eventstore.errors import (
-    ConcurrencyError,
     GameNotFoundError,
     LogExistsError,
     LogIntegrityError,
     TornTailError,
 )
+from eventstore.persistence import SealingLog, StoreAfterHead
 from eventstore.verify import LogLine, VerifyResult, check_tail_line, iter_log, verify_log
 
 
-class MemoryLog:
+class MemoryLog(SealingLog):
     def __init__(self, data: bytes = b"", name: str = "<memory>") -> None:
         self.name = name
         self._lock = threading.Lock()
@@ -53,17 +53,16 @@ class MemoryLog:
     def exists(self) -> bool:
         return bool(self._lines)
 
-    def create(self, first: tuple[str, dict[str, Any]], game_id: str, at: str | None = None) -> Envelope:
-        if not valid_game_id(game_id):
-            raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
-        type_, data = first
-        env = seal(game_id, 1, at or utc_now(), type_, data, None)
+    @property
+    def where(self) -> str:
+        return self.name
+
+    def _store_first(self, envelope: Envelope) -> None:
         with self._lock:
             if self._lines:
                 raise LogExistsError(self.name)
-            self._lines.append(env.to_line())
-            self._head = env
-        return env
+            self._lines.append(envelope.to_line())
+            self._head = envelope
 
     def _head_locked(self) -> Envelope | None:
         if self._head is not None or not self._lines:
@@ -82,30 +81,16 @@ class MemoryLog:
             env = self._head_locked()
         return (0, None, None) if env is None else (env.seq, env.hash, env.game)
 
-    def append(
-        self,
-        events: Sequence[tuple[str, dict[str, Any]]],
-        expected_seq: int,
-        at: str | None = None,
-    ) -> list[Envelope]:
+    @contextmanager
+    def _locked_head(self) -> Iterator[tuple[Envelope | None, StoreAfterHead]]:
         with self._lock:
             head = self._head_locked()
-            if head is None:
-                raise GameNotFoundError(self.name)
-            if head.seq != expected_seq:
-                raise ConcurrencyError(self.name, expected_seq, head.seq)
-            when = at or utc_now()
-            sealed: list[Envelope] = []
-            prev, seq = head.hash, head.seq
-            for type_, data in events:
-                seq += 1
-                env = seal(head.game, seq, when, type_, data, prev)
-                sealed.append(env)
-                prev = env.hash
-            self._lines.extend(env.to_line() for env in sealed)
-            if sealed:
+
+            def store(sealed: list[Envelope]) -> None:
+                self._lines.extend(env.to_line() for env in sealed)
                 self._head = sealed[-1]
-        return sealed
+
+            yield head, store
 
     def _snapshot(self) -> list[bytes]:
         with self._lock:
@@ -115,15 +100,6 @@ class MemoryLog:
 
     def iter_lines(self) -> Iterator[LogLine]:
         return iter_log(self._snapshot())
-
-    def read(self) -> Iterator[Envelope]:
-        return self._read(self._snapshot())
-
-    def _read(self, lines: list[bytes]) -> Iterator[Envelope]:
-        for ll in iter_log(lines):
-            if ll.problems:
-                raise LogIntegrityError(self.name, ll.problems)
-            yield ll.envelope  # type: ignore[misc]
 
     def verify(self) -> VerifyResult:
         return verify_log(self._snapshot())

@@ -1,15 +1,18 @@
 """Integrity checks of a log (log-format.md, "Verifying a log"), streaming, line by line.
 
 Only the *integrity* kind is decided here: envelope shape, the hash chain, `at`, torn and blank
-lines. Schema and rules problems belong to the rules engine, which reports them with the same
-`Problem` class.
+lines, each a `Flaw` with its `ProblemCode` (see `problems`). Schema and rules problems belong to
+the rules engine, which reports them with the same `Problem` class.
+
+Over 500 lines on purpose: the reference checker (`LineChecker`, which words every problem)
+and the fast path in front of it (`_scan`) must reach the same verdicts, so they stay side by
+side in one file, and tests/store/test_verify.py checks that they agree.
 """
 
 from __future__ import annotations
 
 import io
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from contextlib import nullcontext
@@ -19,7 +22,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from eventstore.canonical import HASH_PREFIX
+from eventstore.canonical import HASH_PREFIX, fingerprint
 from eventstore.envelope import (
     AT_MINUTES_SEEN,
     AT_WHOLE_SECONDS,
@@ -31,11 +34,17 @@ from eventstore.envelope import (
     valid_game_id,
 )
 
-INTEGRITY = "integrity"
-TORN_MESSAGE = "torn last line (no trailing newline: an append was cut off); run `we repair FILE`"
-EMPTY_MESSAGE = "empty file: a log has at least one line"
+# Problems are defined in `problems`; readers of a log take them from here too.
+from eventstore.problems import (  # noqa: F401 - re-exported
+    EMPTY,
+    INTEGRITY,
+    TORN,
+    Flaw,
+    Problem,
+    ProblemCode,
+    ProblemKind,
+)
 
-_HASH_RE = re.compile(r"sha256:[0-9a-f]{64}\Z")
 _KEYSET = frozenset(ENVELOPE_KEYS)
 _MISSING: Any = object()
 _loads = orjson.loads
@@ -47,16 +56,6 @@ _DecodeError = orjson.JSONDecodeError
 _READ_BUFFER = 1 << 18
 
 Source = str | os.PathLike[str] | BinaryIO | Iterable[bytes]
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    line: int
-    kind: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.kind}: {self.message}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +85,8 @@ class VerifyResult:
         """The first line where integrity fails, so the fingerprint is not proven; else None.
         A torn last line (an append cut off) leaves the chain of the lines before it whole."""
         return next(
-            (p.line for p in self.problems if p.kind == INTEGRITY and p.message is not TORN_MESSAGE), None
+            (p.line for p in self.problems if p.kind == INTEGRITY and p.code is not ProblemCode.TORN_LINE),
+            None,
         )
 
     @property
@@ -94,15 +94,12 @@ class VerifyResult:
         return not self.problems
 
 
-def valid_hash(h: object) -> bool:
-    return type(h) is str and _HASH_RE.match(h) is not None
-
-
 def fingerprint_of(hash: str) -> str:
-    """First 12 hex digits of a `sha256:<hex>` hash: what a table writes down."""
-    if not valid_hash(hash):
+    """`fingerprint(hash)` for a hash that must be good: ValueError otherwise."""
+    fp = fingerprint(hash)
+    if fp is None:
         raise ValueError(f"not a sha256:<64 hex> hash: {hash!r}")
-    return hash[7:19]
+    return fp
 
 
 def _json_type(x: object) -> str:
@@ -159,14 +156,14 @@ class LineChecker:
         if b[-1:] != b"\n":
             # Only a last line can lack its newline; never parse it, so it is never folded.
             self.prev_hash = None
-            return None, [TORN_MESSAGE], False
+            return None, [TORN], False
         try:
             obj = _loads(b)
         except _DecodeError as exc:
             self.prev_hash = None
             if not b.strip():
-                return None, ["blank line"], False
-            return None, [f"not valid JSON ({exc})"], False
+                return None, [Flaw(ProblemCode.BLANK_LINE, "blank line")], False
+            return None, [Flaw(ProblemCode.NOT_JSON, f"not valid JSON ({exc})")], False
         return self._check(obj)
 
     def feed_obj(self, obj: Any) -> tuple[dict[str, Any] | None, list[str] | None, bool]:
@@ -179,7 +176,11 @@ class LineChecker:
         # branches a good line never enters.
         if type(obj) is not dict:
             self.prev_hash = None
-            return None, [f"not a JSON object (got {_json_type(obj)})"], False
+            return (
+                None,
+                [Flaw(ProblemCode.NOT_AN_OBJECT, f"not a JSON object (got {_json_type(obj)})")],
+                False,
+            )
         n = self.line
         get = obj.get
         v = get("v")
@@ -205,30 +206,34 @@ class LineChecker:
             msgs, usable = _shape_problems(obj)
         # Each value test runs first and short-circuits the type guard in the common case.
         if v != 1 and type(v) is int:
-            msgs = _add(msgs, f"`v` is {v}, expected 1")
+            msgs = _add(msgs, ProblemCode.VERSION, f"`v` is {v}, expected 1")
         if (game != self.game or not self.game_ok) and type(game) is str:
             msgs = self._game_problems(game, n, msgs)
         if type(at) is str and not at_ok(at):
-            msgs = _add(msgs, f"`at` {_short(at)} is not an RFC 3339 UTC timestamp ending in Z")
+            msgs = _add(
+                msgs, ProblemCode.TIMESTAMP, f"`at` {_short(at)} is not an RFC 3339 UTC timestamp ending in Z"
+            )
         if not self.standalone:
             if seq != n and type(seq) is int:
-                msgs = _add(msgs, f"`seq` is {seq}, expected {n} (the line number)")
+                msgs = _add(msgs, ProblemCode.SEQ, f"`seq` is {seq}, expected {n} (the line number)")
             # prev_hash is None on line 1 and when the previous line had no hash to compare.
             if prev != self.prev_hash and (prev is None or type(prev) is str):
                 if n == 1:
-                    msgs = _add(msgs, "`prev` must be null on line 1")
+                    msgs = _add(msgs, ProblemCode.PREV, "`prev` must be null on line 1")
                 elif self.prev_hash is not None:
-                    msgs = _add(msgs, f"`prev` is not the hash of line {n - 1}")
+                    msgs = _add(msgs, ProblemCode.PREV, f"`prev` is not the hash of line {n - 1}")
             if prev is None and n > 1 and self.prev_hash is None:
                 # The previous line gave no hash to compare with, but null is wrong anyway.
-                msgs = _add(msgs, f"`prev` is null on line {n}; only line 1 has no previous")
+                msgs = _add(
+                    msgs, ProblemCode.PREV, f"`prev` is null on line {n}; only line 1 has no previous"
+                )
         if type(h) is str:
             # Hash the parsed object minus `hash`; popping and restoring is cheaper than a copy.
             del obj["hash"]
             digest = HASH_PREFIX + sha256(_dumps(obj, option=_SORT)).hexdigest()
             obj["hash"] = h
             if h != digest:
-                msgs = _add(msgs, f"`hash` does not match the content (computed {digest})")
+                msgs = _add(msgs, ProblemCode.HASH, f"`hash` does not match the content (computed {digest})")
             self.prev_hash = h
         else:
             self.prev_hash = None
@@ -240,10 +245,19 @@ class LineChecker:
             self.game, self.game_line, self.game_ok = game, n, valid_game_id(game)
         if game != self.game or not self.game_ok:
             if not valid_game_id(game):
-                msgs = _add(msgs, f"`game` {game!r} is not a game id (1-64 of a-z 0-9 -)")
+                msgs = _add(
+                    msgs, ProblemCode.GAME_ID, f"`game` {game!r} is not a game id (1-64 of a-z 0-9 -)"
+                )
             if game != self.game:
-                msgs = _add(msgs, f"`game` {game!r} differs from {self.game!r} on line {self.game_line}")
+                msgs = _add(
+                    msgs,
+                    ProblemCode.GAME_ID,
+                    f"`game` {game!r} differs from {self.game!r} on line {self.game_line}",
+                )
         return msgs
+
+
+_FIELDS = ProblemCode.ENVELOPE_FIELDS
 
 
 def _shape_problems(obj: dict[str, Any]) -> tuple[list[str], bool]:
@@ -254,9 +268,9 @@ def _shape_problems(obj: dict[str, Any]) -> tuple[list[str], bool]:
     extra = [k for k in obj if k not in _KEYSET]
     if missing:
         usable = False
-        msgs.append("missing envelope field(s): " + ", ".join(missing))
+        msgs.append(Flaw(_FIELDS, "missing envelope field(s): " + ", ".join(missing)))
     if extra:
-        msgs.append("unknown envelope field(s): " + ", ".join(map(repr, extra)))
+        msgs.append(Flaw(_FIELDS, "unknown envelope field(s): " + ", ".join(map(repr, extra))))
     for key, want in _FIELD_TYPES.items():
         if key not in obj:
             continue
@@ -265,15 +279,20 @@ def _shape_problems(obj: dict[str, Any]) -> tuple[list[str], bool]:
             usable = False
             also = " or null" if key == "prev" else ""
             msgs.append(
-                f"envelope field `{key}` must be {_TYPE_NAMES[want]}{also}, got {_json_type(x)} {_short(x)}"
+                Flaw(
+                    _FIELDS,
+                    f"envelope field `{key}` must be {_TYPE_NAMES[want]}{also},"
+                    f" got {_json_type(x)} {_short(x)}",
+                )
             )
     return msgs, usable
 
 
-def _add(msgs: list[str] | None, msg: str) -> list[str]:
+def _add(msgs: list[str] | None, code: ProblemCode, words: str) -> list[str]:
+    flaw = Flaw(code, words)
     if msgs is None:
-        return [msg]
-    msgs.append(msg)
+        return [flaw]
+    msgs.append(flaw)
     return msgs
 
 
@@ -291,7 +310,7 @@ def _logline(n: int, raw: dict[str, Any] | None, msgs: list[str] | None, usable:
     ll: Any = _LogLineTwin()
     ll.line = n
     ll.envelope = envelope_from_raw(raw) if usable and raw is not None else None
-    ll.problems = tuple([Problem(n, INTEGRITY, m) for m in msgs]) if msgs else ()
+    ll.problems = tuple([Problem.integrity(n, m) for m in msgs]) if msgs else ()  # type: ignore[arg-type]
     ll.raw = raw
     ll.__class__ = LogLine
     return ll  # type: ignore[no-any-return]
@@ -443,7 +462,7 @@ def _loglines(scanned: Iterator[Scanned]) -> Iterator[LogLine]:
     for n, raw, msgs, usable in scanned:
         yield _logline(n, raw, msgs, usable)
     if n == 0:
-        yield LogLine(1, None, (Problem(1, INTEGRITY, EMPTY_MESSAGE),), None)
+        yield LogLine(1, None, (Problem.integrity(1, EMPTY),), None)
 
 
 def iter_log(source: Source) -> Iterator[LogLine]:
@@ -481,24 +500,24 @@ class VerifyTally:
             self.last_hash = raw.get("hash")
             if self.game is None and type(raw.get("game")) is str:
                 self.game = raw["game"]
-        elif msgs[0] is not TORN_MESSAGE:  # type: ignore[index]
+        elif msgs[0].code is not ProblemCode.TORN_LINE:  # type: ignore[index, union-attr]
             # The fingerprint is of the last *complete* line; a torn one does not count.
             self.last_hash = None
         if msgs:
-            self.problems.extend([Problem(n, INTEGRITY, m) for m in msgs])
+            self.problems.extend([Problem.integrity(n, m) for m in msgs])  # type: ignore[arg-type]
 
     def result(self) -> VerifyResult:
         problems = self.problems
         if self.lines == 0:
-            problems = [Problem(1, INTEGRITY, EMPTY_MESSAGE)]
+            problems = [Problem.integrity(1, EMPTY)]
         last_hash = self.last_hash
-        stored = fingerprint_of(last_hash) if valid_hash(last_hash) else None  # type: ignore[arg-type]
+        stored = fingerprint(last_hash)
         return VerifyResult(
             events=self.lines,
             problems=problems,
             # A torn last line breaks nothing before it: the complete lines prove their hash.
-            fingerprint=None if any(p.message is not TORN_MESSAGE for p in problems) else stored,
-            head_hash=last_hash if stored else None,  # type: ignore[arg-type]
+            fingerprint=None if any(p.code is not ProblemCode.TORN_LINE for p in problems) else stored,
+            head_hash=last_hash if stored is not None else None,  # type: ignore[arg-type]
             game=self.game,
             stored_fingerprint=stored,
         )

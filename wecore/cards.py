@@ -45,9 +45,12 @@ PERSON_OF: dict[Colour, str] = {
     Colour.BLUE: "Random Stranger",
 }
 
-ALL_CARDS: tuple[str, ...] = tuple(
-    f"{letter}{number}" for letter in COLOUR_OF_LETTER for number in range(1, 11)
-)
+NUMBERS = range(1, 11)  # every colour has one card of each number
+HIGHEST_NUMBER = NUMBERS[-1]
+LIST_LENGTH = 3  # colours on a gift list
+# A score counts one card per list colour: three 10s at best.
+HIGHEST_SCORE = LIST_LENGTH * HIGHEST_NUMBER
+ALL_CARDS: tuple[str, ...] = tuple(f"{letter}{number}" for letter in COLOUR_OF_LETTER for number in NUMBERS)
 CARD_COLOUR: dict[str, Colour] = {card: COLOUR_OF_LETTER[card[0]] for card in ALL_CARDS}
 # Position in ALL_CARDS: colour by colour, low to high (sort_key).
 CARD_ORDER: dict[str, int] = {card: position for position, card in enumerate(ALL_CARDS)}
@@ -112,7 +115,7 @@ def parse_gift_list(text: str) -> tuple[Colour, Colour, Colour]:
         else ([cleaned] if len(cleaned) > 3 else list(cleaned))
     )
     colours = tuple(parse_colour(p) for p in parts)
-    if len(colours) != 3 or len(set(colours)) != 3:
+    if len(colours) != LIST_LENGTH or len(set(colours)) != LIST_LENGTH:
         raise ColourError(f"{text!r} is not a gift list: give three different colours, e.g. RGY")
     return colours  # type: ignore[return-value]
 

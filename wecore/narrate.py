@@ -1,4 +1,6 @@
-"""Each event told in one plain sentence, for replays."""
+"""Each event told in one plain sentence, for replays, and in a short phrase ("Ann opening
+R7") for lines that refer back to it. Cards only their owner may see are told as
+`views.sees_private` allows."""
 
 from __future__ import annotations
 
@@ -18,7 +20,9 @@ from wecore.events import (
     Note,
     TieBroken,
 )
+from wecore.scoring import Scoreboard
 from wecore.state import GameState, Phase
+from wecore.views import sees_private
 
 
 def house_rules_text(options: Mapping[str, Any]) -> str:
@@ -72,7 +76,7 @@ def describe(
                 return f"Attics dealt ({after.attic_size} cards each); yours: {yours}."
             return f"Attics dealt, {after.attic_size} cards each."
         case GiftBrought():
-            shown = event.card is not None and (omniscient or viewer == event.player)
+            shown = event.card is not None and sees_private(event.player, viewer, omniscient)
             what = f"brings {event.card} face down" if shown else "brings a gift face down"
             tail = ""
             if after.phase is Phase.PLAYING:
@@ -96,3 +100,81 @@ def describe(
         case Note():
             return f"Note: {event.text}"
     return event.TYPE
+
+
+def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> str:
+    """A short phrase for an event, for 'taken back: ...' lines."""
+    match event:
+        case GameStarted():
+            return "the start of the game"
+        case GiftListsDealt():
+            return "the dealing of the gift lists"
+        case AtticsDealt():
+            return "the dealing of the attics"
+        case GiftBrought():
+            shown = event.card is not None and sees_private(event.player, viewer, omniscient)
+            return f"{event.player} bringing {event.card if shown else 'a gift'}"
+        case GiftOpened():
+            return f"{event.player} opening {event.card}"
+        case GiftStolen():
+            return f"{event.player} stealing {event.card} from {event.from_player}"
+        case TieBroken():
+            return f"the tie-break for {event.winner}"
+        case Note():
+            return "a note"
+        case EventVoided():
+            return f"the void of event {event.voids}"
+    return event.TYPE
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def unseen_brings(names: list[str]) -> str:
+    """The gifts brought unseen for a party's first open, in one sentence."""
+    verb = "brings a gift" if len(names) == 1 else "bring gifts"
+    return f"{_and(names)} {verb} face down, unseen."
+
+
+def party_end(before: GameState, after: GameState) -> str:
+    """What everyone keeps when a party ends (`after` is the state once it has)."""
+    kept = ", ".join(f"{name} keeps {cards[-1]}" for name, cards in after.kept_by.items())
+    return f"Party {before.party} ends: {kept}."
+
+
+def taken_back(
+    void: EventVoided, voided: Event, after: GameState, viewer: str | None = None, omniscient: bool = True
+) -> str:
+    """A void told as the story goes (`we replay`): what never happened, and who moves now."""
+    now = after.player_to_move
+    tail = f"; {now} to move" if now else ""
+    taken = gist(voided, viewer, omniscient)
+    return f"Event {void.voids} is taken back ({void.reason}): {taken} never happened{tail}."
+
+
+def party_heading(state: GameState, party: int) -> str:
+    """'Party 2 of 3 · Cat starts', from a state in that party (no starter from another)."""
+    starter = state.starter_name if state.party == party else None
+    text = f"Party {party} of {state.attic_size}"
+    if starter is not None:
+        text += f" \u00b7 {starter} starts"
+    return text
+
+
+def parties_played(state: GameState) -> str:
+    """How far a game not over has come: '2 of 5 parties played'."""
+    if state.party == 0:
+        return "no party played yet"
+    return f"{state.party - 1} of {state.attic_size} parties played"
+
+
+def winners_line(board: Scoreboard) -> str:
+    """Who won, in one sentence (or that the game is not over yet)."""
+    if not board.complete:
+        return "The game is not over yet: standings so far."
+    if board.tie_broken_by is not None:
+        return f"Winner: {board.tie_broken_by} (tie broken: {board.tie_reason})."
+    if len(board.winners) > 1:
+        return f"Tie: {', '.join(board.winners)} share the win."
+    return f"Winner: {board.winners[0]}."

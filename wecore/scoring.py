@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cached_property
 
 from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour, sort_key
 from wecore.state import GameState
 
 
+class NotCounted(StrEnum):
+    """Why a kept card does not count."""
+
+    OFF_THE_LIST = "not on the list"  # its colour is not on the player's gift list
+    LOWER = "lower"  # a higher card of its colour counts instead
+
+
 @dataclass(frozen=True)
 class UnusedCard:
     card: str
-    reason: str
+    reason: str  # in words: "lower than Y9", "orange is not on the list"
+    why: NotCounted
 
 
 @dataclass(frozen=True)
@@ -32,10 +41,17 @@ class PlayerScore:
         for card in sorted(self.kept, key=sort_key):
             colour = CARD_COLOUR[card]
             if colour not in best:
-                unused.append(UnusedCard(card, f"{colour.value} is not on the list"))
+                unused.append(UnusedCard(card, f"{colour.value} is not on the list", NotCounted.OFF_THE_LIST))
             elif best[colour] != card:
-                unused.append(UnusedCard(card, f"lower than {best[colour]}"))
+                unused.append(UnusedCard(card, f"lower than {best[colour]}", NotCounted.LOWER))
         return tuple(unused)
+
+    def unused_by_reason(self) -> dict[str, list[str]]:
+        """The kept cards that did not count, grouped by the words of their reason, in order."""
+        grouped: dict[str, list[str]] = {}
+        for unused in self.unused:
+            grouped.setdefault(unused.reason, []).append(unused.card)
+        return grouped
 
     def explain(self) -> str:
         parts = [f"{colour.value} {card or '-'}" for colour, card in self.counted.items()]
@@ -94,6 +110,14 @@ def score(state: GameState) -> Scoreboard:
         else tuple([e.player for e in entries if e.total == top])
     )
     return Scoreboard(entries, winners, state.is_over, tie_broken_by, state.tie_reason)  # type: ignore[arg-type]
+
+
+def library_summary(state: GameState) -> tuple[bool, str | None]:
+    """(complete, winner) as a game library lists a game: the winners joined by commas (a tie
+    not broken names them all), and no winner before the game is over."""
+    if not state.is_over:
+        return False, None
+    return True, ", ".join(score(state).winners)
 
 
 def tied_leaders(state: GameState) -> tuple[str, ...]:

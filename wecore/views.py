@@ -1,7 +1,8 @@
-"""The table as one seat, or a spectator, may see it.
+"""The table as one seat, or a spectator, may see it, and the log as that seat may read it.
 
 A seat sees its own attic and the gift it brought; other attics and face-down gifts it
-did not bring are only counts. Opened, held and kept cards are public.
+did not bring are only counts. Opened, held and kept cards are public. `sees_private` is that
+rule; the view of the table, the narration and the redacted log all ask it.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wecore.cards import sort_key
-from wecore.state import GameState, Phase
+from wecore.state import GameState
 
 SPECTATOR = None
 
@@ -43,14 +44,20 @@ class SeatView:
         return dict(self.__dict__)
 
 
+def sees_private(owner: str, viewer: str | None, omniscient: bool = False) -> bool:
+    """May `viewer` (None: a spectator) see what only `owner` knows: their attic, the card of
+    the gift they brought? Yes for the owner, and for an omniscient reader."""
+    return omniscient or (viewer is not None and viewer == owner)
+
+
 def view(state: GameState, viewer: str | None = SPECTATOR, omniscient: bool = False) -> SeatView:
     """What `viewer` can know (a spectator when None); `omniscient` shows everything."""
     seat = None if viewer is None else state.seat_of[viewer]
     attics: dict[str, list[str] | int] | None = None
     if state.attics is not None:
         attics = {
-            name: sorted(cards, key=sort_key) if omniscient or s == seat else len(cards)
-            for s, (name, cards) in enumerate(zip(state.players, state.attics, strict=True))
+            name: sorted(cards, key=sort_key) if sees_private(name, viewer, omniscient) else len(cards)
+            for name, cards in zip(state.players, state.attics, strict=True)
         }
     if omniscient:
         known = list(state.face_down)
@@ -84,15 +91,38 @@ def view(state: GameState, viewer: str | None = SPECTATOR, omniscient: bool = Fa
     )
 
 
-def turn_line(state: GameState) -> str:
-    """Where the game stands, in one sentence: whose move it is, or who is still to bring."""
-    if state.phase is Phase.BRINGING:
-        waiting = ", ".join(state.waiting_to_bring)
-        return f"Party {state.party}/{state.attic_size}: waiting for gifts from {waiting}."
-    if state.phase is Phase.PLAYING:
-        return f"Party {state.party}/{state.attic_size}: {state.player_to_move} to move."
-    if state.phase is Phase.OVER:
-        return "The game is over."
-    if state.phase is Phase.SETTING_UP:
-        return "Setting up: the gift lists are not dealt yet."
-    return "No game yet."
+# Envelope fields that would give hidden cards away: with only ~50 cards to try, a line's hash
+# tells the card it covers, and every later hash chains to it.
+_CHAIN_FIELDS = ("prev", "hash")
+
+
+def seat_data(event_type: object, data: object, viewer: str | None) -> object:
+    """An event's `data` as `viewer` (None: a spectator, such as a screen for the whole table)
+    may read it: other players' attic cards and the cards of gifts they brought are null. An
+    attic keeps its length (the count is public)."""
+    if not isinstance(data, dict):
+        return data
+    if event_type == "attics_dealt":
+        attics = data.get("attics", {})
+        return {
+            **data,
+            "attics": {
+                name: cards if sees_private(name, viewer) else [None] * len(cards)
+                for name, cards in attics.items()
+            },
+        }
+    if event_type == "gift_brought" and not sees_private(data.get("player"), viewer):  # type: ignore[arg-type]
+        return {**data, "card": None}
+    return data
+
+
+def redact_log(envelopes: list[dict[str, Any]], viewer: str | None) -> list[dict[str, Any]]:
+    """The log (parsed lines) as `viewer` (None: a spectator) may read it: `seat_data` of every event, and no
+    `prev` or `hash` (see _CHAIN_FIELDS), so it no longer verifies, by design."""
+    redacted = []
+    for envelope in envelopes:
+        line = {k: v for k, v in envelope.items() if k not in _CHAIN_FIELDS}
+        if "data" in envelope:
+            line["data"] = seat_data(envelope.get("type"), envelope["data"], viewer)
+        redacted.append(line)
+    return redacted

@@ -110,3 +110,34 @@ def test_view_of_a_finished_game():
     table.break_tie(CAT)
     assert view(table.state).winners == [CAT]
     assert view(table.state).tie_broken_by == CAT
+
+
+def test_the_redacted_log_shows_a_seat_what_its_view_shows() -> None:
+    # One rule (views.sees_private) for the table and the log: the attic cards a seat's view
+    # lists are the ones its redacted log names, and a spectator's log names none.
+    from wecore.bots import play_payloads
+    from wecore.events import parse_event
+    from wecore.reducer import fold
+    from wecore.views import redact_log, view
+
+    payloads, _ = play_payloads(7, 4)
+    lines = [
+        {"seq": n, "type": t, "data": d, "prev": None, "hash": "sha256:..."}
+        for n, (t, d) in enumerate(payloads, start=1)
+    ]
+    dealt_at = next(n for n, (t, _) in enumerate(payloads, start=1) if t == "attics_dealt")
+    dealt = fold(parse_event(t, d) for t, d in payloads[:dealt_at])
+    for viewer in (*dealt.players, None):
+        log = redact_log(lines, viewer)
+        attics = log[dealt_at - 1]["data"]["attics"]
+        seen = view(dealt, viewer).attics
+        assert seen is not None
+        for name, cards in attics.items():
+            if isinstance(seen[name], list):
+                assert name == viewer and sorted(cards) == sorted(seen[name])
+            else:
+                assert cards == [None] * seen[name]
+        for line in log:
+            assert "hash" not in line and "prev" not in line
+            if line["type"] == "gift_brought":
+                assert (line["data"]["card"] is not None) == (line["data"]["player"] == viewer)

@@ -9,11 +9,13 @@ from html.parser import HTMLParser
 import pytest
 from replay_support import embedded, expected_view, script_text, state_at
 
-from cli.html_replay import redact_log, render_html, replay_steps, script_json, voided_seqs
+from cli.html_replay import render_html, replay_steps, script_json
 from wecore.errors import UnknownPlayerError
 from wecore.events import parse_event
 from wecore.narrate import describe
+from wecore.replay import voided_by
 from wecore.scoring import score
+from wecore.views import redact_log
 
 
 class _Collector(HTMLParser):
@@ -97,7 +99,7 @@ def test_steps_agree_through_a_void(one_party, seq):
 
 
 def test_voided_events_are_marked(one_party):
-    assert voided_seqs(one_party) == {10: 11}
+    assert voided_by(parse_event(e["type"], e["data"]) for e in one_party) == {10: 11}
     steps = embedded(render_html(one_party, viewer=None, fingerprint=None), "we-replay")["steps"]
     assert [s["seq"] for s in steps if s["voided_by"]] == [10]
     assert steps[9]["voided_by"] == 11

@@ -13,6 +13,7 @@ from freezegun import freeze_time
 
 from eventstore.jsonl import JsonlLog
 from eventstore.memory import MemoryLog
+from eventstore.persistence import GameLog
 from eventstore.sqlite import Library
 
 from .helpers import FROZEN_AT, Tamper, split_lines
@@ -21,15 +22,19 @@ ENVELOPE_KEYS = {"v", "game", "seq", "at", "type", "data", "prev", "hash"}
 
 
 class Backend:
-    """Makes logs of one kind, and edits their stored form behind the store's back."""
+    """Makes logs of one kind, and edits their stored form behind the store's back. A new
+    backend joins the contract suite with a subclass here and a line in BACKENDS."""
 
     name = ""
 
-    def new_log(self, game_id: str) -> Any:
+    def new_log(self, game_id: str) -> GameLog:
         raise NotImplementedError
 
     def tamper(self, log: Any, fn: Tamper) -> None:
         raise NotImplementedError
+
+    def close(self) -> None:
+        """Let go of whatever the backend holds open (a connection)."""
 
 
 class JsonlBackend(Backend):
@@ -47,6 +52,9 @@ class JsonlBackend(Backend):
 
 class MemoryBackend(Backend):
     name = "memory"
+
+    def __init__(self, tmp: pathlib.Path | None = None) -> None:
+        pass  # nothing on disk
 
     def new_log(self, game_id: str) -> MemoryLog:
         return MemoryLog(name=f"memory:{game_id}")
@@ -66,8 +74,11 @@ class LibraryBackend(Backend):
     def __init__(self, tmp: pathlib.Path) -> None:
         self.library = Library(tmp / "games.db")
 
-    def new_log(self, game_id: str) -> Any:
+    def new_log(self, game_id: str) -> GameLog:
         return self.library.log(game_id)
+
+    def close(self) -> None:
+        self.library.close()
 
     def tamper(self, log: Any, fn: Tamper) -> None:
         lines = [e.to_line() for e in log.read_unchecked()]
@@ -95,13 +106,15 @@ def frozen() -> Iterator[None]:
         yield
 
 
-@pytest.fixture(params=["jsonl", "library", "memory"])
+BACKENDS: dict[str, type[Backend]] = {
+    "jsonl": JsonlBackend,
+    "library": LibraryBackend,
+    "memory": MemoryBackend,
+}
+
+
+@pytest.fixture(params=sorted(BACKENDS))
 def backend(request: pytest.FixtureRequest, tmp_path: pathlib.Path) -> Iterator[Backend]:
-    if request.param == "jsonl":
-        yield JsonlBackend(tmp_path)
-    elif request.param == "library":
-        b = LibraryBackend(tmp_path)
-        yield b
-        b.library.close()
-    else:
-        yield MemoryBackend()
+    made = BACKENDS[request.param](tmp_path)
+    yield made
+    made.close()

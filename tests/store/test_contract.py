@@ -1,4 +1,4 @@
-"""One contract, three backends: JsonlLog, Library.log and MemoryLog behave the same."""
+"""One contract for every backend: JsonlLog, Library.log and MemoryLog (and any GameLog) behave the same."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ from eventstore.errors import (
     LogIntegrityError,
     TornTailError,
 )
+from eventstore.persistence import GameLibrary, GameLog, SealingLog, StoredGameLog
+from eventstore.sqlite import Library
 
 from .conftest import Backend
-from .helpers import FIRST, FROZEN_AT, Lines, edit, events, ref_canonical, ref_hash
+from .helpers import FIRST, FROZEN_AT, ROOT, Lines, edit, events, ref_canonical, ref_hash
 
 pytestmark = pytest.mark.usefixtures("frozen")
 
@@ -35,6 +37,31 @@ def stored_lines(backend: Backend, log: Any) -> Lines:
     got: Lines = []
     backend.tamper(log, lambda lines: got.extend(lines) or lines)
     return got
+
+
+# --- the interface ---------------------------------------------------------------------------
+
+
+def test_every_backend_is_a_game_log_sealed_by_the_one_base(backend: Backend) -> None:
+    log = backend.new_log("typed")
+    assert isinstance(log, GameLog)
+    assert isinstance(log, SealingLog)
+
+
+def test_the_library_is_a_game_library(tmp_path: Any) -> None:
+    with Library(tmp_path / "games.db") as library:
+        assert isinstance(library, GameLibrary)
+        assert isinstance(library.log("typed"), StoredGameLog)
+
+
+def test_only_the_base_seals_envelopes() -> None:
+    # A backend that sealed events itself would be a second copy of the chain's rules.
+    sealing = sorted(
+        path.name
+        for path in (ROOT / "eventstore").glob("*.py")
+        if "seal(" in path.read_text(encoding="utf-8") and path.name not in ("envelope.py", "persistence.py")
+    )
+    assert sealing == []
 
 
 # --- writing and reading back --------------------------------------------------------------

@@ -19,7 +19,8 @@ from eventstore.errors import (
     StoreError,
 )
 from eventstore.jsonl import JsonlLog
-from eventstore.sqlite import SCHEMA_VERSION, Library, _tables, default_db_path
+from eventstore.sqlite import Library, default_db_path
+from eventstore.sqlite_schema import SCHEMA_VERSION, table_names
 from eventstore.verify import VerifyResult, verify_log, verify_objects
 
 from .helpers import FIRST, VECTORS, edit, events, split_lines
@@ -588,7 +589,7 @@ def test_an_upgrade_keeps_an_old_table_with_columns_of_the_users_own(tmp_path: P
         assert library.log("vector-one").verify().ok
         kept = library.conn.execute("SELECT count(*) FROM events_schema_1 WHERE comment = 'mine'").fetchone()
         assert kept == (3,)
-        tables = _tables(library.conn)
+        tables = table_names(library.conn)
     assert "games_schema_1" not in tables and "events_schema_1" in tables
 
 
@@ -633,7 +634,8 @@ def test_a_game_cannot_outgrow_its_range_of_row_ids(
     library: Library, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The real limit is 2**32 - 1 events; a small one stands in for it.
-    monkeypatch.setattr("eventstore.sqlite.SEQ_LIMIT", 13)
+    for module in ("sqlite", "sqlite_import", "sqlite_schema"):
+        monkeypatch.setattr(f"eventstore.{module}.SEQ_LIMIT", 13)
     with pytest.raises(StoreError, match="holds at most 12 events"):
         library.import_log(VECTORS / "one-party.jsonl")
     lines = [json.loads(line) for line in split_lines((VECTORS / "one-party.jsonl").read_bytes())]

@@ -12,11 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from eventstore.canonical import fingerprint
 from eventstore.envelope import seal
 from eventstore.verify import (
     LineChecker,
     LogLine,
     Problem,
+    ProblemCode,
+    ProblemKind,
     ScanEnd,
     fingerprint_of,
     iter_log,
@@ -24,7 +27,7 @@ from eventstore.verify import (
     verify_log,
 )
 
-from .helpers import FIRST, dump_line, edit, events, ref_hash
+from .helpers import FIRST, ROOT, dump_line, edit, events, ref_hash
 
 
 def make_log(n: int = 5, game: str = "g") -> list[bytes]:
@@ -226,6 +229,21 @@ def test_fingerprint_of() -> None:
     for bad in ("0123456789ab", "sha256:" + "0" * 63, "sha256:" + "A" * 64):
         with pytest.raises(ValueError):
             fingerprint_of(bad)
+        assert fingerprint(bad) is None
+    assert fingerprint(h) == "0123456789ab"
+    assert fingerprint(None) is None
+
+
+def test_every_fingerprint_comes_from_one_function() -> None:
+    # A fingerprint sliced by hand somewhere ([7:19], [:12]) is a second definition of it.
+    sliced = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for package in ("wecore", "eventstore", "cli", "service")
+        for path in sorted((ROOT / package).glob("**/*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if "[7:19]" in line or 'removeprefix("sha256:")' in line
+    ]
+    assert sliced == []
 
 
 def test_sources(tmp_path: Path) -> None:
@@ -349,6 +367,16 @@ def tampered_logs(draw: st.DrawFn) -> list[bytes]:
 def test_fast_path_agrees_with_line_checker(lines: list[bytes]) -> None:
     fast = [(n, msgs, usable) for n, _, msgs, usable in scan_lines(lines)]
     assert fast == reference_verdicts(lines)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tampered_logs())
+def test_every_integrity_problem_says_which_check_it_failed(lines: list[bytes]) -> None:
+    for problem in verify_log(lines).problems:
+        assert problem.kind is ProblemKind.INTEGRITY and isinstance(problem.code, ProblemCode)
+    torn = verify_log([*make_log(2), b'{"v": 1'])
+    assert [p.code for p in torn.problems] == [ProblemCode.TORN_LINE]
+    assert [p.code for p in verify_log([]).problems] == [ProblemCode.EMPTY_LOG]
 
 
 def reference_verdicts(lines: list[bytes]) -> list[tuple[int, list[str] | None, bool]]:

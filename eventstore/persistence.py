@@ -1,0 +1,173 @@
+"""What a storage backend is: the interface every one implements, and the base that seals.
+
+`GameLog` is one game's append-only log; `GameLibrary` is many games in one database (the
+SQLite library today; PostgreSQL next). Callers hold these types, never a backend's class.
+
+`SealingLog` does the part every backend shares: it checks the game id and the caller's idea
+of the head, and seals each new event onto the hash chain (`seal`). A backend only stores and
+reads back lines or rows: `_store_first` writes line 1 where no game is yet, and `_locked_head`
+reads the newest envelope under the backend's own write lock (a file lock, a transaction) and
+hands back a function that stores envelopes after it, all or nothing. Reading checks every line
+with `verify`, so a backend only has to give its lines (`iter_lines`) and a `verify` of them.
+
+tests/store/test_contract.py is the one suite every backend passes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from eventstore.envelope import Envelope, seal, utc_now, valid_game_id
+from eventstore.errors import ConcurrencyError, GameNotFoundError, LogIntegrityError
+from eventstore.verify import LogLine, VerifyResult
+
+# An event to append, as the log writes it: (type, data).
+Payload = tuple[str, dict[str, Any]]
+# (seq, hash, game id) of a log's newest event; (0, None, None) when there is no log yet.
+Head = tuple[int, str | None, str | None]
+# Stores sealed envelopes after the head just read, all or nothing.
+StoreAfterHead = Callable[[list[Envelope]], None]
+# What a game library keeps about a game that the store does not judge: (complete, winner).
+Summary = tuple[bool, "str | None"]
+
+
+@runtime_checkable
+class GameLog(Protocol):
+    """One game's append-only log (log-format.md): a JSONL file, a game in a library, memory."""
+
+    def exists(self) -> bool: ...
+
+    def create(self, first: Payload, game_id: str, at: str | None = None) -> Envelope:
+        """Start the log with its first event; LogExistsError if there is one already."""
+        ...
+
+    def head(self) -> Head: ...
+
+    def append(self, events: Sequence[Payload], expected_seq: int, at: str | None = None) -> list[Envelope]:
+        """Seal and store `events` after event `expected_seq`, all or nothing, durably before it
+        returns; ConcurrencyError (nothing stored) when the newest event is another."""
+        ...
+
+    def read(self) -> Iterator[Envelope]:
+        """The events of a log that must be good: LogIntegrityError at the first problem."""
+        ...
+
+    def iter_lines(self) -> Iterator[LogLine]:
+        """Every line with its integrity problems; never raises on a problem."""
+        ...
+
+    def verify(self) -> VerifyResult: ...
+
+
+@runtime_checkable
+class StoredGameLog(GameLog, Protocol):
+    """A game in a library: its rows can be read unchecked, for a reader that checks them
+    itself (`verify.scan_objects`), the cheapest way to audit a game in a database."""
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """The stored events as parsed envelopes, in seq order; GameNotFoundError if none."""
+        ...
+
+
+@runtime_checkable
+class GameLibrary(Protocol):
+    """Many games in one database, each a `GameLog`; what the commands ask of a library."""
+
+    def log(self, game_id: str) -> StoredGameLog: ...
+
+    def has_game(self, game_id: str) -> bool: ...
+
+    def games(self) -> list[dict[str, Any]]:
+        """One summary per game, oldest first (the columns of `games`, `players` parsed)."""
+        ...
+
+    def import_log(self, path: str | Path) -> Any:
+        """Copy a JSONL log in, all or nothing: imported, extended, unchanged, or refused."""
+        ...
+
+    def import_verified(
+        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None = None
+    ) -> Any:
+        """import_log for lines the caller has just verified (parsed, free of problems)."""
+        ...
+
+    def import_envelopes(self, envelopes: Iterable[Envelope], label: str = "envelopes") -> Any: ...
+
+    def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None: ...
+
+    def export(self, game_id: str, path: str | Path) -> int:
+        """Write a game as a JSONL file with the very same lines; the number of events."""
+        ...
+
+    def batch(self) -> AbstractContextManager[Any]:
+        """Share transactions between the writes inside the block; each stays all or nothing."""
+        ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Any: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+class SealingLog(ABC):
+    """The writing and checked reading every backend shares (see the module's docstring)."""
+
+    @property
+    @abstractmethod
+    def where(self) -> str:
+        """The log named in messages: a path, or a game in a library."""
+
+    @abstractmethod
+    def _store_first(self, envelope: Envelope) -> None:
+        """Store line 1 of a new log; LogExistsError if the game exists already."""
+
+    @abstractmethod
+    def _locked_head(self) -> AbstractContextManager[tuple[Envelope | None, StoreAfterHead]]:
+        """Under the backend's write lock: the newest envelope (checked as a log's tail is:
+        TornTailError, LogIntegrityError), or None when there is no log, and the function that
+        stores envelopes after it. An exception leaving the block stores nothing."""
+
+    @abstractmethod
+    def iter_lines(self) -> Iterator[LogLine]: ...
+
+    def create(self, first: Payload, game_id: str, at: str | None = None) -> Envelope:
+        if not valid_game_id(game_id):
+            raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
+        type_, data = first
+        envelope = seal(game_id, 1, at or utc_now(), type_, data, None)
+        self._store_first(envelope)
+        return envelope
+
+    def append(self, events: Sequence[Payload], expected_seq: int, at: str | None = None) -> list[Envelope]:
+        with self._locked_head() as (head, store):
+            if head is None:
+                raise GameNotFoundError(self.where)
+            if head.seq != expected_seq:
+                raise ConcurrencyError(self.where, expected_seq, head.seq)
+            # All sealed before any is stored: an event refused by `seal` stores nothing.
+            when = at or utc_now()
+            sealed: list[Envelope] = []
+            prev, seq = head.hash, head.seq
+            for type_, data in events:
+                seq += 1
+                envelope = seal(head.game, seq, when, type_, data, prev)
+                sealed.append(envelope)
+                prev = envelope.hash
+            if sealed:
+                store(sealed)
+        return sealed
+
+    def read(self) -> Iterator[Envelope]:
+        # iter_lines opens the log now, so a missing game is reported here, not at the first line.
+        return self._checked(self.iter_lines())
+
+    def _checked(self, lines: Iterator[LogLine]) -> Iterator[Envelope]:
+        for line in lines:
+            if line.problems:
+                raise LogIntegrityError(self.where, line.problems)
+            yield line.envelope  # type: ignore[misc]
