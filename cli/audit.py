@@ -11,7 +11,7 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,11 +29,12 @@ from cli.common import (
     logs_in_directory,
     path_mode,
 )
-from eventstore.problems import Problem, ProblemCode
-from wecore.scoring import NotCounted, Scoreboard, score
+from service.audit import AuditResult
+from service.audit import audit_one as audit_game
+from wecore.scoring import NotCounted, Scoreboard
 
 if TYPE_CHECKING:
-    from wecore.claims import CardHistory, ClaimResult
+    pass
 
 
 @dataclass(frozen=True)
@@ -57,114 +58,8 @@ class Claim:
         return cls(name, value, text)
 
 
-@dataclass
-class AuditResult:
-    """Everything printed about one game: plain data, so a worker process can send it back."""
-
-    source: str
-    game: str | None
-    events: int
-    fingerprint: str | None  # proven by a clean chain, else None
-    problems: list[Problem]
-    complete: bool
-    status: str  # "over", or where the game stands ("party 3/9: Ann to move")
-    board: Scoreboard | None  # standings as folded; None before the gift lists are dealt
-    folded_to: int  # the last line the fold took in
-    claims: list[ClaimResult] = field(default_factory=list)
-    stored_fingerprint: str | None = None  # what the last line claims, proven or not
-    broken_at: int | None = None  # the first line failing integrity
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    @property
-    def fingerprint_text(self) -> str:
-        if self.fingerprint is not None:
-            return self.fingerprint
-        if self.broken_at is not None:
-            return f"not proven: the chain breaks at line {self.broken_at}"
-        return "-"
-
-    @property
-    def clean(self) -> bool:
-        """What the exit status asks: the game is clean and every claim about it holds."""
-        return self.ok and all(c.holds for c in self.claims)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "game": self.game,
-            "source": self.source,
-            "ok": self.ok,
-            "events": self.events,
-            "fingerprint": self.fingerprint,
-            "stored_fingerprint": self.stored_fingerprint,
-            "complete": self.complete,
-            "problems": [{"seq": p.line, "kind": p.kind, "message": p.message} for p in self.problems],
-        }
-        # Final scores only for a clean, complete game: anything else would be a verdict on a
-        # game that did not end, or on a log that cannot be trusted.
-        if self.ok and self.complete and self.board is not None:
-            out["scores"] = {p.player: p.total for p in self.board.players}
-            out["winners"] = list(self.board.winners)
-        out["claims"] = [c.to_json() for c in self.claims]
-        return out
-
-
-# --- auditing one game --------------------------------------------------------------
-
-
 def audit_one(source: GameSource, claims: Sequence[Claim] = ()) -> AuditResult:
-    report = check_game(source, keep_envelopes=False)
-    state = report.state
-    board = score(state) if state.lists is not None else None
-    if state.is_over:
-        status = "over"
-    else:
-        from wecore.turns import status_line, turn
-
-        status = status_line(turn(state))
-    result = AuditResult(
-        source=report.source,
-        game=report.game,
-        # An empty file is reported at line 1, but it has no lines.
-        events=0 if any(p.code is ProblemCode.EMPTY_LOG for p in report.problems) else report.events,
-        fingerprint=report.fingerprint,
-        stored_fingerprint=report.stored_fingerprint,
-        broken_at=report.broken_at,
-        problems=report.problems,
-        complete=report.complete,
-        status=status,
-        board=board,
-        folded_to=state.seq,  # every folded event counts one, and folding starts at line 1
-    )
-    if claims:
-        from wecore.claims import check_claim, explain_difference
-
-        first = result.problems[0] if result.problems else None
-        failed_at = None if first is None else (first.line, first.kind)
-        history: CardHistory | None = None
-        for claim in claims:
-            outcome = check_claim(state, board, claim.player, claim.score, failed_at)
-            if outcome is None:  # it needs the story of the cards: read the game again, once
-                if history is None:
-                    history = _card_history(source)
-                outcome = explain_difference(state, board, claim.player, claim.score, history)  # type: ignore[arg-type]
-            result.claims.append(outcome)
-    return result
-
-
-def _card_history(source: GameSource) -> CardHistory:
-    """The story of the cards, for explaining a failed claim: the game read a second time."""
-    from wecore.claims import CardHistory
-    from wecore.events import parse_event
-
-    # The rules engine keeps the undo stack; read the events still in effect off it.
-    report = check_game(source, keep_envelopes=True)
-    by_seq = {envelope.seq: envelope for envelope in report.envelopes}
-    return CardHistory.of(
-        parse_event(by_seq[seq].type, by_seq[seq].data) for seq in report.state.seqs_in_effect()
-    )
+    return audit_game(source, claims, check_game)
 
 
 # --- arguments ----------------------------------------------------------------------

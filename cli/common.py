@@ -7,21 +7,20 @@ import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from eventstore.errors import StoreError
+from service.checking import GameReport, GameSource
+from service.checking import check_game as _check_game
 from wecore.errors import WeError
 
 if TYPE_CHECKING:
-    # The engine and the verifier load on first use, so `we --help` stays instant.
     from eventstore.persistence import GameLibrary
-    from eventstore.verify import Problem, ScanEnd
-    from wecore.audit import GameChecker
-    from wecore.state import GameState
+
+__all__ = ["GameReport", "GameSource"]  # their home is service.checking; commands import them here
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -107,40 +106,6 @@ def library_path(db_path: Path | None) -> Path:
     from eventstore.sqlite import default_db_path
 
     return db_path if db_path is not None else default_db_path()
-
-
-@dataclass
-class GameReport:
-    """A game read from its source and checked: integrity, schema and rules."""
-
-    source: str
-    game: str | None
-    events: int
-    fingerprint: str | None  # proven: None when the chain is broken
-    problems: list[Problem]
-    state: GameState
-    stored_fingerprint: str | None = None  # what the last line claims, proven or not
-    broken_at: int | None = None  # the first line failing integrity, if any
-    envelopes: list[Any] = field(default_factory=list)  # kept only when asked for
-    lines: list[dict[str, Any]] = field(default_factory=list)  # parsed, kept only when asked for
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    @property
-    def complete(self) -> bool:
-        return self.state.is_over
-
-
-@dataclass(frozen=True)
-class GameSource:
-    """Where a GAME argument points: a JSONL file or a game in the library."""
-
-    label: str
-    path: Path | None = None
-    db_path: Path | None = None
-    game_id: str | None = None
 
 
 def resolve_game(text: str, db_path: Path | None) -> GameSource:
@@ -240,79 +205,8 @@ def connect_library(path: Path) -> GameLibrary:
 
 
 def check_game(source: GameSource, keep_envelopes: bool = False, keep_lines: bool = False) -> GameReport:
-    """Read a game once, streaming: every integrity problem, and the fold up to the first
-    schema or rules problem (the state after it is undefined, so folding stops there).
-
-    keep_envelopes keeps every usable line as an Envelope; keep_lines keeps them as the parsed
-    dicts (what the library stores), which costs nothing extra on the fast path."""
-    from eventstore.verify import ScanEnd, scan_lines, scan_objects
-    from wecore.audit import GameChecker
-
-    checker = GameChecker()
-    # Clean lines go straight from the scan to the fold, unless every envelope is wanted.
-    fold = None if keep_envelopes else checker.feed
-    end = ScanEnd()
-    kept: list[dict[str, Any]] | None = [] if keep_lines else None
-    if source.path is not None:
-        with open(source.path, "rb", buffering=1 << 20) as lines:
-            scanned = scan_lines(lines, fold, end, kept)
-            return _check_scanned(source, scanned, checker, end, keep_envelopes, kept)
-    rows = _library_rows(source)
-    return _check_scanned(source, scan_objects(rows, fold, end, kept), checker, end, keep_envelopes, kept)
-
-
-def _check_scanned(
-    source: GameSource,
-    scanned: Iterator[tuple[int, Any, Any, bool]],
-    checker: GameChecker,
-    end: ScanEnd,
-    keep_envelopes: bool,
-    kept: list[dict[str, Any]] | None,
-) -> GameReport:
-    """The lines the scan yields (all of them, or only line 1 and those with problems when it
-    folds clean lines itself), tallied and folded in line order."""
-    from eventstore.envelope import envelope_from_raw
-    from eventstore.problems import Problem, ProblemKind
-    from eventstore.verify import VerifyTally
-
-    feed = checker.feed
-    tally = VerifyTally()
-    add = tally.add
-    envelopes: list[Any] = []
-    for n, raw, msgs, usable in scanned:
-        if end.last is not None:
-            add(end.lines, end.last, None)  # the newest folded line before this one
-            end.last = None
-        add(n, raw, msgs)
-        if not usable:
-            # An unusable line leaves a hole in the game: nothing after it can be folded.
-            checker.halt()
-            continue
-        if keep_envelopes:
-            envelopes.append(envelope_from_raw(raw))
-        if kept is not None:
-            kept.append(raw)  # in line order: the scan appends clean lines as it passes them
-        feed(n, raw["type"], raw["data"])
-    if end.last is not None:
-        tally.add(end.lines, end.last, None)
-    verdict = tally.result()
-    problems = verdict.problems
-    rule = checker.problem
-    if rule is not None:
-        problems.append(Problem(rule.line, ProblemKind(rule.kind), rule.message))
-        problems.sort(key=lambda p: (p.line, p.kind is not ProblemKind.INTEGRITY))
-    return GameReport(
-        source=source.label,
-        game=verdict.game,
-        events=verdict.events,
-        fingerprint=verdict.fingerprint,
-        problems=problems,
-        state=checker.state,
-        stored_fingerprint=verdict.stored_fingerprint,
-        broken_at=verdict.broken_at,
-        envelopes=envelopes,
-        lines=kept if kept is not None else [],
-    )
+    """service.checking.check_game, reading library games through this command's connection."""
+    return _check_game(source, keep_envelopes, keep_lines, _library_rows)
 
 
 def load_game(text: str, db_path: Path | None, keep_envelopes: bool = True) -> GameReport:

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "games": ("cli.library", "games", "List the games in the library."),
     "stats": ("cli.library", "stats", "Per-player results across the library."),
     "repair": ("cli.library", "repair", "Cut a torn last line off a log, keeping a backup."),
+    "serve": ("cli.serve", "serve", "Serve a folder of games: a live table on the TV, a seat on each phone."),
 }
 
 

@@ -19,7 +19,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,12 +28,24 @@ import click
 from rich.text import Text
 
 from cli.common import CommandFailed, GameSource, check_game, db_option, library_path
+from cli.house_rules import given_flags, house_rule_options, options_from_flags, pop_house_rule_flags
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
+from service.checking import damage_sentence
+from service.play import (
+    GAME_OVER,
+    Refused,
+    RuleRefused,
+    StaleHead,
+    commit,
+    decide_move,
+    note_events,
+    plan_undo,
+    start_game,
+    tie_events,
+)
 from wecore.cards import ALL_CARDS, CARD_FORM_HINT, COLOURS, is_card, parse_card, parse_gift_list, sort_key
 from wecore.decider import (
-    AddNote,
-    BreakTie,
     Bring,
     Command,
     DealAttics,
@@ -41,24 +53,22 @@ from wecore.decider import (
     Open,
     StartGame,
     Steal,
-    Undo,
+    Swap,
     decide,
     resolve_player,
 )
-from wecore.errors import CardNotationError, RuleViolation, UnknownPlayerError, WeError
+from wecore.errors import CardNotationError, UnknownPlayerError, WeError
 from wecore.events import (
     AtticsDealt,
     Event,
     GiftBrought,
     GiftListsDealt,
     TieBroken,
-    event_payload,
     parse_event,
 )
 from wecore.moves import legal_moves
 from wecore.narrate import describe, gist, party_end, unseen_brings, winners_line
 from wecore.reducer import evolve, fold
-from wecore.rulesets import MAX_PLAYERS, MIN_PLAYERS
 from wecore.state import INITIAL_STATE, GameState, Phase
 from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, status_line, turn
 from wecore.views import view
@@ -71,6 +81,8 @@ Commands (names and cards in any case; a unique start of a name is enough):
   open CARD          (o)  the player to move opens CARD, e.g. `open R7`
   steal PLAYER       (s)  the player to move steals the gift PLAYER holds
   NAME open CARD / NAME steal PLAYER   the same, checking whose turn it is
+  swap PLAYER             starter_final_swap: after a party's last open, its starter swaps
+                          gifts with PLAYER (`keep`: no swap)
   bring PLAYER CARD       PLAYER brings CARD face down (needed when the attics were dealt;
                           otherwise gifts not yet brought go down unseen at the first open)
   undo [REASON]           take back the latest event still in effect
@@ -91,6 +103,10 @@ VERBS = {
     "steal": "steal",
     "s": "steal",
     "steals": "steal",
+    "swap": "swap",
+    "swaps": "swap",
+    "keep": "keep",
+    "keeps": "keep",
     "bring": "bring",
     "b": "bring",
     "brings": "bring",
@@ -108,10 +124,24 @@ VERBS = {
     "lists": "lists",
     "start": "start",
 }
-MOVES = ("open", "steal")
-COMMAND_WORDS = ("open", "steal", "bring", "undo", "note", "tie", "status", "help", "quit", "lists", "start")
-
-WITHOUT_WORDS = ("status", "help", "quit")
+MOVES = ("open", "steal", "swap", "keep")
+IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)  # a party's moves, and its starter's final swap
+COMMAND_WORDS = (
+    "open",
+    "steal",
+    "swap",
+    "keep",
+    "bring",
+    "undo",
+    "note",
+    "tie",
+    "status",
+    "help",
+    "quit",
+    "lists",
+    "start",
+)
+WITHOUT_WORDS = ("status", "help", "quit", "keep")
 COLOUR_NAMES = {colour.value: colour for colour in COLOURS}
 AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
 DEFAULT_UNDO_REASON = "undone at the table"
@@ -144,18 +174,7 @@ def is_interactive() -> bool:
 @click.option(
     "--game-id", "game_id", metavar="ID", help="New game: the game id (default: from the title or the date)."
 )
-@click.option(
-    "--attic-size",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="New game, house rule: N cards per player (and so N parties) for this player count.",
-)
-@click.option(
-    "--max-steals",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="New game, house rule: a gift stolen N times in a party is frozen for the rest of it.",
-)
+@house_rule_options("New game, house rule: ")
 @click.option(
     "--attics",
     metavar="HANDS",
@@ -174,11 +193,10 @@ def record(
     lists: str | None,
     title: str | None,
     game_id: str | None,
-    attic_size: int | None,
-    max_steals: int | None,
     attics: str | None,
     db_path: Path | None,
     no_library: bool,
+    **flags: Any,
 ) -> None:
     """Record a game live at the table into FILE, one command per line.
 
@@ -191,6 +209,7 @@ def record(
     \b
     open CARD (o)         the player to move opens CARD
     steal PLAYER (s)      the player to move steals PLAYER's gift
+    swap PLAYER, keep     the starter's final swap (house rule), or none
     NAME open CARD        the same, checking that it is NAME's turn
     bring PLAYER CARD     a gift brought seen (when the attics were dealt)
     undo [REASON]         take back the latest event still in effect
@@ -209,14 +228,13 @@ def record(
     Exit status: 0 when the game ended or you quit, 1 when FILE is damaged or invalid,
     2 for a usage error (such as a flag missing for a new game when not on a terminal).
     """
+    house_flags = pop_house_rule_flags(flags)
     new_game_flags = {
         "--players": players,
         "--dealer": dealer,
         "--lists": lists,
         "--title": title,
         "--game-id": game_id,
-        "--attic-size": attic_size,
-        "--max-steals": max_steals,
         "--attics": attics,
     }
     if file.exists():
@@ -224,6 +242,7 @@ def record(
             # Nothing was ever recorded in it (a log has at least its first line).
             raise CommandFailed(f"{file} is empty, so it holds no game: delete it, then start the game again")
         given = [flag for flag, value in new_game_flags.items() if value is not None]
+        given += given_flags(house_flags)
         if given:
             raise click.UsageError(
                 f"{file} already exists, and {', '.join(given)} only set up a new game;"
@@ -231,7 +250,7 @@ def record(
             )
         session = resume(file)
     else:
-        session = set_up(file, players, dealer, lists, title, game_id, attic_size, max_steals, attics)
+        session = set_up(file, players, dealer, lists, title, game_id, house_flags, attics)
     session.library = None if no_library else library_path(db_path)
     session.run()
 
@@ -302,11 +321,10 @@ def set_up(
     lists: str | None,
     title: str | None,
     game_id: str | None,
-    attic_size: int | None,
-    max_steals: int | None,
+    house_flags: dict[str, Any],
     attics: str | None,
 ) -> Session:
-    from eventstore.envelope import make_game_id, utc_now, valid_game_id
+    from eventstore.envelope import make_game_id, valid_game_id
 
     interactive = is_interactive()
     missing = [
@@ -325,12 +343,7 @@ def set_up(
         )
 
     def options_for(count: int) -> dict[str, Any]:
-        options: dict[str, Any] = {}
-        if attic_size is not None and MIN_PLAYERS <= count <= MAX_PLAYERS:  # else the count is refused
-            options["attic_sizes"] = {str(count): attic_size}
-        if max_steals is not None:
-            options["max_steals_per_gift"] = max_steals
-        return options
+        return options_from_flags(house_flags, count)
 
     def check_players(text: str) -> tuple[str, ...]:
         names = parse_players(text)
@@ -430,13 +443,10 @@ def set_up(
     from eventstore.jsonl import JsonlLog
 
     gid = game_id or make_game_id(title, datetime.now(UTC))
+    written = start_game(file, gid, events)
     log = JsonlLog(file)
-    at = utc_now()
-    payloads = [event_payload(e) for e in events]
-    first = log.create(first=payloads[0], game_id=gid, at=at)
-    written = [first, *log.append(payloads[1:], expected_seq=1, at=at)]
 
-    session = Session(file, log, INITIAL_STATE, [], 0, None, interactive, gid)
+    session = Session(file, log, INITIAL_STATE, [], 0, None, interactive, gid, house_flags=house_flags)
     named = f" \u201c{title}\u201d" if title else ""
     session.say(Text(f"Recording game {gid}{named} in {file}.", style="bold"))
     session.absorb(events, written)
@@ -457,24 +467,10 @@ def set_up(
 
 def resume(file: Path, greet: bool = True) -> Session:
     from eventstore.jsonl import JsonlLog
-    from eventstore.problems import ProblemCode
 
     report = check_game(GameSource(label=str(file), path=file), keep_envelopes=True)
     if report.problems:
-        torn = [p for p in report.problems if p.code is ProblemCode.TORN_LINE]
-        others = len(report.problems) - len(torn)
-        if torn:
-            plural = "s" if others > 1 else ""
-            tail = f" ({others} other problem{plural}: see `we audit {file}`)" if others else ""
-            raise CommandFailed(
-                f"{file}: line {torn[0].line} is torn (an append was cut off), so nothing can be added"
-                f" after it: run `we repair {file}`, then `we record {file}` again{tail}"
-            )
-        first = report.problems[0]
-        raise CommandFailed(
-            f"{file}: line {first.line}: {first.kind}: {first.message};"
-            f" refusing to record onto a damaged log (see `we audit {file}`)"
-        )
+        raise CommandFailed(damage_sentence(str(file), report.problems))
     state = report.state
     if state.phase is Phase.SETTING_UP:
         raise CommandFailed(
@@ -548,6 +544,7 @@ class Session:
     game: str
     line_no: int = 0  # lines read from the input
     library: Path | None = None  # where the game goes when it ends; None: nowhere
+    house_flags: dict[str, Any] = field(default_factory=dict)  # the set-up's, kept for `start over`
     in_library: int = 0  # the head last added to the library
 
     # --- output ---
@@ -652,6 +649,8 @@ class Session:
                 return [m.from_player for m in legal_moves(state) if isinstance(m, Steal) and m.from_player]
             if verb == "bring":
                 return list(state.waiting_to_bring)
+            if verb == "swap":
+                return [m.with_player for m in legal_moves(state) if isinstance(m, Swap) and m.with_player]
             if verb == "tie" and state.is_over:
                 return list(state.scoreboard.winners)
             if verb == "start":
@@ -713,7 +712,7 @@ class Session:
             return True
         try:
             return self.dispatch(text)
-        except (Rejected, WeError) as exc:
+        except (Rejected, Refused, WeError) as exc:
             self.complain(str(exc), text)
         return True
 
@@ -741,10 +740,7 @@ class Session:
             raise Rejected(f"`{verb}` takes nothing after it, but {' '.join(args)!r} followed")
 
         if state.is_over and verb not in AFTER_THE_END:
-            raise Rejected(
-                "the game is over, so nobody can open, steal or bring any more;"
-                " `tie`, `undo`, `note`, `status` and `quit` still work"
-            )
+            raise Rejected(f"{GAME_OVER}; `tie`, `undo`, `note`, `status` and `quit` still work")
         if verb == "quit":
             return False
         if verb == "help":
@@ -772,6 +768,12 @@ class Session:
             if not args:
                 raise Rejected("say whose gift is stolen, e.g. `steal Ann`")
             self.move(Steal(from_player=self.victim(" ".join(args)), player=actor))
+        elif verb == "swap":
+            if not args:
+                raise Rejected("say whose gift the starter takes, e.g. `swap Ann` (or `keep`: no swap)")
+            self.move(Swap(with_player=self.victim(" ".join(args)), player=actor))
+        elif verb == "keep":
+            self.move(Swap(with_player=None, player=actor))
         elif verb == "bring":
             if len(args) < 2:
                 raise Rejected("say who brings which card, e.g. `bring Ann R7`")
@@ -784,12 +786,12 @@ class Session:
         elif verb == "note":
             if not rest:
                 raise Rejected("a note needs some text, e.g. `note Ben spilled cocoa on the red 9`")
-            self.commit(decide(state, AddNote(text=rest)))
+            self.commit(note_events(state, rest))
         elif verb == "tie":
             if not args:
                 raise Rejected("say who wins the tie, e.g. `tie Ann best speech for Fluffy the Cat`")
             winner, reason = self.tie_words(args)
-            self.commit(decide(state, BreakTie(winner=winner, reason=reason)))
+            self.commit(tie_events(state, winner, reason))
         return True
 
     def deal_lists(self, text: str) -> None:
@@ -824,7 +826,7 @@ class Session:
         backup = backup_path(self.path)
         self.path.rename(backup)
         self.say(f"{self.path} is kept as {backup}; setting the game up again.")
-        fresh = set_up(self.path, None, None, None, None, None, None, None, None)
+        fresh = set_up(self.path, None, None, None, None, None, self.house_flags, None)
         fresh.library = self.library
         fresh.run()
         raise _Finished
@@ -854,37 +856,23 @@ class Session:
 
     def move(self, command: Command) -> None:
         try:
-            events = decide(self.state, command)
-        except (CardNotationError, UnknownPlayerError):
-            raise
-        except RuleViolation as exc:
-            raise Rejected(f"{exc}. {moves_hint(self.state)}") from None
+            events = decide_move(self.state, command)
+        except RuleRefused as exc:
+            raise Rejected(f"{exc}. {moves_hint(self.state, refused=str(exc))}") from None
         self.commit(events)
 
     def undo(self, reason: str) -> None:
         state = self.state
-        if state.undo is None:
-            raise Rejected("there is nothing to undo")
-        seq, _ = state.undo
-        undone = self.events[seq - 1]
-        if isinstance(undone, AtticsDealt):
-            # The log allows it, but the recorder could not deal them again: a new file is simpler.
+        if state.undo is not None and isinstance(self.events[state.undo[0] - 1], AtticsDealt):
+            # The log allows it, but the recorder could not deal them again: start over instead.
             raise Rejected(
                 "the attics are not undone at the table: if the set-up was wrong, `start over`"
                 " (the file is kept as a backup)"
             )
         was_over = state.is_over
-        voids = decide(state, Undo(reason=reason))
-        after = fold(voids, state)
-        # Unseen brings are never typed: the recorder wrote them with the party's first open.
-        # So they go with that open, and one undo takes back one typed command.
-        brings = 0
-        while after.undo is not None and _is_unseen_bring(self.events[after.undo[0] - 1]):
-            more = decide(after, Undo(reason=reason))
-            voids += more
-            after = fold(more, after)
-            brings += 1
-        self.commit(voids, narrate=False)
+        plan = plan_undo(state, self.events, reason, lists_too=True)
+        seq, undone, brings = plan.seq, plan.undone, plan.brings
+        self.commit(plan.voids, narrate=False)
         plural = "s" if brings != 1 else ""
         also = f", with the {brings} unseen bring{plural} recorded for it" if brings else ""
         self.say(story_text(f"Undone: event {seq}, {gist(undone)}{also} ({reason})."))
@@ -897,16 +885,12 @@ class Session:
 
     # --- writing ---
     def commit(self, events: list[Event], narrate: bool = True) -> None:
-        from eventstore.envelope import utc_now
-        from eventstore.errors import ConcurrencyError
-
-        payloads = [event_payload(e) for e in events]
         try:
             with _ctrl_c_after_this():
-                written = self.log.append(payloads, expected_seq=self.head, at=utc_now())
+                written = commit(self.log, events, self.head)
                 self.absorb(events, written, narrate=narrate)
             return
-        except ConcurrencyError:
+        except StaleHead:
             # Another recorder wrote to this file meanwhile. Nothing of this line was written;
             # catch up with the log, show what was added, and let the table decide whether the
             # move still stands.
@@ -975,7 +959,7 @@ class Session:
 
     def transitions(self, before: GameState, event: Event) -> None:
         after = self.state
-        if before.phase is not Phase.PLAYING or after.phase is Phase.PLAYING:
+        if before.phase not in IN_PLAY or after.phase in IN_PLAY:
             if before.phase is Phase.SETTING_UP and after.phase is Phase.BRINGING:
                 self.say(party_header(after, after.party))
             return
@@ -1003,10 +987,6 @@ class Session:
 
 
 # --- table language -------------------------------------------------------------------------
-
-
-def _is_unseen_bring(event: Event) -> bool:
-    return isinstance(event, GiftBrought) and event.card is None
 
 
 def did_you_mean(word: str, choices: Sequence[str]) -> str:

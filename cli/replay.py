@@ -7,7 +7,6 @@ every table from `views.view`, every score from `scoring.score`.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from cli.common import CommandFailed, GameReport, db_option, load_game, require_valid
+from cli.common import CommandFailed, db_option, load_game, require_valid
 from cli.render import (
     card_text,
     cards_text,
@@ -28,13 +27,13 @@ from cli.render import (
     standings_table,
     story_text,
 )
+from service.checking import fold_what_can_be
 from wecore.cards import Colour
 from wecore.decider import resolve_player
 from wecore.errors import WeError
 from wecore.events import (
     Event,
     EventVoided,
-    parse_event,
 )
 from wecore.narrate import describe, parties_played, party_heading, taken_back, winners_line
 from wecore.replay import Step, steps, voided_by
@@ -98,7 +97,7 @@ def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
             if sv.face_down_hidden:
                 down.append(f", and {sv.face_down_hidden} unseen")
         lines.append(down)
-    if sv.phase == "playing":
+    if sv.phase in ("playing", "final swap"):
         locked = Text("Locked: ").append_text(cards_text(sv.locked, empty="none"))
         if sv.frozen:
             locked.append("   Frozen: ").append_text(cards_text(sv.frozen))
@@ -137,28 +136,6 @@ def fingerprint_of(envelope: Any) -> str | None:
 # --- reading a game ----------------------------------------------------------------------
 
 
-@dataclass
-class Folded:
-    """The part of a game that can be folded, with the reason it stops early (if it does)."""
-
-    report: GameReport
-    envelopes: list[Any]  # good envelopes, in order; envelopes[i] has seq i + 1
-    events: list[Event]
-    stopped: str | None  # the one-line reason a damaged log stops, or None
-
-
-def fold_what_can_be(report: GameReport) -> Folded:
-    """The lines before the first problem of any kind: all of them good, seq = line."""
-    envelopes = list(report.envelopes)
-    stopped = None
-    if report.problems:
-        first = report.problems[0]
-        envelopes = envelopes[: max(first.line - 1, 0)]
-        more = len(report.problems) - 1
-        tail = f" (and {more} more problem{'s' if more > 1 else ''}; see `we audit`)" if more else ""
-        stopped = f"{report.source}: line {first.line}: {first.kind}: {first.message}{tail}"
-    events = [parse_event(e.type, e.data) for e in envelopes]
-    return Folded(report, envelopes, events, stopped)
 
 
 def story_line(step: Step, sentence: str, voided: int | None) -> Text:
@@ -323,9 +300,9 @@ def _tell(
 
 def _write_html(out_path: Path, envelopes: list[Any], seat: str | None) -> None:
     try:
-        from cli.html_replay import render_html
+        from service.replay_page import render_html
     except ImportError:
-        raise CommandFailed("--html is not available in this build (cli/html_replay.py is missing)") from None
+        raise CommandFailed("--html is not available in this build (the replay page is missing)") from None
     dicts = [e.to_dict() for e in envelopes]
     page = render_html(dicts, viewer=seat, fingerprint=fingerprint_of(envelopes[-1]) if envelopes else None)
     # Written beside the target and renamed, so a failure never leaves half a page behind.

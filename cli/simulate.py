@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from cli.common import CommandFailed, collector_settled_for_a_batch, connect_library
+from cli.house_rules import house_rule_options, options_from_flags, pop_house_rule_flags
 from eventstore.envelope import GAME_ID_MAX, Envelope, seal_chain
 from wecore.bots import BOTS, Bot, play_payloads
 from wecore.dealing import DEFAULT_NAMES
@@ -95,14 +96,14 @@ class Tally:
 
 
 def simulate_games(
-    seed: str, players: int, count: int, bots: Sequence[Bot]
+    seed: str, players: int, count: int, bots: Sequence[Bot], options: Mapping[str, Any] | None = None
 ) -> Iterator[tuple[int, str, list[Envelope], GameState]]:
     names = DEFAULT_NAMES[:players]
     for index in range(1, count + 1):
         game_id = sim_game_id(seed, index)
         title = f"Simulated game {index} from seed {seed}"[:200]
         payloads, state = play_payloads(
-            game_seed(seed, index), players, list(bots), players=names, title=title
+            game_seed(seed, index), players, list(bots), players=names, options=options, title=title
         )
         yield index, game_id, sealed_game(game_id, index, payloads), state
 
@@ -217,6 +218,7 @@ def print_summary(tally: Tally, seed: str, where: list[str]) -> None:
     help="Also (or instead) store the games in this library database.",
 )
 @click.option("--force", is_flag=True, help="Overwrite logs already in DIR.")
+@house_rule_options("House rule: ")
 def simulate(
     players: int,
     count: int,
@@ -225,6 +227,7 @@ def simulate(
     out_dir: Path | None,
     db_path: Path | None,
     force: bool,
+    **flags: Any,
 ) -> None:
     """Play complete bot games from a seed and save their logs.
 
@@ -242,6 +245,15 @@ def simulate(
         raise click.BadParameter(
             f"too long: game ids (sim-SEED-N) have at most {GAME_ID_MAX} characters", param_hint="--seed"
         )
+    options = options_from_flags(pop_house_rule_flags(flags), players)
+    if options:
+        from wecore.errors import RulesetError
+        from wecore.rulesets import make_ruleset
+
+        try:
+            make_ruleset(options=options, player_count=players)
+        except RulesetError as exc:
+            raise click.UsageError(str(exc)) from None
     seat_bots = tuple(bots[seat % len(bots)] for seat in range(players))
     bot_objects = [BOTS[name]() for name in seat_bots]
     paths: list[Path] = []
@@ -262,7 +274,7 @@ def simulate(
         library if library is not None else _nothing(),
     ):
         task = progress.add_task("simulating", total=count)
-        for index, game_id, envelopes, state in simulate_games(seed, players, count, bot_objects):
+        for index, game_id, envelopes, state in simulate_games(seed, players, count, bot_objects, options):
             if paths:
                 paths[index - 1].write_bytes(b"".join(e.to_line() for e in envelopes))  # type: ignore[attr-defined]
             if library is not None:

@@ -98,6 +98,10 @@ class JsonlLog(SealingLog):
         return self.path.exists()
 
     def _store_first(self, envelope: Envelope) -> None:
+        self._store_new([envelope])
+
+    def _store_new(self, envelopes: list[Envelope]) -> None:
+        """A new file holding `envelopes`, in one write: a set-up is never seen half made."""
         try:
             # O_EXCL: two recorders starting the same file cannot both win.
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
@@ -108,7 +112,7 @@ class JsonlLog(SealingLog):
         try:
             # Locked before the first byte, so an appender never sees a half-made first line.
             fcntl.flock(fd, fcntl.LOCK_EX)
-            _write_all(fd, envelope.to_line())
+            _write_all(fd, b"".join(e.to_line() for e in envelopes))
             os.fsync(fd)
             _fsync_dir(self.path)
         except BaseException as exc:

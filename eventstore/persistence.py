@@ -143,6 +143,28 @@ class SealingLog(ABC):
         self._store_first(envelope)
         return envelope
 
+    def create_many(self, events: Sequence[Payload], game_id: str, at: str | None = None) -> list[Envelope]:
+        """A new log holding `events` (a game's set-up), stored in one write where the backend
+        can, so no reader sees it half made; LogExistsError if the game exists already."""
+        if not valid_game_id(game_id):
+            raise ValueError(f"invalid game id {game_id!r}: use 1-64 of a-z 0-9 -")
+        when = at or utc_now()
+        sealed: list[Envelope] = []
+        prev = None
+        for seq, (type_, data) in enumerate(events, start=1):
+            sealed.append(seal(game_id, seq, when, type_, data, prev))
+            prev = sealed[-1].hash
+        self._store_new(sealed)
+        return sealed
+
+    def _store_new(self, envelopes: list[Envelope]) -> None:
+        """Store a new log's first lines. By default line 1, then the rest appended; a backend
+        that can store them at once overrides this."""
+        self._store_first(envelopes[0])
+        if len(envelopes) > 1:
+            with self._locked_head() as (_, store):
+                store(envelopes[1:])
+
     def append(self, events: Sequence[Payload], expected_seq: int, at: str | None = None) -> list[Envelope]:
         with self._locked_head() as (head, store):
             if head is None:

@@ -6,9 +6,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from wecore.cards import CARD_COLOUR, CARD_NUMBER
-from wecore.dealing import DEFAULT_NAMES, deal, deal_payloads
-from wecore.moves import Bring, Move, Open, Steal, legal_moves
-from wecore.reducer import bring_gift, evolve, open_gift, steal_gift
+from wecore.dealing import DEFAULT_NAMES, deal_payloads
+from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves
+from wecore.reducer import bring_gift, evolve, final_swap, open_gift, steal_gift
 from wecore.rng import SeededRandom
 from wecore.state import INITIAL_STATE, GameState, Phase
 
@@ -52,7 +52,20 @@ class GreedyBot:
         first = moves[0]
         if isinstance(first, Bring):
             return self._bring(state, moves)  # type: ignore[arg-type]
+        if isinstance(first, Swap):
+            return self._swap(state, moves)  # type: ignore[arg-type]
         return self._move(state, moves, rng)
+
+    def _swap(self, state: GameState, moves: Sequence[Swap]) -> Swap:
+        """Swap for the gift worth most to it, if that beats the one it holds; else keep."""
+        seat = state.starter
+        assert seat is not None
+        own = state.holding[seat]
+        keep_value = gain(state, seat, own) if own is not None else 0
+        best = max(moves, key=lambda m: -1 if m.takes is None else gain(state, seat, m.takes))
+        if best.takes is not None and gain(state, seat, best.takes) > keep_value:
+            return best
+        return moves[0]
 
     def _bring(self, state: GameState, moves: Sequence[Bring]) -> Bring:
         seat = state.seat_of[moves[0].player]
@@ -146,28 +159,25 @@ def _set_up(
 ) -> tuple[list[tuple[str, dict[str, Any]]], GameState]:
     """The dealt set-up events as payloads, and the state after them.
 
-    Plain names and no house rules (every simulation) are folded straight from the payloads by
-    the audit's fast paths, which take only what the event models would take unchanged;
-    anything else goes through the models, which normalise it as the log must hold it.
+    Each payload is folded by the fast path when it is in the form the log holds (plain names,
+    options as the registry shapes them: every simulation); anything else goes through its event
+    model, which normalises it as the log must hold it.
     """
-    from wecore.audit import fast_fold
+    from wecore.fastpath import fast_fold
 
-    payloads = deal_payloads(seed, names, options=options, title=title)
-    if not options:
-        state: GameState | None = INITIAL_STATE
-        for kind, data in payloads:
-            state = fast_fold(state, kind, data)  # type: ignore[arg-type]
-            if state is None:
-                break
-        if state is not None:
-            return payloads, state
-    from wecore.events import event_payload
-
+    written: list[tuple[str, dict[str, Any]]] = []
     state = INITIAL_STATE
-    models = deal(seed, names, options=options, title=title)
-    for event in models:
-        state = evolve(state, event)
-    return [event_payload(event) for event in models], state
+    for kind, data in deal_payloads(seed, names, options=options, title=title):
+        folded = fast_fold(state, kind, data)
+        if folded is None:
+            from wecore.events import event_payload, parse_event
+
+            event = parse_event(kind, data)
+            kind, data = event_payload(event)
+            folded = evolve(state, event)
+        written.append((kind, data))
+        state = folded
+    return written, state
 
 
 def _play(state: GameState, move: Move, record: Callable[[tuple[str, dict[str, Any]]], None]) -> GameState:
@@ -183,5 +193,9 @@ def _play(state: GameState, move: Move, record: Callable[[tuple[str, dict[str, A
             )
         )
         return steal_gift(state, party, move.player, move.from_player, move.card)  # type: ignore[arg-type]
+    if isinstance(move, Swap):
+        data = {"party": party, "player": move.player, "with": move.with_player, "takes": move.takes}
+        record(("final_swap", data))
+        return final_swap(state, party, move.player, move.with_player, move.takes)  # type: ignore[arg-type]
     record(("gift_brought", {"party": party, "player": move.player, "card": move.card}))
     return bring_gift(state, party, move.player, move.card)

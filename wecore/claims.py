@@ -8,13 +8,13 @@ the events in effect into a `CardHistory` then, once, and `explain_difference` t
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from wecore.cards import CARD_COLOUR, CARD_NUMBER, HIGHEST_NUMBER, HIGHEST_SCORE, Colour
 from wecore.decider import resolve_player
 from wecore.errors import WeError
-from wecore.events import AtticsDealt, Event, GiftOpened, GiftStolen
+from wecore.events import AtticsDealt, Event, FinalSwap, GiftOpened, GiftStolen
 from wecore.scoring import Scoreboard
 from wecore.state import GameState
 from wecore.turns import status_line, turn
@@ -91,6 +91,8 @@ class CardHistory:
     held_by: dict[str, set[str]]  # card -> everyone who held it this game
     attic_of: dict[str, str]  # card -> whose attic it was dealt to (when attics were dealt)
     attics_dealt: bool
+    # starter_final_swap: (party, starter, partner, the card the starter took) for each swap made
+    final_swaps: list[tuple[int, str, str, str]] = field(default_factory=list)
 
     @classmethod
     def of(cls, in_effect: Iterable[Event]) -> CardHistory:
@@ -109,6 +111,9 @@ class CardHistory:
                 history.taken_from.setdefault(event.card, []).append(
                     (event.party, event.from_player, event.player)
                 )
+            elif isinstance(event, FinalSwap) and event.with_player is not None and event.takes is not None:
+                history.held_by.setdefault(event.takes, set()).add(event.player)
+                history.final_swaps.append((event.party, event.player, event.with_player, event.takes))
         return history
 
 
@@ -126,6 +131,12 @@ def card_fate(card: str, player: str, state: GameState, history: CardHistory) ->
         return f"{card} never came into play"
     if keeper == player:
         return f"{card} was kept by {player} in party {party}"
+    for swap_party, starter, partner, taken in history.final_swaps:
+        # What the starter gave in a swap is what the partner kept from that party.
+        given = state.kept[state.seat_of[partner]][swap_party - 1]
+        if (card, player) in ((taken, partner), (given, starter)):
+            other = starter if player == partner else partner
+            return f"{card} went from {player} to {other} in the final swap of party {swap_party}"
     lost = [entry for entry in history.taken_from.get(card, []) if entry[1] == player]
     if lost:
         lost_party, _, thief = lost[-1]

@@ -17,6 +17,7 @@ from wecore.events import (
     AtticsDealt,
     Event,
     EventVoided,
+    FinalSwap,
     GameStarted,
     GiftBrought,
     GiftListsDealt,
@@ -26,8 +27,9 @@ from wecore.events import (
     TieBroken,
     nfc,
 )
-from wecore.moves import Bring, Open, Steal
+from wecore.moves import Bring, Open, Steal, Swap
 from wecore.reducer import evolve
+from wecore.rules import not_now, steal_refusal, swap_refusal
 from wecore.rulesets import RULESET_2011
 from wecore.state import GameState, Phase
 
@@ -67,7 +69,7 @@ class AddNote:
     text: str
 
 
-Command = StartGame | DealLists | DealAttics | Bring | Open | Steal | Undo | BreakTie | AddNote
+Command = StartGame | DealLists | DealAttics | Bring | Open | Steal | Swap | Undo | BreakTie | AddNote
 
 
 def decide(state: GameState, command: Command) -> list[Event]:
@@ -115,6 +117,8 @@ def _events_for(state: GameState, command: Command) -> list[Event]:
             return _open(state, command)
         case Steal():
             return [_steal(state, command)]
+        case Swap():
+            return [_swap(state, command)]
         case Undo():
             if state.undo is None:
                 raise RuleViolation("there is nothing to undo")
@@ -145,39 +149,28 @@ def _open(state: GameState, command: Open) -> list[Event]:
 def _steal(state: GameState, command: Steal) -> GiftStolen:
     mover = _mover(state, command.player, "steal")
     victim = resolve_player(state, command.from_player)
-    if victim == mover:
-        raise RuleViolation(f"{mover} cannot steal from themselves")
-    held = state.holding[state.seat_of[victim]]
-    if held is None:
-        kept = state.kept_by.get(victim, ())
-        out_of_play = ""
-        if kept:
-            verb = "is" if len(kept) == 1 else "are"
-            out_of_play = f" (what {victim} kept in earlier parties, {', '.join(kept)}, {verb} out of play)"
-        raise RuleViolation(f"{mover} cannot steal from {victim}: {victim} holds no gift now{out_of_play}")
-    if command.card is not None and parse_card(command.card) != held:
-        raise RuleViolation(f"{mover} cannot steal {command.card} from {victim}: {victim} holds {held}")
-    return GiftStolen(party=state.party, player=mover, from_player=victim, card=held)
+    card = state.holding[state.seat_of[victim]] if command.card is None else parse_card(command.card)
+    refusal = steal_refusal(state, mover, victim, card)
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    return GiftStolen(party=state.party, player=mover, from_player=victim, card=card)
+
+
+def _swap(state: GameState, command: Swap) -> FinalSwap:
+    player = state.starter_name if command.player is None else resolve_player(state, command.player)
+    other = None if command.with_player is None else resolve_player(state, command.with_player)
+    takes = None
+    if other is not None:
+        takes = state.holding[state.seat_of[other]] if command.takes is None else parse_card(command.takes)
+    refusal = swap_refusal(state, player or "", other, takes)
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    return FinalSwap(party=state.party, player=player, with_player=other, takes=takes)
 
 
 def _mover(state: GameState, named: str | None, action: str) -> str:
-    if state.phase is Phase.BRINGING and state.attics is None:
-        # Unseen gifts are never recorded one by one: they go down with the first open.
-        raise RuleViolation(
-            f"nobody can {action} yet: no gift has been opened in party {state.party}"
-            f" ({state.starter_name} opens first)"
-        )
-    if state.phase is Phase.BRINGING:
-        waiting = ", ".join(state.waiting_to_bring)
-        raise RuleViolation(
-            f"nobody can {action} yet: party {state.party} is waiting for gifts from {waiting}"
-        )
     if state.phase is not Phase.PLAYING or state.player_to_move is None:
-        raise RuleViolation(
-            f"the game is over: nobody can {action} any more"
-            if state.phase is Phase.OVER
-            else f"nobody can {action} now"
-        )
+        raise RuleViolation(not_now(state, action))
     if named is None:
         return state.player_to_move
     player = resolve_player(state, named)

@@ -19,10 +19,12 @@ from pydantic import (
     StrictStr,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from wecore.cards import Colour, parse_card
 from wecore.errors import CardNotationError, EventSchemaError
+from wecore.rulesets import option_shape_error
 
 
 def nfc(name: str) -> str:
@@ -63,16 +65,9 @@ class GameStarted(Event):
     def _option_shapes(cls, options: dict[str, Any]) -> dict[str, Any]:
         # Unknown options and wrong JSON types are shape errors; values are the ruleset's job.
         for key, value in options.items():
-            if key == "attic_sizes":
-                if not isinstance(value, dict) or not all(
-                    isinstance(size, int) and not isinstance(size, bool) for size in value.values()
-                ):
-                    raise ValueError("attic_sizes must be an object of whole numbers")
-            elif key == "max_steals_per_gift":
-                if not isinstance(value, int) or isinstance(value, bool):
-                    raise ValueError("max_steals_per_gift must be a whole number")
-            else:
-                raise ValueError(f"unknown option {key!r}")
+            error = option_shape_error(key, value)
+            if error is not None:
+                raise ValueError(error)
         return options
 
     def payload(self) -> dict[str, Any]:
@@ -128,6 +123,22 @@ class GiftStolen(Event):
     card: Card
 
 
+class FinalSwap(Event):
+    """Under `starter_final_swap`: the starter swaps with `with`, taking `takes`, or (both null) keeps."""
+
+    TYPE: ClassVar[str] = "final_swap"
+    party: StrictInt
+    player: Name
+    with_player: Name | None = Field(alias="with")
+    takes: Card | None
+
+    @model_validator(mode="after")
+    def _both_or_neither(self) -> FinalSwap:
+        if (self.with_player is None) != (self.takes is None):
+            raise ValueError("'with' and 'takes' are both null (the starter keeps) or both set")
+        return self
+
+
 class EventVoided(Event):
     TYPE: ClassVar[str] = "event_voided"
     voids: StrictInt
@@ -154,6 +165,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         GiftBrought,
         GiftOpened,
         GiftStolen,
+        FinalSwap,
         EventVoided,
         TieBroken,
         Note,

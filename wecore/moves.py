@@ -7,6 +7,7 @@ import functools
 from dataclasses import dataclass
 
 from wecore.cards import sort_key
+from wecore.rules import gift_refusal, swap_refusal
 from wecore.state import GameState, Phase
 
 
@@ -31,6 +32,15 @@ class Steal:
     card: str | None = None  # filled in by legal_moves; decide reads it from the table
 
 
+@dataclass(frozen=True)
+class Swap:
+    """starter_final_swap: the starter takes `takes` from `with_player`, or keeps (both None)."""
+
+    with_player: str | None
+    player: str | None = None  # None: the party's starter
+    takes: str | None = None  # filled in by legal_moves; decide reads it from the table
+
+
 # Legal moves are values, and a simulation asks for them a million times: the same move is
 # handed out again instead of built again (a frozen dataclass costs ~0.3 us to construct).
 _bring_move = functools.lru_cache(maxsize=4096)(Bring)
@@ -38,15 +48,16 @@ _open_move = functools.lru_cache(maxsize=4096)(Open)
 _steal_move = functools.lru_cache(maxsize=4096)(Steal)
 
 
-Move = Bring | Open | Steal
+Move = Bring | Open | Steal | Swap
 
 
 def legal_moves(state: GameState) -> list[Move]:
     """Every legal move now.
 
     While gifts are being brought (simultaneously) these are the brings of everyone still
-    to bring; while a party is played, the opens and steals of the player to move. An
-    unseen face-down gift shows as `Open(None, player)`: its card is known only once turned.
+    to bring; while a party is played, the opens and steals of the player to move; at a final
+    swap, the starter's swaps and `Swap(None)` (keep). An unseen face-down gift shows as
+    `Open(None, player)`: its card is known only once turned.
     """
     if state.phase is Phase.BRINGING:
         moves: list[Move] = []
@@ -59,14 +70,23 @@ def legal_moves(state: GameState) -> list[Move]:
                 attic = sorted(state.attics[seat], key=sort_key)
                 moves.extend([_bring_move(name, card) for card in attic])
         return moves
+    if state.phase is Phase.FINAL_SWAP:
+        starter = state.starter_name
+        swaps: list[Move] = [Swap(None, starter, None)]
+        for name, card in zip(state.players, state.holding, strict=True):
+            if name != starter and swap_refusal(state, starter, name, card) is None:  # type: ignore[arg-type]
+                swaps.append(Swap(name, starter, card))
+        return swaps
     if state.phase is not Phase.PLAYING or state.to_move is None:
         return []
     mover = state.players[state.to_move]
     moves = [_open_move(card, mover) for card in state.face_down]
     if state.unseen_face_down:
         moves.append(_open_move(None, mover))
-    unavailable = state.locked | state.frozen
+    # The opens above are the face-down gifts themselves. A steal is generated only for a gift
+    # another player holds, which leaves the rules of rules.steal_refusal that can still say no.
+    players = state.players
     for seat, card in enumerate(state.holding):
-        if card is not None and card not in unavailable:
-            moves.append(_steal_move(state.players[seat], mover, card))
+        if card is not None and gift_refusal(state, card, players[seat]) is None:
+            moves.append(_steal_move(players[seat], mover, card))
     return moves

@@ -4,14 +4,12 @@ R7") for lines that refer back to it. Cards only their owner may see are told as
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from wecore.cards import PERSON_OF, Colour
 from wecore.events import (
     AtticsDealt,
     Event,
     EventVoided,
+    FinalSwap,
     GameStarted,
     GiftBrought,
     GiftListsDealt,
@@ -20,24 +18,12 @@ from wecore.events import (
     Note,
     TieBroken,
 )
+from wecore.rulesets import house_rules_text
 from wecore.scoring import Scoreboard
 from wecore.state import GameState, Phase
 from wecore.views import sees_private
 
-
-def house_rules_text(options: Mapping[str, Any]) -> str:
-    """The house rules of `options` as a table would say them."""
-    parts = []
-    for count, size in sorted((options.get("attic_sizes") or {}).items()):
-        parts.append(f"{size} card{'s' if size != 1 else ''} each for {count} players")
-    cap = options.get("max_steals_per_gift")
-    if cap is not None:
-        parts.append(
-            "a gift stolen once in a party is frozen"
-            if cap == 1
-            else f"a gift stolen {cap} times in a party is frozen"
-        )
-    return "; ".join(parts)
+__all__ = ["describe", "house_rules_text"]
 
 
 def _list_text(colours: tuple[str, ...]) -> str:
@@ -84,6 +70,11 @@ def describe(
             return f"{event.player} {what}{tail}."
         case GiftOpened():
             text = f"{event.player} opens {event.card}"
+            if after.phase is Phase.FINAL_SWAP:
+                return (
+                    f"{text}: the last gift; {after.starter_name}, who started party {before.party},"
+                    " may swap gifts with anyone or keep."
+                )
             if after.party != before.party or after.phase is Phase.OVER:
                 ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
                 return f"{text}: the last gift, {ending}."
@@ -92,6 +83,15 @@ def describe(
             return (
                 f"{event.player} steals {event.card} from {event.from_player}, who moves next;"
                 f" {event.card} is locked until a gift is opened."
+            )
+        case FinalSwap():
+            ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
+            if event.with_player is None:
+                own = before.holding[before.starter] if before.starter is not None else None
+                return f"{event.player} keeps {own}, no final swap: {ending}."
+            own = before.holding[before.seat_of[event.player]]
+            return (
+                f"{event.player} swaps {own} for {event.takes}, {event.with_player}'s gift: {ending}."
             )
         case EventVoided():
             return f"Event {event.voids} is voided ({event.reason})."
@@ -118,6 +118,10 @@ def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> st
             return f"{event.player} opening {event.card}"
         case GiftStolen():
             return f"{event.player} stealing {event.card} from {event.from_player}"
+        case FinalSwap():
+            if event.with_player is None:
+                return f"{event.player} keeping their gift (no final swap)"
+            return f"{event.player}'s final swap with {event.with_player} for {event.takes}"
         case TieBroken():
             return f"the tie-break for {event.winner}"
         case Note():

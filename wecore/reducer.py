@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation
+from wecore.rules import not_now, opening_refusal, swap_refusal, taking_refusal, turn_refusal
 from wecore.rulesets import make_ruleset
 from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase, state_from_fields
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
         AtticsDealt,
         Event,
         EventVoided,
+        FinalSwap,
         GameStarted,
         GiftBrought,
         GiftListsDealt,
@@ -76,11 +78,12 @@ def _successor(before: GameState) -> dict[str, Any]:
 
 
 # Enum members looked up on the class cost an attribute walk each time; these are plain globals.
-NOT_STARTED, SETTING_UP, BRINGING, PLAYING, OVER = (
+NOT_STARTED, SETTING_UP, BRINGING, PLAYING, FINAL_SWAP, OVER = (
     Phase.NOT_STARTED,
     Phase.SETTING_UP,
     Phase.BRINGING,
     Phase.PLAYING,
+    Phase.FINAL_SWAP,
     Phase.OVER,
 )
 
@@ -230,7 +233,7 @@ def bring_gift(state: GameState, party: int, player: str, card: str | None) -> G
     if phase is not BRINGING:
         if phase is PLAYING:
             raise RuleViolation(f"party {state.party} is under way: gifts are brought before its first open")
-        raise RuleViolation(_not_now(state, "bring a gift"))
+        raise RuleViolation(not_now(state, "bring a gift"))
     if party != state.party:
         _check_party(state, party)
     brought = list(state.brought)
@@ -262,25 +265,11 @@ def bring_gift(state: GameState, party: int, player: str, card: str | None) -> G
     return state_from_fields(values)
 
 
-def _check_mover(state: GameState, player: str, party: int, action: str) -> int:
-    """The seat of `player`, who must be the one to move in this party."""
-    seat = state.seat_of.get(player)
-    if seat is None or state.phase is not PLAYING or party != state.party or seat != state.to_move:
-        _refuse_mover(state, player, party, action)
-    return seat  # type: ignore[return-value]
-
-
 def _refuse_mover(state: GameState, player: str, party: int, action: str) -> None:
     _seat(state, player)
-    if state.phase is not PLAYING:
-        if state.phase is BRINGING:
-            waiting = ", ".join(state.waiting_to_bring)
-            raise RuleViolation(
-                f"{player} cannot {action} yet: party {state.party} is waiting for gifts from {waiting}"
-            )
-        raise RuleViolation(_not_now(state, action))
-    _check_party(state, party)
-    raise RuleViolation(f"it is {state.player_to_move}'s turn, not {player}'s")
+    if state.phase is PLAYING:
+        _check_party(state, party)
+    raise RuleViolation(turn_refusal(state, player, action) or not_now(state, action))
 
 
 def _gift_opened(state: GameState, event: GiftOpened) -> GameState:
@@ -289,31 +278,38 @@ def _gift_opened(state: GameState, event: GiftOpened) -> GameState:
 
 def open_gift(state: GameState, party: int, player: str, card: str) -> GameState:
     """`gift_opened` from its fields."""
-    seat = _check_mover(state, player, party, "open a gift")
+    seat = state.seat_of.get(player)  # the turn; inlined, as this is the fold's inner loop
+    if seat is None or state.phase is not PLAYING or party != state.party or seat != state.to_move:
+        _refuse_mover(state, player, party, "open a gift")
+    refusal = opening_refusal(state, card)
+    if refusal is not None:
+        raise RuleViolation(refusal)
     face_down = state.face_down
     unseen = state.unseen_face_down
     seen = state.seen
     if card in face_down:
         at = face_down.index(card)
         face_down = face_down[:at] + face_down[at + 1 :]
-    elif card in seen:
-        raise RuleViolation(f"{card} is not a face-down gift of this party: it was seen before")
-    elif unseen:
+    else:
         unseen -= 1
         seen = seen | {card}
-    else:
-        raise RuleViolation(f"{card} is not a face-down gift of this party")
     holding = _set_seat(state.holding, seat, card)
-    if not face_down and not unseen:
-        return _end_party(state, holding, seen)
     values = _successor(state)
     values["face_down"] = face_down
     values["unseen_face_down"] = unseen
     values["seen"] = seen
     values["holding"] = holding
     values["locked"] = _NOTHING_LOCKED
-    values["to_move"] = _first_without_gift(holding, state.starter)  # type: ignore[arg-type]
+    values["steals_since_open"] = 0
     values["moves_this_party"] = state.moves_this_party + 1
+    if not face_down and not unseen:
+        if state.ruleset.starter_final_swap:  # type: ignore[union-attr]
+            # The last gift is open, but the party ends only once its starter has swapped or kept.
+            values["phase"] = FINAL_SWAP
+            values["to_move"] = state.starter
+            return state_from_fields(values)
+        return _end_party(state, holding, seen)
+    values["to_move"] = _first_without_gift(holding, state.starter)  # type: ignore[arg-type]
     return state_from_fields(values)
 
 
@@ -361,6 +357,7 @@ def _fresh_party(count: int) -> dict[str, object]:
         "frozen": _NOTHING_LOCKED,
         "to_move": None,
         "moves_this_party": 0,
+        "steals_since_open": 0,
     }
 
 
@@ -370,32 +367,13 @@ def _gift_stolen(state: GameState, event: GiftStolen) -> GameState:
 
 def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) -> GameState:
     """`gift_stolen` from its fields: `thief` takes `card` from `owner`."""
-    seat = _check_mover(state, thief, party, "steal")
-    victim = state.seat_of.get(owner)
-    if victim is None:
-        victim = _seat(state, owner)
-    if victim == seat:
-        raise RuleViolation(f"{thief} cannot steal from themselves")
-    held = state.holding[victim]
-    if held != card:
-        if any(card in cards for cards in state.kept):
-            raise RuleViolation(
-                f"{thief} cannot steal {card}: it was kept in an earlier party and is out of play"
-            )
-        if card in state.face_down or (card not in state.seen and state.unseen_face_down):
-            raise RuleViolation(f"{thief} cannot steal {card}: it has not been opened yet")
-        if held is None:
-            raise RuleViolation(f"{thief} cannot steal from {owner}: {owner} holds no gift")
-        raise RuleViolation(f"{thief} cannot steal {card} from {owner}: {owner} holds {held}")
-    if card in state.locked:
-        raise RuleViolation(
-            f"{thief} cannot steal {card}: {owner} just stole it and no gift has been opened since"
-        )
-    if card in state.frozen:
-        raise RuleViolation(
-            f"{thief} cannot steal {card}: it has been stolen"
-            f" {state.ruleset.max_steals_per_gift} times this party and is frozen"  # type: ignore[union-attr]
-        )
+    seat = state.seat_of.get(thief)  # the turn; inlined, as this is the fold's inner loop
+    if seat is None or state.phase is not PLAYING or party != state.party or seat != state.to_move:
+        _refuse_mover(state, thief, party, "steal")
+    refusal = taking_refusal(state, thief, owner, card)
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    victim = state.seat_of[owner]
     holding_list = list(state.holding)
     holding_list[victim] = None
     holding_list[seat] = card
@@ -404,6 +382,7 @@ def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) 
     values["locked"] = state.locked | {card}
     values["to_move"] = victim
     values["moves_this_party"] = state.moves_this_party + 1
+    values["steals_since_open"] = state.steals_since_open + 1
     cap = state.ruleset.max_steals_per_gift  # type: ignore[union-attr]
     if cap is not None:
         times = state.steal_counts.get(card, 0) + 1
@@ -411,6 +390,30 @@ def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) 
         if times >= cap:
             values["frozen"] = state.frozen | {card}
     return state_from_fields(values)
+
+
+def _final_swap(state: GameState, event: FinalSwap) -> GameState:
+    return final_swap(state, event.party, event.player, event.with_player, event.takes)
+
+
+def final_swap(
+    state: GameState, party: int, player: str, with_player: str | None, takes: str | None
+) -> GameState:
+    """`final_swap` from its fields: the starter takes `takes` from `with_player` for their own
+    gift, or keeps (both None); then the party ends."""
+    if state.phase is FINAL_SWAP:
+        _seat(state, player)
+        _check_party(state, party)
+    refusal = swap_refusal(state, player, with_player, takes)
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    holding = state.holding
+    if with_player is not None:
+        starter, other = state.starter, state.seat_of[with_player]
+        swapped = list(holding)
+        swapped[starter], swapped[other] = holding[other], holding[starter]  # type: ignore[index]
+        holding = tuple(swapped)
+    return _end_party(state, holding, state.seen)
 
 
 # --- after the game, and at any time ------------------------------------------------
@@ -424,6 +427,8 @@ def break_tie(state: GameState, winner: str, reason: str) -> GameState:
     """`tie_broken` from its fields."""
     seat = _seat(state, winner)
     if state.phase is not Phase.OVER:
+        if state.phase is FINAL_SWAP and state.party >= state.attic_size:
+            raise RuleViolation(not_now(state, "break a tie"))
         raise RuleViolation("a tie can only be broken after the last party")
     if state.tie_winner is not None:
         raise RuleViolation(f"the tie was already broken in favour of {state.tie_broken_by}")
@@ -460,14 +465,6 @@ def add_note(state: GameState, text: str = "") -> GameState:
     return state.replace(seq=state.seq + 1)
 
 
-def _not_now(state: GameState, action: str) -> str:
-    if state.phase is Phase.OVER:
-        return f"the game is over: nobody can {action} any more"
-    if state.phase is Phase.SETTING_UP:
-        return f"the gift lists have not been dealt yet: nobody can {action}"
-    return f"nobody can {action} now"
-
-
 def _set_seat(values: tuple[T, ...], seat: int, value: T) -> tuple[T, ...]:
     changed = list(values)
     changed[seat] = value
@@ -481,6 +478,7 @@ _HANDLERS: dict[str, Callable[[GameState, Any], GameState]] = {
     "gift_brought": _gift_brought,
     "gift_opened": _gift_opened,
     "gift_stolen": _gift_stolen,
+    "final_swap": _final_swap,
     "event_voided": _event_voided,
     "tie_broken": _tie_broken,
     "note": _note,

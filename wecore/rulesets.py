@@ -1,9 +1,17 @@
-"""Rulesets and the house rules a table may record in `game_started.options`."""
+"""Rulesets, and the registry of house rules a table may record in `game_started.options`.
+
+Each house rule is declared once, in HOUSE_RULES: its JSON key and shape, its bounds, how it is
+told in words, its flag on `we record` / `we simulate`, its default and a few sample values. The
+event schema, the audit's fast shape check, `narrate`, the CLI flags and the property tests all
+read this registry, so a rule declared here is checked, told and tested everywhere at once. What
+the rule *does* lives in `wecore.rules` (its predicate) and the reducer (its effect).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from wecore.cards import ALL_CARDS
@@ -14,7 +22,123 @@ MIN_PLAYERS = 3
 MAX_PLAYERS = 7
 # As printed. The 5-player figure looks odd beside the others, but it is what the rulebook says.
 PRINTED_ATTIC_SIZES: Mapping[int, int] = {3: 9, 4: 8, 5: 5, 6: 6, 7: 7}
-KNOWN_OPTIONS = ("attic_sizes", "max_steals_per_gift")
+
+
+class Shape(StrEnum):
+    """The JSON shape of an option's value."""
+
+    POSITIVE_INT = "positive integer"  # an int (not a bool); 0 or less is a rules problem
+    FLAG = "boolean"  # true or false; absent means false
+    COUNTS = "object of positive integers by player count"  # {"3": 9, ...}
+
+
+@dataclass(frozen=True)
+class HouseRule:
+    name: str  # the key in `options`
+    shape: Shape
+    told: Callable[[Any], str]  # the rule in a player's words, for its value
+    flag: str  # on `we record` and `we simulate`
+    flag_help: str
+    samples: tuple[Any, ...]  # values the property tests play with
+    default: Any = None  # the printed rules
+
+    def shape_error(self, value: object) -> str | None:
+        """Why `value` has the wrong JSON shape for this option (a schema problem), or None."""
+        if self.shape is Shape.FLAG:
+            return None if type(value) is bool else f"{self.name} must be true or false"
+        if self.shape is Shape.POSITIVE_INT:
+            return None if type(value) is int else f"{self.name} must be a whole number"
+        if type(value) is not dict or any(type(size) is not int for size in value.values()):
+            return f"{self.name} must be an object of whole numbers"
+        return None
+
+    def option_from_flag(self, value: Any, player_count: int) -> Any:
+        """The option value a CLI flag's value stands for in a game of `player_count`."""
+        if self.shape is Shape.COUNTS:
+            return {str(player_count): value}
+        return value
+
+
+def _attic_sizes_told(sizes: Mapping[str, int]) -> str:
+    return "; ".join(
+        f"{size} card{'s' if size != 1 else ''} each for {count} players"
+        for count, size in sorted(sizes.items())
+    )
+
+
+def _per_gift_told(cap: int) -> str:
+    if cap == 1:
+        return "a gift stolen once in a party is frozen"
+    return f"a gift stolen {cap} times in a party is frozen"
+
+
+def _between_opens_told(cap: int) -> str:
+    if cap == 1:
+        return "no steal chains: after a steal the next player must open"
+    return f"after {cap} steals in a row the next player must open"
+
+
+def _final_swap_told(on: bool) -> str:
+    return "after each party's last open its starter may swap gifts with anyone" if on else ""
+
+
+HOUSE_RULES: tuple[HouseRule, ...] = (
+    HouseRule(
+        "attic_sizes",
+        Shape.COUNTS,
+        _attic_sizes_told,
+        "--attic-size",
+        "N cards per player (and so N parties) for this player count.",
+        ({"3": 3, "4": 2, "5": 2, "6": 3, "7": 1}, {"3": 16, "4": 12, "5": 10, "6": 8, "7": 7}),
+    ),
+    HouseRule(
+        "max_steals_per_gift",
+        Shape.POSITIVE_INT,
+        _per_gift_told,
+        "--max-steals",
+        "a gift stolen N times in a party is frozen for the rest of it.",
+        (1, 2, 3),
+    ),
+    HouseRule(
+        "max_steals_between_opens",
+        Shape.POSITIVE_INT,
+        _between_opens_told,
+        "--max-steals-between-opens",
+        "after N steals in a row the player to move must open (1: no steal chains).",
+        (1, 2, 3),
+    ),
+    HouseRule(
+        "starter_final_swap",
+        Shape.FLAG,
+        _final_swap_told,
+        "--starter-final-swap",
+        "after a party's last open its starter may swap gifts with anyone (or keep).",
+        (True, False),
+        default=False,
+    ),
+)
+HOUSE_RULE_NAMED: Mapping[str, HouseRule] = {rule.name: rule for rule in HOUSE_RULES}
+KNOWN_OPTIONS = tuple(HOUSE_RULE_NAMED)
+
+
+def option_shape_error(key: object, value: object) -> str | None:
+    """Why an `options` entry is a schema problem (unknown key, wrong JSON type), or None."""
+    rule = HOUSE_RULE_NAMED.get(key) if isinstance(key, str) else None
+    if rule is None:
+        return f"unknown option {key!r}"
+    return rule.shape_error(value)
+
+
+def house_rules_text(options: Mapping[str, Any]) -> str:
+    """The house rules of `options` as a table would say them."""
+    parts = []
+    for rule in HOUSE_RULES:
+        value = options.get(rule.name, rule.default)
+        if value is not None and value != rule.default:
+            told = rule.told(value)
+            if told:
+                parts.append(told)
+    return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -22,6 +146,8 @@ class Ruleset:
     name: str = RULESET_2011
     attic_sizes: Mapping[int, int] = field(default_factory=lambda: dict(PRINTED_ATTIC_SIZES))
     max_steals_per_gift: int | None = None
+    max_steals_between_opens: int | None = None
+    starter_final_swap: bool = False
 
     def attic_size(self, player_count: int) -> int:
         return self.attic_sizes[player_count]
@@ -29,13 +155,19 @@ class Ruleset:
     def options(self) -> dict[str, Any]:
         """The `options` object to write in `game_started` for this ruleset."""
         written: dict[str, Any] = {}
-        changed = {
-            str(n): size for n, size in sorted(self.attic_sizes.items()) if PRINTED_ATTIC_SIZES.get(n) != size
-        }
-        if changed:
-            written["attic_sizes"] = changed
-        if self.max_steals_per_gift is not None:
-            written["max_steals_per_gift"] = self.max_steals_per_gift
+        for rule in HOUSE_RULES:
+            if rule.shape is Shape.COUNTS:
+                changed = {
+                    str(n): size
+                    for n, size in sorted(self.attic_sizes.items())
+                    if PRINTED_ATTIC_SIZES.get(n) != size
+                }
+                if changed:
+                    written[rule.name] = changed
+            else:
+                value = getattr(self, rule.name)
+                if value != rule.default:
+                    written[rule.name] = value
         return written
 
 
@@ -57,20 +189,20 @@ def make_ruleset(
         raise RulesetError(
             f"unknown house rule {unknown[0]!r}: the known ones are {', '.join(KNOWN_OPTIONS)}"
         )
+    values: dict[str, Any] = {}
     sizes = dict(PRINTED_ATTIC_SIZES)
-    raw_sizes = options.get("attic_sizes", {})
-    if not isinstance(raw_sizes, Mapping):
-        raise RulesetError("attic_sizes must map a player count to cards per player")
-    for key, size in raw_sizes.items():
-        count = _player_count_key(key)
-        if not _positive_int(size):
-            raise RulesetError(
-                f"attic_sizes for {count} players must be a positive whole number, not {size!r}"
-            )
-        sizes[count] = size
-    max_steals = options.get("max_steals_per_gift")
-    if max_steals is not None and not _positive_int(max_steals):
-        raise RulesetError(f"max_steals_per_gift must be a positive whole number, not {max_steals!r}")
+    for rule in HOUSE_RULES:
+        value = options.get(rule.name, rule.default)
+        if rule.shape is Shape.COUNTS:
+            sizes.update(_attic_sizes(rule.name, value or {}))
+        elif rule.shape is Shape.POSITIVE_INT:
+            if value is not None and not _positive_int(value):
+                raise RulesetError(f"{rule.name} must be a positive whole number, not {value!r}")
+            values[rule.name] = value
+        else:
+            if type(value) is not bool:
+                raise RulesetError(f"{rule.name} must be true or false, not {value!r}")
+            values[rule.name] = value
     if player_count is not None:
         if not MIN_PLAYERS <= player_count <= MAX_PLAYERS:
             raise RulesetError(
@@ -82,7 +214,19 @@ def make_ruleset(
                 f"{player_count} players with {sizes[player_count]} cards each need {needed} cards,"
                 f" but there are only {len(ALL_CARDS)}"
             )
-    return Ruleset(name=name, attic_sizes=sizes, max_steals_per_gift=max_steals)
+    return Ruleset(name=name, attic_sizes=sizes, **values)
+
+
+def _attic_sizes(option: str, raw_sizes: object) -> dict[int, int]:
+    if not isinstance(raw_sizes, Mapping):
+        raise RulesetError(f"{option} must map a player count to cards per player")
+    sizes = {}
+    for key, size in raw_sizes.items():
+        count = _player_count_key(key)
+        if not _positive_int(size):
+            raise RulesetError(f"{option} for {count} players must be a positive whole number, not {size!r}")
+        sizes[count] = size
+    return sizes
 
 
 def _player_count_key(key: object) -> int:

@@ -24,6 +24,7 @@ class Phase(StrEnum):
     SETTING_UP = "setting up"
     BRINGING = "bringing"
     PLAYING = "playing"
+    FINAL_SWAP = "final swap"  # starter_final_swap: the party's gifts are all open; its starter decides
     OVER = "over"
 
 
@@ -53,6 +54,7 @@ class GameState:
     steal_counts: Mapping[str, int] = field(default_factory=lambda: EMPTY_MAPPING)
     frozen: frozenset[str] = frozenset()
     moves_this_party: int = 0
+    steals_since_open: int = 0  # this party, since its last open (max_steals_between_opens)
     kept: tuple[tuple[str, ...], ...] = ()
     to_move: int | None = None
     seen: frozenset[str] = frozenset()  # every card met in an event in effect

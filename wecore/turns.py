@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wecore.moves import Steal, legal_moves
+from wecore.moves import Steal, Swap, legal_moves
+from wecore.rules import gift_refusal
 from wecore.state import GameState, Phase
 from wecore.views import SeatView
 
@@ -65,12 +66,17 @@ def turn_of_view(sv: SeatView) -> Turn:
 LISTS_AGAIN = "Give the gift lists again: `lists Ann=RGY,Bob=BGO,...` (one NAME=COLOURS per player)."
 
 
-def _worded(t: Turn, playing: str, first_open: str, bringing: str, over: str, otherwise: str) -> str:
+def _worded(
+    t: Turn, playing: str, first_open: str, bringing: str, over: str, otherwise: str, swapping: str
+) -> str:
     """The one sentence of a place's wording that fits the turn: while a party is played; while
     gifts go down unseen until the starter opens; while seen gifts are still to be brought;
-    once the game is over; and before it is under way."""
+    once the game is over; before it is under way; and (starter_final_swap) while a party's
+    starter may swap."""
     if t.phase is Phase.PLAYING:
         return playing
+    if t.phase is Phase.FINAL_SWAP:
+        return swapping
     if t.phase is Phase.BRINGING:
         return bringing if t.brings_recorded else first_open
     return over if t.phase is Phase.OVER else otherwise
@@ -90,6 +96,7 @@ def status_line(t: Turn) -> str:
         bringing=waiting,
         over="The game is over.",
         otherwise=_not_under_way(t),
+        swapping=f"Party {t.party}/{t.parties}: every gift is open; {t.starter}, who started, may swap.",
     )
 
 
@@ -105,6 +112,10 @@ def table_heading(t: Turn) -> str:
         bringing=waiting,
         over="The game is over.",
         otherwise=_not_under_way(t),
+        swapping=(
+            f"Party {t.party} of {t.parties}: every gift is open; {t.starter}, who started,"
+            " may swap gifts with anyone, or keep."
+        ),
     )
 
 
@@ -117,11 +128,13 @@ def next_up(t: Turn) -> str:
         bringing=f"Gifts still to bring: {t.waiting_text} (`bring PLAYER CARD`).",
         over="The game is over.",
         otherwise=LISTS_AGAIN if t.phase is Phase.SETTING_UP else "",
+        swapping=f"{t.starter} started this party and may swap: `swap PLAYER`, or `keep`.",
     )
 
 
-def moves_hint(state: GameState) -> str:
-    """What can be done instead, after a refused move, in table language."""
+def moves_hint(state: GameState, refused: str = "") -> str:
+    """What can be done instead, after a refused move, in table language (leaving out a reason
+    the refusal, `refused`, already gave)."""
     t = turn(state)
     can = ""
     if t.phase is Phase.PLAYING:
@@ -130,7 +143,13 @@ def moves_hint(state: GameState) -> str:
         if steals:
             can += " or steal " + ", ".join(f"{m.card} from {m.from_player}" for m in steals)
         else:
-            can += "; nothing can be stolen now"
+            why = _why_nothing_to_steal(state, refused)
+            can += "; nothing can be stolen now" + (f" ({why})" if why else "")
+    elif t.phase is Phase.FINAL_SWAP:
+        swaps = [m for m in legal_moves(state) if isinstance(m, Swap) and m.with_player is not None]
+        can = "keep their gift (`keep`)"
+        if swaps:
+            can += " or swap it for " + ", ".join(f"{m.takes} ({m.with_player})" for m in swaps)
     return _worded(
         t,
         playing=f"{t.to_move} can {can}.",
@@ -138,7 +157,19 @@ def moves_hint(state: GameState) -> str:
         bringing=f"Still to bring: {t.waiting_text} (`bring PLAYER CARD`).",
         over="The game is over: `tie`, `undo`, `note`, `status` and `quit` still work.",
         otherwise=LISTS_AGAIN if t.phase is Phase.SETTING_UP else "",
+        swapping=f"{t.starter} can {can}.",
     )
+
+
+def _why_nothing_to_steal(state: GameState, refused: str) -> str:
+    """The rule's reasons (`rules.gift_refusal`), gift by gift, or once when one reason stops
+    every steal; without what the refusal already said."""
+    reasons = {card: gift_refusal(state, card, holder) or "" for holder, card in state.holdings.items()}
+    distinct = set(reasons.values())
+    if len(distinct) == 1:
+        reason = distinct.pop()
+        return "" if reason in refused else reason
+    return "; ".join(f"{card}: {reason}" for card, reason in reasons.items() if reason not in refused)
 
 
 def prompt(t: Turn) -> str:
@@ -150,4 +181,5 @@ def prompt(t: Turn) -> str:
         bringing=f"party {t.party} \u00b7 bring ({t.waiting_text})> ",
         over="game over> ",
         otherwise="gift lists> " if t.phase is Phase.SETTING_UP else "game over> ",
+        swapping=f"party {t.party} \u00b7 {t.starter} may swap (swap NAME / keep)> ",
     )

@@ -10,7 +10,8 @@ card null), then measures on it, each as a whole process where the issue asks fo
 - `we audit DIR --json`, serial and with --jobs, checking that every game is judged ok (and that
   a handful of tampered logs are judged not ok);
 - decoding (parse_event) and folding (evolve over already decoded events), events per second;
-- `we simulate` with the random and greedy bots, complete 5-player games per second;
+- `we simulate` with the random and greedy bots (and random under the house rules
+  max_steals_between_opens 1 and starter_final_swap), complete 5-player games per second;
 - `we import` into a fresh SQLite library, and auditing the games from the library;
 - the peak memory of each child process (os.wait4), at N and N/4 games;
 - `we --help` start-up time.
@@ -999,24 +1000,27 @@ class Bench:
             self.report.add(Row("we simulate", verdict="not available"))
             return
         games = 200 if self.args.quick else 2_000
-        for bot in ("random", "greedy"):
-            if bot not in (self.cli.help("simulate") or ""):
-                self.report.add(Row(f"we simulate --bot {bot}", verdict="not available"))
+        house_rules = ("--max-steals-between-opens", "1", "--starter-final-swap")
+        for bot, rules in (("random", ()), ("greedy", ()), ("random", house_rules)):
+            shown = " ".join((bot, *rules))
+            if any(word not in (self.cli.help("simulate") or "") for word in (bot, *rules[::2])):
+                self.report.add(Row(f"we simulate --bot {shown}", verdict="not available"))
                 continue
-            self.log(f"we simulate --bot {bot} ...")
+            self.log(f"we simulate --bot {shown} ...")
             runs = {
-                k: self.best(lambda k=k, bot=bot: self.simulate_attempt(bot, k))
+                k: self.best(lambda k=k, bot=bot, rules=rules: self.simulate_attempt(bot, k, rules))
                 for k in (max(1, games // 4), games)
             }
             run = runs[games]
-            name = f"we simulate -n 5 --bot {bot} --out DIR"
+            name = f"we simulate -n 5 --bot {shown} --out DIR"
             if run is None:
                 self.report.add(Row(name, f"{games:,} games", verdict="WRONG"))
                 continue
             memory, _ = memory_cell(runs[max(1, games // 4)], run)
             gps = games / run.seconds
-            target = f">= {TARGET_SIM_GPS:,} games/s" if bot == "random" else ""
-            verdict = pass_miss(gps >= TARGET_SIM_GPS) if bot == "random" else ""
+            targeted = bot == "random" and not rules
+            target = f">= {TARGET_SIM_GPS:,} games/s" if targeted else ""
+            verdict = pass_miss(gps >= TARGET_SIM_GPS) if targeted else ""
             self.report.add(
                 Row(
                     name,
@@ -1031,8 +1035,8 @@ class Bench:
                 )
             )
 
-    def simulate_attempt(self, bot: str, games: int) -> ChildRun | None:
-        directory = self.tmp / f"simulate-{bot}-{games}"
+    def simulate_attempt(self, bot: str, games: int, rules: tuple[str, ...] = ()) -> ChildRun | None:
+        directory = self.tmp / f"simulate-{bot}-{games}{'-house' if rules else ''}"
         shutil.rmtree(directory, ignore_errors=True)
         cmd = we_cmd(
             "simulate",
@@ -1044,6 +1048,7 @@ class Bench:
             "bench",
             "--bot",
             bot,
+            *rules,
             "--out",
             str(directory),
         )
@@ -1300,6 +1305,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="run each timed command this many times and keep the fastest (default 1)",
     )
     parser.add_argument("--quick", action="store_true", help=f"a small archive ({QUICK_GAMES:,} games)")
+    parser.add_argument(
+        "--service", action="store_true", help="only the service section (`we serve` under load)"
+    )
+    parser.add_argument("--seconds", type=float, default=20, help="with --service: how long (default 20)")
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.games is None:
@@ -1320,6 +1329,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         kind, directory = args.worker
         print(json.dumps(WORKERS[kind](Path(directory))))
         return 0
+    if args.service:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from bench_service import run as run_service
+
+        return run_service(seconds=args.seconds)
     return Bench(args).run()
 
 

@@ -127,7 +127,7 @@ def test_resuming_shows_the_table(tmp_path):
     assert "Carrying on with game" in out
     assert "Ann \u2190 to move" in out  # the table, with who holds what
     assert "Locked: R7" in out
-    assert "Ann can open a gift (`open CARD`); nothing can be stolen now." in out
+    assert "Ann can open a gift (`open CARD`); nothing can be stolen now" in out
 
 
 def test_ctrl_c_is_a_quit_with_exit_0(tmp_path):

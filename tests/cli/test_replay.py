@@ -187,7 +187,7 @@ def test_html_as_a_player(tmp_path):
 def test_html_says_so_when_the_renderer_is_missing(tmp_path, monkeypatch):
     import sys
 
-    monkeypatch.setitem(sys.modules, "cli.html_replay", None)  # import fails
+    monkeypatch.setitem(sys.modules, "service.replay_page", None)  # import fails
     result = we("replay", ONE, "--html", tmp_path / "x.html")
     assert result.exit_code == 1
     assert "--html is not available" in one_error_line(result)

@@ -110,6 +110,15 @@ class Table:
             card=card,
         )
 
+    def swap(self, player: str, other: str | None, takes: str | None, party: int | None = None) -> GameState:
+        return self.do(self.swap_event(player, other, takes, party))
+
+    def swap_event(
+        self, player: str, other: str | None, takes: str | None, party: int | None = None
+    ) -> Event:
+        data = {"party": self.state.party if party is None else party, "player": player}
+        return parse_event("final_swap", {**data, "with": other, "takes": takes})
+
     def void(self, seq: int, reason: str = "recorded by mistake") -> GameState:
         return self.do(ev("event_voided", voids=seq, reason=reason))
 

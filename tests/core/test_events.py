@@ -26,13 +26,14 @@ PAYLOADS = {
     "gift_brought": {"party": 1, "player": "Ann", "card": "R7"},
     "gift_opened": {"party": 1, "player": "Ben", "card": "R7"},
     "gift_stolen": {"party": 1, "player": "Cat", "from": "Ben", "card": "R7"},
+    "final_swap": {"party": 2, "player": "Ann", "with": "Cat", "takes": "B7"},
     "event_voided": {"voids": 17, "reason": "typed the wrong card"},
     "tie_broken": {"winner": "Ann", "reason": "gave the best speech for Fluffy the Cat"},
     "note": {"text": "Ben spilled cocoa on the red 9"},
 }
 
 
-def test_the_nine_event_types():
+def test_the_ten_event_types():
     assert set(EVENT_TYPES) == set(PAYLOADS)
 
 
@@ -49,6 +50,7 @@ def test_payload_round_trip_is_exact(event_type):
     [
         ("game_started", {"players": ["Ann", "Ben", "Cat"], "dealer": "Ben", "ruleset": "x", "options": {}}),
         ("gift_brought", {"party": 3, "player": "Ann", "card": None}),
+        ("final_swap", {"party": 1, "player": "Ann", "with": None, "takes": None}),
     ],
 )
 def test_round_trip_of_optional_and_null_fields(event_type, data):
@@ -244,3 +246,19 @@ def test_names_as_keys_are_nfc():
     assert list(lists.lists) == [NFC_ZOE]
     attics = parse_event("attics_dealt", {"attics": {NFD_ZOE: ["R1"]}})
     assert list(attics.attics) == [NFC_ZOE]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"party": 1, "player": "Ann", "with": "Ben", "takes": None},
+        {"party": 1, "player": "Ann", "with": None, "takes": "R7"},
+        {"party": 1, "player": "Ann", "with": None},
+        {"party": 1, "player": "Ann", "takes": None},
+        {"party": 1, "player": "Ann", "with_player": None, "takes": None},
+        {"party": 1, "player": "Ann", "with": "Ben", "takes": "P11"},
+    ],
+)
+def test_a_final_swap_names_both_or_neither(data):
+    with pytest.raises(EventSchemaError):
+        parse_event("final_swap", data)

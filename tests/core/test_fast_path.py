@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 from wecore.audit import RULES, SCHEMA, GameChecker
 from wecore.bots import GreedyBot, RandomBot, play_game
 from wecore.errors import EventSchemaError, RuleViolation
-from wecore.events import parse_event
+from wecore.events import EVENT_TYPES, parse_event
+from wecore.fastpath import _FAST_PATHS
 from wecore.reducer import evolve
+from wecore.rulesets import HOUSE_RULES
 from wecore.state import INITIAL_STATE
 
 
@@ -59,6 +61,12 @@ MUTATIONS = [
     lambda d: {**d, "from": "Nobody"} if "from" in d else {**d, "from": "Ann"},
     lambda d: {**d, "from_player": d.get("from")},
     lambda d: {**d, "voids": 1} if "voids" in d else d,
+    lambda d: {**d, "with": None} if "with" in d else d,
+    lambda d: {**d, "takes": None} if "takes" in d else d,
+    lambda d: {**d, "takes": "b10"} if "takes" in d else d,
+    lambda d: {**d, "with": "Nobody"} if "with" in d else d,
+    lambda d: {k: v for k, v in d.items() if k != "with"},
+    lambda d: {**d, "with_player": d.get("with")} if "with" in d else d,
     lambda d: {**d, "text": 5} if "text" in d else d,
 ]
 
@@ -70,11 +78,12 @@ MUTATIONS = [
     greedy=st.booleans(),
     position=st.floats(0.05, 1.0),
     mutation=st.sampled_from(range(len(MUTATIONS))),
+    rules=st.fixed_dictionaries({}, optional={r.name: st.sampled_from(r.samples) for r in HOUSE_RULES}),
 )
 def test_fast_path_agrees_with_models(
-    seed: int, players: int, greedy: bool, position: float, mutation: int
+    seed: int, players: int, greedy: bool, position: float, mutation: int, rules: dict
 ) -> None:
-    events, _ = play_game(seed, players, GreedyBot() if greedy else RandomBot())
+    events, _ = play_game(seed, players, GreedyBot() if greedy else RandomBot(), options=rules)
     payloads = [(e.TYPE, e.payload()) for e in events]
     assert _checker_path(payloads) == _model_path(payloads)
     at = max(3, int(len(payloads) * position) - 1)
@@ -106,7 +115,16 @@ def test_a_log_must_begin_with_game_started_on_either_path() -> None:
         )
 
 
-SETUP_MUTATIONS = [
+# Every registry option at values of every JSON shape, some out of bounds: a rule declared in the
+# registry has its shape check held to the model's here.
+OPTION_VALUES = [True, False, 1, 0, -1, "2", 2.0, None, [], {"3": True}, {"3": 0}, {"9": 2}, {"3": 2}]
+REGISTRY_MUTATIONS = [
+    (0, lambda d, name=rule.name, value=value: {**d, "options": {name: value}})
+    for rule in HOUSE_RULES
+    for value in OPTION_VALUES
+]
+
+SETUP_MUTATIONS = [*REGISTRY_MUTATIONS,
     (0, lambda d: {**d, "players": "Ann,Ben,Cat"}),
     (0, lambda d: {**d, "players": [*d["players"][:2], 3]}),
     (0, lambda d: {**d, "players": ["Zoe\u0308", *d["players"][1:]], "dealer": d["players"][1]}),
@@ -171,3 +189,37 @@ def test_fast_path_agrees_on_tie_breaks() -> None:
     ]:
         log = [*payloads, ("tie_broken", tie), ("tie_broken", {"winner": other, "reason": "again"})]
         assert _checker_path(log) == _model_path(log)
+
+
+def test_every_event_type_has_a_fast_path() -> None:
+    # A new event type gets its fast check, and the mutations above and below reach it.
+    assert set(_FAST_PATHS) == set(EVENT_TYPES)
+
+
+def _field_mutations(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every field removed, each set to each JSON type, and one field too many."""
+    out = [{**data, "extra": 1}]
+    for name in data:
+        out.append({k: v for k, v in data.items() if k != name})
+        for value in (None, True, 0, -1, 1.5, "", "R7", "r7", "Ann", "Zoe\u0308", [], {}):
+            out.append({**data, name: value})
+    return out
+
+
+def test_fast_path_agrees_with_models_field_by_field_on_every_event_type() -> None:
+    """For every event type as a bot game writes it (under every house rule of the registry),
+    each field mutated every way: the fast path and the model path judge it alike."""
+    options = {rule.name: rule.samples[0] for rule in HOUSE_RULES if rule.name != "attic_sizes"}
+    events, final = play_game(11, 3, RandomBot(), options={**options, "attic_sizes": {"3": 2}})
+    payloads = [(e.TYPE, e.payload()) for e in events]
+    payloads += [("note", {"text": "cocoa"}), ("event_voided", {"voids": len(payloads), "reason": "x"})]
+    payloads += [("tie_broken", {"winner": final.players[0], "reason": "speech"})]
+    seen: set[str] = set()
+    for at, (event_type, data) in enumerate(payloads):
+        if event_type in seen:
+            continue
+        seen.add(event_type)
+        for mutated_data in _field_mutations(data):
+            mutated = [*payloads[:at], (event_type, mutated_data)]
+            assert _checker_path(mutated) == _model_path(mutated), (event_type, mutated_data)
+    assert seen == set(EVENT_TYPES)

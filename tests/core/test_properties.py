@@ -1,13 +1,16 @@
 """Properties of whole games, over many random and greedy bot games for 3 to 7 players.
 
 Seeds are drawn by hypothesis; each example plays several complete games. Across this file
-a few thousand games are played and checked event by event.
+a few thousand games are played and checked event by event. The house rules come from the
+registry (`wecore.rulesets.HOUSE_RULES`): a rule declared there is played here the same day.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,21 +29,34 @@ from wecore import (
     parse_event,
     play_game,
 )
-from wecore.decider import Bring, Open, Steal
-from wecore.events import EventVoided, GiftBrought, GiftOpened, GiftStolen
+from wecore.decider import Bring, Open, Steal, Swap
+from wecore.events import EventVoided, FinalSwap, GiftBrought, GiftOpened, GiftStolen
+from wecore.rulesets import HOUSE_RULES
 
 BOTS = {"random": RandomBot(), "greedy": GreedyBot()}
 COUNTS = (3, 4, 5, 6, 7)
 seeds = st.integers(min_value=0, max_value=2**32)
-house_rules = st.sampled_from(
-    [
-        None,
-        {"max_steals_per_gift": 1},
-        {"max_steals_per_gift": 2},
-        {"attic_sizes": {"3": 3, "4": 2, "5": 2, "6": 3, "7": 1}},
-        {"attic_sizes": {"3": 16, "4": 12, "5": 10, "6": 8, "7": 7}, "max_steals_per_gift": 3},
-    ]
+# Any mix of the registry's house rules, each at one of its sample values (absent: printed rules).
+house_rules = st.none() | st.fixed_dictionaries(
+    {}, optional={rule.name: st.sampled_from(rule.samples) for rule in HOUSE_RULES}
 )
+
+
+def every_combination() -> list[dict]:
+    """Every subset of the registry's house rules, each rule at its first and then at its last
+    sample value (a cap of 1 and a cap of 3 are different games)."""
+    combos: list[dict] = []
+    for size in range(len(HOUSE_RULES) + 1):
+        for rules in itertools.combinations(HOUSE_RULES, size):
+            for pick in (0, -1):
+                combo = {rule.name: rule.samples[pick] for rule in rules}
+                if combo not in combos:
+                    combos.append(combo)
+    return combos
+
+
+IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)
+MOVE_EVENTS = ("gift_brought", "gift_opened", "gift_stolen", "final_swap")
 
 
 def budget(examples: int) -> settings:
@@ -54,6 +70,9 @@ def move_payload(state, move):
         return ("gift_brought", {"party": state.party, "player": move.player, "card": move.card})
     if isinstance(move, Open):
         return ("gift_opened", {"party": state.party, "player": move.player, "card": move.card})
+    if isinstance(move, Swap):
+        data = {"party": state.party, "player": move.player, "with": move.with_player, "takes": move.takes}
+        return ("final_swap", data)
     assert isinstance(move, Steal)
     data = {"party": state.party, "player": move.player, "from": move.from_player, "card": move.card}
     return ("gift_stolen", data)
@@ -68,10 +87,11 @@ def check_game(events, final, count: int) -> None:
     """Every property a finished bot game must have, checked event by event."""
     state = INITIAL_STATE
     dealt: set[str] = set()
-    moves_in_party = opens_in_party = 0
+    moves_in_party = opens_in_party = steals_in_a_row = swaps_in_party = 0
     bound = count * (count + 1) // 2
     for seq, event in enumerate(events, start=1):
-        if event.TYPE in ("gift_brought", "gift_opened", "gift_stolen"):
+        ruleset = state.ruleset
+        if event.TYPE in MOVE_EVENTS:
             moves = legal_moves(state)
             assert moves, "a player to move always has a legal move"
             assert event_payload(event) in [move_payload(state, m) for m in moves]
@@ -79,6 +99,8 @@ def check_game(events, final, count: int) -> None:
                 assert state.to_move is not None
                 assert state.holding[state.to_move] is None, "the player to move never holds a gift"
                 assert all(m.player == state.player_to_move for m in moves)
+            if state.phase is Phase.FINAL_SWAP:
+                assert all(m.player == state.starter_name for m in moves)
         after = evolve(state, event)
         # Voiding the latest event gives back the state before it; re-applying it, the state after.
         if seq > 1:
@@ -91,12 +113,22 @@ def check_game(events, final, count: int) -> None:
         if event.TYPE in ("gift_opened", "gift_stolen"):
             moves_in_party += 1
             opens_in_party += event.TYPE == "gift_opened"
+            steals_in_a_row = 0 if event.TYPE == "gift_opened" else steals_in_a_row + 1
+            cap = ruleset.max_steals_between_opens
+            assert cap is None or steals_in_a_row <= cap, "no more steals in a row than the house rule"
             assert moves_in_party <= bound
-            if after.party != state.party or after.is_over:
-                assert opens_in_party == count
-                moves_in_party = opens_in_party = 0
+        if event.TYPE == "final_swap":
+            assert ruleset.starter_final_swap and opens_in_party == count
+            assert event.player == state.starter_name
+            swaps_in_party += 1
+        if state.phase in IN_PLAY and after.phase not in IN_PLAY:  # a party just ended
+            assert opens_in_party == count
+            assert swaps_in_party == (1 if ruleset.starter_final_swap else 0)
+            moves_in_party = opens_in_party = steals_in_a_row = swaps_in_party = 0
         if event.TYPE in ("gift_brought", "gift_opened", "gift_stolen"):
             assert event.card in dealt, "nothing appears from nowhere"
+        if event.TYPE == "final_swap" and event.takes is not None:
+            assert event.takes in dealt
         state = after
     assert state == final
     assert fold(events) == final
@@ -136,10 +168,17 @@ def check_outcome(events, final, count: int) -> None:
         if event.TYPE in ("gift_opened", "gift_stolen"):
             per_party.setdefault(event.party, []).append(event.TYPE)
     assert sorted(per_party) == list(range(1, final.party_count + 1))
+    for event in events:
+        if event.TYPE == "final_swap":
+            per_party[event.party].append(event.TYPE)
+    swaps = [["final_swap"]] if final.ruleset.starter_final_swap else [[]]
     for moves in per_party.values():
-        assert len(moves) <= count * (count + 1) // 2
-        assert moves.count("gift_opened") == count
-        assert moves[0] == "gift_opened"
+        plays = [m for m in moves if m != "final_swap"]
+        assert len(plays) <= count * (count + 1) // 2
+        assert plays.count("gift_opened") == count
+        assert plays[0] == "gift_opened"
+        assert [m for m in moves if m == "final_swap"] == swaps[0]
+        assert moves[-1] == ("final_swap" if swaps[0] else "gift_opened")
 
 
 @budget(400)
@@ -206,6 +245,25 @@ class Candidates:
             for card in kept:
                 yield self._steal(party, mover, keeper, card)
 
+    def swaps(self, state):
+        """A final swap, or a keep, by anyone with anyone, of what the other holds, or else of
+        a card they kept or some card."""
+        party = state.party
+        for player in self.players:
+            yield self._get(
+                ("k", party, player),
+                lambda p=player: FinalSwap(party=party, player=p, with_player=None, takes=None),
+            )
+            for other in self.players:
+                seat = state.seat(other)
+                card = state.holding[seat] or (state.kept[seat][-1] if state.kept[seat] else "R1")
+                yield self._get(
+                    ("w", party, player, other, card),
+                    lambda p=player, o=other, c=card: FinalSwap(
+                        party=party, player=p, with_player=o, takes=c
+                    ),
+                )
+
     def _steal(self, party, thief, victim, card):
         return self._get(
             ("s", party, thief, victim, card),
@@ -219,7 +277,7 @@ def check_every_candidate(events) -> int:
     candidates = None
     checked = 0
     for event in events:
-        if event.TYPE in ("gift_brought", "gift_opened", "gift_stolen"):
+        if event.TYPE in MOVE_EVENTS:
             if candidates is None:
                 candidates = Candidates(state.players)
             legal = {key(move_payload(state, m)) for m in legal_moves(state)}
@@ -235,7 +293,7 @@ def check_every_candidate(events) -> int:
                     except RuleViolation:
                         continue
                     raise AssertionError(f"accepted party {party} in party {state.party}")
-            tries = [*candidates.opens(state.party), *candidates.steals(state)]
+            tries = [*candidates.opens(state.party), *candidates.steals(state), *candidates.swaps(state)]
             if state.phase is Phase.BRINGING:
                 tries += candidates.brings(state.party)
             else:
@@ -247,7 +305,10 @@ def check_every_candidate(events) -> int:
                 except RuleViolation:
                     continue
                 accepted.add(key(event_payload(attempt)))
-            assert accepted == legal
+            assert accepted == legal, (
+                f"the reducer and legal_moves disagree under {state.ruleset.options()}:"
+                f" accepted only {sorted(accepted - legal)}, listed only {sorted(legal - accepted)}"
+            )
             checked += len(tries)
         state = evolve(state, event)
     return checked
@@ -260,3 +321,16 @@ def test_legal_moves_are_exactly_the_moves_the_reducer_accepts(seed, rules):
         for bot in BOTS.values():
             events, _ = play_game(seed, count, bot, options=rules)
             assert check_every_candidate(events) > 0
+
+
+@pytest.mark.parametrize(
+    "rules", every_combination(), ids=lambda rules: json.dumps(rules, separators=(",", ":"))
+)
+def test_one_path_cannot_enforce_a_house_rule_alone(rules):
+    """THE test of "each rule in one place": under every combination of the registry's house
+    rules, in random bot games, every move legal_moves lists is accepted by the reducer and
+    every move the reducer accepts (over all candidate brings, opens, steals and swaps) is listed.
+    A rule enforced by the reducer but not by move generation (or the reverse) fails here."""
+    for count in COUNTS:
+        events, _ = play_game(f"one-path-{count}", count, RandomBot(), options=rules)
+        assert check_every_candidate(events) > 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from wecore.bots import play_game
-from wecore.moves import Open, legal_moves
+from wecore.moves import Open, Swap, legal_moves
 from wecore.reducer import evolve
 from wecore.state import INITIAL_STATE, Phase
 from wecore.turns import moves_hint, next_up, prompt, status_line, table_heading, turn, turn_of_view
@@ -14,7 +14,8 @@ from .games import game_one_winner
 
 def states_of_bot_games():
     for seed in range(6):
-        events, _ = play_game(seed, 3 + seed % 3)
+        rules = {"starter_final_swap": True, "max_steals_between_opens": 1} if seed % 2 else None
+        events, _ = play_game(seed, 3 + seed % 3, options=rules)
         state = INITIAL_STATE
         for event in events:
             state = evolve(state, event)
@@ -36,7 +37,12 @@ def test_every_sentence_names_the_player_legal_moves_belong_to() -> None:
             waiting = {m.player for m in legal_moves(state)}
             assert waiting == set(t.waiting)
             assert t.waiting_text in status_line(t) and t.waiting_text in table_heading(t)
-    assert {Phase.BRINGING, Phase.PLAYING, Phase.OVER} <= seen_phases
+        elif t.phase is Phase.FINAL_SWAP:
+            assert {m.player for m in legal_moves(state) if isinstance(m, Swap)} == {t.starter}
+            for sentence in (status_line(t), table_heading(t), next_up(t), prompt(t), moves_hint(state)):
+                assert str(t.starter) in sentence and "swap" in sentence
+    # Every phase a game passes through once under way is worded (a new phase must be too).
+    assert set(Phase) - {Phase.NOT_STARTED, Phase.SETTING_UP} <= seen_phases
 
 
 def test_the_wording_of_each_place() -> None:

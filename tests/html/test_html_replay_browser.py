@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from replay_support import VECTORS, expected_view, frozen_game, load_log
 
-from cli.html_replay import render_html
 from eventstore.canonical import event_hash
+from service.replay_page import render_html
 
 LAUNCH_ARGS = [
     "--headless",
@@ -376,3 +376,25 @@ def test_the_page_agrees_with_we_replay_json(open_page):
         page.evaluate(f"location.hash = '#seq={seq}'")
         page.reload()
         assert_table_is(table(page), log, seq)
+
+
+def test_the_final_swap_on_the_table_and_the_timeline(open_page):
+    """house-rules.jsonl: at seq 25 Ben opens the last gift of party 2, and Cat (its starter) may
+    swap; at seq 26 Cat swaps Y3 for Ben's G8."""
+    log = load_log("house-rules.jsonl")
+    page = open_page(log, seq=25)
+    shown = table(page)
+    assert_table_is(shown, log, 25)
+    assert shown["to_move"] == "Cat"
+    assert page.text_content("#phase-label").startswith("Final swap: every gift is open; Cat")
+    assert "may swap" in page.text_content("[data-seat=Cat] [data-role=badges]")
+    page.keyboard.press("ArrowRight")
+    shown = table(page)
+    assert_table_is(shown, log, 26)
+    assert page.text_content("#narration") == "Cat swaps Y3 for G8, Ben's gift: party 2 ends."
+    assert shown["seats"]["Cat"]["kept"][-1] == "G8" and shown["seats"]["Ben"]["kept"][-1] == "Y3"
+    for name in ("Cat", "Ben"):
+        assert "swapped" in page.text_content(f"[data-seat={name}] [data-role=badges]")
+    assert "swapped" not in page.text_content("[data-seat=Ann] [data-role=badges]")
+    swaps = page.locator("#timeline li.swap")
+    assert swaps.count() == 3 and swaps.nth(1).get_attribute("data-seq") == "26"

@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 import pytest
 from replay_support import embedded, expected_view, script_text, state_at
 
-from cli.html_replay import render_html, replay_steps, script_json
+from service.replay_page import render_html, replay_steps, script_json
 from wecore.errors import UnknownPlayerError
 from wecore.events import parse_event
 from wecore.narrate import describe

@@ -113,6 +113,23 @@ def test_create_refuses_an_existing_log(backend: Backend) -> None:
     assert log.verify().events == 6
 
 
+def test_create_many_is_the_same_log_as_create_then_append(backend: Backend) -> None:
+    """A set-up stored at once (`we record`, `we serve`) is line for line a created log."""
+    at = "2026-11-26T19:00:00Z"
+    made = backend.new_log("at-once")
+    written = made.create_many([FIRST, *events(2)], "at-once", at=at)
+    assert [e.seq for e in written] == [1, 2, 3]
+    step = backend.new_log("in-steps")
+    step.create(FIRST, "in-steps", at=at)
+    step.append(events(2), expected_seq=1, at=at)
+    assert [e.hash for e in made.read()] == [e.hash for e in written]
+    assert made.verify().ok and made.verify().events == 3
+    assert [(e.type, e.data, e.at) for e in made.read()] == [(e.type, e.data, e.at) for e in step.read()]
+    with pytest.raises(LogExistsError):
+        made.create_many([FIRST], "at-once")
+    assert made.verify().events == 3
+
+
 def test_stale_expected_seq_writes_nothing(backend: Backend) -> None:
     log = six_events(backend)
     before = stored_lines(backend, log)

@@ -1,4 +1,6 @@
-"""`we replay GAME --html OUT.html`: the game as one self-contained page.
+"""The replay page, one template for both faces: `we replay GAME --html OUT.html` writes it as
+one self-contained file, and `we serve` sends it in live mode (it then follows the game's
+stream and offers a seat's moves).
 
 The page draws; it does not play. Every state it shows is computed here by folding the log
 with `wecore` (the reducer, `views.view`, `narrate.describe`, `scoring.score`) and embedded
@@ -30,24 +32,36 @@ from wecore.state import GameState
 from wecore.views import redact_log, view
 
 TEMPLATE_NAME = "replay_template.html"
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 _PLACEHOLDER = re.compile(r"@@([A-Z_]+)@@")
+_LIVE_CODE = re.compile(r"  // @@LIVE_BEGIN@@.*?// @@LIVE_END@@\n", re.DOTALL)
 # In a <script> element "<" could open "</script>" or "<!--"; "&" and ">" are escaped too
 # so the JSON text reads the same to any HTML parser. Each is a valid JSON string escape.
 _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
-def render_html(envelopes: list[dict], *, viewer: str | None, fingerprint: str | None) -> str:
+def render_html(
+    envelopes: list[dict],
+    *,
+    viewer: str | None,
+    fingerprint: str | None,
+    spectator: bool = False,
+    live: dict[str, Any] | None = None,
+) -> str:
     """The whole replay page for a log's parsed envelopes.
 
     `viewer`: None for the omniscient page, else a player's name (any case, as `--as`).
     `fingerprint`: the log's fingerprint; None takes it from the last envelope's hash.
+    `spectator`: without a viewer, only public facts (the table key of `we serve`).
+    `live`: the live mode of `we serve`: the page follows the game's stream (its URLs, the key
+    and the seat's legal moves are in this dict) and offers the seat's moves as buttons.
     Raises the engine's errors (EventSchemaError, RuleViolation, UnknownPlayerError) for a log
     that does not fold, and ValueError for an empty one.
     """
-    steps, final, seat = replay_steps(envelopes, viewer)
+    steps, final, seat = replay_steps(envelopes, viewer, spectator)
     if fingerprint is None:
         fingerprint = fingerprint_of(envelopes)
-    log = envelopes if seat is None else redact_log(envelopes, seat)
+    log = envelopes if seat is None and not spectator else redact_log(envelopes, seat)
     first = envelopes[0]
     title = final.title or str(first.get("game", "White Elephant"))
     meta = {
@@ -59,24 +73,32 @@ def render_html(envelopes: list[dict], *, viewer: str | None, fingerprint: str |
         "colours": [c.value for c in COLOURS],
         "letters": {c.letter: c.value for c in COLOURS},
         "persons": {c.value: PERSON_OF[c] for c in COLOURS},
+        "live": live,
     }
     values = {
         "LANG": "en",
         "TITLE": html.escape(title),
         "HEADING": html.escape(title),
-        "SUBTITLE": html.escape(_subtitle(final, seat)),
+        "SUBTITLE": html.escape(_subtitle(final, seat, spectator)),
+        "CSP": _CSP + ("; connect-src 'self'" if live is not None else ""),
+        "MODE": "live" if live is not None else "file",
+        "LIVE_BEGIN": "",
+        "LIVE_END": "",
         "NOSCRIPT": _noscript(final, fingerprint),
-        "REDACTED_FOR": html.escape(seat or "", quote=True),
+        "REDACTED_FOR": html.escape(seat or ("spectator" if spectator else ""), quote=True),
         "LOG_JSON": script_json(log),
         "REPLAY_JSON": script_json({"meta": meta, "steps": steps}),
     }
-    template = resources.files("cli").joinpath(TEMPLATE_NAME).read_text(encoding="utf-8")
+    template = resources.files("service").joinpath(TEMPLATE_NAME).read_text(encoding="utf-8")
+    if live is None:
+        # A saved page never reaches the network: the live mode's code is not in it at all.
+        template = _LIVE_CODE.sub("", template)
     # One pass, so nothing substituted (say a title containing "@@LOG_JSON@@") is read again.
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
 
 def replay_steps(
-    envelopes: list[dict], viewer: str | None
+    envelopes: list[dict], viewer: str | None, spectator: bool = False
 ) -> tuple[list[dict[str, Any]], GameState, str | None]:
     """(steps, final state, resolved viewer): one step per envelope, the state after it.
 
@@ -89,7 +111,7 @@ def replay_steps(
     walked = list(steps(parse_event(e.get("type"), e.get("data")) for e in envelopes))
     voided = voided_by(step.event for step in walked)
     seat = None if viewer is None else resolve_player(walked[0].after, viewer)
-    omniscient = seat is None
+    omniscient = seat is None and not spectator
     page_steps = [
         {
             "seq": step.seq,
@@ -97,7 +119,9 @@ def replay_steps(
             "at": envelope.get("at"),
             "sentence": describe(step.event, step.before, step.after, viewer=seat, omniscient=omniscient),
             "voided_by": voided.get(step.seq),
-            "view": view_dict(step.after, seat),
+            # A final swap: the two seats that exchanged gifts (none when the starter kept).
+            "swapped": swapped_seats(step.event),
+            "view": view_dict(step.after, seat, omniscient),
             "board": board_dict(score(step.after)),
         }
         for step, envelope in zip(walked, envelopes, strict=True)
@@ -105,9 +129,16 @@ def replay_steps(
     return page_steps, walked[-1].after, seat
 
 
-def view_dict(state: GameState, viewer: str | None) -> dict[str, Any]:
+def swapped_seats(event: Any) -> list[str]:
+    """The players who exchanged gifts in a final swap (none for any other event, or a keep)."""
+    partner = getattr(event, "with_player", None)
+    return [event.player, partner] if partner is not None else []
+
+
+def view_dict(state: GameState, viewer: str | None, omniscient: bool | None = None) -> dict[str, Any]:
     """The view the page shows (and `we replay --at SEQ --json` prints), as plain JSON values."""
-    return _plain(view(state, viewer, omniscient=viewer is None).to_dict())
+    omniscient = viewer is None if omniscient is None else omniscient
+    return _plain(view(state, viewer, omniscient=omniscient).to_dict())
 
 
 def board_dict(board: Scoreboard) -> dict[str, Any]:
@@ -147,9 +178,12 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def _subtitle(state: GameState, viewer: str | None) -> str:
+def _subtitle(state: GameState, viewer: str | None, spectator: bool = False) -> str:
     who = ", ".join(state.players)
-    seen = f"seen from {viewer}'s seat" if viewer else "everything shown, every attic and face-down gift"
+    if spectator:
+        seen = "as the table sees it (public facts only)"
+    else:
+        seen = f"seen from {viewer}'s seat" if viewer else "everything shown, every attic and face-down gift"
     return f"{who} \u00b7 dealer {state.dealer} \u00b7 {seen}"
 
 

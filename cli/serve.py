@@ -1,0 +1,122 @@
+"""`we serve GAMES_DIR`: the games of a folder on the local network (docs/service.md)."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+
+import click
+
+from cli.common import CommandFailed
+
+
+def lan_address() -> str | None:
+    """This machine's address on the local network, from its interfaces (nothing is sent)."""
+    try:
+        import array
+        import fcntl
+        import struct
+
+        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            for _, name in socket.if_nameindex():
+                if name == "lo":
+                    continue
+                packed = struct.pack("256s", name.encode()[:15])
+                try:
+                    answer = fcntl.ioctl(probe.fileno(), 0x8915, packed)  # SIOCGIFADDR
+                except OSError:
+                    continue
+                address = socket.inet_ntoa(array.array("B", answer[20:24]).tobytes())
+                if not address.startswith("127."):
+                    return address
+        finally:
+            probe.close()
+    except (OSError, ImportError):
+        pass
+    return None
+
+
+@click.command()
+@click.argument("games_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--host", default=None, help="Address to listen on (default 127.0.0.1; with --lan, all).")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0: any free port."
+)
+@click.option("--lan", is_flag=True, help="Listen on every interface, so phones on this network can join.")
+def serve(games_dir: Path, host: str | None, port: int, lan: bool) -> None:
+    """Serve the game logs of GAMES_DIR: a live table for the TV, a page per seat for the phones,
+    and the JSON API of docs/service.md. `we record` can keep writing to the same files.
+
+    It prints the host's link (with the host key, kept in GAMES_DIR/.we/host-key); open it to
+    start games and show each player the QR code of their seat. Ctrl-C stops it.
+    """
+    import uvicorn
+
+    from service.http import create_app
+    from service.keys import read_or_create_host_key
+
+    if not games_dir.is_dir():
+        raise CommandFailed(f"{games_dir} is not a directory of game logs")
+    bind = host or ("0.0.0.0" if lan else "127.0.0.1")
+    try:
+        host_key = read_or_create_host_key(games_dir)
+    except (OSError, ValueError) as exc:
+        raise CommandFailed(f"{games_dir}/.we/host-key: {exc}") from None
+    family = socket.AF_INET6 if ":" in bind else socket.AF_INET
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and
+    # without it every response waits ~40 ms for a delayed ACK (headers and body go apart).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((bind, port))
+    except OSError as exc:
+        sock.close()
+        raise CommandFailed(f"cannot listen on {bind}:{port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    port = sock.getsockname()[1]
+    shown = bind
+    if bind in ("0.0.0.0", "::"):
+        shown = lan_address() or "127.0.0.1"
+    if ":" in shown:
+        shown = f"[{shown}]"
+    base_url = f"http://{shown}:{port}"
+    app = create_app(games_dir, base_url, host_key)
+    host_url = f"{base_url}/?k={host_key}"
+    click.echo(f"Serving the games in {games_dir} at {base_url}")
+    click.echo(f"Host (keep this link to yourself): {host_url}")
+    if lan:
+        click.echo(f"Phones on this network open {base_url}; players scan their seat's code in the lobby.")
+        import segno
+
+        segno.make(base_url, error="m").terminal(out=sys.stdout, compact=True)
+    click.echo("Ctrl-C stops the server.", err=False)
+    sys.stdout.flush()
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: object) -> None:
+            # Streams never end by themselves: close them now, or the graceful shutdown waits.
+            stopping = app.state.stopping
+            loop = getattr(app.state, "loop", None)
+            if loop is not None:
+                loop.call_soon_threadsafe(stopping.set)
+                app.state.folder.wake_all()
+            super().handle_exit(sig, frame)
+            # uvicorn raises the signal again once it has stopped, which would end the process
+            # "killed by SIGTERM" (or a KeyboardInterrupt): a clean stop is what was asked for.
+            captured = getattr(self, "_captured_signals", None)
+            if isinstance(captured, list):
+                captured.clear()
+
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        timeout_graceful_shutdown=5,
+        access_log=False,
+        lifespan="on",
+    )
+    server = Server(config)
+    server.run(sockets=[sock])
+    click.echo("Stopped.")

@@ -1,0 +1,183 @@
+"""Reading a game and checking it: the one pipeline every face (`we record`, `we audit`, the
+service) reads a log through. Integrity, schema and rules, streaming, with the fold stopping
+at the first problem; and the part of a damaged log that can still be shown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from eventstore.problems import Problem
+    from eventstore.verify import ScanEnd
+    from wecore.audit import GameChecker
+    from wecore.events import Event
+    from wecore.state import GameState
+
+# A library game's rows, for a source without a path (the CLI knows how to open libraries).
+RowReader = Callable[["GameSource"], Iterator[dict[str, Any]]]
+
+
+@dataclass
+class GameReport:
+    """A game read from its source and checked: integrity, schema and rules."""
+
+    source: str
+    game: str | None
+    events: int
+    fingerprint: str | None  # proven: None when the chain is broken
+    problems: list[Problem]
+    state: GameState
+    stored_fingerprint: str | None = None  # what the last line claims, proven or not
+    broken_at: int | None = None  # the first line failing integrity, if any
+    envelopes: list[Any] = field(default_factory=list)  # kept only when asked for
+    lines: list[dict[str, Any]] = field(default_factory=list)  # parsed, kept only when asked for
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def complete(self) -> bool:
+        return self.state.is_over
+
+
+@dataclass(frozen=True)
+class GameSource:
+    """Where a GAME argument points: a JSONL file or a game in the library."""
+
+    label: str
+    path: Path | None = None
+    db_path: Path | None = None
+    game_id: str | None = None
+
+
+def check_game(
+    source: GameSource,
+    keep_envelopes: bool = False,
+    keep_lines: bool = False,
+    library_rows: RowReader | None = None,
+) -> GameReport:
+    """Read a game once, streaming: every integrity problem, and the fold up to the first
+    schema or rules problem (the state after it is undefined, so folding stops there).
+
+    keep_envelopes keeps every usable line as an Envelope; keep_lines keeps them as the parsed
+    dicts (what the library stores), which costs nothing extra on the fast path."""
+    from eventstore.verify import ScanEnd, scan_lines, scan_objects
+    from wecore.audit import GameChecker
+
+    checker = GameChecker()
+    # Clean lines go straight from the scan to the fold, unless every envelope is wanted.
+    fold = None if keep_envelopes else checker.feed
+    end = ScanEnd()
+    kept: list[dict[str, Any]] | None = [] if keep_lines else None
+    if source.path is not None:
+        with open(source.path, "rb", buffering=1 << 20) as lines:
+            scanned = scan_lines(lines, fold, end, kept)
+            return _check_scanned(source, scanned, checker, end, keep_envelopes, kept)
+    if library_rows is None:
+        raise ValueError(f"{source.label}: a library game needs a reader of its rows")
+    rows = library_rows(source)
+    return _check_scanned(source, scan_objects(rows, fold, end, kept), checker, end, keep_envelopes, kept)
+
+
+def _check_scanned(
+    source: GameSource,
+    scanned: Iterator[tuple[int, Any, Any, bool]],
+    checker: GameChecker,
+    end: ScanEnd,
+    keep_envelopes: bool,
+    kept: list[dict[str, Any]] | None,
+) -> GameReport:
+    """The lines the scan yields (all of them, or only line 1 and those with problems when it
+    folds clean lines itself), tallied and folded in line order."""
+    from eventstore.envelope import envelope_from_raw
+    from eventstore.problems import Problem, ProblemKind
+    from eventstore.verify import VerifyTally
+
+    feed = checker.feed
+    tally = VerifyTally()
+    add = tally.add
+    envelopes: list[Any] = []
+    for n, raw, msgs, usable in scanned:
+        if end.last is not None:
+            add(end.lines, end.last, None)  # the newest folded line before this one
+            end.last = None
+        add(n, raw, msgs)
+        if not usable:
+            # An unusable line leaves a hole in the game: nothing after it can be folded.
+            checker.halt()
+            continue
+        if keep_envelopes:
+            envelopes.append(envelope_from_raw(raw))
+        if kept is not None:
+            kept.append(raw)  # in line order: the scan appends clean lines as it passes them
+        feed(n, raw["type"], raw["data"])
+    if end.last is not None:
+        tally.add(end.lines, end.last, None)
+    verdict = tally.result()
+    problems = verdict.problems
+    rule = checker.problem
+    if rule is not None:
+        problems.append(Problem(rule.line, ProblemKind(rule.kind), rule.message))
+        problems.sort(key=lambda p: (p.line, p.kind is not ProblemKind.INTEGRITY))
+    return GameReport(
+        source=source.label,
+        game=verdict.game,
+        events=verdict.events,
+        fingerprint=verdict.fingerprint,
+        problems=problems,
+        state=checker.state,
+        stored_fingerprint=verdict.stored_fingerprint,
+        broken_at=verdict.broken_at,
+        envelopes=envelopes,
+        lines=kept if kept is not None else [],
+    )
+
+
+@dataclass
+class Folded:
+    """The part of a game that can be folded, with the reason it stops early (if it does)."""
+
+    report: GameReport
+    envelopes: list[Any]  # good envelopes, in order; envelopes[i] has seq i + 1
+    events: list[Event]
+    stopped: str | None  # the one-line reason a damaged log stops, or None
+
+
+def fold_what_can_be(report: GameReport) -> Folded:
+    """The lines before the first problem of any kind: all of them good, seq = line."""
+    from wecore.events import parse_event
+
+    envelopes = list(report.envelopes)
+    stopped = None
+    if report.problems:
+        first = report.problems[0]
+        envelopes = envelopes[: max(first.line - 1, 0)]
+        more = len(report.problems) - 1
+        tail = f" (and {more} more problem{'s' if more > 1 else ''}; see `we audit`)" if more else ""
+        stopped = f"{report.source}: line {first.line}: {first.kind}: {first.message}{tail}"
+    events = [parse_event(e.type, e.data) for e in envelopes]
+    return Folded(report, envelopes, events, stopped)
+
+
+def damage_sentence(label: str, problems: list[Problem]) -> str:
+    """Why nothing may be recorded onto a damaged log, and what to do (the recorder's words)."""
+    from eventstore.problems import ProblemCode
+
+    torn = [p for p in problems if p.code is ProblemCode.TORN_LINE]
+    others = len(problems) - len(torn)
+    if torn:
+        plural = "s" if others > 1 else ""
+        tail = f" ({others} other problem{plural}: see `we audit {label}`)" if others else ""
+        return (
+            f"{label}: line {torn[0].line} is torn (an append was cut off), so nothing can be added"
+            f" after it: run `we repair {label}`, then `we record {label}` again{tail}"
+        )
+    first = problems[0]
+    return (
+        f"{label}: line {first.line}: {first.kind}: {first.message};"
+        f" refusing to record onto a damaged log (see `we audit {label}`)"
+    )

@@ -1,0 +1,569 @@
+"""`we serve`: the games of one folder over HTTP (docs/service.md).
+
+A thin skin over service.play and service.live: it reads the key, finds the game, checks what
+the key may do, parses the body, and calls the same use cases `we record` calls. Checks answer
+in the spec's order: 401, 404, 403, 413, 422 (body), 409, 422 (rules). Bodies are parsed here
+rather than by FastAPI, because FastAPI would judge the body before the key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from eventstore.errors import StoreError
+from eventstore.jsonl import JsonlLog
+from service.keys import HOST, SEAT, TABLE, KeyRing, Role
+from service.live import Folder, LiveGame, redact_envelope
+from service.play import (
+    Refused,
+    StaleHead,
+    commit,
+    decide_move,
+    note_events,
+    plan_undo,
+    set_up_events,
+    start_game_in,
+    tie_events,
+)
+
+BODY_LIMIT = 16 * 1024
+KEEPALIVE_SECONDS = 10
+DEFAULT_UNDO_REASON = "undone at the table"
+DEFAULT_TIE_REASON = "won the tie-break at the table"
+
+
+class FastJSON(JSONResponse):
+    """JSON through orjson: views are sent hundreds of times a second."""
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, sentence: str, **extra: Any) -> None:
+        super().__init__(sentence)
+        self.status = status
+        self.sentence = sentence
+        self.extra = extra
+
+
+# --- request bodies ------------------------------------------------------------------------
+
+_STRICT = ConfigDict(extra="forbid", strict=True, populate_by_name=False)
+
+
+class OpenMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["open"]
+    as_: str | None = Field(None, alias="as")
+    card: str | None
+
+
+class StealMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["steal"]
+    as_: str | None = Field(None, alias="as")
+    from_: str = Field(alias="from")
+
+
+class SwapMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["swap"]
+    as_: str | None = Field(None, alias="as")
+    with_: str | None = Field(alias="with")
+
+
+class BringMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["bring"]
+    as_: str | None = Field(None, alias="as")
+    card: str | None
+
+
+class UndoMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["undo"]
+    reason: str | None = None
+
+
+class NoteMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["note"]
+    text: Annotated[str, Field(min_length=1)]
+
+
+class TieMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["tie"]
+    winner: str
+    reason: str | None = None
+
+
+MoveObject = Annotated[
+    OpenMove | StealMove | SwapMove | BringMove | UndoMove | NoteMove | TieMove, Field(discriminator="type")
+]
+
+
+class MoveRequest(BaseModel):
+    model_config = _STRICT
+    expect: Annotated[int, Field(ge=0)]
+    move: MoveObject
+
+
+class NewGame(BaseModel):
+    model_config = _STRICT
+    players: list[str]
+    dealer: str
+    lists: dict[str, str] | None = None
+    deal_attics: bool = False
+    options: dict[str, Any] = Field(default_factory=dict)
+    title: str | None = None
+
+
+def _body_schema(model: Any, components: dict[str, Any]) -> dict[str, Any]:
+    schema = TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}", by_alias=True)
+    components.update(schema.pop("$defs", {}))
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+_COMPONENTS: dict[str, Any] = {}
+_MOVE_BODY = _body_schema(MoveRequest, _COMPONENTS)
+_GAME_BODY = _body_schema(NewGame, _COMPONENTS)
+
+
+def _error_sentence(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"] if not (isinstance(p, str) and p.endswith("Move")))
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return f"unknown field {where!r} in the body"
+    if kind == "missing":
+        return f"the body is missing the field {where!r}"
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        return 'the move\'s "type" must be open, steal, swap, bring, undo, note or tie'
+    return f"the field {where!r} is not right: {error['msg']}"
+
+
+async def read_body(request: Request, model: Any) -> Any:
+    """The body as `model`: 413 beyond 16 KiB, 422 when it is not a JSON object of that shape."""
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > BODY_LIMIT:
+        raise ApiError(413, f"the body is over {BODY_LIMIT // 1024} KiB")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > BODY_LIMIT:
+            raise ApiError(413, f"the body is over {BODY_LIMIT // 1024} KiB")
+    try:
+        data = orjson.loads(bytes(body))
+    except orjson.JSONDecodeError:
+        raise ApiError(422, "the body is not JSON") from None
+    if not isinstance(data, dict):
+        raise ApiError(422, "the body is not a JSON object")
+    try:
+        return TypeAdapter(model).validate_python(data)
+    except ValidationError as exc:
+        raise ApiError(422, _error_sentence(exc)) from None
+
+
+# --- the app -------------------------------------------------------------------------------
+
+
+def _responses(*statuses: int, stream: bool = False) -> dict[int | str, dict[str, Any]]:
+    words = {
+        400: "Bad request",
+        401: "No key, or not a key of this service",
+        403: "The key is not enough for this",
+        404: "No such game",
+        409: "expect is not the head",
+        413: "The body is over 16 KiB",
+        422: "The body or the move is refused",
+    }
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    return {s: {"description": words[s], "content": error} for s in statuses}
+
+
+def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
+    keys = KeyRing(host_key)
+    folder = Folder(directory, keys)
+    stopping = asyncio.Event()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.loop = asyncio.get_running_loop()
+        folder.start()
+        try:
+            yield
+        finally:
+            stopping.set()
+            folder.stop()
+
+    app = FastAPI(
+        title="we serve",
+        version="1",
+        description="White Elephant games of one folder: docs/service.md",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.folder = folder
+    app.state.keys = keys
+    app.state.stopping = stopping
+
+    original_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = original_openapi()
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            components.update(_COMPONENTS)
+            components["Error"] = {
+                "type": "object",
+                "properties": {"error": {"type": "string"}, "head": {"type": "integer"}},
+                "required": ["error"],
+            }
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+    # --- errors as {"error": sentence} ---
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"error": exc.sentence, **exc.extra}, status_code=exc.status)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 404 and keys.role_of(_key_text(request)) is None:
+            return JSONResponse({"error": "a key is needed (?k=KEY or Authorization: Bearer KEY)"}, 401)
+        sentence = "no such page" if exc.status_code == 404 else str(exc.detail)
+        return JSONResponse({"error": sentence}, status_code=exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error.get("loc", ()))
+        return JSONResponse({"error": f"{where}: {error.get('msg', 'not valid')}"}, status_code=422)
+
+    # --- keys ---
+    def role_for(request: Request) -> Role:
+        role = keys.role_of(_key_text(request))
+        if role is None:
+            if _key_text(request):
+                raise ApiError(401, "that is not a key of this service")
+            raise ApiError(401, "a key is needed (?k=KEY or Authorization: Bearer KEY)")
+        return role
+
+    def game_for(request: Request, game_id: str, refresh: bool = True) -> tuple[Role, LiveGame]:
+        role = role_for(request)
+        game = folder.get(game_id)
+        if game is None:
+            raise ApiError(404, f"no game {game_id!r} here")
+        if role.kind != HOST and role.game != game.game:
+            raise ApiError(403, "this key is for another game")
+        if refresh:
+            folder.refresh(game)
+        return role, game
+
+    def host_only(request: Request, what: str) -> Role:
+        role = role_for(request)
+        if role.kind != HOST:
+            raise ApiError(403, f"only the host's key can {what}")
+        return role
+
+    def links(game_id: str, players: tuple[str, ...]) -> dict[str, Any]:
+        return {
+            "table": f"{base_url}/t/{game_id}?k={keys.table_key(game_id)}",
+            "seats": {p: f"{base_url}/t/{game_id}?k={keys.seat_key(game_id, p)}" for p in players},
+        }
+
+    app.state.links = links
+
+    # --- the API ---
+    @app.get("/healthz", responses=_responses())
+    def healthz() -> dict[str, bool]:
+        return {"ok": True}
+
+    @app.get("/api/v1/games", responses=_responses(401, 403))
+    def list_games(request: Request) -> list[dict[str, Any]]:
+        host_only(request, "list the games")
+        out = []
+        for game in folder.games():
+            folder.refresh(game)
+            state = game.state
+            out.append(
+                {
+                    "id": game.game,
+                    "title": state.title,
+                    "players": list(state.players),
+                    "events": game.head,
+                    "complete": state.is_over,
+                    "to_move": state.player_to_move,
+                    "fingerprint": game.fingerprint(game.head),
+                }
+            )
+        return out
+
+    @app.post(
+        "/api/v1/games",
+        status_code=201,
+        responses=_responses(401, 403, 413, 422),
+        openapi_extra={"requestBody": _GAME_BODY},
+    )
+    async def create_game(request: Request) -> JSONResponse:
+        host_only(request, "start a game")
+        spec: NewGame = await read_body(request, NewGame)
+        events = await asyncio.to_thread(_new_game_events, spec)
+        written = await asyncio.to_thread(start_game_in, directory, spec.title, events)
+        game_id = written[0].game
+        game = folder.add(directory / f"{game_id}.jsonl")
+        players = game.current.players or tuple(spec.players)
+        body = {"id": game_id, "seq": written[-1].seq, "links": links(game_id, players)}
+        return JSONResponse(body, status_code=201)
+
+    @app.get("/api/v1/games/{game_id}", responses=_responses(401, 403, 404), response_class=FastJSON)
+    def get_game(game_id: str, request: Request) -> FastJSON:
+        role, game = game_for(request, game_id)
+        with game.lock:
+            return FastJSON(game.view_object(game.head, role))
+
+    @app.get(
+        "/api/v1/games/{game_id}/events",
+        responses={
+            200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
+            **_responses(401, 403, 404, 422),
+        },
+        response_class=Response,
+    )
+    def get_events(game_id: str, request: Request, after: Annotated[int, Field(ge=0)] = 0) -> Response:
+        role, game = game_for(request, game_id)
+        with game.lock:
+            lines = [orjson.dumps(redact_envelope(e, role)) + b"\n" for e in game.envelopes[after:]]
+        return Response(b"".join(lines), media_type="application/x-ndjson")
+
+    @app.get(
+        "/api/v1/games/{game_id}/stream",
+        responses={
+            200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}},
+            **_responses(401, 403, 404, 422),
+        },
+        response_class=Response,
+    )
+    async def stream(game_id: str, request: Request, after: Annotated[int, Field(ge=0)] = 0) -> Response:
+        role, game = await asyncio.to_thread(game_for, request, game_id)
+        last = after
+        resume = request.headers.get("last-event-id")
+        if resume is not None:
+            if not resume.strip().isdigit():
+                raise ApiError(422, "Last-Event-ID is not an event's seq")
+            last = int(resume.strip())
+        return StreamingResponse(
+            _follow(game, role, last),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+    async def _follow(game: LiveGame, role: Role, last: int) -> AsyncIterator[bytes]:
+        """Server-Sent Events, framed here (one `id:` per seq). Starlette ends this generator
+        when the client goes away; a shutdown sets `stopping` and then wakes every stream.
+        Events already waiting go out in one write."""
+        sub = game.subscribe()
+        try:
+            while not stopping.is_set():
+                sub.changed.clear()
+                head = game.head
+                frames: list[bytes] = []
+                while last < head:
+                    last += 1
+                    if head - last > 50:  # a long catch-up: build it off the event loop
+                        data = await asyncio.to_thread(game.message, last, role)
+                    else:
+                        data = game.message(last, role)
+                    frames.append(b"id: %d\nevent: envelope\ndata: %s\n\n" % (last, data))
+                    if len(frames) >= 64:
+                        yield b"".join(frames)
+                        frames = []
+                if frames:
+                    yield b"".join(frames)
+                if stopping.is_set():
+                    return
+                try:
+                    await asyncio.wait_for(sub.changed.wait(), timeout=KEEPALIVE_SECONDS)
+                except TimeoutError:
+                    yield b": keepalive\n\n"  # a comment, so proxies and phones keep the line open
+        finally:
+            game.unsubscribe(sub)
+
+    @app.post(
+        "/api/v1/games/{game_id}/moves",
+        status_code=201,
+        responses=_responses(401, 403, 404, 409, 413, 422),
+        openapi_extra={"requestBody": _MOVE_BODY},
+    )
+    async def post_move(game_id: str, request: Request) -> JSONResponse:
+        role, game = game_for(request, game_id, refresh=False)  # _make_move reads the log
+        if role.kind == TABLE:
+            raise ApiError(403, "a table key only watches: moves need a seat's or the host's key")
+        asked: MoveRequest = await read_body(request, MoveRequest)
+        status, body = await asyncio.to_thread(_make_move, game, role, asked)
+        return FastJSON(body, status_code=status)
+
+    def _make_move(game: LiveGame, role: Role, asked: MoveRequest) -> tuple[int, dict[str, Any]]:
+        move = asked.move
+        if role.kind == SEAT and isinstance(move, UndoMove | NoteMove | TieMove):
+            raise ApiError(403, f"only the host's key can {move.type}")
+        folder.refresh(game)
+        with game.lock:
+            state, events, head = game.state, list(game.events), game.head
+        actor = _actor(state, role, move)
+        damage = game.damage()
+        if damage is not None:
+            # Nothing can be added to a damaged log, whatever the head was thought to be.
+            raise ApiError(422, damage)
+        if asked.expect != head:
+            sentence = f"expect is {asked.expect} but the log's head is {head}: read and decide again"
+            raise ApiError(409, sentence, head=head)
+        try:
+            new = _events_for(state, events, move, actor)
+            written = commit(JsonlLog(game.path), new, asked.expect)
+        except Refused as exc:
+            raise ApiError(422, str(exc)) from None
+        except StaleHead as exc:
+            sentence = f"someone else moved first: the log's head is {exc.head}"
+            raise ApiError(409, sentence, head=exc.head) from None
+        except StoreError as exc:
+            from service.checking import GameSource, check_game, damage_sentence
+
+            report = check_game(GameSource(label=game.label, path=game.path))
+            sentence = damage_sentence(game.label, report.problems) if report.problems else str(exc)
+            raise ApiError(422, sentence) from None
+        folder.refresh(game)
+        seq = written[-1].seq
+        with game.lock:
+            view = game.view_object(seq, role)
+        envelopes = [redact_envelope(e.to_dict(), role) for e in written]
+        return 201, {"seq": seq, "events": envelopes, "view": view}
+
+    @app.get("/api/v1/games/{game_id}/audit", responses=_responses(401, 403, 404))
+    def audit(game_id: str, request: Request) -> dict[str, Any]:
+        role, game = game_for(request, game_id)
+        if role.kind == SEAT:
+            raise ApiError(403, "a seat's key cannot audit: use the table's or the host's key")
+        from service.audit import audit_one
+        from service.checking import GameSource
+
+        return audit_one(GameSource(label=game.label, path=game.path)).to_json()
+
+    # --- pages ---
+    @app.get("/", response_class=HTMLResponse, responses=_responses(401, 403))
+    def lobby(request: Request) -> HTMLResponse:
+        host_only(request, "open the lobby")
+        from service.pages import lobby_page
+
+        return HTMLResponse(lobby_page(folder, links, host_key), headers=_PAGE_HEADERS)
+
+    @app.get("/t/{game_id}", response_class=HTMLResponse, responses=_responses(401, 403, 404))
+    def table_page(game_id: str, request: Request) -> HTMLResponse:
+        role, game = game_for(request, game_id)
+        from service.pages import live_page
+
+        key = _key_text(request) or ""
+        return HTMLResponse(live_page(game, role, key), headers=_PAGE_HEADERS)
+
+    return app
+
+
+_PAGE_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+
+
+def _key_text(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if header and header[:7].lower() == "bearer ":
+        return header[7:].strip()
+    return request.query_params.get("k")
+
+
+def _actor(state: Any, role: Role, move: Any) -> str | None:
+    """Who moves: a seat key moves for its own seat only (403 for another); the host names them."""
+    if isinstance(move, UndoMove | NoteMove | TieMove):
+        return None
+    named = move.as_
+    if role.kind == SEAT:
+        if named is not None:
+            from wecore.decider import resolve_player
+            from wecore.errors import WeError
+
+            try:
+                player = resolve_player(state, named)
+            except WeError:
+                player = None
+            if player != role.seat:
+                raise ApiError(403, f"this key is {role.seat}'s: it cannot move for {named}")
+        return role.seat
+    if named is None:
+        raise ApiError(422, f'say who moves: the host\'s key must give "as" for a {move.type}')
+    return named
+
+
+def _events_for(state: Any, events: list[Any], move: Any, actor: str | None) -> list[Any]:
+    from wecore.moves import Bring, Open, Steal, Swap
+
+    match move:
+        case OpenMove():
+            return decide_move(state, Open(card=move.card, player=actor))
+        case StealMove():
+            return decide_move(state, Steal(from_player=move.from_, player=actor))
+        case BringMove():
+            return decide_move(state, Bring(player=actor or "", card=move.card))
+        case SwapMove():
+            return decide_move(state, Swap(with_player=move.with_, player=actor))
+        case UndoMove():
+            return plan_undo(state, events, move.reason or DEFAULT_UNDO_REASON).voids
+        case NoteMove():
+            return note_events(state, move.text)
+        case TieMove():
+            return tie_events(state, move.winner, move.reason or DEFAULT_TIE_REASON)
+    raise Refused("not a move")
+
+
+def _new_game_events(spec: NewGame) -> list[Any]:
+    from wecore.cards import parse_gift_list
+    from wecore.dealing import deal
+    from wecore.errors import WeError
+    from wecore.events import AtticsDealt, GiftListsDealt
+
+    lists: dict[str, Any] | None = None
+    attics = None
+    if spec.lists is None or spec.deal_attics:
+        try:
+            dealt = deal(
+                secrets.token_hex(16), spec.players, spec.dealer, spec.options, spec.title, spec.deal_attics
+            )
+        except (WeError, ValueError, KeyError) as exc:
+            raise ApiError(422, str(exc)) from None
+        for event in dealt:
+            if isinstance(event, GiftListsDealt):
+                lists = {name: tuple(c) for name, c in event.lists.items()}
+            if isinstance(event, AtticsDealt):
+                attics = {name: tuple(cards) for name, cards in event.attics.items()}
+    if spec.lists is not None:
+        try:
+            lists = {name: parse_gift_list(text) for name, text in spec.lists.items()}
+        except WeError as exc:
+            raise ApiError(422, f"lists: {exc}") from None
+    try:
+        return set_up_events(spec.players, spec.dealer, lists or {}, attics, spec.options, spec.title)
+    except Refused as exc:
+        raise ApiError(422, str(exc)) from None

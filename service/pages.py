@@ -1,0 +1,139 @@
+"""The service's pages: the host's lobby, and the live table (the replay page in live mode)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+import segno
+
+from service.keys import HOST, SEAT, TABLE, Role
+from service.live import Folder, LiveGame
+
+
+def qr_svg(url: str, title: str) -> str:
+    """A QR code as inline SVG (segno, pure Python; nothing fetched)."""
+    svg = segno.make(url, error="m").svg_inline(scale=3, border=2, title=title)
+    return str(svg)
+
+
+def live_page(game: LiveGame, role: Role, key: str) -> str:
+    from service.replay_page import render_html
+
+    with game.lock:
+        envelopes = list(game.envelopes)
+        head = game.head
+        legal = game.view_object(head, role)["legal"] if head else []
+        fingerprint = game.fingerprint(head)
+        over = game.state.is_over
+    if role.kind != HOST and not over:
+        fingerprint = None
+    live = {
+        "stream": f"/api/v1/games/{game.game}/stream?k={key}",
+        "moves": f"/api/v1/games/{game.game}/moves",
+        "key": key,
+        "seat": role.seat if role.kind == SEAT else None,
+        "host": role.kind == HOST,
+        "legal": legal,
+        "stopped": game.stopped,
+    }
+    if not envelopes:
+        why = html.escape(game.stopped or "This game has no events.")
+        return _plain_page("Not readable", f"<p>{why}</p>")
+    return render_html(
+        envelopes,
+        viewer=role.seat if role.kind == SEAT else None,
+        fingerprint=fingerprint or "",
+        spectator=role.kind == TABLE,
+        live=live,
+    )
+
+
+_STYLE = """
+body { font: 16px/1.4 system-ui, sans-serif; margin: 0 auto; max-width: 70rem; padding: 0 1rem 2rem;
+  color: #1b1b1f; background: #fbfaf7; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin: 0 0 0.4rem; }
+.game { background: #fff; border: 1px solid #c9c6bd; border-radius: 0.6rem; padding: 0.75rem;
+  margin: 0.75rem 0; }
+.seats { display: flex; flex-wrap: wrap; gap: 1rem; }
+.seat { text-align: center; font-weight: 600; }
+.seat svg { display: block; width: 9rem; height: auto; }
+form { display: grid; gap: 0.5rem; max-width: 32rem; }
+label { display: grid; gap: 0.2rem; }
+input, button { font: inherit; min-height: 2.5rem; padding: 0.2rem 0.5rem; }
+#start-error { color: #b3261e; font-weight: 600; }
+a { color: #0b57d0; overflow-wrap: anywhere; }
+"""
+
+
+def _plain_page(title: str, body: str, script: str = "") -> str:
+    csp = (
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline';"
+        " connect-src 'self'; img-src data:"
+    )
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>{body}"
+        f"<script>{script}</script></body></html>"
+    )
+
+
+_START_SCRIPT = """
+document.getElementById("start").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const form = event.target;
+  const players = form.players.value.split(",").map((s) => s.trim()).filter(Boolean);
+  const body = { players, dealer: form.dealer.value.trim() || players[0] || "",
+    lists: null, deal_attics: form.attics.checked, options: {}, title: form.title.value.trim() || null };
+  fetch("/api/v1/games", { method: "POST", headers: { "Content-Type": "application/json",
+    "Authorization": "Bearer " + form.dataset.key }, body: JSON.stringify(body) })
+    .then((r) => r.json().then((b) => {
+      if (r.status === 201) location.reload();
+      else document.getElementById("start-error").textContent = b.error;
+    }));
+});
+"""
+
+
+def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str, Any]], host_key: str) -> str:
+    parts = ["<h1>White Elephant: the games</h1>"]
+    for game in folder.games():
+        folder.refresh(game)
+        if game.game is None:
+            continue
+        state = game.state
+        title = state.title or game.game
+        where = (
+            "the game is over"
+            if state.is_over
+            else (f"{state.player_to_move} to move" if state.player_to_move else "waiting for gifts")
+        )
+        if game.stopped:
+            where = "damaged: " + game.stopped
+        those = links(game.game, state.players)
+        seats = "".join(
+            f'<div class="seat" data-seat="{html.escape(p)}">{qr_svg(url, f"{p}’s seat")}'
+            f'<a href="{html.escape(url)}">{html.escape(p)}</a></div>'
+            for p, url in those["seats"].items()
+        )
+        table = html.escape(those["table"])
+        host = html.escape(f"/t/{game.game}?k={host_key}")
+        parts.append(
+            f'<section class="game" data-game="{html.escape(game.game)}"><h2>{html.escape(title)}</h2>'
+            f"<p>{html.escape(', '.join(state.players))} · {game.head} events · {html.escape(where)}</p>"
+            f'<p><a href="{table}">Table (for the TV)</a> · <a href="{host}">Host view</a></p>'
+            f'<p>Each player scans their own code:</p><div class="seats">{seats}</div></section>'
+        )
+    parts.append(
+        "<h2>Start a game</h2>"
+        f'<form id="start" data-key="{html.escape(host_key)}">'
+        '<label>Title <input name="title" placeholder="Thanksgiving 2026"></label>'
+        '<label>Players, clockwise <input name="players" required placeholder="Ann, Ben, Cat"></label>'
+        '<label>Dealer <input name="dealer" placeholder="Ann"></label>'
+        '<label><span><input type="checkbox" name="attics"> deal the attics too</span></label>'
+        '<button type="submit">Start (gift lists dealt at random)</button><p id="start-error"></p></form>'
+    )
+    return _plain_page("White Elephant: games", "".join(parts), _START_SCRIPT)

@@ -1,0 +1,176 @@
+"""The use cases of a game at the table, written once for `we record` and the HTTP service:
+set a game up, make a move expecting head N, undo (with the recorder's policy), note, tie.
+
+Each step decides through wecore and appends through the store with a head check, so two
+writers on one log never fork it: the loser gets StaleHead and nothing is written. A refusal
+is a Refused with one sentence in table language; both faces show that same sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from eventstore.envelope import Envelope, make_game_id, utc_now
+from eventstore.errors import ConcurrencyError, LogExistsError
+from eventstore.jsonl import JsonlLog
+from wecore.cards import Colour
+from wecore.decider import (
+    AddNote,
+    BreakTie,
+    Command,
+    DealAttics,
+    DealLists,
+    StartGame,
+    Undo,
+    decide,
+)
+from wecore.errors import RuleViolation, WeError
+from wecore.events import AtticsDealt, Event, GiftBrought, GiftListsDealt, event_payload
+from wecore.moves import Bring, Open, Steal, Swap
+from wecore.reducer import fold
+from wecore.state import INITIAL_STATE, GameState
+
+GAME_OVER = "the game is over, so nobody can open, steal or bring any more"
+NOTHING_TO_UNDO = "there is nothing to undo"
+SET_UP_NOT_UNDONE = (
+    "there is nothing to undo: the set-up (gift lists, attics) is not undone at the table;"
+    " if it was wrong, start a new file"
+)
+
+
+class Refused(Exception):
+    """A move or request the game refuses; the message is one sentence for the table."""
+
+
+class RuleRefused(Refused):
+    """Refused by a rule of the game (the recorder adds what can be done instead)."""
+
+
+class StaleHead(Exception):
+    """Someone else appended first: nothing was written. `head` is the log's head now."""
+
+    def __init__(self, expected: int, head: int) -> None:
+        self.expected = expected
+        self.head = head
+        super().__init__(f"the log's last event is {head}, not {expected}: someone else moved first")
+
+
+# --- deciding ------------------------------------------------------------------------------
+
+
+def decide_move(state: GameState, command: Command) -> list[Event]:
+    """The events for a command at the table, or Refused with the sentence both faces give."""
+    if state.is_over and isinstance(command, Open | Steal | Bring | Swap):
+        raise Refused(GAME_OVER)
+    try:
+        return decide(state, command)
+    except RuleViolation as exc:
+        raise RuleRefused(str(exc)) from None
+    except WeError as exc:
+        raise Refused(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class UndoPlan:
+    voids: list[Event]  # every event_voided to append, in order
+    seq: int  # the event taken back
+    undone: Event
+    brings: int  # unseen brings taken back with it
+
+
+def is_unseen_bring(event: Event) -> bool:
+    return isinstance(event, GiftBrought) and event.card is None
+
+
+def plan_undo(state: GameState, events: Sequence[Event], reason: str, lists_too: bool = False) -> UndoPlan:
+    """The recorder's undo: void the latest event in effect, then the unseen brings written for
+    it (nobody typed those; they went down with the party's first open), so one undo takes back
+    one move. The set-up is not undone this way, except the gift lists when `lists_too` (the
+    recorder can deal them again before the first gift is brought)."""
+    if state.undo is None:
+        raise Refused(NOTHING_TO_UNDO)
+    seq, _ = state.undo
+    undone = events[seq - 1]
+    if isinstance(undone, AtticsDealt) or (isinstance(undone, GiftListsDealt) and not lists_too):
+        raise Refused(SET_UP_NOT_UNDONE)
+    voids = decide_move(state, Undo(reason=reason))
+    after = fold(voids, state)
+    brings = 0
+    while after.undo is not None and is_unseen_bring(events[after.undo[0] - 1]):
+        more = decide_move(after, Undo(reason=reason))
+        voids += more
+        after = fold(more, after)
+        brings += 1
+    return UndoPlan(voids, seq, undone, brings)
+
+
+def note_events(state: GameState, text: str) -> list[Event]:
+    return decide_move(state, AddNote(text=text))
+
+
+def tie_events(state: GameState, winner: str, reason: str) -> list[Event]:
+    return decide_move(state, BreakTie(winner=winner, reason=reason))
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def commit(log: Any, events: Sequence[Event], expect: int) -> list[Envelope]:
+    """Append `events` after event `expect`: under the log's lock, with the head re-read there,
+    fsynced before it returns. StaleHead (nothing written) when `expect` is not the head."""
+    payloads = [event_payload(e) for e in events]
+    try:
+        return log.append(payloads, expected_seq=expect, at=utc_now())
+    except ConcurrencyError as exc:
+        raise StaleHead(expect, exc.actual) from None
+
+
+# --- a new game ----------------------------------------------------------------------------
+
+
+def set_up_events(
+    players: Sequence[str],
+    dealer: str,
+    lists: Mapping[str, Sequence[Colour | str]],
+    attics: Mapping[str, Sequence[str]] | None = None,
+    options: Mapping[str, Any] | None = None,
+    title: str | None = None,
+) -> list[Event]:
+    """game_started, gift_lists_dealt and (with attics) attics_dealt; Refused with the rule."""
+    try:
+        events = decide(
+            INITIAL_STATE,
+            StartGame(players=tuple(players), dealer=dealer, options=dict(options or {}), title=title),
+        )
+        state = fold(events)
+        more = decide(state, DealLists(lists={k: tuple(Colour(c) for c in v) for k, v in lists.items()}))
+        events += more
+        if attics is not None:
+            state = fold(more, state)
+            events += decide(state, DealAttics(attics={k: tuple(v) for k, v in attics.items()}))
+    except (WeError, ValueError) as exc:
+        raise Refused(str(exc)) from None
+    return events
+
+
+def start_game(path: Path, game_id: str, events: Sequence[Event]) -> list[Envelope]:
+    """Write a new log holding the set-up, in one write. LogExistsError if `path` exists."""
+    return JsonlLog(path).create_many([event_payload(e) for e in events], game_id, at=utc_now())
+
+
+def start_game_in(directory: Path, title: str | None, events: Sequence[Event]) -> list[Envelope]:
+    """A new game in `directory`, its id made as `we record` makes its default (from the title
+    or the time), with -2, -3, ... when that id's file is taken."""
+    base = make_game_id(title, datetime.now(UTC))
+    for n in range(1, 10_000):
+        suffix = "" if n == 1 else f"-{n}"
+        game_id = base[: 64 - len(suffix)].rstrip("-") + suffix
+        try:
+            return start_game(directory / f"{game_id}.jsonl", game_id, events)
+        except LogExistsError:
+            continue
+    raise Refused(f"no free game id like {base!r} in {directory}")

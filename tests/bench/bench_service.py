@@ -1,0 +1,198 @@
+"""The service section of the benchmark: `we serve` under a convention's load, thirty times over.
+
+    python tests/bench/bench.py --service [--seconds 20] [--games 20] [--followers 10]
+
+20 games at once on loopback; each has one writer posting legal moves as fast as it can (the
+host key; when a game is over, it undoes and plays on) and 10 followers streaming it. Prints
+moves per second in all, p50 and p99 of the POST, p99 from a move's POST being sent to its
+event reaching a follower and from its 201 to that (the append happened in between, so the two
+bound append-to-delivery), and the server's peak memory.
+Run by bench.py; the followers read the raw socket so the client is not what is measured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET_MOVES_PER_S = 300
+TARGET_DELIVERY_P99_MS = 250
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def follower(
+    host: str,
+    port: int,
+    game: str,
+    key: str,
+    sent: dict[tuple[str, int], tuple[float, float]],
+    delays: list[tuple[float, float]],
+    stop: asyncio.Event,
+) -> int:
+    reader, writer = await asyncio.open_connection(host, port)
+    request = f"GET /api/v1/games/{game}/stream?k={key} HTTP/1.1\r\nHost: {host}\r\n"
+    writer.write((request + "Accept: text/event-stream\r\n\r\n").encode())
+    await writer.drain()
+    seen = 0
+    pattern = re.compile(rb"\nid: (\d+)\r?\n")
+    buffer = b""
+    while not stop.is_set():
+        try:
+            chunk = await asyncio.wait_for(reader.read(1 << 16), timeout=0.5)
+        except TimeoutError:
+            continue
+        if not chunk:
+            break
+        now = time.monotonic()
+        buffer = buffer[-64:] + chunk
+        for match in pattern.finditer(buffer):
+            seq = int(match.group(1))
+            if seq <= seen:
+                continue
+            seen = seq
+            times = sent.get((game, seq))
+            if times is not None:  # (POST sent, 201 received): the append happened in between
+                delays.append((now - times[0], max(0.0, now - times[1])))
+        buffer = buffer[-64:]
+    writer.close()
+    return seen
+
+
+async def mover(
+    client: Any,
+    game: str,
+    first: dict[str, Any],
+    sent: dict[tuple[str, int], tuple[float, float]],
+    posts: list[float],
+    stop: asyncio.Event,
+    rng: random.Random,
+) -> int:
+    seq, legal = first["seq"], first["legal"]
+    moves = 0
+    while not stop.is_set():
+        choices = [m for m in legal if m["type"] != "undo"] or legal
+        if not choices:
+            return moves
+        move = rng.choice(choices)
+        started = time.monotonic()
+        response = await client.post(f"/api/v1/games/{game}/moves", json={"expect": seq, "move": move})
+        posts.append(time.monotonic() - started)
+        if response.status_code != 201:
+            view = (await client.get(f"/api/v1/games/{game}")).json()
+            seq, legal = view["seq"], view["legal"]
+            continue
+        body = response.json()
+        answered = time.monotonic()
+        for event in body["events"]:
+            sent[(game, event["seq"])] = (started, answered)
+        seq, legal = body["seq"], body["view"]["legal"]
+        moves += 1
+    return moves
+
+
+async def load(url: str, host_key: str, games: int, followers: int, seconds: float) -> dict[str, Any]:
+    import httpx
+
+    host, port = re.match(r"http://([^:]+):(\d+)", url).groups()  # type: ignore[union-attr]
+    headers = {"Authorization": f"Bearer {host_key}"}
+    limits = httpx.Limits(max_connections=games * 2)
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30, limits=limits) as client:
+        ids = []
+        table_keys: dict[str, str] = {}
+        for i in range(games):
+            body = {
+                "players": ["Ann", "Ben", "Cat", "Dan", "Eve"],
+                "dealer": "Ann",
+                "lists": None,
+                "deal_attics": True,
+                "title": f"Table {i + 1}",
+            }
+            made = (await client.post("/api/v1/games", json=body)).json()
+            ids.append(made["id"])
+            table_keys[made["id"]] = made["links"]["table"].split("?k=", 1)[1]
+        firsts = [(await client.get(f"/api/v1/games/{gid}")).json() for gid in ids]
+        sent: dict[tuple[str, int], tuple[float, float]] = {}
+        delays: list[tuple[float, float]] = []
+        posts: list[float] = []
+        stop = asyncio.Event()
+        streams = [
+            asyncio.create_task(follower(host, int(port), gid, table_keys[gid], sent, delays, stop))
+            for gid in ids
+            for _ in range(followers)
+        ]
+        await asyncio.sleep(1.0)  # every stream connected and caught up
+        delays.clear()
+        started = time.monotonic()
+        writers = [
+            asyncio.create_task(mover(client, gid, first, sent, posts, stop, random.Random(n)))
+            for n, (gid, first) in enumerate(zip(ids, firsts, strict=True))
+        ]
+        await asyncio.sleep(seconds)
+        stop.set()
+        moves = sum(await asyncio.gather(*writers))
+        elapsed = time.monotonic() - started
+        await asyncio.sleep(0.5)
+        await asyncio.gather(*streams, return_exceptions=True)
+    return {"moves": moves, "seconds": elapsed, "posts": posts, "delays": delays}
+
+
+def run(seconds: float = 20, games: int = 20, followers: int = 10) -> int:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    with tempfile.TemporaryDirectory(prefix="we-bench-serve-") as directory:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "cli.main", "serve", directory, "--port", "0"],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert server.stdout is not None
+        url = key = None
+        while key is None:
+            line = server.stdout.readline()
+            if not line:
+                raise SystemExit("we serve did not start")
+            if found := re.search(r"(http://127\.0\.0\.1:\d+)/\?k=(\S+)", line):
+                url, key = found.groups()
+        time.sleep(0.5)
+        result = asyncio.run(load(url, key, games, followers, seconds))  # type: ignore[arg-type]
+        server.send_signal(signal.SIGTERM)
+        _, status, usage = os.wait4(server.pid, 0)
+        rate = result["moves"] / result["seconds"]
+        post_p50 = percentile(result["posts"], 0.50) * 1000
+        post_p99 = percentile(result["posts"], 0.99) * 1000
+        # The append happens between the POST being sent and its 201: the two bound it.
+        delivery_p99 = percentile([d[0] for d in result["delays"]], 0.99) * 1000
+        after_201_p99 = percentile([d[1] for d in result["delays"]], 0.99) * 1000
+        ok_rate = rate >= TARGET_MOVES_PER_S
+        ok_delivery = delivery_p99 < TARGET_DELIVERY_P99_MS
+        print(f"service: {games} games, {games * followers} followers, {result['seconds']:.1f} s on loopback")
+        print(
+            f"  moves per second, in all     {rate:8.1f}   target >= {TARGET_MOVES_PER_S}  "
+            f"{'PASS' if ok_rate else 'MISS'}"
+        )
+        print(f"  POST p50 / p99               {post_p50:6.1f} / {post_p99:.1f} ms")
+        print(
+            f"  POST sent -> follower p99    {delivery_p99:8.1f} ms  target < {TARGET_DELIVERY_P99_MS} ms  "
+            f"{'PASS' if ok_delivery else 'MISS'}  ({len(result['delays']):,} deliveries)"
+        )
+        print(
+            f"  201 received -> follower p99 {after_201_p99:8.1f} ms  (the append-to-delivery p99 is between)"
+        )
+        print(f"  server peak memory           {usage.ru_maxrss / 1024:8.1f} MB  (exit status {status >> 8})")
+        return 0 if status == 0 else 1

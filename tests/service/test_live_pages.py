@@ -1,0 +1,145 @@
+"""The live pages in a real headless Chromium: a table page (a TV) and two seat pages (one a
+phone, 390 px wide) on one game. A move clicked on a seat page appears on the table page within
+a second. Screenshots are kept as test artefacts (in the test's tmp dir and tests/artifacts/).
+Skips, saying why, where Playwright or Chromium is missing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from served import ARTIFACTS, Server, new_game
+
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TV = {"width": 1920, "height": 1080}
+LAPTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+HOLDING = "(name) => document.querySelector(`[data-seat='${name}'] [data-role=holding]`).dataset.card"
+
+
+def _chromium() -> str | None:
+    for candidate in (os.environ.get("WE_CHROMIUM"), "chromium", "chromium-browser"):
+        if candidate and (found := shutil.which(candidate)):
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    executable = _chromium()
+    if executable is None:
+        pytest.skip("no Chromium installed (apt-get install chromium, or set WE_CHROMIUM to its path)")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
+        yield launched
+        launched.close()
+
+
+def keep(page: Any, name: str, tmp_path: Path) -> None:
+    shot = tmp_path / f"{name}.png"
+    page.screenshot(path=str(shot), full_page=False)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy(shot, ARTIFACTS / shot.name)
+
+
+def live(page: Any) -> None:
+    page.wait_for_function(
+        "() => document.getElementById('live-status').dataset.state === 'live'", timeout=10000
+    )
+
+
+def test_a_move_on_a_phone_shows_on_the_table(server: Server, browser: Any, tmp_path: Path) -> None:
+    game = new_game(server, title="Live night")
+    table = browser.new_page(viewport=TV)
+    ann = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    ben = browser.new_page(viewport=LAPTOP)
+    problems: list[str] = []
+    for page in (table, ann, ben):
+        page.on("pageerror", lambda exc: problems.append(str(exc)))
+    table.goto(game["links"]["table"])
+    ann.goto(game["links"]["seats"]["Ann"])
+    ben.goto(game["links"]["seats"]["Ben"])
+    for page in (table, ann, ben):
+        live(page)
+
+    # Ann starts: she turns over a face-down gift and says which card it was
+    ann.once("dialog", lambda dialog: dialog.accept("R7"))
+    clicked = time.monotonic()
+    ann.get_by_role("button", name="Open a face-down gift").click()
+    table.wait_for_function(f"() => ({HOLDING})('Ann') === 'R7'", timeout=1000)
+    assert time.monotonic() - clicked < 1.5  # the click, the POST, the append, the stream, the redraw
+
+    # Ben, on his laptop, steals it; the table and Ann's phone follow
+    ben.get_by_role("button", name="Steal R7 from Ann").wait_for(timeout=2000)
+    ben.get_by_role("button", name="Steal R7 from Ann").click()
+    table.wait_for_function(f"() => ({HOLDING})('Ben') === 'R7'", timeout=1000)
+    ann.wait_for_function(f"() => ({HOLDING})('Ben') === 'R7'", timeout=1000)
+    assert table.evaluate("() => document.querySelector('#to-move').dataset.player") == "Ann"
+    # the table key has no moves; Ann's phone offers hers (it is her turn again)
+    assert table.locator("#moves").is_hidden()
+    assert ann.get_by_role("button", name="Open a face-down gift").is_visible()
+
+    # On the phone the standings are near the top: above the felt, within the first screen
+    standings = ann.locator("#standings-box").bounding_box()
+    felt = ann.locator("#felt").bounding_box()
+    assert standings is not None and felt is not None
+    assert standings["y"] < felt["y"] and standings["y"] < PHONE["height"]
+    assert ann.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+
+    keep(table, "live-table-tv", tmp_path)
+    keep(ann, "live-seat-phone", tmp_path)
+    keep(ben, "live-seat-laptop", tmp_path)
+    assert problems == []
+    for page in (table, ann, ben):
+        page.close()
+
+
+def test_a_refused_move_is_explained_on_the_page(server: Server, browser: Any) -> None:
+    game = new_game(server, title="Refused on a phone")
+    ann = browser.new_page(viewport=PHONE)
+    ann.goto(game["links"]["seats"]["Ann"])
+    live(ann)
+    ann.once("dialog", lambda dialog: dialog.accept("Q9"))
+    ann.get_by_role("button", name="Open a face-down gift").click()
+    ann.wait_for_function(
+        "() => document.getElementById('move-error')?.textContent.includes('Q9')", timeout=3000
+    )
+    ann.close()
+
+
+def test_the_page_reconnects_and_misses_nothing(server: Server, browser: Any) -> None:
+    game = new_game(server, title="Flaky wifi")
+    gid = game["id"]
+    table = browser.new_page(viewport=LAPTOP)
+    table.goto(game["links"]["table"])
+    live(table)
+    context = table.context
+    context.set_offline(True)
+    with server.host as host:
+        for i in range(3):
+            seq = host.get(f"/api/v1/games/{gid}").json()["seq"]
+            host.post(
+                f"/api/v1/games/{gid}/moves", json={"expect": seq, "move": {"type": "note", "text": f"n{i}"}}
+            )
+    context.set_offline(False)
+    table.wait_for_function("() => document.documentElement.dataset.head === '5'", timeout=10000)
+    seqs = table.evaluate(
+        "() => [...document.querySelectorAll('#timeline li')].map((li) => Number(li.dataset.seq))"
+    )
+    assert seqs == [1, 2, 3, 4, 5]
+    table.close()

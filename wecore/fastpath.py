@@ -1,0 +1,213 @@
+"""The fast path: payloads folded by the rule functions without building an event model.
+
+Most of an archive is brings, opens and steals written exactly as a good writer writes them.
+For those, checking the shape by hand and calling the rule directly skips building a model.
+Each test accepts only payloads the pydantic model certainly accepts unchanged (exact keys,
+exact JSON types, a card in notation, a name already in NFC) and returns None for anything
+else, which then takes the model's path, where a schema problem is worded. The audit folds logs
+this way, and the bots fold their own games this way; `tests/core/test_fast_path.py` holds every
+event type's fast check to its model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from unicodedata import is_normalized as _is_normalized
+
+from wecore.cards import CARD_SPELLINGS, Colour
+from wecore.reducer import (
+    add_note,
+    break_tie,
+    bring_gift,
+    deal_attics,
+    deal_lists,
+    final_swap,
+    open_gift,
+    start_game,
+    steal_gift,
+    void_event,
+)
+from wecore.rulesets import option_shape_error
+from wecore.state import GameState
+
+# Most of an archive is brings, opens and steals written exactly as a good writer writes them.
+# For those, checking the shape by hand and calling the rule directly skips building a model.
+# Each test accepts only payloads the pydantic model certainly accepts unchanged (exact keys,
+# exact JSON types, a card in notation, a name already in NFC) and returns None
+# for anything else, which then takes the model's path, where a schema problem is worded.
+
+
+def _fast_brought(state: GameState, data: dict[str, Any]) -> GameState | None:
+    if len(data) == 3:
+        party, player, card = data.get("party"), data.get("player"), data.get("card", _ABSENT)
+        if type(party) is int and type(player) is str and (player.isascii() or _is_normalized("NFC", player)):
+            if card is None:
+                return bring_gift(state, party, player, None)
+            if type(card) is str:
+                card = _CANONICAL.get(card)
+                if card is not None:
+                    return bring_gift(state, party, player, card)
+    return None
+
+
+def _fast_opened(state: GameState, data: dict[str, Any]) -> GameState | None:
+    if len(data) == 3:
+        party, player, card = data.get("party"), data.get("player"), data.get("card")
+        if (
+            type(party) is int
+            and type(player) is str
+            and type(card) is str
+            and (player.isascii() or _is_normalized("NFC", player))
+        ):
+            card = _CANONICAL.get(card)
+            if card is not None:
+                return open_gift(state, party, player, card)
+    return None
+
+
+def _fast_stolen(state: GameState, data: dict[str, Any]) -> GameState | None:
+    if len(data) == 4:
+        party, player, owner, card = data.get("party"), data.get("player"), data.get("from"), data.get("card")
+        if (
+            type(party) is int
+            and type(player) is str
+            and type(owner) is str
+            and type(card) is str
+            and (player.isascii() or _is_normalized("NFC", player))
+            and (owner.isascii() or _is_normalized("NFC", owner))
+        ):
+            card = _CANONICAL.get(card)
+            if card is not None:
+                return steal_gift(state, party, player, owner, card)
+    return None
+
+
+def _fast_swap(state: GameState, data: dict[str, Any]) -> GameState | None:
+    if len(data) == 4:
+        party, player = data.get("party"), data.get("player")
+        other, takes = data.get("with", _ABSENT), data.get("takes", _ABSENT)
+        if type(party) is int and type(player) is str and (player.isascii() or _is_normalized("NFC", player)):
+            if other is None and takes is None:
+                return final_swap(state, party, player, None, None)
+            if (
+                type(other) is str
+                and type(takes) is str
+                and (other.isascii() or _is_normalized("NFC", other))
+            ):
+                takes = _CANONICAL.get(takes)
+                if takes is not None:
+                    return final_swap(state, party, player, other, takes)
+    return None
+
+
+def _fast_voided(state: GameState, data: dict[str, Any]) -> GameState | None:
+    voids = data.get("voids")
+    if len(data) == 2 and type(voids) is int and type(data.get("reason")) is str:
+        return void_event(state, voids)
+    return None
+
+
+def _fast_note(state: GameState, data: dict[str, Any]) -> GameState | None:
+    if len(data) == 1 and type(data.get("text")) is str:
+        return add_note(state)
+    return None
+
+
+_STARTED_REQUIRED = frozenset({"players", "dealer", "ruleset", "options"})
+_STARTED_FIELDS = _STARTED_REQUIRED | {"title"}
+_COLOUR_NAMES = frozenset(colour.value for colour in Colour)
+
+
+def _fast_started(state: GameState, data: dict[str, Any]) -> GameState | None:
+    keys = data.keys()
+    if not _STARTED_REQUIRED <= keys <= _STARTED_FIELDS:
+        return None
+    players, dealer, ruleset, options = data["players"], data["dealer"], data["ruleset"], data["options"]
+    title = data.get("title")
+    if (
+        type(players) is not list
+        or type(dealer) is not str
+        or not (dealer.isascii() or _is_normalized("NFC", dealer))
+        or type(ruleset) is not str
+        or type(options) is not dict
+        or ("title" in keys and type(title) is not str)
+    ):
+        return None
+    for name in players:
+        if type(name) is not str or not (name.isascii() or _is_normalized("NFC", name)):
+            return None
+    for key, value in options.items():
+        if option_shape_error(key, value) is not None:
+            return None
+    return start_game(state, tuple(players), dealer, ruleset, options, title)
+
+
+def _fast_lists(state: GameState, data: dict[str, Any]) -> GameState | None:
+    lists = data.get("lists")
+    if len(data) != 1 or type(lists) is not dict:
+        return None
+    for name, colours in lists.items():
+        if not (name.isascii() or _is_normalized("NFC", name)) or type(colours) is not list:
+            return None
+        for colour in colours:
+            if type(colour) is not str or colour not in _COLOUR_NAMES:
+                return None
+    return deal_lists(state, lists)
+
+
+def _fast_attics(state: GameState, data: dict[str, Any]) -> GameState | None:
+    attics = data.get("attics")
+    if len(data) != 1 or type(attics) is not dict:
+        return None
+    canonical: dict[str, list[str]] = {}
+    for name, cards in attics.items():
+        if not (name.isascii() or _is_normalized("NFC", name)) or type(cards) is not list:
+            return None
+        hand = []
+        for card in cards:
+            card = _CANONICAL.get(card) if type(card) is str else None
+            if card is None:
+                return None
+            hand.append(card)
+        canonical[name] = hand
+    return deal_attics(state, canonical)
+
+
+def _fast_tie(state: GameState, data: dict[str, Any]) -> GameState | None:
+    winner = data.get("winner")
+    if (
+        len(data) == 2
+        and type(winner) is str
+        and (winner.isascii() or _is_normalized("NFC", winner))
+        and type(data.get("reason")) is str
+    ):
+        return break_tie(state, winner, data["reason"])
+    return None
+
+
+def fast_fold(state: GameState, event_type: str, data: dict[str, Any]) -> GameState | None:
+    """The state after a payload in the form a good writer writes it, folded by the rule
+    functions without an event model; None for any other form (the model path must judge it).
+    RuleViolation as evolve would raise it."""
+    fast = _FAST_PATHS.get(event_type)
+    # Before game_started only the model path knows to say "a log must begin with game_started".
+    if fast is None or not (state.players or event_type == "game_started"):
+        return None
+    return fast(state, data)
+
+
+_ABSENT = object()
+_CANONICAL = CARD_SPELLINGS
+_FAST_PATHS: dict[str, Callable[[GameState, dict[str, Any]], GameState | None]] = {
+    "game_started": _fast_started,
+    "gift_lists_dealt": _fast_lists,
+    "attics_dealt": _fast_attics,
+    "tie_broken": _fast_tie,
+    "gift_brought": _fast_brought,
+    "gift_opened": _fast_opened,
+    "gift_stolen": _fast_stolen,
+    "final_swap": _fast_swap,
+    "event_voided": _fast_voided,
+    "note": _fast_note,
+}

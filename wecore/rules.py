@@ -1,0 +1,178 @@
+"""Each rule about a move, once: a predicate that returns why a move is refused, or None.
+
+The reducer raises RuleViolation with these reasons, `legal_moves` lists only the moves they
+let through, and the recorder's hints word them, so the three can never disagree about a rule.
+(python-chess works the same way: `is_legal` and move generation share one predicate.)
+
+The gift-level part of a steal (`gift_refusal`) is separate so that move generation, which
+already knows that the thief is to move and the owner holds the gift, can ask only it;
+`steal_refusal` is the whole rule for any steal a person may type, and the reducer, which has
+checked the turn with the event's party, asks `taking_refusal` (the same without the turn).
+"""
+
+from __future__ import annotations
+
+from wecore.state import GameState, Phase
+
+PLAYING, FINAL_SWAP, BRINGING, OVER, SETTING_UP = (
+    Phase.PLAYING,
+    Phase.FINAL_SWAP,
+    Phase.BRINGING,
+    Phase.OVER,
+    Phase.SETTING_UP,
+)
+
+
+def not_now(state: GameState, action: str) -> str:
+    """Why nobody can `action` in this phase of the game."""
+    phase = state.phase
+    if phase is OVER:
+        return f"the game is over: nobody can {action} any more"
+    if phase is SETTING_UP:
+        return f"the gift lists have not been dealt yet: nobody can {action}"
+    if phase is FINAL_SWAP:
+        return (
+            f"party {state.party} is waiting for its starter {state.starter_name}'s final swap"
+            f" (swap with someone, or keep): nobody can {action} before that"
+        )
+    if phase is BRINGING:
+        return f"nobody can {action} yet: {_bringing(state)}"
+    return f"nobody can {action} now"
+
+
+def _bringing(state: GameState) -> str:
+    """What a party is waiting for while its gifts are brought. Without attics nobody records a
+    bring: the gifts go down unseen with the first open, so the wait is for the starter."""
+    if state.attics is None:
+        return f"no gift has been opened in party {state.party} ({state.starter_name} opens first)"
+    return f"party {state.party} is waiting for gifts from {', '.join(state.waiting_to_bring)}"
+
+
+def turn_refusal(state: GameState, player: str, action: str) -> str | None:
+    """Why `player` may not make a move of a party now: not a player, wrong phase, not their turn."""
+    seat = state.seat_of.get(player)
+    if seat is None:
+        return f"{player!r} is not a player in this game ({', '.join(state.players)})"
+    phase = state.phase
+    if phase is not PLAYING:
+        if phase is BRINGING:
+            return f"{player} cannot {action} yet: {_bringing(state)}"
+        return not_now(state, action)
+    if seat != state.to_move:
+        return f"it is {state.player_to_move}'s turn, not {player}'s"
+    return None
+
+
+def gift_refusal(state: GameState, card: str, holder: str) -> str | None:
+    """Why `card`, an opened gift of this party that `holder` holds, cannot be stolen now: the
+    house cap on steals in a row (max_steals_between_opens: then the player to move must open),
+    the gift's lock, or its freeze (max_steals_per_gift)."""
+    cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
+    if cap is not None and state.steals_since_open >= cap:
+        steals = "1 steal has" if cap == 1 else f"{cap} steals have"
+        return (
+            f"{steals} been made since the last open, the most the house rule allows in a row:"
+            f" {state.player_to_move} must open a gift"
+        )
+    if card in state.locked:
+        return f"{holder} just stole it and no gift has been opened since"
+    if card in state.frozen:
+        return (
+            f"it has been stolen {state.ruleset.max_steals_per_gift} times this party"  # type: ignore[union-attr]
+            " and is frozen"
+        )
+    return None
+
+
+def steal_refusal(state: GameState, thief: str, owner: str, card: str | None) -> str | None:
+    """Why `thief` may not steal `card` from `owner` now (card None: whatever `owner` holds)."""
+    return turn_refusal(state, thief, "steal") or taking_refusal(state, thief, owner, card)
+
+
+def taking_refusal(state: GameState, thief: str, owner: str, card: str | None) -> str | None:
+    """`steal_refusal` for a `thief` known to be the player to move: the steal rules proper.
+    (The reducer, which has just checked the turn with the event's party, asks only this.)"""
+    victim = state.seat_of.get(owner)
+    if victim is None:
+        return f"{owner!r} is not a player in this game ({', '.join(state.players)})"
+    held = state.holding[victim]
+    if held is None or held != card:
+        if owner == thief:
+            return f"{thief} cannot steal from themselves"
+        if card is not None:
+            if any(card in cards for cards in state.kept):
+                return f"{thief} cannot steal {card}: it was kept in an earlier party and is out of play"
+            if card in state.face_down or (card not in state.seen and state.unseen_face_down):
+                return f"{thief} cannot steal {card}: it has not been opened yet"
+        if held is None:
+            kept = state.kept[victim]
+            out_of_play = ""
+            if kept:
+                verb = "is" if len(kept) == 1 else "are"
+                out_of_play = (
+                    f" (what {owner} kept in earlier parties, {', '.join(kept)}, {verb} out of play)"
+                )
+            return f"{thief} cannot steal from {owner}: {owner} holds no gift now{out_of_play}"
+        if card is not None:
+            return f"{thief} cannot steal {card} from {owner}: {owner} holds {held}"
+    refusal = gift_refusal(state, held, owner)
+    if refusal is not None:
+        return f"{thief} cannot steal {held}: {refusal}"
+    return None
+
+
+def open_refusal(state: GameState, player: str, card: str | None) -> str | None:
+    """Why `player` may not open `card` now (card None: any gift brought unseen)."""
+    return turn_refusal(state, player, "open a gift") or opening_refusal(state, card)
+
+
+def opening_refusal(state: GameState, card: str | None) -> str | None:
+    """`open_refusal` for the player to move: whether `card` is a face-down gift of this party."""
+    if card in state.face_down:
+        return None
+    if card is None:
+        return None if state.unseen_face_down else "no gift was brought unseen, so name the card opened"
+    if card in state.seen:
+        return f"{card} is not a face-down gift of this party: it was seen before"
+    if state.unseen_face_down:
+        return None
+    return f"{card} is not a face-down gift of this party"
+
+
+def swap_refusal(state: GameState, player: str, with_player: str | None, takes: str | None) -> str | None:
+    """starter_final_swap: why `player` may not swap with `with_player`, taking `takes`, or keep
+    (both None)."""
+    if state.phase is not FINAL_SWAP:
+        if state.ruleset is not None and not state.ruleset.starter_final_swap:
+            return "there is no final swap in this game: the house rule starter_final_swap is not played"
+        if state.phase is PLAYING:
+            return (
+                f"party {state.party} still has gifts face down: its starter swaps (or keeps) only"
+                " after the last one is opened"
+            )
+        return not_now(state, "make a final swap")
+    if player not in state.seat_of:
+        return f"{player!r} is not a player in this game ({', '.join(state.players)})"
+    starter = state.starter_name
+    if player != starter:
+        return f"only party {state.party}'s starter, {starter}, may swap now, not {player}"
+    if with_player is None and takes is None:
+        return None
+    if with_player is None or takes is None:
+        return "a final swap names both the player swapped with and the gift taken"
+    other = state.seat_of.get(with_player)
+    if other is None:
+        return f"{with_player!r} is not a player in this game ({', '.join(state.players)})"
+    if with_player == player:
+        return f"{player} cannot swap with themselves"
+    held = state.holding[other]
+    if held != takes:
+        return f"{player} cannot take {takes} from {with_player}: {with_player} holds {held}"
+    own = state.holding[state.starter]  # type: ignore[index]
+    for card in (own, takes):
+        if card in state.frozen:
+            return (
+                f"{player} cannot swap {own} for {takes}: {card} has been stolen"
+                f" {state.ruleset.max_steals_per_gift} times this party and is frozen"  # type: ignore[union-attr]
+            )
+    return None
