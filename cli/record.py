@@ -4,10 +4,10 @@ The recorder parses what people type, asks wecore's `decide` for the events (or 
 that refuses them), appends them durably, and tells the table what happened. It never
 judges a move itself, and its sentences about the game come from wecore (`narrate`, `turns`).
 
-Over 500 lines for now: the new-game set-up from flags or questions and the session loop
-live here together until the recorder's application steps move into `service/` (which
-shares them with the HTTP service) and its terminal layer is rebuilt; splitting it before
-that would only move the same lines twice.
+Over 500 lines for now: the new-game set-up from flags or questions, the session loop and
+the table's grammar (spoken cards, suggestions, fixing the set-up) live here together. The
+terminal layer is apart: `cli.line_editor` (history, editing, completion) and `cli.glance`
+(what the toolbar shows).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import click
 from rich.text import Text
 
 from cli.common import CommandFailed, GameSource, check_game, db_option, library_path
+from cli.glance import openable_cards, table_at_a_glance
 from cli.house_rules import given_flags, house_rule_options, options_from_flags, pop_house_rule_flags
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
@@ -44,7 +45,7 @@ from service.play import (
     start_game,
     tie_events,
 )
-from wecore.cards import ALL_CARDS, CARD_FORM_HINT, COLOURS, is_card, parse_card, parse_gift_list, sort_key
+from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card, parse_gift_list
 from wecore.decider import (
     Bring,
     Command,
@@ -70,7 +71,7 @@ from wecore.moves import legal_moves
 from wecore.narrate import describe, gist, party_end, unseen_brings, winners_line
 from wecore.reducer import evolve, fold
 from wecore.state import INITIAL_STATE, GameState, Phase
-from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, status_line, turn
+from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, turn
 from wecore.views import view
 
 if TYPE_CHECKING:
@@ -1020,44 +1021,3 @@ def _without_comment(words: list[str]) -> list[str]:
         if word.startswith("#"):
             return words[:index]
     return words
-
-
-def openable_cards(state: GameState) -> list[str]:
-    """Every card the player to move could say they turned over now, as wecore's decider
-    would take it (an unseen gift can be any card not yet met)."""
-    cards = []
-    for card in ALL_CARDS:
-        try:
-            decide(state, Open(card=card))
-        except WeError:
-            continue
-        cards.append(card)
-    return cards
-
-
-def table_at_a_glance(state: GameState) -> str:
-    """The toolbar: party and whose turn, what can be opened or stolen, what is locked or
-    frozen, and the scores so far."""
-    first = status_line(turn(state))
-    if state.phase in (Phase.PLAYING, Phase.BRINGING):
-        first = f"Party {state.party}/{state.attic_size}: {next_up(turn(state))}"
-    if state.phase is Phase.PLAYING or (state.phase is Phase.BRINGING and state.attics is None):
-        moves = legal_moves(state) if state.phase is Phase.PLAYING else []
-        down = list(state.face_down)
-        unseen = state.unseen_face_down or (state.phase is Phase.BRINGING)
-        can_open = " ".join(down) + (" or " if down and unseen else "") + ("an unseen gift" if unseen else "")
-        steals = [f"{m.card} ({m.from_player})" for m in moves if isinstance(m, Steal)]
-        first += f"  Open: {can_open or 'nothing'}  Steal: {', '.join(steals) or 'nothing'}"
-    second = []
-    if state.phase is Phase.PLAYING:
-        held_by = {card: name for name, card in state.holdings.items()}
-        for label, cards in (("Locked", state.locked), ("Frozen", state.frozen)):
-            if cards:
-                second.append(
-                    f"{label}: "
-                    + ", ".join(f"{c} ({held_by.get(c, '?')})" for c in sorted(cards, key=sort_key))
-                )
-    if state.lists is not None:
-        totals = state.scoreboard.totals
-        second.append("Scores: " + ", ".join(f"{name} {totals.get(name, 0)}" for name in state.players))
-    return first + ("\n" + "  ".join(second) if second else "")
