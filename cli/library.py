@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -234,9 +235,11 @@ class LibraryStats:
     counted: int = 0
     unfinished: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
+    records: list[Any] = field(default_factory=list)  # wecore.stats.GameRecord, oldest first
 
-    def add(self, report: GameReport) -> None:
+    def add(self, report: GameReport, started_at: str | None = None) -> None:
         from wecore.scoring import score
+        from wecore.stats import record_of
 
         board = score(report.state)
         self.counted += 1
@@ -248,32 +251,120 @@ class LibraryStats:
             if entry.player in board.winners:
                 stats.wins += 1
                 self.seat_wins[seat] = self.seat_wins.get(seat, 0) + 1
+        game = report.game or report.source
+        self.records.append(record_of(report.state, game, started_at, local_date(started_at)))
+
+
+def local_date(at: str | None) -> str | None:
+    """The date of a log's `at` (UTC) where `we` runs: an evening is a local one."""
+    from datetime import datetime
+
+    if not at:
+        return None
+    try:
+        return datetime.fromisoformat(at).astimezone().date().isoformat()
+    except ValueError:
+        return at[:10] or None
 
 
 def library_stats(db: Path) -> LibraryStats:
     """Fold every game in the library; only valid, finished games count."""
     with connect_library(db) as library:
-        ids = [row["id"] for row in library.games()]
+        rows = [(row["id"], row["started_at"]) for row in library.games()]
     stats = LibraryStats()
-    for game_id in ids:
+    for game_id, started_at in rows:
         report = check_game(GameSource(label=game_id, db_path=db, game_id=game_id))
         if report.problems:
             stats.invalid.append(game_id)
         elif not report.complete:
             stats.unfinished.append(game_id)
         else:
-            stats.add(report)
+            stats.add(report, started_at)
     return stats
 
 
 @click.command()
+@click.option(
+    "--fairness",
+    is_flag=True,
+    help="Win rates by seat, gift list and player count, and a test of equal seats.",
+)
+@click.option(
+    "--by",
+    "group_by",
+    type=click.Choice(["evening"]),
+    default=None,
+    help="Games grouped by evening (the local date of their first event): games, winners, scores.",
+)
+@click.option(
+    "--versus",
+    nargs=2,
+    metavar="NAME NAME",
+    default=None,
+    help="Two players head to head: the games both played, wins each, mean score difference.",
+)
+@click.option("--json", "as_json", is_flag=True, help="With --fairness, --by or --versus: one JSON object.")
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="Draw it to FILE (.png or .svg, 8 x 5 inches): win rates with --fairness, scores over the"
+    " evenings with --by evening or --versus. Needs matplotlib (pip install '.[plots]' in a clone of we).",
+)
 @db_option
-def stats(db_path: Path | None) -> None:
+def stats(
+    fairness: bool,
+    group_by: str | None,
+    versus: tuple[str, str] | None,
+    as_json: bool,
+    plot: Path | None,
+    db_path: Path | None,
+) -> None:
     """Per-player results across the library: games, wins, win rate, average score; wins by seat.
 
     Only finished games that pass the audit count. A shared win (a tie nobody broke) counts as
-    a win for each player in it.
+    a win for each player in it here; --fairness, --by evening and --versus count it as a
+    shared win (half a win each for a tie of two) unless a tie_broken event settled it.
+    Names are matched as in the logs: case-insensitively, after Unicode NFC.
     """
+    modes = [name for name, on in (("--fairness", fairness), ("--by", group_by), ("--versus", versus)) if on]
+    if len(modes) > 1:
+        raise click.UsageError(f"choose one of {' and '.join(modes)}")
+    if (as_json or plot is not None) and not modes:
+        raise click.UsageError("--json and --plot go with --fairness, --by evening or --versus")
+    if plot is not None:
+        from cli.stats_report import check_plot_target
+
+        check_plot_target(plot)
+    if modes:
+        db = library_path(db_path)
+        if not db.exists():
+            raise CommandFailed(f"there is no library at {db} yet (add games with `we import`)")
+        result = library_stats(db)
+        from cli import stats_report
+
+        if fairness:
+            from wecore.stats import fairness as fairness_of
+
+            stats_report.emit_fairness(fairness_of(result.records), f"in the library {db}", as_json, plot)
+        elif versus is not None:
+            stats_report.emit_versus(result.records, versus, as_json, plot)
+        else:
+            stats_report.emit_evenings(result.records, as_json, plot)
+        _not_counted(result)
+        return
+    _overall(db_path)
+
+
+def _not_counted(result: LibraryStats) -> None:
+    if result.unfinished:
+        click.echo(f"Not counted, not over yet: {', '.join(result.unfinished)}.", err=True)
+    if result.invalid:
+        click.echo(f"Not counted, failed the audit (see `we audit`): {', '.join(result.invalid)}.", err=True)
+
+
+def _overall(db_path: Path | None) -> None:
     from rich.table import Table
 
     from cli.render import print_table

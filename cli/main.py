@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": ("cli.replay", "replay", "Tell the story of a saved game, from any point and any seat."),
     "score": ("cli.replay", "score", "Show the standings of a game, card by card with --explain."),
     "audit": ("cli.audit", "audit", "Prove logs untampered, check every event, explain every score."),
+    "analyse": ("cli.analyse", "analyse", "Find a game's pivotal decisions: what each move was worth."),
     "simulate": ("cli.simulate", "simulate", "Play complete bot games from a seed and save their logs."),
     "import": ("cli.library", "import_logs", "Import JSONL logs into the game library."),
     "export": ("cli.library", "export_game", "Export a game from the library to a JSONL log."),

@@ -187,6 +187,13 @@ def story_line(step: Step, sentence: str, voided: int | None) -> Text:
     help="Write the replay as one self-contained web page (never over an existing file without --force).",
 )
 @click.option("--force", is_flag=True, help="With --html: replace OUT.html if it exists.")
+@click.option(
+    "--analyse",
+    "analyse",
+    is_flag=True,
+    help="With --html: mark the pivotal moves on the timeline and show each decision's alternatives"
+    " (as `we analyse` at its defaults; that command tunes rollouts, policy and seed).",
+)
 @db_option
 def replay(
     game: str,
@@ -196,6 +203,7 @@ def replay(
     as_json: bool,
     html_out: Path | None,
     force: bool,
+    analyse: bool,
     db_path: Path | None,
 ) -> None:
     """Tell the story of GAME in plain language, event by event, ending with the standings.
@@ -203,6 +211,11 @@ def replay(
     Voided events are shown struck through and marked [voided]. A damaged log is told up to
     its first problem, which is then named (exit status 1).
     """
+    if analyse and html_out is None:
+        raise click.UsageError("--analyse goes with --html OUT.html")
+    if analyse and viewer is not None:
+        # The rollouts see every card in the log; a seat's page must not.
+        raise click.UsageError("--analyse shows what every card was worth: not with --as")
     if html_out is not None and html_out.exists() and not force:
         # The page must never land on a saved game (or anything else) by a slip of the keyboard.
         raise CommandFailed(f"{html_out} already exists: choose another name, or add --force to replace it")
@@ -242,7 +255,7 @@ def replay(
     end_seq = chosen[-1].seq
 
     if html_out is not None:
-        _write_html(html_out, envelopes[:limit], seat)
+        _write_html(html_out, envelopes[:limit], seat, analyse)
     if as_json:
         data = view(end_state, seat, omniscient=omniscient).to_dict()
         data.update(game=folded.report.game, seq=end_seq, fingerprint=fingerprint_of(envelopes[end_seq - 1]))
@@ -298,13 +311,24 @@ def _tell(
         out.print(f"{label}: {fp}")
 
 
-def _write_html(out_path: Path, envelopes: list[Any], seat: str | None) -> None:
+def _write_html(out_path: Path, envelopes: list[Any], seat: str | None, analyse: bool = False) -> None:
     try:
         from service.replay_page import render_html
     except ImportError:
         raise CommandFailed("--html is not available in this build (the replay page is missing)") from None
     dicts = [e.to_dict() for e in envelopes]
-    page = render_html(dicts, viewer=seat, fingerprint=fingerprint_of(envelopes[-1]) if envelopes else None)
+    analysis = None
+    if analyse:
+        from cli.analyse import DEFAULT_ROLLOUTS, DEFAULT_TOP, analyse_with_progress, page_analysis
+
+        _, decisions = analyse_with_progress(dicts, "greedy", DEFAULT_ROLLOUTS, "0", 1)
+        analysis = page_analysis(decisions, "greedy", DEFAULT_ROLLOUTS, "0", DEFAULT_TOP)
+    page = render_html(
+        dicts,
+        viewer=seat,
+        fingerprint=fingerprint_of(envelopes[-1]) if envelopes else None,
+        analysis=analysis,
+    )
     # Written beside the target and renamed, so a failure never leaves half a page behind.
     partial = out_path.with_name(f".{out_path.name}.partial")
     partial.write_text(page, encoding="utf-8")

@@ -26,6 +26,7 @@ from wecore.bots import BOTS, Bot, play_payloads
 from wecore.dealing import DEFAULT_NAMES
 from wecore.scoring import library_summary, score
 from wecore.state import GameState
+from wecore.stats import FairnessTally, record_of
 
 # Simulated games happen on Christmas Eve 2011, the year the game came out; game i starts
 # i - 1 hours later, and its event with seq n is stamped n seconds after that start.
@@ -218,6 +219,19 @@ def print_summary(tally: Tally, seed: str, where: list[str]) -> None:
     help="Also (or instead) store the games in this library database.",
 )
 @click.option("--force", is_flag=True, help="Overwrite logs already in DIR.")
+@click.option(
+    "--report",
+    is_flag=True,
+    help="Print the fairness report of the games played (as `we stats --fairness`) instead of the summary.",
+)
+@click.option("--json", "as_json", is_flag=True, help="With --report: the report as one JSON object.")
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="With --report: draw the win rates to FILE (.png or .svg, 8 x 5 inches); needs matplotlib.",
+)
 @house_rule_options("House rule: ")
 def simulate(
     players: int,
@@ -227,6 +241,9 @@ def simulate(
     out_dir: Path | None,
     db_path: Path | None,
     force: bool,
+    report: bool,
+    as_json: bool,
+    plot: Path | None,
     **flags: Any,
 ) -> None:
     """Play complete bot games from a seed and save their logs.
@@ -235,10 +252,20 @@ def simulate(
     the id the seed is lower case, anything but a-z 0-9 becoming "-").
     Nothing depends on the clock: the `at` of event n of game i is 2011-12-24T18:00:00Z
     plus i - 1 hours plus n seconds, so the same options write byte-identical logs anywhere.
-    Prints the wins by seat and by bot and the average scores.
+    Prints the wins by seat and by bot and the average scores; with --report, the fairness
+    report instead (the same games with or without --out, so its figures can be recomputed
+    from the logs).
     """
-    if out_dir is None and db_path is None:
-        raise click.UsageError("say where the games go: --out DIR or --db PATH (or both)")
+    if (as_json or plot is not None) and not report:
+        raise click.UsageError("--json and --plot go with --report")
+    if out_dir is None and db_path is None and not report:
+        raise click.UsageError(
+            "say where the games go: --out DIR or --db PATH (or both), or ask for --report"
+        )
+    if report:
+        from cli.stats_report import check_plot_target
+
+        check_plot_target(plot)
     if not seed_slug(seed):
         raise click.BadParameter("the seed needs a letter or digit to name the games", param_hint="--seed")
     if len(sim_game_id(seed, count)) > GAME_ID_MAX:
@@ -268,6 +295,7 @@ def simulate(
                 raise CommandFailed(f"{existing} already exists; use --force to overwrite")
     library = connect_library(db_path) if db_path is not None else None
     tally = Tally(DEFAULT_NAMES[:players], seat_bots)
+    report_tally = FairnessTally() if report else None
     with (
         collector_settled_for_a_batch(),
         _progress(count) as progress,
@@ -280,12 +308,26 @@ def simulate(
             if library is not None:
                 _store(library, game_id, envelopes, state)
             tally.add(state)
+            if report_tally is not None:
+                report_tally.add(record_of(state, game_id))
             progress.advance(task)
     where = []
     if out_dir is not None:
         where.append(f"logs in {out_dir}")
     if db_path is not None:
         where.append(f"stored in {db_path}")
+    if report_tally is not None:
+        from cli.stats_report import emit_fairness
+
+        bot_names = ", ".join(sorted(set(seat_bots), key=seat_bots.index))
+        source = f"simulated from seed {seed!r} ({players} players, {bot_names} bot)"
+        if options:
+            from wecore.narrate import house_rules_text
+
+            source += f" with house rules: {house_rules_text(options)}"
+        source += "".join(f"; {place}" for place in where)
+        emit_fairness(report_tally.result(), source, as_json, plot)
+        return
     print_summary(tally, seed, where)
 
 

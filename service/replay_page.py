@@ -47,6 +47,7 @@ def render_html(
     fingerprint: str | None,
     spectator: bool = False,
     live: dict[str, Any] | None = None,
+    analysis: dict[str, Any] | None = None,
 ) -> str:
     """The whole replay page for a log's parsed envelopes.
 
@@ -55,6 +56,8 @@ def render_html(
     `spectator`: without a viewer, only public facts (the table key of `we serve`).
     `live`: the live mode of `we serve`: the page follows the game's stream (its URLs, the key
     and the seat's legal moves are in this dict) and offers the seat's moves as buttons.
+    `analysis`: what `cli.analyse.page_analysis` gives (`we replay --html --analyse`): the
+    pivotal moves are marked on the timeline and each decision's alternatives shown at its step.
     Raises the engine's errors (EventSchemaError, RuleViolation, UnknownPlayerError) for a log
     that does not fold, and ValueError for an empty one.
     """
@@ -87,7 +90,9 @@ def render_html(
         "NOSCRIPT": _noscript(final, fingerprint),
         "REDACTED_FOR": html.escape(seat or ("spectator" if spectator else ""), quote=True),
         "LOG_JSON": script_json(log),
-        "REPLAY_JSON": script_json({"meta": meta, "steps": steps}),
+        "REPLAY_JSON": script_json(
+            {"meta": meta, "steps": steps, **({"analysis": analysis} if analysis is not None else {})}
+        ),
     }
     template = resources.files("service").joinpath(TEMPLATE_NAME).read_text(encoding="utf-8")
     if live is None:

@@ -40,6 +40,38 @@ def gain(state: GameState, seat: int, card: str) -> int:
     return max(0, CARD_NUMBER[card] - best)
 
 
+_CARDS_BY_COLOUR = {
+    colour: tuple((card, CARD_NUMBER[card]) for card in CARD_COLOUR if CARD_COLOUR[card] is colour)
+    for colour in set(CARD_COLOUR.values())
+}
+
+
+def expected_gain(state: GameState, seat: int, own: str | None) -> float:
+    """The public expectation of an unknown gift for this seat: the average gain over the cards
+    not yet seen (and the face-down ones), leaving out the seat's own brought card.
+
+    Only cards of the seat's list colours can gain anything, so only those are visited; the
+    gains are whole numbers, so the sum (and the bot's choices) do not depend on the order.
+    """
+    seen = state.seen
+    face_down = state.face_down
+    pool_size = len(CARD_COLOUR) - len(seen) + len(face_down)
+    if own is not None and (own in face_down or own not in seen):
+        pool_size -= 1
+    if pool_size <= 0:
+        return 0.0
+    if state.lists is None:
+        return 0.0
+    kept = state.kept[seat]
+    total = 0
+    for colour in state.lists[seat]:
+        best = max((CARD_NUMBER[c] for c in kept if CARD_COLOUR[c] is colour), default=0)
+        for card, number in _CARDS_BY_COLOUR[colour]:
+            if number > best and card != own and (card not in seen or card in face_down):
+                total += number - best
+    return total / pool_size
+
+
 class GreedyBot:
     """Brings what helps itself least and its rivals least; steals what helps it most.
 
@@ -87,10 +119,7 @@ class GreedyBot:
         opens = [m for m in moves if isinstance(m, Open)]
         own = state.brought_cards[seat]
         unknown = [m for m in opens if m.card != own]
-        # The public expectation of an unknown gift: the average gain over cards not yet seen.
-        pool = [c for c in CARD_COLOUR if c not in state.seen or c in state.face_down]
-        pool = [c for c in pool if c != own]
-        expected = sum(gain(state, seat, c) for c in pool) / len(pool) if pool else 0.0
+        expected = expected_gain(state, seat, own)
         best_steal = max(steals, key=lambda m: gain(state, seat, m.card), default=None)  # type: ignore[arg-type]
         if best_steal is not None and gain(state, seat, best_steal.card) > expected:  # type: ignore[arg-type]
             return best_steal

@@ -178,8 +178,13 @@ def deal_lists(state: GameState, gift_lists: Mapping[str, Sequence[str]]) -> Gam
     missing = [state.players[seat] for seat, colours in enumerate(lists) if colours is None]
     if missing:
         raise RuleViolation(f"no gift list was dealt to {', '.join(missing)}")
-    starter = (state.players.index(state.dealer) + 1) % len(state.players)  # type: ignore[arg-type]
+    starter = first_starter(state.players, state.dealer)  # type: ignore[arg-type]
     return _in_effect(state, {"phase": BRINGING, "lists": tuple(lists), "party": 1, "starter": starter})
+
+
+def first_starter(players: tuple[str, ...], dealer: str) -> int:
+    """The seat that starts party 1: the player to the dealer's left."""
+    return (players.index(dealer) + 1) % len(players)
 
 
 # Colour(name) goes through the Enum machinery; a dict lookup is what a fold wants. The payload

@@ -14,7 +14,9 @@ card null), then measures on it, each as a whole process where the issue asks fo
   max_steals_between_opens 1 and starter_final_swap), complete 5-player games per second;
 - `we import` into a fresh SQLite library, and auditing the games from the library;
 - the peak memory of each child process (os.wait4), at N and N/4 games;
-- `we --help` start-up time.
+- `we --help` start-up time;
+- `we analyse` of the sample 5-player game at its defaults (greedy, 100 rollouts), serial and
+  with --jobs, and what its time goes to (a profile of the same analysis at 20 rollouts).
 
 Exit status 1 when a command gave a wrong result (an audit verdict on a good or a tampered log, a
 simulated log that does not verify, an import that lost games) or a measurement failed; missed
@@ -56,6 +58,7 @@ TARGET_FOLD_EPS = 300_000  # folding, events per second
 TARGET_SIM_GPS = 1_000  # `we simulate --bot random`, complete 5-player games per second
 TARGET_IMPORT_EPS = 100_000  # `we import`, events per second
 TARGET_HELP_S = 0.2  # `we --help`, best of 5
+TARGET_ANALYSE_S = 20.0  # `we analyse` of replays/tie-5p.jsonl at the defaults
 TARGET_JOBS_EFFICIENCY = 0.75  # "speedup close to N": at least 0.75 N
 # "Flat": the peak at N games at most 20 % (plus 8 MB of slack) above the peak at N/4.
 FLAT_FACTOR, FLAT_SLACK_KB = 1.20, 8 * 1024
@@ -564,6 +567,45 @@ def judge(
     return errors
 
 
+def analysis_profile(sample: Path) -> str:
+    """Where an analysis spends its time: shares of a profiled run at 20 rollouts (in process)."""
+    import cProfile
+    import pstats
+
+    from cli.analyse import run_analysis
+
+    lines = [json.loads(line) for line in sample.read_text().splitlines()]
+    profile = cProfile.Profile()
+    profile.enable()
+    run_analysis(lines, "greedy", 20, "bench", 1)
+    profile.disable()
+    table = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    total = sum(tt for _, _, tt, _, _ in table.values())
+
+    def cumulative(file_end: str, function: str) -> float:
+        return sum(
+            ct
+            for (f, _, name), (_, _, _, ct, _) in table.items()
+            if f.endswith(file_end) and name == function
+        )
+
+    bot = cumulative("wecore/bots.py", "choose")
+    moves = cumulative("wecore/moves.py", "legal_moves")
+    rules = cumulative("wecore/bots.py", "_play")
+    draws = sum(tt for (f, _, _), (_, _, tt, _, _) in table.items() if f.endswith("wecore/rng.py"))
+    scoring = cumulative("wecore/analysis.py", "_outcome")
+    rest = total - bot - moves - rules - scoring
+    parts = [
+        ("the bots choosing moves (greedy: its expected gain of an unknown gift)", bot),
+        ("applying moves through the rules", rules),
+        ("listing legal moves", moves),
+        ("final scores", scoring),
+        ("the rollout loop and the rest", rest),
+    ]
+    shares = ", ".join(f"{label} {seconds / total:.0%}" for label, seconds in parts)
+    return f"{shares} (seeded draws, inside the bots, {draws / total:.0%}; profiled)"
+
+
 # ---------------------------------------------------------------------------------------------
 # The report
 
@@ -768,6 +810,7 @@ class Bench:
             ("decode and fold", self.measure_fold),
             ("we simulate", self.measure_simulate),
             ("we import", self.measure_import),
+            ("we analyse", self.measure_analyse),
         ):
             try:
                 measure()
@@ -1074,6 +1117,50 @@ class Bench:
             if problem:
                 problems.append(f"{path.name}: {problem}")
         return problems
+
+    # --- we analyse
+    def measure_analyse(self) -> None:
+        if not self.cli.has("analyse", "--rollouts"):
+            self.report.add(Row("we analyse", verdict="not available"))
+            return
+        sample = ROOT / "replays" / "tie-5p.jsonl"
+        outputs: dict[int, str] = {}
+        for jobs in sorted({1, self.jobs}):
+            self.log(f"we analyse (sample 5-player game, defaults, --jobs {jobs}) ...")
+
+            def attempt(jobs: int = jobs) -> ChildRun | None:
+                run = run_child(we_cmd("analyse", str(sample), "--json", "--jobs", str(jobs)), capture=True)
+                if run.returncode != 0:
+                    self.report.errors.append(
+                        f"we analyse: exit {run.returncode}: {run.stderr.strip()[-300:]}"
+                    )
+                    return None
+                outputs[jobs] = run.stdout
+                return run
+
+            run = self.best(attempt)
+            name = "we analyse tie-5p.jsonl (greedy, 100 rollouts)" + (f" --jobs {jobs}" if jobs > 1 else "")
+            if run is None:
+                self.report.add(Row(name, verdict="WRONG"))
+                continue
+            decisions = json.loads(outputs[jobs])["decisions"]
+            rollouts = 100 * sum(len(d["alternatives"]) for d in decisions)
+            self.report.add(
+                Row(
+                    name,
+                    f"{len(decisions)} moves",
+                    run.seconds,
+                    run.cpu,
+                    f"{rollouts / run.seconds:,.0f} rollouts/s",
+                    "",
+                    mb(run.maxrss_kb),
+                    f"< {TARGET_ANALYSE_S:.0f} s" if jobs == 1 else "same output as serial",
+                    pass_miss(run.seconds < TARGET_ANALYSE_S)
+                    if jobs == 1
+                    else pass_miss(outputs[jobs] == outputs[1]),
+                )
+            )
+        self.report.notes.append("we analyse spends its time in: " + analysis_profile(sample))
 
     # --- we import, and auditing from the library
     def measure_import(self) -> None:

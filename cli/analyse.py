@@ -1,0 +1,267 @@
+"""`we analyse GAME`: the pivotal decisions of a night, valued by rollouts (wecore.analysis).
+
+This module parses, spreads the rollouts over processes and renders; the values come from
+`wecore.analysis`, where each rollout's draws depend only on (seed, decision, index), so the
+output is the same to the byte with any --jobs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cli.common import CommandFailed, check_game, db_option, require_valid, resolve_game
+from wecore.bots import BOTS
+
+DEFAULT_ROLLOUTS = 100
+DEFAULT_TOP = 5
+
+
+def decision_points_of(lines: Sequence[dict[str, Any]]) -> list[Any]:
+    from wecore.analysis import decision_points
+    from wecore.events import parse_event
+
+    return decision_points(parse_event(line["type"], line["data"]) for line in lines)
+
+
+# Worker processes fold the log once, then value alternatives by their indices: a position's
+# state (with its mapping proxies) does not travel between processes, two integers do.
+_worker_points: list[Any] = []
+
+
+def _start_worker(lines: list[dict[str, Any]]) -> None:
+    global _worker_points
+    _worker_points = decision_points_of(lines)
+
+
+def _rollouts_task(task: tuple[int, int, str, int, str]) -> tuple[int, int, list[Any]]:
+    from wecore.analysis import rollouts
+
+    decision, alternative, policy, count, seed = task
+    return decision, alternative, rollouts(_worker_points[decision], alternative, policy, count, seed)
+
+
+def run_analysis(
+    lines: list[dict[str, Any]],
+    policy: str,
+    count: int,
+    seed: str,
+    jobs: int,
+    advance: Callable[[int], None] | None = None,
+    points: list[Any] | None = None,
+) -> tuple[list[Any], list[Any]]:
+    """(decision points, decisions) of a log's parsed lines, rollouts over `jobs` processes."""
+    from wecore.analysis import rollouts, summarise
+
+    if points is None:
+        points = decision_points_of(lines)
+    tasks = [(d, a, policy, count, seed) for d, point in enumerate(points) for a in range(len(point.moves))]
+    decisions: list[Any] = []
+    pending: list[Any] = []
+
+    def take(d: int, outcomes: list[Any]) -> None:
+        # Results come back in task order: a decision is summed up, and its rollouts let go,
+        # as soon as its last alternative is in, so memory holds one decision's rollouts.
+        pending.append(outcomes)
+        if len(pending) == len(points[d].moves):
+            decisions.append(summarise(points[d], list(pending)))
+            pending.clear()
+        if advance is not None:
+            advance(1)
+
+    if jobs <= 1 or len(tasks) <= 1:
+        for d, a, *_ in tasks:
+            take(d, rollouts(points[d], a, policy, count, seed))
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(lines,)) as pool:
+            for d, _, outcomes in pool.map(_rollouts_task, tasks, chunksize=1):
+                take(d, outcomes)
+    return points, decisions
+
+
+def analyse_with_progress(
+    lines: list[dict[str, Any]], policy: str, count: int, seed: str, jobs: int
+) -> tuple[list[Any], list[Any]]:
+    """run_analysis with a rich progress bar on stderr when it is a terminal."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from cli.render import error_console
+
+    points = decision_points_of(lines)
+    total = sum(len(p.moves) for p in points)
+    with Progress(
+        TextColumn("rolling out"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("moves"),
+        TimeRemainingColumn(),
+        console=error_console(),
+        transient=True,
+        disable=not sys.stderr.isatty(),
+    ) as progress:
+        task = progress.add_task("rollouts", total=total)
+        return run_analysis(lines, policy, count, seed, jobs, lambda n: progress.advance(task, n), points)
+
+
+def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any]]]:
+    report = require_valid(check_game(resolve_game(game, db_path), keep_lines=True))
+    if not report.lines:
+        raise CommandFailed(f"{game}: the log has no events")
+    return report, report.lines
+
+
+@click.command()
+@click.argument("game", metavar="GAME")
+@click.option(
+    "--policy",
+    type=click.Choice(sorted(BOTS)),
+    default="greedy",
+    show_default=True,
+    help="How every player plays the rest of the game in the rollouts.",
+)
+@click.option(
+    "--rollouts",
+    "count",
+    type=click.IntRange(1, 10_000),
+    default=DEFAULT_ROLLOUTS,
+    show_default=True,
+    help="Games played out from each alternative of each decision.",
+)
+@click.option("--seed", "-s", default="0", show_default=True, help="Any text; same seed, same output.")
+@click.option(
+    "--top",
+    "top",
+    type=click.IntRange(min=1),
+    default=DEFAULT_TOP,
+    show_default=True,
+    help="How many of the decisions with the largest swings to show.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Processes for the rollouts (0: one per CPU). The output does not depend on it.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Every decision as one JSON object.")
+@db_option
+def analyse(
+    game: str, policy: str, count: int, seed: str, top: int, jobs: int, as_json: bool, db_path: Path | None
+) -> None:
+    """Find the pivotal decisions of GAME: what each move was worth against the alternatives.
+
+    For every move in effect in the log, each legal move its player had instead is played out
+    --rollouts times to the end of the game, every seat following the --policy bot, with the
+    cards nobody had seen yet (unseen face-down gifts, gifts still to come) drawn at random
+    among the cards not seen in the log up to that move. The swing of a decision is the best
+    alternative's mean final score minus the played move's (0 for a forced move). Intervals are
+    95%; win chances count a tie as a shared win.
+    """
+    report, lines = load_lines(game, db_path)
+    if jobs == 0:
+        jobs = os.cpu_count() or 1
+    _, decisions = analyse_with_progress(lines, policy, count, seed, jobs)
+    if as_json:
+        from wecore.analysis import decision_object
+
+        data = {
+            "game": report.game,
+            "policy": policy,
+            "rollouts": count,
+            "seed": seed,
+            "decisions": [decision_object(d) for d in decisions],
+        }
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    _tell(report.game, decisions, policy, count, seed, top)
+
+
+def _tell(game: str | None, decisions: Sequence[Any], policy: str, count: int, seed: str, top: int) -> None:
+    from rich.table import Table
+
+    from cli.render import console, print_table
+    from wecore.analysis import describe_move, pivotal, sentence
+
+    out = console()
+    choices = [d for d in decisions if not d.forced]
+    out.print(
+        f"{game}: {len(decisions)} moves, {len(choices)} of them with a choice; each alternative played"
+        f" out {count} times by the {policy} bot (seed {seed!r})."
+    )
+    chosen = pivotal(decisions, top)
+    if not decisions:
+        out.print("Nobody has made a move yet: there is nothing to analyse.")
+        return
+    if not chosen:
+        out.print("No decision had a better alternative: every move played was the best one found.")
+        return
+    out.print(
+        "The decision with the largest swing:"
+        if len(chosen) == 1
+        else f"The {len(chosen)} decisions with the largest swings:"
+    )
+    for rank, decision in enumerate(chosen, start=1):
+        out.print()
+        out.print(f"{rank}. [event {decision.seq}] {sentence(decision)}", markup=False)
+        table = Table(show_edge=False, pad_edge=False)
+        for name, justify in (
+            ("move", "left"),
+            ("mean score", "right"),
+            ("95% interval", "right"),
+            ("win chance", "right"),
+        ):
+            table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        ranked = sorted(enumerate(decision.alternatives), key=lambda pair: (-pair[1].mean, pair[0]))
+        for index, alternative in ranked:
+            mark = " (played)" if index == decision.played else ""
+            table.add_row(
+                describe_move(alternative.move) + mark,
+                f"{alternative.mean:.1f}",
+                f"{alternative.low:.1f} to {alternative.high:.1f}",
+                f"{alternative.win_chance:.0%} ({alternative.win_low:.0%} to {alternative.win_high:.0%})",
+            )
+        print_table(table)
+    out.print()
+    out.print("Win chances count a tie as a shared win; intervals are 95%.")
+
+
+def page_analysis(decisions: Sequence[Any], policy: str, count: int, seed: str, top: int) -> dict[str, Any]:
+    """What the replay page shows: every decision with a choice, by seq, the pivotal ones ranked."""
+    from wecore.analysis import describe_move, pivotal, sentence
+
+    ranks = {decision.seq: rank for rank, decision in enumerate(pivotal(decisions, top), start=1)}
+    shown = {}
+    for decision in decisions:
+        if decision.forced:
+            continue
+        shown[str(decision.seq)] = {
+            "rank": ranks.get(decision.seq),
+            "sentence": sentence(decision),
+            "swing": decision.swing,
+            "swing_margin": decision.swing_margin,
+            "alternatives": [
+                {
+                    "text": describe_move(alternative.move),
+                    "mean": alternative.mean,
+                    "low": alternative.low,
+                    "high": alternative.high,
+                    "win_chance": alternative.win_chance,
+                    "win_text": f"{alternative.win_chance:.0%}",
+                    "played": index == decision.played,
+                    "best": index == decision.best,
+                }
+                for index, alternative in sorted(
+                    enumerate(decision.alternatives), key=lambda pair: (-pair[1].mean, pair[0])
+                )
+            ],
+        }
+    return {"policy": policy, "rollouts": count, "seed": seed, "top": top, "decisions": shown}

@@ -1,0 +1,372 @@
+"""What each decision of a game was worth: rollouts from every alternative, and the swings.
+
+A *decision* is a move in effect in a log (a bring, an open, a steal, or any move kind
+`legal_moves` offers) together with every move its player could have made instead, as
+`legal_moves` lists them (an unseen face-down gift counts as one move, `Open(None)`). Each
+alternative is valued by playing the rest of the game many times from the position it leads
+to, every seat following one bot policy; the cards nobody at the table had seen at that point
+(unseen face-down gifts, the gifts still to come when attics were not dealt) are drawn at
+random among the cards not seen in the log up to that decision.
+
+Pure and seeded: rollout *i* of the decision at `seq` draws from `SeededRandom` of
+(seed, seq, i) only, so results do not depend on which worker ran them, or in what order. The
+same draws serve every alternative of a decision (common random numbers): the swing between
+two alternatives is measured on the same hidden cards, with far less noise than two
+independent samples would give.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wecore.bots import BOTS, Bot, _play
+from wecore.cards import ALL_CARDS
+from wecore.errors import RuleViolation
+from wecore.moves import Bring, Move, Open, Steal, legal_moves
+from wecore.replay import steps
+from wecore.rng import SeededRandom
+from wecore.scoring import score
+from wecore.state import GameState, Phase
+from wecore.stats import Z95, wilson_interval
+
+# Events that are never a player's move: set-up, corrections, notes, the tie-break speech.
+NOT_MOVES = frozenset(
+    {"game_started", "gift_lists_dealt", "attics_dealt", "event_voided", "note", "tie_broken"}
+)
+
+
+@dataclass(frozen=True)
+class DecisionPoint:
+    """A move in effect in the log, with the position before it and the moves allowed there."""
+
+    seq: int
+    party: int
+    player: str
+    before: GameState
+    moves: tuple[Move, ...]  # the player's legal moves, in legal_moves order
+    played: int  # index into moves
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The mover's final score and share of the win (1/k in a k-way tie) in one rollout."""
+
+    score: int
+    win: float
+
+
+@dataclass(frozen=True)
+class Alternative:
+    move: Move
+    mean: float
+    low: float
+    high: float
+    win_chance: float
+    win_low: float
+    win_high: float
+
+
+@dataclass(frozen=True)
+class Decision:
+    seq: int
+    party: int
+    player: str
+    played: int  # index into alternatives
+    alternatives: tuple[Alternative, ...]
+    swing: float  # best alternative's mean minus the played move's mean
+    swing_margin: float  # half-width of the 95% interval of that difference
+    best: int  # index of the best alternative
+
+    @property
+    def forced(self) -> bool:
+        return len(self.alternatives) == 1
+
+    @property
+    def played_move(self) -> Move:
+        return self.alternatives[self.played].move
+
+
+def mover_of(move: Move) -> str | None:
+    return getattr(move, "player", None)
+
+
+def decision_points(events: Iterable[Any]) -> list[DecisionPoint]:
+    """Every decision in effect in a log, in order. `events`: the log's event models (the
+    event at index i has seq i + 1), walked with `wecore.replay.steps`.
+
+    Voided moves are not decisions; an event is matched to the legal move that leads to the
+    same position, so any kind of move `legal_moves` offers is recognised.
+    """
+    walked = list(steps(events))
+    if not walked:
+        return []
+    in_effect = set(walked[-1].after.seqs_in_effect())
+    points = []
+    for step in walked:
+        event = step.event
+        if event.TYPE in NOT_MOVES or step.seq not in in_effect:
+            continue
+        player = getattr(event, "player", None)
+        if player is None:
+            continue
+        before = step.before
+        moves = tuple(m for m in legal_moves(before) if mover_of(m) == player)
+        played = _played_index(before, step.after, moves, event)
+        if played is None:
+            continue
+        points.append(DecisionPoint(step.seq, before.party, player, _detached(before), moves, played))
+    return points
+
+
+def _detached(state: GameState) -> GameState:
+    """The position without its undo history: rollouts never undo, and the chain is the whole log."""
+    return state.replace(undo=None)
+
+
+def _played_index(before: GameState, after: GameState, moves: Sequence[Move], event: Any) -> int | None:
+    """Which of `moves` the event made: the one leading to the same position."""
+    card = getattr(event, "card", None)
+    for index, move in enumerate(moves):
+        if isinstance(move, Open) and move.card is None:
+            # An unseen gift: its card became known only when it was turned over.
+            if card is None or card in before.face_down:
+                continue
+            move = Open(card, move.player)
+        try:
+            reached = _play(before, move, _ignore)
+        except RuleViolation:  # a move that does not fit this event is simply not it
+            continue
+        if reached == after:
+            return index
+    return None
+
+
+def _ignore(_: object) -> None:
+    pass
+
+
+def hidden_pool(state: GameState) -> list[str]:
+    """The cards not seen at this point, in card order: what unseen gifts may turn out to be."""
+    return [card for card in ALL_CARDS if card not in state.seen]
+
+
+def rollout_rng(seed: int | str, seq: int, index: int) -> SeededRandom:
+    return SeededRandom(f"analyse/{seed}/{seq}/{index}")
+
+
+def rollouts(
+    point: DecisionPoint, alternative: int, policy: str, count: int, seed: int | str
+) -> list[Outcome]:
+    """`count` games played out from the position after `point.moves[alternative]`."""
+    bot = BOTS[policy]()
+    seat = point.before.seat_of[point.player]
+    move = point.moves[alternative]
+    pool = hidden_pool(point.before)
+    outcomes = []
+    for index in range(count):
+        rng = rollout_rng(seed, point.seq, index)
+        hidden = rng.fork("hidden").shuffled(pool)
+        final = play_out(point.before, move, bot, rng.fork("play"), hidden)
+        outcomes.append(_outcome(final, seat))
+    return outcomes
+
+
+def play_out(state: GameState, first: Move, bot: Bot, rng: SeededRandom, hidden: list[str]) -> GameState:
+    """Make `first`, then let `bot` play every seat to the end of the game.
+
+    Moves are grouped by player, so phases where several players move at once (bringing) are
+    played seat by seat, and every kind of move `legal_moves` lists is played the same way.
+    An unseen gift turned over takes the next card of `hidden`.
+    """
+    state = _make(state, first, hidden)
+    while state.phase is not Phase.OVER:
+        moves = legal_moves(state)
+        if not moves:
+            raise ValueError(f"no legal move in phase {state.phase} before the game is over")
+        # legal_moves lists moves seat by seat: first and last by one player means one mover.
+        if len(moves) == 1 or mover_of(moves[0]) == mover_of(moves[-1]):
+            state = _make(state, bot.choose(state, moves, rng), hidden)
+            continue
+        by_player: dict[str | None, list[Move]] = {}
+        for move in moves:
+            by_player.setdefault(mover_of(move), []).append(move)
+        for own in by_player.values():
+            state = _make(state, bot.choose(state, own, rng), hidden)
+    return state
+
+
+def _make(state: GameState, move: Move, hidden: list[str]) -> GameState:
+    if isinstance(move, Open) and move.card is None:
+        move = Open(hidden.pop(), move.player)
+    return _play(state, move, _ignore)
+
+
+def _outcome(final: GameState, seat: int) -> Outcome:
+    board = score(final)
+    player = board.players[seat]
+    winners = board.winners
+    return Outcome(player.total, 1 / len(winners) if player.player in winners else 0.0)
+
+
+def mean_interval(values: Sequence[float]) -> tuple[float, float, float]:
+    """Mean and its 95% interval (normal approximation; a single value has width 0)."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, mean, mean
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    half = Z95 * math.sqrt(variance / n)
+    return mean, mean - half, mean + half
+
+
+def summarise(point: DecisionPoint, outcomes: Sequence[Sequence[Outcome]]) -> Decision:
+    """The decision's alternatives valued from their rollouts (one list per move, same order)."""
+    alternatives = []
+    for move, results in zip(point.moves, outcomes, strict=True):
+        mean, low, high = mean_interval([o.score for o in results])
+        wins = sum(o.win for o in results)
+        win_low, win_high = wilson_interval(wins, len(results))
+        alternatives.append(
+            Alternative(
+                move,
+                _r(mean),
+                _r(low),
+                _r(high),
+                _r(wins / len(results)),
+                _r(win_low),
+                _r(win_high),
+            )
+        )
+    means = [sum(o.score for o in results) / len(results) for results in outcomes]
+    # Ties go to the move played, then to the earlier move: a swing is never made of noise alone.
+    best = max(range(len(means)), key=lambda i: (means[i], i == point.played, -i))
+    swing, margin = 0.0, 0.0
+    if best != point.played:
+        differences = [b.score - p.score for b, p in zip(outcomes[best], outcomes[point.played], strict=True)]
+        mean, low, _ = mean_interval(differences)
+        swing, margin = mean, mean - low
+    return Decision(
+        point.seq, point.party, point.player, point.played, tuple(alternatives), _r(swing), _r(margin), best
+    )
+
+
+def pivotal(decisions: Sequence[Decision], top: int) -> list[Decision]:
+    """The decisions with the largest swings, biggest first (earlier first among equals)."""
+    swung = [d for d in decisions if d.swing > 0]
+    return sorted(swung, key=lambda d: (-d.swing, d.seq))[:top]
+
+
+def _r(value: float) -> float:
+    # Rounded so that JSON output is short and the same on every platform.
+    return round(value + 0.0, 4)
+
+
+def analyse(
+    points: Sequence[DecisionPoint],
+    policy: str = "greedy",
+    count: int = 100,
+    seed: int | str = 0,
+    on_rollouts: Callable[[int], None] | None = None,
+) -> list[Decision]:
+    """Every decision valued, serially. (The CLI spreads the same tasks over processes.)"""
+    decisions = []
+    for point in points:
+        results = []
+        for alternative in range(len(point.moves)):
+            results.append(rollouts(point, alternative, policy, count, seed))
+            if on_rollouts is not None:
+                on_rollouts(count)
+        decisions.append(summarise(point, results))
+    return decisions
+
+
+def move_object(move: Move) -> dict[str, Any]:
+    """A move as the service's move objects write it (`"card": null`: an unseen gift)."""
+    if isinstance(move, Open):
+        return {"type": "open", "as": move.player, "card": move.card}
+    if isinstance(move, Steal):
+        return {"type": "steal", "as": move.player, "from": move.from_player}
+    if isinstance(move, Bring):
+        return {"type": "bring", "as": move.player, "card": move.card}
+    kind = type(move).__name__.lower()
+    if kind == "swap":
+        # starter_final_swap (a house rule): {"with": null} is keeping one's own gift.
+        return {"type": "swap", "as": mover_of(move), "with": getattr(move, "with_player", None)}
+    fields = {k: v for k, v in vars(move).items() if k != "player"}
+    return {"type": kind, "as": mover_of(move), **fields}
+
+
+def decision_object(decision: Decision) -> dict[str, Any]:
+    """One decision as `we analyse --json` prints it."""
+    return {
+        "seq": decision.seq,
+        "party": decision.party,
+        "player": decision.player,
+        "played": move_object(decision.played_move),
+        "alternatives": [
+            {
+                "move": move_object(a.move),
+                "mean": a.mean,
+                "low": a.low,
+                "high": a.high,
+                "win_chance": a.win_chance,
+                "win_low": a.win_low,
+                "win_high": a.win_high,
+            }
+            for a in decision.alternatives
+        ],
+        "swing": decision.swing,
+        "swing_margin": decision.swing_margin,
+    }
+
+
+def describe_move(move: Move, before: GameState | None = None) -> str:
+    """A move in table language, as the player's own action ('stole R9 from Ann')."""
+    if isinstance(move, Open):
+        return f"opened {move.card}" if move.card else "opened a gift"
+    if isinstance(move, Steal):
+        card = move.card
+        return f"stole {card} from {move.from_player}" if card else f"stole from {move.from_player}"
+    if isinstance(move, Bring):
+        return f"brought {move.card}" if move.card else "brought a gift unseen"
+    kind = type(move).__name__.lower()
+    if kind == "swap":
+        partner = getattr(move, "with_player", None)
+        takes = getattr(move, "takes", None)
+        if partner is None:
+            return "kept their gift (no swap)"
+        return f"swapped with {partner} for {takes}" if takes else f"swapped with {partner}"
+    return kind
+
+
+def gerund(move: Move) -> str:
+    """'stealing R9 from Ann', for 'X instead was worth ...'."""
+    text = describe_move(move)
+    verb, _, rest = text.partition(" ")
+    forms = {
+        "opened": "opening",
+        "stole": "stealing",
+        "brought": "bringing",
+        "swapped": "swapping",
+        "kept": "keeping",
+    }
+    return f"{forms.get(verb, verb)} {rest}".strip()
+
+
+def sentence(decision: Decision) -> str:
+    """'Party 3: Ben opened a gift; stealing R9 from Ann instead was worth +4.1 points (±0.8),
+    win chance 31% → 58%'."""
+    played = decision.alternatives[decision.played]
+    head = f"Party {decision.party}: {decision.player} {describe_move(played.move)}"
+    if decision.forced:
+        return f"{head} (the only move)"
+    if decision.best == decision.played:
+        return f"{head}, the best move found (win chance {played.win_chance:.0%})"
+    best = decision.alternatives[decision.best]
+    return (
+        f"{head}; {gerund(best.move)} instead was worth {decision.swing:+.1f} points"
+        f" (±{decision.swing_margin:.1f}), win chance {played.win_chance:.0%} → {best.win_chance:.0%}"
+    )
