@@ -28,12 +28,12 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     should not look like a run that checked the page in a browser."""
     reasons: dict[str, int] = {}
     for report in terminalreporter.stats.get("skipped", []):
-        if "test_html_replay_browser" not in report.nodeid or not isinstance(report.longrepr, tuple):
+        if "_browser.py" not in report.nodeid or not isinstance(report.longrepr, tuple):
             continue
         reason = str(report.longrepr[2]).removeprefix("Skipped: ")
         reasons[reason] = reasons.get(reason, 0) + 1
     for reason, count in reasons.items():
         plural = "s" if count != 1 else ""
         terminalreporter.write_line(
-            f"{count} browser test{plural} of the HTML replay skipped: {reason}", yellow=True
+            f"{count} browser test{plural} of the HTML pages skipped: {reason}", yellow=True
         )

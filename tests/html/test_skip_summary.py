@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+BROWSER_TESTS = sorted(
+    str(path.relative_to(ROOT)) for path in (ROOT / "tests" / "html").glob("test_*_browser.py")
+)
 
 
 def test_a_run_without_chromium_says_why_the_browser_tests_skipped(tmp_path):
@@ -21,7 +24,7 @@ def test_a_run_without_chromium_says_why_the_browser_tests_skipped(tmp_path):
             "-q",
             "-p",
             "no:cacheprovider",
-            "tests/html/test_html_replay_browser.py",
+            *BROWSER_TESTS,  # not this file: it would run itself
         ],
         cwd=ROOT,
         env=env,
@@ -32,4 +35,7 @@ def test_a_run_without_chromium_says_why_the_browser_tests_skipped(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     skipped = [line for line in done.stdout.splitlines() if "browser test" in line and "skipped:" in line]
     assert len(skipped) == 1, done.stdout
-    assert "of the HTML replay skipped: no Chromium installed" in skipped[0]
+    assert "of the HTML pages skipped: no Chromium installed" in skipped[0]
+    count = int(skipped[0].split()[0])
+    progress = done.stdout.splitlines()[0].split("[")[0].strip()
+    assert count == len(progress) == progress.count("s")  # every browser test skipped, and counted
