@@ -34,7 +34,7 @@ from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from wecore.audit import RULES, SCHEMA
 from wecore.errors import EventSchemaError, RulesetError, WeError
 from wecore.events import Event, EventVoided, GiftListsDealt, parse_event
-from wecore.moves import Bring, Open, Steal, Swap, legal_moves
+from wecore.moves import legal_moves, move_object
 from wecore.narrate import describe, taken_back
 from wecore.reducer import evolve
 from wecore.scoring import score
@@ -62,19 +62,6 @@ def redact_envelope(envelope: dict[str, Any], role: Role) -> dict[str, Any]:
     if role.kind == HOST:
         return envelope
     return redact_log([envelope], role.seat)[0]
-
-
-def move_object(move: Bring | Open | Steal | Swap) -> dict[str, Any]:
-    match move:
-        case Bring():
-            return {"type": "bring", "as": move.player, "card": move.card}
-        case Open():
-            return {"type": "open", "as": move.player, "card": move.card}
-        case Steal():
-            return {"type": "steal", "as": move.player, "from": move.from_player}
-        case Swap():
-            return {"type": "swap", "as": move.player, "with": move.with_player}
-    raise TypeError(move)
 
 
 def undo_possible(state: GameState, events: list[Event]) -> bool:

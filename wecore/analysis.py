@@ -25,7 +25,7 @@ from typing import Any
 from wecore.bots import BOTS, Bot, _play
 from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
-from wecore.moves import Bring, Move, Open, Steal, legal_moves
+from wecore.moves import Bring, Move, Open, Steal, legal_moves, move_object
 from wecore.replay import steps
 from wecore.rng import SeededRandom
 from wecore.scoring import score
@@ -281,22 +281,6 @@ def analyse(
                 on_rollouts(count)
         decisions.append(summarise(point, results))
     return decisions
-
-
-def move_object(move: Move) -> dict[str, Any]:
-    """A move as the service's move objects write it (`"card": null`: an unseen gift)."""
-    if isinstance(move, Open):
-        return {"type": "open", "as": move.player, "card": move.card}
-    if isinstance(move, Steal):
-        return {"type": "steal", "as": move.player, "from": move.from_player}
-    if isinstance(move, Bring):
-        return {"type": "bring", "as": move.player, "card": move.card}
-    kind = type(move).__name__.lower()
-    if kind == "swap":
-        # starter_final_swap (a house rule): {"with": null} is keeping one's own gift.
-        return {"type": "swap", "as": mover_of(move), "with": getattr(move, "with_player", None)}
-    fields = {k: v for k, v in vars(move).items() if k != "player"}
-    return {"type": kind, "as": mover_of(move), **fields}
 
 
 def decision_object(decision: Decision) -> dict[str, Any]:

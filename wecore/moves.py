@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 from wecore.cards import sort_key
 from wecore.rules import gift_refusal, swap_refusal
@@ -90,3 +91,19 @@ def legal_moves(state: GameState) -> list[Move]:
         if card is not None and gift_refusal(state, card, players[seat]) is None:
             moves.append(_steal_move(players[seat], mover, card))
     return moves
+
+
+def move_object(move: Move) -> dict[str, Any]:
+    """A move as JSON, in the move objects of docs/service.md (the API's `legal`, `we analyse
+    --json`): `"card": null` is an unseen gift, `"with": null` a starter keeping their gift."""
+    match move:
+        case Bring():
+            return {"type": "bring", "as": move.player, "card": move.card}
+        case Open():
+            return {"type": "open", "as": move.player, "card": move.card}
+        case Steal():
+            return {"type": "steal", "as": move.player, "from": move.from_player}
+        case Swap():
+            return {"type": "swap", "as": move.player, "with": move.with_player}
+    raise TypeError(f"not a move: {move!r}")
+
