@@ -93,27 +93,75 @@ def _reader_went_away() -> int:
     return EXIT_OK
 
 
+# Where a library is: a SQLite file, or a PostgreSQL URL (postgresql://...).
+LibraryRef = Path | str
+
+
+def is_library_url(text: object) -> bool:
+    return isinstance(text, str) and text.startswith(("postgresql://", "postgres://"))
+
+
+class LibraryParam(click.ParamType):
+    """--db: a PostgreSQL URL as it is, anything else a SQLite file's path."""
+
+    name = "PATH|URL"
+    _file = click.Path(dir_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> LibraryRef:
+        if is_library_url(value):
+            return str(value)
+        return self._file.convert(value, param, ctx)  # type: ignore[no-any-return]
+
+
 db_option = click.option(
     "--db",
     "db_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=LibraryParam(),
     default=None,
-    help="Game library database (default: $WE_DB or ~/.local/share/we/games.db).",
+    help="Game library: a SQLite file or a postgresql:// URL "
+    "(default: $WE_DB or ~/.local/share/we/games.db).",
 )
 
 
-def library_path(db_path: Path | None) -> Path:
+def library_path(db_path: LibraryRef | None) -> LibraryRef:
+    """--db as given, else $WE_DB (a file or a URL), else the default file."""
+    if db_path is not None:
+        return db_path
+    env = os.environ.get("WE_DB")
+    if is_library_url(env):
+        return str(env)
     from eventstore.sqlite import default_db_path
 
-    return db_path if db_path is not None else default_db_path()
+    return default_db_path()
 
 
-def resolve_game(text: str, db_path: Path | None) -> GameSource:
+def library_name(db: LibraryRef) -> str:
+    """How messages name a library: its path, or its URL without the password."""
+    if isinstance(db, str):
+        from eventstore.postgres import display_url
+
+        return display_url(db)
+    return str(db)
+
+
+def library_exists(db: LibraryRef) -> bool:
+    """Whether there is a library to read: a file, or a database holding the tables (asked
+    without creating them: commands that only read leave an empty database alone)."""
+    if db in _open_libraries:
+        return True  # once it is open it exists: no stat or query per game id
+    if isinstance(db, str):
+        from eventstore.postgres import has_library
+
+        return has_library(db)
+    return db.exists()
+
+
+def resolve_game(text: str, db_path: LibraryRef | None) -> GameSource:
     """A GAME argument: an existing file first, then a game id in the library."""
     return game_source(text, db_path, path_mode(text))
 
 
-def game_source(text: str, db_path: Path | None, mode: int | None) -> GameSource:
+def game_source(text: str, db_path: LibraryRef | None, mode: int | None) -> GameSource:
     """resolve_game for an argument already stat'ed (`mode`: its st_mode, None if nothing is
     there), so that auditing twenty thousand game ids costs one stat each, not four."""
     if mode is not None and stat.S_ISREG(mode):
@@ -124,9 +172,10 @@ def game_source(text: str, db_path: Path | None, mode: int | None) -> GameSource
 
     if valid_game_id(text):
         db = library_path(db_path)
-        if _library_exists(db) and open_library(db).has_game(text):
+        if library_exists(db) and open_library(db).has_game(text):
             return GameSource(label=text, db_path=db, game_id=text)
-        raise CommandFailed(f"no game {text!r}: not a file, and not a game id in the library {db}")
+        where = library_name(db)
+        raise CommandFailed(f"no game {text!r}: not a file, and not a game id in the library {where}")
     raise CommandFailed(f"no such file: {text}")
 
 
@@ -141,11 +190,6 @@ def path_mode(text: str) -> int | None:
         return None
     except OSError as exc:
         raise CommandFailed(f"{text}: cannot read: {exc.strerror or exc}") from None
-
-
-def _library_exists(db: Path) -> bool:
-    # Once it is open it exists: no stat per game id.
-    return db in _open_libraries or db.exists()
 
 
 @contextmanager
@@ -184,10 +228,21 @@ def _library_rows(source: GameSource) -> Iterator[dict[str, Any]]:
     return open_library(source.db_path).log(source.game_id).rows()  # type: ignore[arg-type]
 
 
-_open_libraries: dict[Path, GameLibrary] = {}
+_open_libraries: dict[LibraryRef, GameLibrary] = {}
+# Connections a forked worker (audit --jobs) inherited: its parent's to use, never the child's,
+# so they are kept unclosed rather than let go (closing would end the parent's session).
+_inherited_libraries: list[GameLibrary] = []
 
 
-def open_library(path: Path) -> GameLibrary:
+def _forget_parents_libraries() -> None:
+    _inherited_libraries.extend(_open_libraries.values())
+    _open_libraries.clear()
+
+
+os.register_at_fork(after_in_child=_forget_parents_libraries)
+
+
+def open_library(path: LibraryRef) -> GameLibrary:
     """One connection per library for the whole command: auditing a thousand games by id
     should not connect a thousand times."""
     library = _open_libraries.get(path)
@@ -196,9 +251,13 @@ def open_library(path: Path) -> GameLibrary:
     return library
 
 
-def connect_library(path: Path) -> GameLibrary:
-    """A new connection to the library at `path` (every command opens libraries this way),
-    saying so on stderr if an old library is upgraded first."""
+def connect_library(path: LibraryRef) -> GameLibrary:
+    """A new connection to the library at `path`, a SQLite file or a PostgreSQL URL (every
+    command opens libraries this way), saying so on stderr if an old library is upgraded first."""
+    if isinstance(path, str):
+        from eventstore.postgres import Library as PostgresLibrary
+
+        return PostgresLibrary(path)
     from eventstore.sqlite import Library
 
     return Library(path, on_upgrade=lambda message: click.echo(f"we: {message}", err=True))
@@ -209,7 +268,7 @@ def check_game(source: GameSource, keep_envelopes: bool = False, keep_lines: boo
     return _check_game(source, keep_envelopes, keep_lines, _library_rows)
 
 
-def load_game(text: str, db_path: Path | None, keep_envelopes: bool = True) -> GameReport:
+def load_game(text: str, db_path: LibraryRef | None, keep_envelopes: bool = True) -> GameReport:
     return check_game(resolve_game(text, db_path), keep_envelopes=keep_envelopes)
 
 

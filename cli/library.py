@@ -18,14 +18,18 @@ from cli.common import (
     CommandFailed,
     GameReport,
     GameSource,
+    LibraryParam,
+    LibraryRef,
     check_game,
     collector_settled_for_a_batch,
     connect_library,
     db_option,
+    library_exists,
+    library_name,
     library_path,
     logs_in_directory,
 )
-from eventstore.errors import StoreError
+from eventstore.errors import ConnectionLostError, StoreError
 
 # --- import ------------------------------------------------------------------------
 
@@ -48,33 +52,51 @@ def _refuse(message: str) -> None:
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.argument("files", nargs=-1, metavar="FILE...")
+@click.option(
+    "--from-db",
+    "from_db",
+    type=LibraryParam(),
+    default=None,
+    help="Also copy every game of another library (a SQLite file or a postgresql:// URL).",
+)
 @db_option
-def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
+def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: LibraryRef | None) -> None:
     """Import JSONL logs into the game library.
 
     Each FILE (or every *.jsonl in a directory) is audited first: a log with any integrity,
     schema or rules problem is refused, with one line naming its first problem, and the rest
     are imported. Importing a log that is already in the library changes nothing (and says
-    so); a longer version of a stored game adds its new events. Exit status 1 if any log was
-    refused.
+    so); a longer version of a stored game adds its new events. With --from-db every game of
+    that library is audited and imported the same way (to move a library from SQLite to
+    PostgreSQL or back). Exit status 1 if any log was refused.
     """
     from wecore.scoring import library_summary
 
-    paths = _log_paths(files)
-    if not paths:
-        raise CommandFailed("no *.jsonl logs to import")
+    if not files and from_db is None:
+        raise click.UsageError("give the FILE... to import, or --from-db LIBRARY")
+    sources: list[tuple[GameSource, bool]] = [
+        (GameSource(label=str(path), path=path), listed) for path, listed in _log_paths(files)
+    ]
+    if from_db is not None:
+        if not library_exists(from_db):
+            raise CommandFailed(f"there is no library at {library_name(from_db)} to import from")
+        with connect_library(from_db) as other:
+            ids = [row["id"] for row in other.games()]
+        sources.extend((GameSource(label=game_id, db_path=from_db, game_id=game_id), True) for game_id in ids)
+    if not sources:
+        raise CommandFailed("no *.jsonl logs to import" if from_db is None else "no games to import")
     counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0}
 
     with collector_settled_for_a_batch(), connect_library(library_path(db_path)) as library, library.batch():
-        for path, listed in paths:
-            label = str(path)
-            if not listed and not path.is_file():
+        for source, listed in sources:
+            label = source.label
+            if not listed and source.path is not None and not source.path.is_file():
                 _refuse(f"{label}: no such file")
                 counts["refused"] += 1
                 continue
-            # One read per file: the audit keeps the lines it verified for the import.
-            report = check_game(GameSource(label=label, path=path), keep_lines=True)
+            # One read per game: the audit keeps the lines it verified for the import.
+            report = check_game(source, keep_lines=True)
             if report.problems:
                 first = report.problems[0]
                 more = len(report.problems) - 1
@@ -85,6 +107,8 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
             try:
                 summary = library_summary(report.state)
                 result = library.import_verified(report.lines, label, summary)
+            except ConnectionLostError:
+                raise  # every game after it would be refused the same way
             except StoreError as exc:  # a different game under the same id, or a file that changed
                 _refuse(str(exc))
                 counts["refused"] += 1
@@ -94,7 +118,7 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
             else:
                 click.echo(result.message)
             counts[result.status] += 1
-    if len(paths) > 1:
+    if len(sources) > 1:
         click.echo(", ".join(f"{n} {what}" for what, n in counts.items() if n) + ".")
     if counts["refused"]:
         raise click.exceptions.Exit(1)
@@ -115,7 +139,7 @@ def import_logs(files: tuple[str, ...], db_path: Path | None) -> None:
 )
 @click.option("--force", is_flag=True, help="Replace FILE if it exists.")
 @db_option
-def export_game(game: str, output: Path | None, force: bool, db_path: Path | None) -> None:
+def export_game(game: str, output: Path | None, force: bool, db_path: LibraryRef | None) -> None:
     """Export a game from the library to a JSONL log.
 
     The events are written exactly as stored, so the file has the same hashes and fingerprint.
@@ -126,8 +150,8 @@ def export_game(game: str, output: Path | None, force: bool, db_path: Path | Non
     db = library_path(db_path)
     if not valid_game_id(game):
         raise CommandFailed(f"{game!r} is not a game id in the library (ids are 1-64 of a-z 0-9 -)")
-    if not db.exists():
-        raise CommandFailed(f"no game {game!r}: there is no library at {db}")
+    if not library_exists(db):
+        raise CommandFailed(f"no game {game!r}: there is no library at {library_name(db)}")
     target = output if output is not None else Path(f"{game}.jsonl")
     if target.exists() and not force:
         raise CommandFailed(f"{target} already exists; use --force to replace it")
@@ -135,7 +159,7 @@ def export_game(game: str, output: Path | None, force: bool, db_path: Path | Non
         raise CommandFailed(f"{target} is a directory")
     with connect_library(db) as library:
         if not library.has_game(game):
-            raise CommandFailed(f"no game {game!r} in the library {db}")
+            raise CommandFailed(f"no game {game!r} in the library {library_name(db)}")
         # Write beside the target and rename over it: a reader never sees half a log, and a
         # failed export leaves FILE as it was.
         temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -163,17 +187,17 @@ def export_game(game: str, output: Path | None, force: bool, db_path: Path | Non
 # --- games ---------------------------------------------------------------------------
 
 
-def _existing_library(db_path: Path | None) -> Path | None:
+def _existing_library(db_path: LibraryRef | None) -> LibraryRef | None:
     db = library_path(db_path)
-    if not db.exists():
-        click.echo(f"No games: there is no library at {db} yet (add games with `we import`).")
+    if not library_exists(db):
+        click.echo(f"No games: there is no library at {library_name(db)} yet (add games with `we import`).")
         return None
     return db
 
 
 @click.command()
 @db_option
-def games(db_path: Path | None) -> None:
+def games(db_path: LibraryRef | None) -> None:
     """List the games in the library, oldest first."""
     from rich.table import Table
 
@@ -185,7 +209,7 @@ def games(db_path: Path | None) -> None:
     with connect_library(db) as library:
         rows = library.games()
     if not rows:
-        click.echo(f"No games in the library {db}.")
+        click.echo(f"No games in the library {library_name(db)}.")
         return
     table = Table(show_edge=False, pad_edge=False)
     for name, justify in (
@@ -209,7 +233,7 @@ def games(db_path: Path | None) -> None:
             row["winner"] or "-",
         )
     print_table(table)
-    click.echo(f"{len(rows)} game{'s' if len(rows) != 1 else ''} in {db}.")
+    click.echo(f"{len(rows)} game{'s' if len(rows) != 1 else ''} in {library_name(db)}.")
 
 
 def _date(at: str | None) -> str:
@@ -267,7 +291,7 @@ def local_date(at: str | None) -> str | None:
         return at[:10] or None
 
 
-def library_stats(db: Path) -> LibraryStats:
+def library_stats(db: LibraryRef) -> LibraryStats:
     """Fold every game in the library; only valid, finished games count."""
     with connect_library(db) as library:
         rows = [(row["id"], row["started_at"]) for row in library.games()]
@@ -319,7 +343,7 @@ def stats(
     versus: tuple[str, str] | None,
     as_json: bool,
     plot: Path | None,
-    db_path: Path | None,
+    db_path: LibraryRef | None,
 ) -> None:
     """Per-player results across the library: games, wins, win rate, average score; wins by seat.
 
@@ -374,7 +398,7 @@ def _overall(db_path: Path | None) -> None:
         return
     result = library_stats(db)
     if not result.counted:
-        click.echo(f"No finished games in the library {db}.")
+        click.echo(f"No finished games in the library {library_name(db)}.")
     else:
         table = Table(title="By player", title_justify="left", show_edge=False, pad_edge=False)
         for name, justify in (

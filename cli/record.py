@@ -544,7 +544,7 @@ class Session:
     interactive: bool
     game: str
     line_no: int = 0  # lines read from the input
-    library: Path | None = None  # where the game goes when it ends; None: nowhere
+    library: Any = None  # where the game goes when it ends (a file or a URL); None: nowhere
     house_flags: dict[str, Any] = field(default_factory=dict)  # the set-up's, kept for `start over`
     in_library: int = 0  # the head last added to the library
 
@@ -673,7 +673,7 @@ class Session:
         """A game that ended goes into the library, as `we import` would put it there."""
         if self.library is None or not self.state.is_over or self.in_library == self.head:
             return
-        from cli.common import connect_library
+        from cli.common import connect_library, library_name
         from eventstore.errors import StoreError
         from wecore.scoring import library_summary
 
@@ -688,12 +688,15 @@ class Session:
             finally:
                 library.close()
         except (StoreError, OSError) as exc:
-            self.say(f"Not added to the library {self.library}: {exc}. The game is safe in {self.path}.")
+            where = library_name(self.library)
+            self.say(f"Not added to the library {where}: {exc}. The game is safe in {self.path}.")
             return
         if result.status == "imported":
-            self.say(f"Added to the library {self.library} as {result.game_id} (see `we games`).")
+            self.say(
+                f"Added to the library {library_name(self.library)} as {result.game_id} (see `we games`)."
+            )
         elif result.status == "extended":
-            self.say(f"The library {self.library} has the new events of {result.game_id} too.")
+            self.say(f"The library {library_name(self.library)} has the new events of {result.game_id} too.")
 
     def farewell(self) -> None:
         self.add_to_library()  # in case the last sitting was cut off before it could

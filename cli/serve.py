@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from cli.common import CommandFailed
+from cli.common import CommandFailed, is_library_url
 
 
 def lan_address() -> str | None:
@@ -39,31 +39,61 @@ def lan_address() -> str | None:
 
 
 @click.command()
-@click.argument("games_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("games_dir", type=click.Path(file_okay=False, path_type=Path), required=False)
+@click.option(
+    "--db",
+    "db_url",
+    default=None,
+    metavar="URL",
+    help="Serve the games of a PostgreSQL library (postgresql://...) instead of a folder; "
+    "several servers may share one.",
+)
 @click.option("--host", default=None, help="Address to listen on (default 127.0.0.1; with --lan, all).")
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0: any free port."
 )
 @click.option("--lan", is_flag=True, help="Listen on every interface, so phones on this network can join.")
-def serve(games_dir: Path, host: str | None, port: int, lan: bool) -> None:
+def serve(games_dir: Path | None, db_url: str | None, host: str | None, port: int, lan: bool) -> None:
     """Serve the game logs of GAMES_DIR: a live table for the TV, a page per seat for the phones,
     and the JSON API of docs/service.md. `we record` can keep writing to the same files.
 
     It prints the host's link (with the host key, kept in GAMES_DIR/.we/host-key); open it to
     start games and show each player the QR code of their seat. Ctrl-C stops it.
+
+    With --db URL the games live in a PostgreSQL library (the host key in its settings, made by
+    the first server): servers on several machines serve the same games, each seeing the
+    others' moves as they are made.
     """
     import uvicorn
 
     from service.http import create_app
     from service.keys import read_or_create_host_key
 
-    if not games_dir.is_dir():
-        raise CommandFailed(f"{games_dir} is not a directory of game logs")
+    library = None
+    if db_url is not None:
+        if games_dir is not None:
+            raise click.UsageError("serve a folder or a library (--db), not both")
+        if not is_library_url(db_url):
+            raise click.UsageError(
+                "--db takes a PostgreSQL URL (postgresql://...); to serve files, give their folder"
+            )
+        from eventstore.postgres import LibraryPool
+
+        library = LibraryPool(db_url)  # StoreError (one line) if it cannot be reached
+        with library.library() as opened:
+            host_key = opened.host_key()
+        where = library.where
+    else:
+        if games_dir is None:
+            raise click.UsageError("say which games to serve: GAMES_DIR, or --db URL")
+        if not games_dir.is_dir():
+            raise CommandFailed(f"{games_dir} is not a directory of game logs")
+        try:
+            host_key = read_or_create_host_key(games_dir)
+        except (OSError, ValueError) as exc:
+            raise CommandFailed(f"{games_dir}/.we/host-key: {exc}") from None
+        where = str(games_dir)
     bind = host or ("0.0.0.0" if lan else "127.0.0.1")
-    try:
-        host_key = read_or_create_host_key(games_dir)
-    except (OSError, ValueError) as exc:
-        raise CommandFailed(f"{games_dir}/.we/host-key: {exc}") from None
     family = socket.AF_INET6 if ":" in bind else socket.AF_INET
     # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and
     # without it every response waits ~40 ms for a delayed ACK (headers and body go apart).
@@ -73,6 +103,8 @@ def serve(games_dir: Path, host: str | None, port: int, lan: bool) -> None:
         sock.bind((bind, port))
     except OSError as exc:
         sock.close()
+        if library is not None:
+            library.close()
         raise CommandFailed(f"cannot listen on {bind}:{port}: {exc.strerror or exc}") from None
     sock.listen(128)
     sock.set_inheritable(True)
@@ -83,9 +115,9 @@ def serve(games_dir: Path, host: str | None, port: int, lan: bool) -> None:
     if ":" in shown:
         shown = f"[{shown}]"
     base_url = f"http://{shown}:{port}"
-    app = create_app(games_dir, base_url, host_key)
+    app = create_app(games_dir, base_url, host_key, library=library)
     host_url = f"{base_url}/?k={host_key}"
-    click.echo(f"Serving the games in {games_dir} at {base_url}")
+    click.echo(f"Serving the games in {where} at {base_url}")
     click.echo(f"Host (keep this link to yourself): {host_url}")
     if lan:
         click.echo(f"Phones on this network open {base_url}; players scan their seat's code in the lobby.")

@@ -19,7 +19,14 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed, collector_settled_for_a_batch, connect_library
+from cli.common import (
+    CommandFailed,
+    LibraryParam,
+    LibraryRef,
+    collector_settled_for_a_batch,
+    connect_library,
+    library_name,
+)
 from cli.house_rules import house_rule_options, options_from_flags, pop_house_rule_flags
 from eventstore.envelope import GAME_ID_MAX, Envelope, seal_chain
 from wecore.bots import BOTS, Bot, play_payloads
@@ -214,9 +221,9 @@ def print_summary(tally: Tally, seed: str, where: list[str]) -> None:
 @click.option(
     "--db",
     "db_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=LibraryParam(),
     default=None,
-    help="Also (or instead) store the games in this library database.",
+    help="Also (or instead) store the games in this library (a SQLite file or a postgresql:// URL).",
 )
 @click.option("--force", is_flag=True, help="Overwrite logs already in DIR.")
 @click.option(
@@ -239,7 +246,7 @@ def simulate(
     seed: str,
     bots: tuple[str, ...],
     out_dir: Path | None,
-    db_path: Path | None,
+    db_path: LibraryRef | None,
     force: bool,
     report: bool,
     as_json: bool,
@@ -315,7 +322,7 @@ def simulate(
     if out_dir is not None:
         where.append(f"logs in {out_dir}")
     if db_path is not None:
-        where.append(f"stored in {db_path}")
+        where.append(f"stored in {library_name(db_path)}")
     if report_tally is not None:
         from cli.stats_report import emit_fairness
 

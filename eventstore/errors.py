@@ -88,3 +88,8 @@ class ImportConflictError(StoreError):
             f"{path}: a different game already has the id {game_id!r} in the library ({detail});"
             " give this one another game id, or keep it in another library (--db)"
         )
+
+
+class ConnectionLostError(StoreError):
+    """A database server's library went away mid-write: nothing more can be written through
+    this connection, so a command stops rather than refuse every game after it."""

@@ -15,14 +15,17 @@ tests/store/test_contract.py is the one suite every backend passes.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+import orjson
+
 from eventstore.envelope import Envelope, seal, utc_now, valid_game_id
-from eventstore.errors import ConcurrencyError, GameNotFoundError, LogIntegrityError
+from eventstore.errors import ConcurrencyError, GameNotFoundError, LogExistsError, LogIntegrityError
 from eventstore.verify import LogLine, VerifyResult
 
 # An event to append, as the log writes it: (type, data).
@@ -112,6 +115,35 @@ class GameLibrary(Protocol):
     def __enter__(self) -> Any: ...
 
     def __exit__(self, *exc: object) -> None: ...
+
+
+def write_new_log(objs: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> int:
+    """Write envelopes (parsed) as a new JSONL log, refusing to overwrite (LogExistsError),
+    fsynced; the number of lines. Nothing is left behind if it fails part-way. Every library
+    exports this way."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    except FileExistsError:
+        raise LogExistsError(str(path)) from None
+    count = 0
+    try:
+        with os.fdopen(fd, "wb", buffering=1 << 20) as out:
+            for obj in objs:
+                out.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
+                count += 1
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        # A half-written export would look like a torn log; leave nothing instead.
+        path.unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+    return count
 
 
 class SealingLog(ABC):

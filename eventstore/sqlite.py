@@ -25,7 +25,7 @@ from eventstore.errors import (
     LogIntegrityError,
     StoreError,
 )
-from eventstore.persistence import SealingLog, StoreAfterHead, Summary
+from eventstore.persistence import SealingLog, StoreAfterHead, Summary, write_new_log
 from eventstore.sqlite_import import ImportResult, import_new_game, import_path, import_scanned
 from eventstore.sqlite_schema import (
     GAME_COLUMNS,
@@ -339,30 +339,7 @@ class Library:
         The rows are written as stored, so the file verifies with the same hashes and
         fingerprint (and shows any tampering done to the rows).
         """
-        path = Path(path)
-        objs = self._events_of(self.conn, game_id)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-        except FileExistsError:
-            raise LogExistsError(str(path)) from None
-        count = 0
-        try:
-            with os.fdopen(fd, "wb", buffering=1 << 20) as out:
-                for obj in objs:
-                    out.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
-                    count += 1
-                out.flush()
-                os.fsync(out.fileno())
-        except BaseException:
-            # A half-written export would look like a torn log; leave nothing instead.
-            path.unlink(missing_ok=True)
-            raise
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-        return count
+        return write_new_log(self._events_of(self.conn, game_id), path)
 
 
 class LibraryLog(SealingLog):

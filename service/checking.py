@@ -50,7 +50,7 @@ class GameSource:
 
     label: str
     path: Path | None = None
-    db_path: Path | None = None
+    db_path: Path | str | None = None  # a SQLite file, or a PostgreSQL URL
     game_id: str | None = None
 
 

@@ -13,7 +13,7 @@ import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import orjson
 from fastapi import FastAPI, Request
@@ -22,10 +22,13 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from eventstore.errors import StoreError
-from eventstore.jsonl import JsonlLog
+from eventstore.errors import ConnectionLostError, StoreError
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from service.live import Folder, LiveGame, redact_envelope
+
+if TYPE_CHECKING:
+    from eventstore.postgres import LibraryPool
+    from service.library_games import StoredGames
 from service.play import (
     Refused,
     StaleHead,
@@ -34,7 +37,6 @@ from service.play import (
     note_events,
     plan_undo,
     set_up_events,
-    start_game_in,
     tie_events,
 )
 
@@ -190,14 +192,36 @@ def _responses(*statuses: int, stream: bool = False) -> dict[int | str, dict[str
         409: "expect is not the head",
         413: "The body is over 16 KiB",
         422: "The body or the move is refused",
+        503: "The game library (a database) cannot be reached just now",
     }
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
     return {s: {"description": words[s], "content": error} for s in statuses}
 
 
-def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
+def _log_problem(message: str) -> None:
+    """One line on the server's stderr, with the time: what it could not read, and when."""
+    import sys
+    import time
+
+    when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    print(f"{when} we serve: {message}", file=sys.stderr, flush=True)
+
+
+def create_app(
+    directory: Path | None, base_url: str, host_key: str, library: LibraryPool | None = None
+) -> FastAPI:
+    """The app for the games of `directory`, or of a PostgreSQL `library` (`we serve --db`)."""
     keys = KeyRing(host_key)
-    folder = Folder(directory, keys)
+    folder: Folder | StoredGames
+    if library is not None:
+        from service.library_games import StoredGames
+
+        folder = StoredGames(library, keys)
+    else:
+        assert directory is not None
+        folder = Folder(directory, keys)
+    # What the follower cannot read (a file, the database gone) goes to the server's log.
+    folder.on_error = _log_problem
     stopping = asyncio.Event()
 
     @asynccontextmanager
@@ -240,6 +264,10 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
     app.openapi = openapi  # type: ignore[method-assign]
 
     # --- errors as {"error": sentence} ---
+    @app.exception_handler(ConnectionLostError)
+    async def library_away(request: Request, exc: ConnectionLostError) -> JSONResponse:
+        return JSONResponse({"error": f"{exc}; try again in a moment"}, status_code=503)
+
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse({"error": exc.sentence, **exc.extra}, status_code=exc.status)
@@ -326,9 +354,8 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
         host_only(request, "start a game")
         spec: NewGame = await read_body(request, NewGame)
         events = await asyncio.to_thread(_new_game_events, spec)
-        written = await asyncio.to_thread(start_game_in, directory, spec.title, events)
+        written, game = await asyncio.to_thread(folder.start_new, spec.title, events)
         game_id = written[0].game
-        game = folder.add(directory / f"{game_id}.jsonl")
         players = game.current.players or tuple(spec.players)
         body = {"id": game_id, "seq": written[-1].seq, "links": links(game_id, players)}
         return JSONResponse(body, status_code=201)
@@ -409,7 +436,7 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
     @app.post(
         "/api/v1/games/{game_id}/moves",
         status_code=201,
-        responses=_responses(401, 403, 404, 409, 413, 422),
+        responses=_responses(401, 403, 404, 409, 413, 422, 503),
         openapi_extra={"requestBody": _MOVE_BODY},
     )
     async def post_move(game_id: str, request: Request) -> JSONResponse:
@@ -437,16 +464,19 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
             raise ApiError(409, sentence, head=head)
         try:
             new = _events_for(state, events, move, actor)
-            written = commit(JsonlLog(game.path), new, asked.expect)
+            with folder.writer(game) as log:
+                written = commit(log, new, asked.expect)
         except Refused as exc:
             raise ApiError(422, str(exc)) from None
         except StaleHead as exc:
             sentence = f"someone else moved first: the log's head is {exc.head}"
             raise ApiError(409, sentence, head=exc.head) from None
+        except ConnectionLostError as exc:
+            raise ApiError(503, f"{exc}; try again in a moment") from None
         except StoreError as exc:
-            from service.checking import GameSource, check_game, damage_sentence
+            from service.checking import damage_sentence
 
-            report = check_game(GameSource(label=game.label, path=game.path))
+            report = folder.check(game)
             sentence = damage_sentence(game.label, report.problems) if report.problems else str(exc)
             raise ApiError(422, sentence) from None
         folder.refresh(game)
@@ -464,7 +494,8 @@ def create_app(directory: Path, base_url: str, host_key: str) -> FastAPI:
         from service.audit import audit_one
         from service.checking import GameSource
 
-        return audit_one(GameSource(label=game.label, path=game.path)).to_json()
+        source = GameSource(label=game.label, path=game.path)
+        return audit_one(source, check=lambda _source, **how: folder.check(game, **how)).to_json()
 
     # --- pages ---
     @app.get("/", response_class=HTMLResponse, responses=_responses(401, 403))

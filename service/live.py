@@ -18,7 +18,7 @@ import os
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from eventstore.canonical import fingerprint
 from eventstore.envelope import valid_game_id
 from eventstore.problems import INTEGRITY, Flaw, Problem, ProblemCode
 from eventstore.verify import LineChecker
-from service.checking import damage_sentence
+from service.checking import GameReport, GameSource, check_game, damage_sentence
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from wecore.audit import RULES, SCHEMA
 from wecore.errors import EventSchemaError, RulesetError, WeError
@@ -363,6 +363,29 @@ class Folder:
                 game = self.by_path[path] = LiveGame(path)
         self._refresh(game)
         return game
+
+    # --- what the service writes and checks (a library of games has the same) ---
+    @property
+    def where(self) -> str:
+        return str(self.directory)
+
+    @contextlib.contextmanager
+    def writer(self, game: LiveGame) -> Iterator[Any]:
+        """The log to append a move to."""
+        from eventstore.jsonl import JsonlLog
+
+        yield JsonlLog(game.path)
+
+    def start_new(self, title: str | None, events: Sequence[Event]) -> tuple[list[Any], LiveGame]:
+        """A new game's log in the folder, its set-up in one write; the envelopes and the game."""
+        from service.play import start_game_in
+
+        written = start_game_in(self.directory, title, events)
+        return written, self.add(self.directory / f"{written[0].game}.jsonl")
+
+    def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
+        """The game read again from its log and checked (service.checking)."""
+        return check_game(GameSource(label=game.label, path=game.path), keep_envelopes=keep_envelopes)
 
     # --- the follower ---
     def start(self) -> None:

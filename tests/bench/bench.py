@@ -810,6 +810,7 @@ class Bench:
             ("decode and fold", self.measure_fold),
             ("we simulate", self.measure_simulate),
             ("we import", self.measure_import),
+            ("the library on PostgreSQL", self.measure_postgres),
             ("we analyse", self.measure_analyse),
         ):
             try:
@@ -1181,6 +1182,7 @@ class Bench:
         if run is None or runs[small.games] is None:
             self.report.add(Row("we import", f"{big.events:,} ev", verdict="WRONG"))
             return
+        self.sqlite_import = run
         memory, is_flat = memory_cell(runs[small.games], run)
         eps = big.events / run.seconds
         how = "a directory" if self.import_batches == 0 else f"{self.import_batches} batches of files"
@@ -1200,6 +1202,7 @@ class Bench:
         self.measure_library_audit(dbs)
 
     import_batches = 0
+    sqlite_import: ChildRun | None = None
 
     @staticmethod
     def fresh_db(db: Path) -> None:
@@ -1241,6 +1244,127 @@ class Bench:
             return None
         self.import_batches = len(batches)
         return total
+
+    # --- the library on PostgreSQL
+    def measure_postgres(self) -> None:
+        """`we import` into PostgreSQL and SQLite side by side on the big archive, then four
+        importers at once into one library of each kind, each taking a quarter of the games."""
+        if "postgresql://" not in (self.cli.help("import") or ""):
+            self.report.add(Row("we import --db postgresql://", verdict="not available"))
+            return
+        self.log("PostgreSQL: starting a cluster of our own (fsync on, as SQLite's FULL sync) ...")
+        cluster = self.tmp / "pg"
+        started = subprocess.run(
+            [str(ROOT / ".ci" / "pg-cluster"), "start", str(cluster)],
+            env={**os.environ, "PG_CLUSTER_DURABLE": "1"},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if started.returncode != 0:
+            self.report.add(Row("we import --db postgresql://", verdict="not available"))
+            self.report.notes.append(f"no PostgreSQL for the benchmark: {started.stderr.strip()[-300:]}")
+            return
+        server = started.stdout.strip().split("=", 1)[1].strip("'")
+        try:
+            self.measure_postgres_imports(server)
+        finally:
+            stop = [str(ROOT / ".ci" / "pg-cluster"), "stop", str(cluster)]
+            subprocess.run(stop, capture_output=True, check=False)
+
+    def measure_postgres_imports(self, server: str) -> None:
+        import psycopg
+
+        _, big = self.sizes
+        base = server.split("?", 1)
+
+        def fresh_database(name: str) -> str:
+            with psycopg.connect(server, autocommit=True) as admin:
+                admin.execute(f"DROP DATABASE IF EXISTS {name}")
+                admin.execute(f"CREATE DATABASE {name}")
+            return f"{base[0].rsplit('/', 1)[0]}/{name}?{base[1]}"
+
+        def counted(url: str) -> int:
+            with psycopg.connect(url) as conn:
+                return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
+
+        def single() -> ChildRun | None:
+            url = fresh_database("bench_import")
+            run = run_child(we_cmd("import", "--db", url, str(big.games_dir)), env=self.cli.env, capture=True)
+            if run.returncode != 0 or counted(url) != big.games:
+                self.report.errors.append(f"we import --db postgresql://: exit {run.returncode}, games lost")
+                return None
+            return run
+
+        self.log("we import --db postgresql:// ...")
+        sqlite = self.sqlite_import
+        if sqlite is None:
+            db = self.tmp / "games-pg-compare.db"
+            sqlite = self.best(lambda: self.import_attempt(big, db))
+        pg = self.best(single)
+        if pg is None or sqlite is None:
+            self.report.add(Row("we import --db postgresql://", f"{big.events:,} ev", verdict="WRONG"))
+            return
+        self.report.add(Row("we import --db games.db (SQLite, again)", f"{big.events:,} ev", sqlite.seconds,
+                            sqlite.cpu, f"{big.events / sqlite.seconds:,.0f} ev/s"))  # fmt: skip
+        self.report.add(
+            Row(
+                "we import --db postgresql://",
+                f"{big.events:,} ev",
+                pg.seconds,
+                pg.cpu,
+                f"{big.events / pg.seconds:,.0f} ev/s",
+                f"{pg.seconds / sqlite.seconds:.2f}x SQLite's time",
+                target="within 2x of SQLite's time",
+                verdict=pass_miss(pg.seconds <= 2 * sqlite.seconds),
+            )
+        )
+        # Four importers at once, a quarter of the archive each (links in four folders).
+        quarters = []
+        files = _game_files(big.games_dir)
+        for k in range(4):
+            folder = self.tmp / f"quarter-{k}"
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            for path in files[k::4]:
+                (folder / path.name).symlink_to(path)
+            quarters.append(folder)
+        for kind in ("SQLite", "PostgreSQL"):
+            self.log(f"four importers at once into {kind} ...")
+            if kind == "SQLite":
+                target = str(self.tmp / "games-four.db")
+                self.fresh_db(Path(target))
+            else:
+                target = fresh_database("bench_four")
+            wall, runs, failed = self.run_together(
+                [we_cmd("import", "--db", target, str(folder)) for folder in quarters]
+            )
+            games = counted(target) if kind == "PostgreSQL" else self.library_count(Path(target))
+            name = f"4 x we import at once ({kind})"
+            if failed or games != big.games:
+                # SQLite takes one writer at a time: the others may give up after its busy timeout.
+                verdict = "WRONG" if kind != "SQLite" else "fails"
+                self.report.add(Row(name, f"{big.events:,} ev", wall, verdict=verdict))
+                self.report.notes.append(f"{name}: {games} of {big.games} games stored; {failed[:1]}")
+                continue
+            self.report.add(Row(name, f"{big.events:,} ev", wall, sum(r.cpu for r in runs),
+                                f"{big.events / wall:,.0f} ev/s"))  # fmt: skip
+
+    @staticmethod
+    def run_together(commands: list[list[str]]) -> tuple[float, list[ChildRun], list[str]]:
+        """Start every command at once; the wall time until the last one ends, their runs, and
+        what those that failed said."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        start = time.perf_counter()
+        with ThreadPoolExecutor(len(commands)) as pool:
+            futures = [pool.submit(run_child, cmd, env=env, capture=True) for cmd in commands]
+            runs = [f.result() for f in futures]
+        wall = time.perf_counter() - start
+        failed = [r.stderr.strip()[-200:] for r in runs if r.returncode != 0]
+        return wall, runs, failed
 
     @staticmethod
     def library_count(db: Path) -> int | None:
@@ -1396,6 +1520,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--service", action="store_true", help="only the service section (`we serve` under load)"
     )
     parser.add_argument("--seconds", type=float, default=20, help="with --service: how long (default 20)")
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="with --service: on a PostgreSQL library, one server and then two on one database",
+    )
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.games is None:
@@ -1420,7 +1549,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.path.insert(0, str(Path(__file__).parent))
         from bench_service import run as run_service
 
-        return run_service(seconds=args.seconds)
+        return run_service(seconds=args.seconds, postgres=args.postgres)
     return Bench(args).run()
 
 

@@ -8,6 +8,12 @@ moves per second in all, p50 and p99 of the POST, p99 from a move's POST being s
 event reaching a follower and from its 201 to that (the append happened in between, so the two
 bound append-to-delivery), and the server's peak memory.
 Run by bench.py; the followers read the raw socket so the client is not what is measured.
+
+    python tests/bench/bench.py --service --postgres
+
+The same load on a PostgreSQL library (a cluster of the benchmark's own, fsync on): one
+`we serve --db`, then two on the same database, the writers and followers of each game split
+between them (a follower on one server sees moves posted to the other).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import asyncio
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -106,13 +113,18 @@ async def mover(
     return moves
 
 
-async def load(url: str, host_key: str, games: int, followers: int, seconds: float) -> dict[str, Any]:
+async def load(urls: list[str], host_key: str, games: int, followers: int, seconds: float) -> dict[str, Any]:
+    """The load on one server, or split between several serving the same games: game n's
+    writer posts to server n, its followers stream from each server in turn."""
     import httpx
 
-    host, port = re.match(r"http://([^:]+):(\d+)", url).groups()  # type: ignore[union-attr]
+    url = urls[0]
+    places = [re.match(r"http://([^:]+):(\d+)", u).groups() for u in urls]  # type: ignore[union-attr]
     headers = {"Authorization": f"Bearer {host_key}"}
     limits = httpx.Limits(max_connections=games * 2)
+    others = [httpx.AsyncClient(base_url=u, headers=headers, timeout=30, limits=limits) for u in urls[1:]]
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30, limits=limits) as client:
+        clients = [client, *others]
         ids = []
         table_keys: dict[str, str] = {}
         for i in range(games):
@@ -132,15 +144,17 @@ async def load(url: str, host_key: str, games: int, followers: int, seconds: flo
         posts: list[float] = []
         stop = asyncio.Event()
         streams = [
-            asyncio.create_task(follower(host, int(port), gid, table_keys[gid], sent, delays, stop))
-            for gid in ids
-            for _ in range(followers)
+            asyncio.create_task(follower(*_place(places, n + f), gid, table_keys[gid], sent, delays, stop))
+            for n, gid in enumerate(ids)
+            for f in range(followers)
         ]
         await asyncio.sleep(1.0)  # every stream connected and caught up
         delays.clear()
         started = time.monotonic()
         writers = [
-            asyncio.create_task(mover(client, gid, first, sent, posts, stop, random.Random(n)))
+            asyncio.create_task(
+                mover(clients[n % len(clients)], gid, first, sent, posts, stop, random.Random(n))
+            )
             for n, (gid, first) in enumerate(zip(ids, firsts, strict=True))
         ]
         await asyncio.sleep(seconds)
@@ -149,50 +163,120 @@ async def load(url: str, host_key: str, games: int, followers: int, seconds: flo
         elapsed = time.monotonic() - started
         await asyncio.sleep(0.5)
         await asyncio.gather(*streams, return_exceptions=True)
+    for other in others:
+        await other.aclose()
     return {"moves": moves, "seconds": elapsed, "posts": posts, "delays": delays}
 
 
-def run(seconds: float = 20, games: int = 20, followers: int = 10) -> int:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    with tempfile.TemporaryDirectory(prefix="we-bench-serve-") as directory:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "serve", directory, "--port", "0"],
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        assert server.stdout is not None
-        url = key = None
-        while key is None:
-            line = server.stdout.readline()
-            if not line:
-                raise SystemExit("we serve did not start")
-            if found := re.search(r"(http://127\.0\.0\.1:\d+)/\?k=(\S+)", line):
-                url, key = found.groups()
-        time.sleep(0.5)
-        result = asyncio.run(load(url, key, games, followers, seconds))  # type: ignore[arg-type]
+def _place(places: list[tuple[str, str]], n: int) -> tuple[str, int]:
+    host, port = places[n % len(places)]
+    return host, int(port)
+
+
+def start(where: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str, str]:
+    """`we serve WHERE --port 0`: the process, its URL and the host key it printed."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "serve", *where, "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert server.stdout is not None
+    while True:
+        line = server.stdout.readline()
+        if not line:
+            raise SystemExit("we serve did not start")
+        if found := re.search(r"(http://127\.0\.0\.1:\d+)/\?k=(\S+)", line):
+            return server, found.group(1), found.group(2)
+
+
+def measure(
+    wheres: list[list[str]], env: dict[str, str], seconds: float, games: int, followers: int, what: str
+) -> tuple[int, float]:
+    """Start a server for each of `wheres`, put the load on them, stop them; print the figures.
+    (exit status, moves per second)."""
+    started = [start(where, env) for where in wheres]
+    time.sleep(0.5)
+    urls = [url for _, url, _ in started]
+    result = asyncio.run(load(urls, started[0][2], games, followers, seconds))
+    statuses, peak = [], 0.0
+    for server, _, _ in started:
         server.send_signal(signal.SIGTERM)
         _, status, usage = os.wait4(server.pid, 0)
-        rate = result["moves"] / result["seconds"]
-        post_p50 = percentile(result["posts"], 0.50) * 1000
-        post_p99 = percentile(result["posts"], 0.99) * 1000
-        # The append happens between the POST being sent and its 201: the two bound it.
-        delivery_p99 = percentile([d[0] for d in result["delays"]], 0.99) * 1000
-        after_201_p99 = percentile([d[1] for d in result["delays"]], 0.99) * 1000
-        ok_rate = rate >= TARGET_MOVES_PER_S
-        ok_delivery = delivery_p99 < TARGET_DELIVERY_P99_MS
-        print(f"service: {games} games, {games * followers} followers, {result['seconds']:.1f} s on loopback")
+        statuses.append(status)
+        peak = max(peak, usage.ru_maxrss / 1024)
+    rate = result["moves"] / result["seconds"]
+    post_p50 = percentile(result["posts"], 0.50) * 1000
+    post_p99 = percentile(result["posts"], 0.99) * 1000
+    # The append happens between the POST being sent and its 201: the two bound it.
+    delivery_p99 = percentile([d[0] for d in result["delays"]], 0.99) * 1000
+    after_201_p99 = percentile([d[1] for d in result["delays"]], 0.99) * 1000
+    ok_rate = rate >= TARGET_MOVES_PER_S
+    ok_delivery = delivery_p99 < TARGET_DELIVERY_P99_MS
+    print(
+        f"service, {what}: {games} games, {games * followers} followers, "
+        f"{result['seconds']:.1f} s on loopback"
+    )
+    print(
+        f"  moves per second, in all     {rate:8.1f}   target >= {TARGET_MOVES_PER_S}  "
+        f"{'PASS' if ok_rate else 'MISS'}"
+    )
+    print(f"  POST p50 / p99               {post_p50:6.1f} / {post_p99:.1f} ms")
+    print(
+        f"  POST sent -> follower p99    {delivery_p99:8.1f} ms  target < {TARGET_DELIVERY_P99_MS} ms  "
+        f"{'PASS' if ok_delivery else 'MISS'}  ({len(result['delays']):,} deliveries)"
+    )
+    print(f"  201 received -> follower p99 {after_201_p99:8.1f} ms  (the append-to-delivery p99 is between)")
+    print(f"  server peak memory           {peak:8.1f} MB  (exit status {max(s >> 8 for s in statuses)})")
+    return (0 if all(s == 0 for s in statuses) else 1), rate
+
+
+def run(seconds: float = 20, games: int = 20, followers: int = 10, postgres: bool = False) -> int:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if postgres:
+        return run_postgres(seconds, games, followers, env)
+    with tempfile.TemporaryDirectory(prefix="we-bench-serve-") as directory:
+        status, _ = measure([[directory]], env, seconds, games, followers, "one server, a folder")
+        return status
+
+
+def run_postgres(seconds: float, games: int, followers: int, env: dict[str, str]) -> int:
+    """One server on a PostgreSQL library, then two on one (each run on a new database)."""
+    import psycopg
+
+    cluster = Path(tempfile.mkdtemp(prefix="we-bench-pg."))
+    cluster.chmod(0o755)  # the cluster's owner is another user when this runs as root
+    tool = str(ROOT / ".ci" / "pg-cluster")
+    started = subprocess.run(
+        [tool, "start", str(cluster)],
+        env={**os.environ, "PG_CLUSTER_DURABLE": "1"},
+        capture_output=True,
+        text=True,
+    )
+    if started.returncode != 0:
+        print(f"service on PostgreSQL: not available ({started.stderr.strip()[-300:]})")
+        return 1
+    server_url = started.stdout.strip().split("=", 1)[1].strip("'")
+    base, query = server_url.split("?", 1)
+    try:
+        rates = []
+        worst = 0
+        for count in (1, 2):
+            name = f"bench_serve_{count}"
+            with psycopg.connect(server_url, autocommit=True) as admin:
+                admin.execute(f"DROP DATABASE IF EXISTS {name}")
+                admin.execute(f"CREATE DATABASE {name}")
+            url = f"{base.rsplit('/', 1)[0]}/{name}?{query}"
+            what = "one server, PostgreSQL" if count == 1 else "two servers on one PostgreSQL database"
+            status, rate = measure([["--db", url]] * count, env, seconds, games, followers, what)
+            worst = max(worst, status)
+            rates.append(rate)
+        ok = rates[1] >= rates[0]
         print(
-            f"  moves per second, in all     {rate:8.1f}   target >= {TARGET_MOVES_PER_S}  "
-            f"{'PASS' if ok_rate else 'MISS'}"
+            f"  two servers / one            {rates[1] / rates[0]:8.2f}x  target >= 1  "
+            f"{'PASS' if ok else 'MISS'}"
         )
-        print(f"  POST p50 / p99               {post_p50:6.1f} / {post_p99:.1f} ms")
-        print(
-            f"  POST sent -> follower p99    {delivery_p99:8.1f} ms  target < {TARGET_DELIVERY_P99_MS} ms  "
-            f"{'PASS' if ok_delivery else 'MISS'}  ({len(result['delays']):,} deliveries)"
-        )
-        print(
-            f"  201 received -> follower p99 {after_201_p99:8.1f} ms  (the append-to-delivery p99 is between)"
-        )
-        print(f"  server peak memory           {usage.ru_maxrss / 1024:8.1f} MB  (exit status {status >> 8})")
-        return 0 if status == 0 else 1
+        return worst
+    finally:
+        subprocess.run([tool, "stop", str(cluster)], capture_output=True, check=False)
+        shutil.rmtree(cluster, ignore_errors=True)

@@ -47,7 +47,7 @@ def we(*args: object, input: str | None = None, check: bool = False) -> subproce
 
 @dataclass
 class Server:
-    directory: Path
+    directory: Path | None
     process: subprocess.Popen[str]
     url: str
     host_key: str
@@ -72,9 +72,11 @@ class Server:
             raise AssertionError(f"`we serve` did not stop within {within} s of signal {sig}") from None
 
 
-def start_server(directory: Path) -> Server:
+def start_server(directory: Path | None, *options: str) -> Server:
+    """`we serve DIRECTORY` (or, with no directory, `we serve OPTIONS`: --db URL)."""
+    where = [str(directory)] if directory is not None else []
     process = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve", str(directory), "--port", "0"],
+        [sys.executable, "-m", "cli.main", "serve", *where, *options, "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

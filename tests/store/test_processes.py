@@ -16,6 +16,7 @@ import pytest
 
 from eventstore.errors import TornTailError
 from eventstore.jsonl import JsonlLog, repair
+from eventstore.postgres import Library as PgLibrary
 from eventstore.sqlite import Library
 
 from .helpers import FIRST, ROOT
@@ -27,6 +28,9 @@ kind, target = sys.argv[1], sys.argv[2]
 if kind == "jsonl":
     from eventstore.jsonl import JsonlLog
     log = JsonlLog(target)
+elif kind == "postgres":
+    from eventstore.postgres import Library
+    log = Library(target).log("race")
 else:
     from eventstore.sqlite import Library
     log = Library(target).log("race")
@@ -101,19 +105,28 @@ def start_together(procs: list[subprocess.Popen[str]], go: Path) -> None:
     go.touch()
 
 
-def new_target(kind: str, tmp_path: Path) -> tuple[str, Any]:
+def new_target(kind: str, tmp_path: Path, request: pytest.FixtureRequest | None = None) -> tuple[str, Any]:
     if kind == "jsonl":
         target = str(tmp_path / "race.jsonl")
         log: Any = JsonlLog(target)
+    elif kind == "postgres":
+        assert request is not None
+        target = pg_target(request)
+        log = PgLibrary(target).log("race")
     else:
         target = str(tmp_path / "games.db")
         log = Library(target).log("race")
     return target, log
 
 
-@pytest.mark.parametrize("kind", ["jsonl", "library"])
-def test_two_processes_append_to_one_game(kind: str, tmp_path: Path) -> None:
-    target, log = new_target(kind, tmp_path)
+def pg_target(request: pytest.FixtureRequest) -> str:
+    url: str = request.getfixturevalue("pg_url")  # the same database however often asked
+    return url
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "library", "postgres"])
+def test_two_processes_append_to_one_game(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    target, log = new_target(kind, tmp_path, request)
     log.create(FIRST, "race")
     go = tmp_path / "go"
     per_writer = 40
@@ -138,17 +151,19 @@ def test_two_processes_append_to_one_game(kind: str, tmp_path: Path) -> None:
     assert switches > 1 or retries > 0
 
 
-@pytest.mark.parametrize("kind", ["jsonl", "library"])
-def test_two_processes_create_the_same_game(kind: str, tmp_path: Path) -> None:
-    target, log = new_target(kind, tmp_path)
-    if kind == "library":
+@pytest.mark.parametrize("kind", ["jsonl", "library", "postgres"])
+def test_two_processes_create_the_same_game(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    target, log = new_target(kind, tmp_path, request)
+    if kind != "jsonl":
         log.library.close()  # the schema exists; let the children race on the game itself
     go = tmp_path / "go"
     creators = [spawn(CREATOR, kind, target, str(go)) for _ in range(2)]
     start_together(creators, go)
     outcomes = sorted(c.communicate(timeout=60)[0].strip() for c in creators)
     assert outcomes == ["created", "exists"]
-    _, log = new_target(kind, tmp_path)
+    _, log = new_target(kind, tmp_path, request)
     assert log.verify().ok and log.verify().events == 1
 
 
@@ -217,12 +232,14 @@ def test_jsonl_torn_tail_after_a_kill_is_repaired(tmp_path: Path) -> None:
     assert log.verify().ok
 
 
-def test_library_writer_killed_mid_stream(tmp_path: Path) -> None:
-    target, log = new_target("library", tmp_path)
+@pytest.mark.parametrize("kind", ["library", "postgres"])
+def test_library_writer_killed_mid_stream(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    target, log = new_target(kind, tmp_path, request)
     log.create(FIRST, "race")
+    opener = PgLibrary if kind == "postgres" else Library
     for _ in range(3):
-        acked = kill_mid_stream("library", target, min_acks=15)
-        lib = Library(target)  # a fresh connection, as after a crash
+        acked = kill_mid_stream(kind, target, min_acks=15)
+        lib = opener(target)  # a fresh connection, as after a crash
         fresh = lib.log("race")
         assert fresh.verify().ok
         check_acknowledged(fresh, acked)

@@ -1,0 +1,969 @@
+"""Many games in one PostgreSQL database (psycopg 3), with the same interface as the SQLite library.
+
+For a convention or a league: several machines import and record into one shared library. The
+tables follow the SQLite library's: `games` (one row per game, with an integer `key`),
+`events` (one row per event, primary key (game, seq): a second writer of the same seq loses
+cleanly, it never forks a game), `data` as canonical JSON text, so an exported game has the
+very same hashes and fingerprint, and the view `envelopes` for users' own SQL. `settings`
+holds the layout's version and what a server keeps there (its host key).
+
+Every write is one transaction (a savepoint inside a batch) that locks the game's row before it
+reads the head, so writers of one game take turns, in one process or many.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+from urllib.parse import urlsplit
+
+import orjson
+import psycopg
+from psycopg import errors as pg_errors
+
+from eventstore.canonical import fingerprint
+from eventstore.envelope import Envelope, envelope_from_raw
+from eventstore.errors import (
+    ConcurrencyError,
+    ConnectionLostError,
+    GameNotFoundError,
+    ImportConflictError,
+    LogExistsError,
+    LogIntegrityError,
+    StoreError,
+)
+from eventstore.persistence import SealingLog, StoreAfterHead, Summary, write_new_log
+from eventstore.problems import EMPTY, Problem
+from eventstore.sqlite_import import ImportResult
+from eventstore.sqlite_schema import envelope_objs, first_event_meta
+from eventstore.verify import (
+    LogLine,
+    Scanned,
+    VerifyResult,
+    check_tail_line,
+    iter_objects,
+    scan_lines,
+    scan_objects,
+    verify_objects,
+)
+
+# The layout this module writes, kept in settings as 'schema'.
+SCHEMA_VERSION = 1
+_SORT = orjson.OPT_SORT_KEYS
+# A batch commits after about this many rows, as the SQLite library does: a crash or a lost
+# connection costs at most this much work, and other importers wait at most this long.
+_COMMIT_EVERY = 50_000
+# Rows per COPY while importing one game, and per page when reading one.
+_IMPORT_BATCH = 10_000
+_READ_PAGE = 10_000
+# How often a write that lost a deadlock to another importer is tried again.
+_WRITE_ATTEMPTS = 5
+# Sent by every append with the new head, for servers on the same database.
+NOTIFY_CHANNEL = "we_events"
+_EVENT_COLUMNS = ("game", "seq", "type", "data", "at", "prev", "hash")
+_COPY_EVENTS = f"COPY events ({', '.join(_EVENT_COLUMNS)}) FROM STDIN"
+_INSERT_EVENT = f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) VALUES (%s, %s, %s, %s, %s, %s, %s)"
+_SELECT_HEAD = "SELECT seq, type, data, at, prev, hash FROM events WHERE game = %s ORDER BY seq DESC LIMIT 1"
+_SELECT_FIRST_PAGE = (
+    f"SELECT seq, type, data, at, prev, hash FROM events WHERE game = %s ORDER BY seq LIMIT {_READ_PAGE}"
+)
+_SELECT_NEXT_PAGE = _SELECT_FIRST_PAGE.replace("game = %s", "game = %s AND seq > %s")
+_GAME_COLUMNS = "id, title, players, started_at, last_at, events, head_hash, complete, winner"
+_INSERT_GAME = (
+    f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    # Another importer may be storing the same game right now: wait for it, then read its row.
+    " ON CONFLICT (id) DO NOTHING RETURNING key"
+)
+_SAVEPOINT_INSERT_GAME = f"SAVEPOINT write; {_INSERT_GAME}; RELEASE write"
+_SCHEMA = (
+    "CREATE TABLE games ("
+    " key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id text NOT NULL UNIQUE, title text,"
+    " players text, started_at text NOT NULL, last_at text NOT NULL, events bigint NOT NULL,"
+    " head_hash text NOT NULL, complete boolean NOT NULL DEFAULT false, winner text)",
+    # No foreign key to games: it would check every row of an import again, and the store
+    # never writes an event without its game's row in the same transaction.
+    "CREATE TABLE events ("
+    " game bigint NOT NULL, seq bigint NOT NULL, type text NOT NULL, data text NOT NULL,"
+    " at text NOT NULL, prev text, hash text NOT NULL, PRIMARY KEY (game, seq))",
+    "CREATE VIEW envelopes AS"
+    " SELECT games.id AS game, events.seq, events.type, events.data, events.at, events.prev, events.hash"
+    " FROM games JOIN events ON events.game = games.key",
+    "CREATE TABLE settings (name text PRIMARY KEY, value text NOT NULL)",
+)
+_OUR_NAMES = ("games", "events", "envelopes", "settings")
+# Any constant: the advisory lock that makes two processes opening a new database lay it out once.
+_LAYOUT_LOCK = 0x7765_6C69_6272
+
+
+def display_url(url: str) -> str:
+    """The URL as messages show it: without its password (user:PASSWORD@ or ?password=)."""
+    parts = urlsplit(url)
+    if parts.password is not None:
+        user, host = parts.netloc.rsplit("@", 1)
+        parts = parts._replace(netloc=f"{user.split(':', 1)[0]}:***@{host}")
+    query = "&".join(
+        "password=***" if field.lower().startswith("password=") else field for field in parts.query.split("&")
+    )
+    # Not urlunsplit: it drops the `//` of a URL with no host (postgresql:///db?host=/socket).
+    shown = f"{parts.scheme}://{parts.netloc}{parts.path}"
+    return shown + (f"?{query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
+    """The layout's version; None for a database with none of our tables; StoreError for a
+    database whose tables of those names are someone else's."""
+    found = {
+        name
+        for (name,) in conn.execute(
+            "SELECT c.relname FROM pg_class c WHERE c.relname = ANY(%s)"
+            " AND c.relnamespace = current_schema()::regnamespace",
+            (list(_OUR_NAMES),),
+        )
+    }
+    if not found:
+        return None
+    row = None
+    if "settings" in found:
+        try:
+            row = conn.execute("SELECT value FROM settings WHERE name = 'schema'").fetchone()
+        except psycopg.Error:
+            row = None
+    if row is None or not str(row[0]).isdigit() or found != set(_OUR_NAMES):
+        raise StoreError(f"{where}: not a game library (its tables are unknown to we)")
+    return int(row[0])
+
+
+def has_library(url: str) -> bool:
+    """Whether the database holds a game library (its tables), without creating one: what a
+    command that only reads asks first. StoreError if it cannot be reached, or if its tables of
+    those names are someone else's."""
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name="we")
+    except psycopg.Error as exc:
+        raise StoreError(f"{display_url(url)}: cannot open the game library: {_one_line(exc)}") from None
+    with conn:
+        return _schema_version(conn, display_url(url)) is not None
+
+
+class _Retry(Exception):
+    """A write lost to another writer (a deadlock, or the same event stored first) and was
+    undone: do it again, from the head as it is now."""
+
+
+class Library:
+    """A PostgreSQL database of games. Use `log(game_id)` for one game's log."""
+
+    def __init__(
+        self,
+        url: str,
+        on_upgrade: Callable[[str], None] | None = None,
+        connection: psycopg.Connection[Any] | None = None,
+    ) -> None:
+        """`on_upgrade` is there for the same signature as the SQLite library; this layout has
+        had no upgrade yet. `connection`: one of a LibraryPool's, on a database already laid
+        out (used as it is, and not closed by close())."""
+        self.url = url
+        # What messages name, as the SQLite library names its file.
+        self.path = display_url(url)
+        self.upgrade_notes: list[str] = []
+        self._on_upgrade = on_upgrade
+        self._batch_depth = 0
+        self._since_commit = 0
+        # Rows of new games imported in this batch, not sent yet: COPY'd together, a few
+        # thousand at a time, instead of one COPY per game.
+        self._pending: list[tuple[Any, ...]] = []
+        self._borrowed = connection is not None
+        if connection is not None:
+            self.conn = connection
+            return
+        options: dict[str, Any] = {"autocommit": True, "application_name": "we"}
+        if "connect_timeout" not in url:
+            options["connect_timeout"] = 10
+        try:
+            self.conn = psycopg.connect(url, **options)
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the game library: {_one_line(exc)}") from None
+        try:
+            self._lay_out()
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def _lay_out(self) -> None:
+        """Create the tables in a database that has none of them; refuse someone else's."""
+        try:
+            if self._schema_version() is None:
+                with self.conn.transaction():
+                    self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LAYOUT_LOCK,))
+                    if self._schema_version() is None:
+                        for statement in _SCHEMA:
+                            self.conn.execute(statement)
+                        self.conn.execute(
+                            "INSERT INTO settings VALUES ('schema', %s)", (str(SCHEMA_VERSION),)
+                        )
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the game library: {_one_line(exc)}") from None
+        version = self._schema_version()
+        assert version is not None
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: this game library has schema {version}, from a newer version of "
+                f"we; this one reads schema {SCHEMA_VERSION} (upgrade we to use it)"
+            )
+
+    def _schema_version(self) -> int | None:
+        return _schema_version(self.conn, self.path)
+
+    def __repr__(self) -> str:
+        return f"Library({self.path!r})"
+
+    def close(self) -> None:
+        if not self._borrowed:
+            self.conn.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- transactions ---------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[psycopg.Connection[Any]]:
+        """One all-or-nothing write: its own transaction, or a savepoint inside a batch."""
+        conn = self.conn
+        if self._batch_depth:
+            # Before the savepoint: these rows belong to games already written in this batch.
+            self._flush()
+            self._execute("SAVEPOINT write")
+            try:
+                yield conn
+                self._execute("RELEASE write")
+            except BaseException as exc:
+                self._undo(exc, "ROLLBACK TO write", "RELEASE write")
+            self._commit_now_and_then()
+            return
+        self._execute("BEGIN")
+        try:
+            yield conn
+            self._execute("COMMIT")
+        except BaseException as exc:
+            self._undo(exc, "ROLLBACK")
+
+    def _commit_now_and_then(self) -> None:
+        """Inside a batch, between writes (so every write stays whole): commit every
+        _COMMIT_EVERY rows."""
+        if self._since_commit + len(self._pending) >= _COMMIT_EVERY:
+            self._flush()
+            self._execute("COMMIT")
+            self._execute("BEGIN")
+            self._since_commit = 0
+
+    def _flush(self) -> None:
+        """Send the rows of new games waiting in this batch. A failure here loses the batch's
+        uncommitted games with them, never a game's rows without its game: the transaction is
+        rolled back whole."""
+        if not self._pending:
+            return
+        rows, self._pending = self._pending, []
+        try:
+            self._copy_events(self.conn, rows)
+        except psycopg.Error as exc:
+            self._since_commit = 0
+            if self.conn.closed or self.conn.broken:
+                raise ConnectionLostError(
+                    f"{self.path}: lost the connection to the game library ({_one_line(exc)}); what "
+                    "was not committed yet is not stored (run it again: what is stored is kept)"
+                ) from None
+            self.conn.execute("ROLLBACK")
+            self.conn.execute("BEGIN")  # so that the batch can end as usual
+            raise StoreError(
+                f"{self.path}: write failed; the games imported since the last commit were not "
+                f"stored: {_one_line(exc)}"
+            ) from None
+
+    def _execute(self, sql: str) -> None:
+        try:
+            self.conn.execute(sql)
+        except psycopg.Error as exc:
+            if self.conn.closed or self.conn.broken:
+                raise ConnectionLostError(
+                    f"{self.path}: lost the connection to the game library ({_one_line(exc)}); what "
+                    "was not committed yet is not stored (run it again: what is stored is kept)"
+                ) from None
+            raise StoreError(f"{self.path}: cannot write to the game library: {_one_line(exc)}") from None
+
+    def _undo(self, exc: BaseException, *undo: str) -> NoReturn:
+        if not self.conn.closed and not self.conn.broken:
+            try:
+                for sql in undo:
+                    self.conn.execute(sql)
+            except psycopg.Error:
+                pass
+        if isinstance(exc, pg_errors.DeadlockDetected | pg_errors.UniqueViolation):
+            # Another writer got there first (only a writer of rows by hand can make the
+            # unique key speak, past the game's row lock): undone, try again from the head.
+            if self._batch_depth:
+                # The other writer waits for rows this batch holds: let them go, then retry.
+                self._flush()
+                self._execute("COMMIT")
+                self._execute("BEGIN")
+                self._since_commit = 0
+            raise _Retry from exc
+        if isinstance(exc, psycopg.OperationalError) and (self.conn.closed or self.conn.broken):
+            since = " nor what this command wrote since its last commit" if self._batch_depth else ""
+            raise ConnectionLostError(
+                f"{self.path}: lost the connection to the game library ({_one_line(exc)}); "
+                f"nothing of this write was stored{since} (run it again: what is stored is kept)"
+            ) from None
+        if isinstance(exc, psycopg.Error):
+            raise StoreError(f"{self.path}: write failed, nothing stored: {_one_line(exc)}") from None
+        raise exc
+
+    def _retrying(self, write: Callable[[], ImportResult]) -> ImportResult:
+        for _ in range(_WRITE_ATTEMPTS - 1):
+            try:
+                return write()
+            except _Retry:
+                continue
+        try:
+            return write()
+        except _Retry as exc:
+            raise StoreError(
+                f"{self.path}: write failed after {_WRITE_ATTEMPTS} deadlocks, nothing stored"
+            ) from exc
+
+    @contextmanager
+    def batch(self) -> Iterator[Library]:
+        """Share transactions between the writes inside the block: one commit per ~50,000 rows
+        instead of one per write. Each write stays all or nothing (a savepoint each); what was
+        not committed yet is rolled back if an exception leaves the block."""
+        if self._batch_depth:
+            self._batch_depth += 1
+            try:
+                yield self
+            finally:
+                self._batch_depth -= 1
+            return
+        self._execute("BEGIN")
+        self._batch_depth = 1
+        self._since_commit = 0
+        try:
+            yield self
+            self._flush()
+            self._execute("COMMIT")
+        except BaseException as exc:
+            self._batch_depth = 0
+            self._pending = []
+            self._undo(exc, "ROLLBACK")
+        finally:
+            self._batch_depth = 0
+
+    # --- games ------------------------------------------------------------------------
+
+    def where(self, game_id: str) -> str:
+        return f"game {game_id!r} in {self.path}"
+
+    def log(self, game_id: str) -> LibraryLog:
+        return LibraryLog(self, game_id)
+
+    def has_game(self, game_id: str) -> bool:
+        return self._read("SELECT 1 FROM games WHERE id = %s", (game_id,)).fetchone() is not None
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
+        self._flush()
+        try:
+            return self.conn.execute(sql, args)
+        except psycopg.Error as exc:
+            raise self._read_failed(exc) from None
+
+    def _read_failed(self, exc: psycopg.Error) -> StoreError:
+        if self.conn.closed or self.conn.broken:
+            return ConnectionLostError(
+                f"{self.path}: lost the connection to the game library ({_one_line(exc)})"
+            )
+        return StoreError(f"{self.path}: cannot read the game library: {_one_line(exc)}")
+
+    def games(self) -> list[dict[str, Any]]:
+        """One summary per game, oldest first; `players` parsed, `complete` a bool."""
+        names = _GAME_COLUMNS.split(", ")
+        out = []
+        for values in self._read(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY started_at, id"):
+            row = dict(zip(names, values, strict=True))
+            row["players"] = orjson.loads(row["players"]) if row["players"] else None
+            row["complete"] = bool(row["complete"])
+            out.append(row)
+        return out
+
+    def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
+        """Keep rules-level facts the CLI computed; the store does not judge them."""
+        with self._write() as conn:
+            self._set_summary(conn, game_id, (complete, winner))
+
+    def _set_summary(self, conn: psycopg.Connection[Any], game_id: str, summary: Summary) -> None:
+        complete, winner = summary
+        cur = conn.execute(
+            "UPDATE games SET complete = %s, winner = %s WHERE id = %s", (complete, winner, game_id)
+        )
+        if cur.rowcount == 0:
+            raise GameNotFoundError(self.where(game_id))
+
+    def setting(self, name: str) -> str | None:
+        row = self._read("SELECT value FROM settings WHERE name = %s", (name,)).fetchone()
+        return None if row is None else row[0]
+
+    def host_key(self) -> str:
+        """The key of `we serve`'s host for the games of this library: made (128+ random bits)
+        by the first server to ask, then the same for every server on the database."""
+        import secrets
+
+        return self.setting_or_default("host_key", secrets.token_urlsafe(32))
+
+    def setting_or_default(self, name: str, default: str) -> str:
+        """The setting, stored as `default` first if it has none (once, whoever comes first)."""
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO settings VALUES (%s, %s) ON CONFLICT (name) DO NOTHING", (name, default)
+            )
+        value = self.setting(name)
+        assert value is not None
+        return value
+
+    def _events_of(self, game_id: str) -> Iterator[dict[str, Any]]:
+        """A game's rows as parsed envelopes, in seq order; GameNotFoundError if no such game.
+        Read a page at a time, so a huge game costs bounded memory and the connection stays
+        free between pages."""
+        key = self._game_key(self.conn, game_id)
+        if key is None:
+            raise GameNotFoundError(self.where(game_id))
+        return envelope_objs(game_id, self._rows_of(key))
+
+    def _rows_of(self, key: int, after: int | None = None) -> Iterator[tuple[Any, ...]]:
+        if after is None:
+            # The first page from any seq, so that a row edited to seq 0 or below shows too.
+            page = self._read(_SELECT_FIRST_PAGE, (key,)).fetchall()
+        else:
+            page = self._read(_SELECT_NEXT_PAGE, (key, after)).fetchall()
+        while True:
+            yield from page
+            if len(page) < _READ_PAGE:
+                return
+            page = self._read(_SELECT_NEXT_PAGE, (key, page[-1][0])).fetchall()
+
+    def _game_key(self, conn: psycopg.Connection[Any], game_id: str, lock: bool = False) -> int | None:
+        sql = "SELECT key FROM games WHERE id = %s" + (" FOR UPDATE" if lock else "")
+        row = conn.execute(sql, (game_id,)).fetchone()
+        return None if row is None else row[0]
+
+    def _locked_or_new_game(
+        self,
+        conn: psycopg.Connection[Any],
+        first: dict[str, Any],
+        last: dict[str, Any],
+        summary: Summary | None = None,
+    ) -> tuple[int, bool]:
+        """The game's key, its row locked for this write, and whether this write created it."""
+        key = self._game_key(conn, first["game"], lock=True)
+        if key is not None:
+            return key, False
+        title, players = first_event_meta(first["data"])
+        complete, winner = summary if summary is not None else (False, None)
+        row = conn.execute(
+            _INSERT_GAME,
+            (first["game"], title, players, first["at"], last["at"], last["seq"], last["hash"],
+             complete, winner),
+        ).fetchone()  # fmt: skip
+        if row is not None:
+            return row[0], True
+        # Stored meanwhile by another writer, who has committed it by now.
+        key = self._game_key(conn, first["game"], lock=True)
+        assert key is not None
+        return key, False
+
+    @staticmethod
+    def _advance_game(conn: psycopg.Connection[Any], last: dict[str, Any]) -> None:
+        conn.execute(
+            "UPDATE games SET last_at = %s, events = %s, head_hash = %s WHERE id = %s",
+            (last["at"], last["seq"], last["hash"], last["game"]),
+        )
+
+    def _copy_events(self, conn: psycopg.Connection[Any], rows: Sequence[tuple[Any, ...]]) -> None:
+        with conn.cursor() as cur, cur.copy(_COPY_EVENTS) as copy:
+            write = copy.write_row
+            for row in rows:
+                write(row)
+        self._since_commit += len(rows)
+
+    # --- importing --------------------------------------------------------------------
+
+    def import_log(self, path: str | os.PathLike[str]) -> ImportResult:
+        """Copy a JSONL log into the library, all or nothing (the SQLite library's rules)."""
+        return self._retrying(lambda: self._import_path(Path(path)))
+
+    def import_logs(self, paths: Iterable[str | os.PathLike[str]]) -> list[ImportResult | StoreError]:
+        results: list[ImportResult | StoreError] = []
+        with self.batch():
+            for path in paths:
+                try:
+                    results.append(self.import_log(path))
+                except StoreError as exc:
+                    results.append(exc)
+        return results
+
+    def _import_path(self, path: Path) -> ImportResult:
+        try:
+            f = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 - closed below
+        except FileNotFoundError:
+            raise GameNotFoundError(str(path)) from None
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        with f, self._write() as conn:
+            try:
+                return self._import(conn, str(path), scan_lines(f))
+            except OSError as exc:
+                raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+    def import_envelopes(self, envelopes: Iterable[Envelope], label: str = "envelopes") -> ImportResult:
+        objs = [e.to_dict() for e in envelopes]
+
+        def write() -> ImportResult:
+            with self._write() as conn:
+                return self._import(conn, label, scan_objects(objs))
+
+        return self._retrying(write)
+
+    def import_verified(
+        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None = None
+    ) -> ImportResult:
+        """import_log for lines this package's reader has just verified (`we import` audits
+        each log first); `summary` (complete, winner) is stored with the game."""
+        if lines and self._batch_depth:
+            result = self._import_new_game(lines, label, summary)
+            if result is not None:
+                return result
+
+        def write() -> ImportResult:
+            with self._write() as conn:
+                scanned = ((line["seq"], line, None, True) for line in lines)
+                return self._import(conn, label, scanned, summary)
+
+        return self._retrying(write)
+
+    def _import_new_game(
+        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None
+    ) -> ImportResult | None:
+        """`we import`'s hot path, in a batch: a game not in the library yet, its lines
+        verified (seq 1, 2, 3, ... in order), stored in one round trip (its row, final from
+        the start) while its events wait for the next COPY. None if the game is there already."""
+        first, last = lines[0], lines[-1]
+        title, players = first_event_meta(first["data"])
+        complete, winner = summary if summary is not None else (False, None)
+        values = (first["game"], title, players, first["at"], last["at"], last["seq"], last["hash"],
+                  complete, winner)  # fmt: skip
+        conn = self.conn
+        try:
+            # Three statements in one round trip (parameters bound here, so that the server
+            # takes them as one simple query): cheaper than a pipeline's, per game.
+            with psycopg.ClientCursor(conn) as cursor:
+                cursor.execute(_SAVEPOINT_INSERT_GAME, values)
+                cursor.nextset()
+                row = cursor.fetchone()
+        except psycopg.Error as exc:
+            try:
+                self._undo(exc, "ROLLBACK TO write", "RELEASE write")
+            except _Retry:
+                return None  # the general path tries again
+        if row is None:
+            return None
+        key = row[0]
+        dumps, sort = orjson.dumps, _SORT
+        self._pending.extend(
+            (key, line["seq"], line["type"], dumps(line["data"], option=sort).decode(), line["at"],
+             line["prev"], line["hash"])
+            for line in lines
+        )  # fmt: skip
+        if len(self._pending) >= _IMPORT_BATCH:
+            self._flush()
+        self._commit_now_and_then()
+        game, added = first["game"], len(lines)
+        msg = f"{label}: imported game {game!r} ({added} events)"
+        return ImportResult(game, "imported", added, added, fingerprint(last["hash"]), msg)
+
+    def _import(
+        self,
+        conn: psycopg.Connection[Any],
+        label: str,
+        scanned: Iterable[Scanned],
+        summary: Summary | None = None,
+    ) -> ImportResult:
+        problems: list[Problem] = []
+        batch: list[tuple[Any, ...]] = []
+        first: dict[str, Any] | None = None
+        last: dict[str, Any] | None = None
+        new_game = False
+        key = 0
+        have_seq, have_hash = 0, ""
+        added = 0
+        dumps, sort = orjson.dumps, _SORT
+        for n, raw, msgs, usable in scanned:
+            if msgs or not usable:
+                # Keep scanning so the refusal lists every broken line, but store nothing.
+                problems.extend([Problem.integrity(n, m) for m in msgs or ()])  # type: ignore[arg-type]
+                continue
+            if problems:
+                continue
+            assert raw is not None  # usable
+            if first is None:
+                first = raw
+                key, new_game = self._locked_or_new_game(conn, raw, raw, summary)
+                if not new_game:
+                    head = conn.execute(_SELECT_HEAD, (key,)).fetchone()
+                    if head is not None:
+                        have_seq, have_hash = head[0], head[5]
+            last = raw
+            seq = raw["seq"]
+            if seq > have_seq:
+                batch.append(
+                    (key, seq, raw["type"], dumps(raw["data"], option=sort).decode(), raw["at"],
+                     raw["prev"], raw["hash"])
+                )  # fmt: skip
+                if len(batch) >= _IMPORT_BATCH:
+                    self._copy_events(conn, batch)
+                    added += len(batch)
+                    batch.clear()
+            elif seq == have_seq and raw["hash"] != have_hash:
+                raise ImportConflictError(
+                    raw["game"], label, seq,
+                    f"event {seq} has hash {raw['hash'][:19]}, the library's {have_hash[:19]}",
+                )  # fmt: skip
+        if first is None and not problems:
+            problems.append(Problem.integrity(1, EMPTY))
+        if problems:
+            raise LogIntegrityError(label, problems)
+        assert first is not None and last is not None
+        if batch:
+            self._copy_events(conn, batch)
+            added += len(batch)
+        game, last_seq, last_hash = first["game"], last["seq"], last["hash"]
+        game_print = fingerprint(last_hash)
+        if new_game:
+            self._advance_game(conn, last)
+            msg = f"{label}: imported game {game!r} ({added} events)"
+            return ImportResult(game, "imported", added, added, game_print, msg)
+        if added:
+            self._advance_game(conn, last)
+            if summary is not None:
+                self._set_summary(conn, game, summary)
+            _notify(conn, game, last_seq)
+            msg = f"{label}: extended game {game!r} by {added} event{'s' if added != 1 else ''} to {last_seq}"
+            return ImportResult(game, "extended", added, last_seq, game_print, msg)
+        if last_seq < have_seq:
+            stored = conn.execute(
+                "SELECT hash FROM events WHERE game = %s AND seq = %s", (key, last_seq)
+            ).fetchone()
+            if stored is None or stored[0] != last_hash:
+                raise ImportConflictError(
+                    game, label, last_seq, f"event {last_seq} differs from the library's"
+                )
+            msg = (
+                f"{label}: nothing to import: the library's game {game!r} already has these "
+                f"{last_seq} events and {have_seq - last_seq} more"
+            )
+            return ImportResult(game, "unchanged", 0, have_seq, fingerprint(have_hash), msg)
+        msg = f"{label}: nothing to import: game {game!r} is already in the library, unchanged"
+        return ImportResult(game, "unchanged", 0, have_seq, game_print, msg)
+
+    def export(self, game_id: str, path: str | os.PathLike[str]) -> int:
+        """Write a game as a JSONL log (refusing to overwrite); the rows as stored, so the file
+        has the same hashes and fingerprint. Returns the number of events."""
+        return write_new_log(self._events_of(game_id), path)
+
+
+def _notify(conn: psycopg.Connection[Any], game_id: str, seq: int) -> None:
+    """Tell servers on this database that the game has new events up to `seq` (delivered when
+    the transaction commits, and only then)."""
+    conn.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, f"{game_id} {seq}"))
+
+
+class LibraryLog(SealingLog):
+    """One game in a PostgreSQL Library."""
+
+    def __init__(self, library: Library, game_id: str) -> None:
+        self.library = library
+        self.game_id = game_id
+        self._where = library.where(game_id)
+
+    def __repr__(self) -> str:
+        return f"LibraryLog({self.library!r}, {self.game_id!r})"
+
+    @property
+    def where(self) -> str:
+        return self._where
+
+    def exists(self) -> bool:
+        return self.library.has_game(self.game_id)
+
+    def create(self, first: tuple[str, dict[str, Any]], game_id: str, at: str | None = None) -> Envelope:
+        if game_id != self.game_id:
+            raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
+        return super().create(first, game_id, at)
+
+    def _store_first(self, envelope: Envelope) -> None:
+        self._store_new([envelope])
+
+    def create_many(
+        self, events: Sequence[tuple[str, dict[str, Any]]], game_id: str, at: str | None = None
+    ) -> list[Envelope]:
+        if game_id != self.game_id:
+            raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
+        return super().create_many(events, game_id, at)
+
+    def _store_new(self, envelopes: list[Envelope]) -> None:
+        """A new game's first lines in one transaction: all of them or none."""
+        objs = [envelope.to_dict() for envelope in envelopes]
+        with self.library._write() as conn:
+            key, new = self.library._locked_or_new_game(conn, objs[0], objs[-1])
+            if not new:
+                raise LogExistsError(self.where)
+            with conn.cursor() as cur:
+                cur.executemany(_INSERT_EVENT, [_event_row(key, obj) for obj in objs])
+            _notify(conn, self.game_id, objs[-1]["seq"])
+
+    def rows_after(self, seq: int) -> Iterator[dict[str, Any]]:
+        """The stored events after event `seq`, unchecked, in seq order: what a follower that
+        has read up to `seq` reads when told the game grew. Nothing if there is no such game."""
+        library = self.library
+        row = library._read("SELECT key FROM games WHERE id = %s", (self.game_id,)).fetchone()
+        if row is None:
+            return iter(())
+        return envelope_objs(self.game_id, library._rows_of(row[0], after=seq))
+
+    def _head_row(self, conn: psycopg.Connection[Any], lock: bool) -> tuple[int, Envelope] | None:
+        """The game's key and its newest event, checked; None if it has none."""
+        key = self.library._game_key(conn, self.game_id, lock=lock)
+        if key is None:
+            return None
+        row = conn.execute(_SELECT_HEAD, (key,)).fetchone()
+        if row is None:
+            return None
+        # Same tail check as a JSONL file: never chain new events onto a damaged head.
+        (obj,) = envelope_objs(self.game_id, [row])
+        env, problems = check_tail_line(orjson.dumps(obj) + b"\n")
+        if env is None or problems:
+            raise LogIntegrityError(self.where, self.verify().problems or [])
+        return key, env
+
+    def head(self) -> tuple[int, str | None, str | None]:
+        try:
+            self.library._flush()
+            located = self._head_row(self.library.conn, lock=False)
+        except psycopg.Error as exc:
+            raise self.library._read_failed(exc) from None
+        if located is None:
+            return (0, None, None)
+        env = located[1]
+        return (env.seq, env.hash, env.game)
+
+    @contextmanager
+    def _locked_head(self) -> Iterator[tuple[Envelope | None, StoreAfterHead]]:
+        """The head with the game's row locked (writers of one game take turns), inside one
+        transaction; the rows go in with the game's new head, announced on commit."""
+        with self.library._write() as conn:
+            key, head = self._head_row(conn, lock=True) or (0, None)
+
+            def store(sealed: list[Envelope]) -> None:
+                objs = [e.to_dict() for e in sealed]
+                with conn.cursor() as cur:
+                    cur.executemany(_INSERT_EVENT, [_event_row(key, obj) for obj in objs])
+                self.library._advance_game(conn, objs[-1])
+                _notify(conn, self.game_id, objs[-1]["seq"])
+
+            yield head, store
+
+    def append(
+        self, events: Sequence[tuple[str, dict[str, Any]]], expected_seq: int, at: str | None = None
+    ) -> list[Envelope]:
+        try:
+            return super().append(events, expected_seq, at)
+        except _Retry:
+            # Another writer's event at the same seq (the unique key), or a deadlock: stale.
+            raise ConcurrencyError(self.where, expected_seq, self.head()[0]) from None
+
+    def _objects(self) -> Iterator[dict[str, Any]]:
+        return self.library._events_of(self.game_id)
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """The stored events as envelope objects, unchecked, for a reader that verifies them."""
+        return self._objects()
+
+    def iter_lines(self) -> Iterator[LogLine]:
+        """Every stored event with its integrity problems; never raises on a problem."""
+        return iter_objects(self._objects())
+
+    def read_unchecked(self) -> Iterator[Envelope]:
+        return map(envelope_from_raw, self._objects())
+
+    def verify(self) -> VerifyResult:
+        return verify_objects(self._objects())
+
+
+def _event_row(key: int, obj: dict[str, Any]) -> tuple[Any, ...]:
+    data = orjson.dumps(obj["data"], option=_SORT).decode()
+    return (key, obj["seq"], obj["type"], data, obj["at"], obj["prev"], obj["hash"])
+
+
+class Notifications:
+    """Follows what every writer on the database announces (`we serve` on several machines):
+    LISTEN on a connection of its own, in a thread, calling `on_event(game_id, seq)` for each
+    "game G has new events up to seq N".
+
+    If the connection is lost (the server restarted, the network went), `on_lost(message)` is
+    called once, and connecting is tried again every `retry_s` seconds; when it listens again,
+    `on_back()` is called: whatever was announced meanwhile is gone, so the caller reads again
+    what it follows (the events are in the table, nothing is missed)."""
+
+    def __init__(
+        self,
+        url: str,
+        on_event: Callable[[str, int], None],
+        on_lost: Callable[[str], None] | None = None,
+        on_back: Callable[[], None] | None = None,
+        retry_s: float = 0.5,
+    ) -> None:
+        import threading
+
+        self.url = url
+        self.where = display_url(url)
+        self._on_event = on_event
+        self._on_lost = on_lost
+        self._on_back = on_back
+        self._retry_s = retry_s
+        self._stopping = threading.Event()
+        self.listening = threading.Event()  # set while LISTEN is in place
+        self._thread = threading.Thread(target=self._run, name="we-notifications", daemon=True)
+
+    def start(self) -> Notifications:
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stopping.set()
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        lost = False
+        while not self._stopping.is_set():
+            try:
+                with psycopg.connect(
+                    self.url, autocommit=True, connect_timeout=5, application_name="we"
+                ) as conn:
+                    conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    self.listening.set()
+                    if lost:
+                        lost = False
+                        if self._on_back is not None:
+                            self._on_back()
+                    while not self._stopping.is_set():
+                        for note in conn.notifies(timeout=0.5):
+                            game, _, seq = note.payload.rpartition(" ")
+                            if game and seq.isdigit():
+                                self._on_event(game, int(seq))
+            except psycopg.Error as exc:
+                self.listening.clear()
+                if not lost:
+                    lost = True
+                    if self._on_lost is not None:
+                        self._on_lost(f"{self.where}: lost the database ({_one_line(exc)}); trying again")
+                self._stopping.wait(self._retry_s)
+
+
+class LibraryPool:
+    """Libraries on pooled connections, for a server's many threads: each
+    `with pool.library() as library:` has a connection of its own for the block, taken from
+    the idle ones or made then, and kept for the next block unless it broke.
+
+    Not psycopg_pool: after an outage it reconnects with a growing back-off (1, 2, 4 s ...), so
+    a server whose database came back went on answering "cannot be reached" for seconds. Here a
+    connection is made when one is asked for, so the first request after the database is back
+    gets one; while it is away, asking fails at once (ConnectionLostError), not after a wait. A
+    connection idle for a while is checked (one round trip) before it is handed out, so one that
+    died with a restarted server is replaced, not used."""
+
+    _CHECK_AFTER_S = 1.0
+
+    def __init__(self, url: str, size: int = 8, wait_s: float = 30.0) -> None:
+        import threading
+
+        Library(url).close()  # the tables laid out (or someone else's database refused), once
+        self.url = url
+        self.where = display_url(url)
+        self._idle: list[tuple[psycopg.Connection[Any], float]] = []
+        self._lock = threading.Lock()
+        # At most `size` connections at once; a request beyond them waits for one to be free.
+        self._slots = threading.BoundedSemaphore(size)
+        self._wait_s = wait_s
+        self._closed = False
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        try:
+            return psycopg.connect(self.url, autocommit=True, connect_timeout=5, application_name="we serve")
+        except psycopg.Error as exc:
+            raise ConnectionLostError(
+                f"{self.where}: the game library cannot be reached ({_one_line(exc)})"
+            ) from None
+
+    def _take(self) -> psycopg.Connection[Any]:
+        import time
+
+        while True:
+            with self._lock:
+                if not self._idle:
+                    break
+                conn, since = self._idle.pop()
+            if conn.broken or conn.closed:
+                conn.close()
+                continue
+            if time.monotonic() - since < self._CHECK_AFTER_S:
+                return conn
+            try:
+                conn.execute("SELECT 1")
+                return conn
+            except psycopg.Error:
+                conn.close()  # died while idle (the server restarted): make another
+        return self._connect()
+
+    @contextmanager
+    def library(self) -> Iterator[Library]:
+        import time
+
+        if not self._slots.acquire(timeout=self._wait_s):
+            raise StoreError(f"{self.where}: every connection to the game library is busy; try again")
+        try:
+            conn = self._take()
+            try:
+                yield Library(self.url, connection=conn)
+            finally:
+                outside = conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+                if conn.broken or conn.closed or not outside or self._closed:
+                    conn.close()
+                else:
+                    with self._lock:
+                        self._idle.append((conn, time.monotonic()))
+        finally:
+            self._slots.release()
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn, _ in idle:
+            conn.close()
