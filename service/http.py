@@ -454,6 +454,7 @@ def create_app(
         folder.refresh(game)
         with game.lock:
             state, events, head = game.state, list(game.events), game.head
+            written_at = [envelope.get("at") for envelope in game.envelopes]
         actor = _actor(state, role, move)
         damage = game.damage()
         if damage is not None:
@@ -463,7 +464,7 @@ def create_app(
             sentence = f"expect is {asked.expect} but the log's head is {head}: read and decide again"
             raise ApiError(409, sentence, head=head)
         try:
-            new = _events_for(state, events, move, actor)
+            new = _events_for(state, events, written_at, move, actor)
             with folder.writer(game) as log:
                 written = commit(log, new, asked.expect)
         except Refused as exc:
@@ -548,7 +549,9 @@ def _actor(state: Any, role: Role, move: Any) -> str | None:
     return named
 
 
-def _events_for(state: Any, events: list[Any], move: Any, actor: str | None) -> list[Any]:
+def _events_for(
+    state: Any, events: list[Any], written_at: list[Any], move: Any, actor: str | None
+) -> list[Any]:
     from wecore.moves import Bring, Open, Steal, Swap
 
     match move:
@@ -561,7 +564,7 @@ def _events_for(state: Any, events: list[Any], move: Any, actor: str | None) -> 
         case SwapMove():
             return decide_move(state, Swap(with_player=move.with_, player=actor))
         case UndoMove():
-            return plan_undo(state, events, move.reason or DEFAULT_UNDO_REASON).voids
+            return plan_undo(state, events, move.reason or DEFAULT_UNDO_REASON, written_at).voids
         case NoteMove():
             return note_events(state, move.text)
         case TieMove():

@@ -39,7 +39,7 @@ from wecore.narrate import describe, taken_back
 from wecore.reducer import evolve
 from wecore.scoring import score
 from wecore.state import INITIAL_STATE, GameState, Phase
-from wecore.views import redact_log, view
+from wecore.views import face_down_known, redact_log, view
 
 POLL_SECONDS = 0.2
 CHECKPOINT = 32
@@ -81,10 +81,20 @@ def legal_for(state: GameState, events: list[Event], role: Role) -> list[dict[st
         # Gifts not recorded go down unseen with the starter's first open, as in `we record`.
         moves.append({"type": "open", "as": state.starter_name, "card": None})
     if role.kind == SEAT:
-        return [m for m in moves if m["as"] == role.seat]
+        return _as_the_seat_knows([m for m in moves if m["as"] == role.seat], state, role.seat)
     if undo_possible(state, events):
         moves.append({"type": "undo"})
     return moves
+
+
+def _as_the_seat_knows(moves: list[dict[str, Any]], state: GameState, seat: str | None) -> list[dict]:
+    """A seat's moves with the opens of face-down gifts it cannot see made one open of "any card
+    not yet seen": naming them would show another player's face-down card."""
+    known = set(face_down_known(state, seat))
+    shown = [m for m in moves if m["type"] != "open" or m["card"] is None or m["card"] in known]
+    if len(shown) < len(moves) and not any(m["type"] == "open" and m["card"] is None for m in shown):
+        shown.append({"type": "open", "as": seat, "card": None})
+    return shown
 
 
 @dataclass

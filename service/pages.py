@@ -10,6 +10,7 @@ import segno
 
 from service.keys import HOST, SEAT, TABLE, Role
 from service.live import Folder, LiveGame
+from wecore.rulesets import HOUSE_RULES, Shape
 
 
 def qr_svg(url: str, title: str) -> str:
@@ -59,7 +60,8 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin: 0 0 0.4rem; }
 .seats { display: flex; flex-wrap: wrap; gap: 1rem; }
 .seat { text-align: center; font-weight: 600; }
 .seat svg { display: block; width: 9rem; height: auto; }
-form { display: grid; gap: 0.5rem; max-width: 32rem; }
+form, fieldset { display: grid; gap: 0.5rem; max-width: 32rem; }
+fieldset { border: 1px solid #c9c6bd; border-radius: 0.5rem; }
 label { display: grid; gap: 0.2rem; }
 input, button { font: inherit; min-height: 2.5rem; padding: 0.2rem 0.5rem; }
 #start-error { color: #b3261e; font-weight: 600; }
@@ -86,8 +88,16 @@ document.getElementById("start").addEventListener("submit", (event) => {
   event.preventDefault();
   const form = event.target;
   const players = form.players.value.split(",").map((s) => s.trim()).filter(Boolean);
+  const options = {};
+  for (const input of form.querySelectorAll("[data-option]")) {
+    const name = input.dataset.option;
+    if (input.dataset.shape === "flag") { if (input.checked) options[name] = true; continue; }
+    if (input.value.trim() === "") continue;
+    const value = Number(input.value);
+    options[name] = input.dataset.shape === "counts" ? { [String(players.length)]: value } : value;
+  }
   const body = { players, dealer: form.dealer.value.trim() || players[0] || "",
-    lists: null, deal_attics: form.attics.checked, options: {}, title: form.title.value.trim() || null };
+    lists: null, deal_attics: form.attics.checked, options, title: form.title.value.trim() || null };
   fetch("/api/v1/games", { method: "POST", headers: { "Content-Type": "application/json",
     "Authorization": "Bearer " + form.dataset.key }, body: JSON.stringify(body) })
     .then((r) => r.json().then((b) => {
@@ -96,6 +106,27 @@ document.getElementById("start").addEventListener("submit", (event) => {
     }));
 });
 """
+
+
+def _house_rule_fields() -> str:
+    """One field per house rule of the registry (blank or unticked: the printed rule)."""
+    fields = []
+    for rule in HOUSE_RULES:
+        words = html.escape(rule.flag_help[:1].upper() + rule.flag_help[1:])
+        name = html.escape(rule.name)
+        if rule.shape is Shape.FLAG:
+            fields.append(
+                f'<label><span><input type="checkbox" data-option="{name}" data-shape="flag">'
+                f" {words}</span></label>"
+            )
+        else:
+            shape = "counts" if rule.shape is Shape.COUNTS else "number"
+            fields.append(
+                f'<label>{words} <input type="number" min="1" step="1" inputmode="numeric"'
+                f' data-option="{name}" data-shape="{shape}" placeholder="as printed"></label>'
+            )
+    legend = "<legend>House rules (leave blank to play as printed)</legend>"
+    return f"<fieldset>{legend}{''.join(fields)}</fieldset>"
 
 
 def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str, Any]], host_key: str) -> str:
@@ -134,6 +165,7 @@ def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str,
         '<label>Players, clockwise <input name="players" required placeholder="Ann, Ben, Cat"></label>'
         '<label>Dealer <input name="dealer" placeholder="Ann"></label>'
         '<label><span><input type="checkbox" name="attics"> deal the attics too</span></label>'
+        f"{_house_rule_fields()}"
         '<button type="submit">Start (gift lists dealt at random)</button><p id="start-error"></p></form>'
     )
     return _plain_page("White Elephant: games", "".join(parts), _START_SCRIPT)

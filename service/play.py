@@ -86,11 +86,22 @@ def is_unseen_bring(event: Event) -> bool:
     return isinstance(event, GiftBrought) and event.card is None
 
 
-def plan_undo(state: GameState, events: Sequence[Event], reason: str, lists_too: bool = False) -> UndoPlan:
+def plan_undo(
+    state: GameState,
+    events: Sequence[Event],
+    reason: str,
+    written_at: Sequence[str] | None = None,
+    lists_too: bool = False,
+) -> UndoPlan:
     """The recorder's undo: void the latest event in effect, then the unseen brings written for
     it (nobody typed those; they went down with the party's first open), so one undo takes back
     one move. The set-up is not undone this way, except the gift lists when `lists_too` (the
-    recorder can deal them again before the first gift is brought)."""
+    recorder can deal them again before the first gift is brought).
+
+    `written_at` (the envelopes' `at`, [i] for seq i + 1) tells an unseen bring written with the
+    open (one append, so the same `at`) from one a player made on a phone before it: only the
+    former goes with the open. Without it every unseen bring just before counts as written for
+    it, which is what the recorder writes."""
     if state.undo is None:
         raise Refused(NOTHING_TO_UNDO)
     seq, _ = state.undo
@@ -101,6 +112,8 @@ def plan_undo(state: GameState, events: Sequence[Event], reason: str, lists_too:
     after = fold(voids, state)
     brings = 0
     while after.undo is not None and is_unseen_bring(events[after.undo[0] - 1]):
+        if written_at is not None and written_at[after.undo[0] - 1] != written_at[seq - 1]:
+            break
         more = decide_move(after, Undo(reason=reason))
         voids += more
         after = fold(more, after)

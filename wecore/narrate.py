@@ -18,6 +18,7 @@ from wecore.events import (
     Note,
     TieBroken,
 )
+from wecore.rules import steals_capped
 from wecore.rulesets import house_rules_text
 from wecore.scoring import Scoreboard
 from wecore.state import GameState, Phase
@@ -80,9 +81,11 @@ def describe(
                 return f"{text}: the last gift, {ending}."
             return f"{text}; {after.player_to_move} is next."
         case GiftStolen():
+            frozen = event.card in after.frozen
+            held = "is frozen for the rest of the party" if frozen else "is locked until a gift is opened"
             return (
                 f"{event.player} steals {event.card} from {event.from_player}, who moves next;"
-                f" {event.card} is locked until a gift is opened."
+                f" {event.card} {held}{_must_open(after)}."
             )
         case FinalSwap():
             ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
@@ -182,3 +185,12 @@ def winners_line(board: Scoreboard) -> str:
     if len(board.winners) > 1:
         return f"Tie: {', '.join(board.winners)} share the win."
     return f"Winner: {board.winners[0]}."
+
+
+def _must_open(after: GameState) -> str:
+    """After the last steal max_steals_between_opens allows in a row: who must open, and why."""
+    if after.phase is not Phase.PLAYING or not steals_capped(after):
+        return ""
+    cap = after.ruleset.max_steals_between_opens  # type: ignore[union-attr]
+    why = "no steal chains" if cap == 1 else f"{cap} steals in a row are the most"
+    return f"; {after.player_to_move} must open: {why} (house rule)"

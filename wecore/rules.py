@@ -63,12 +63,19 @@ def turn_refusal(state: GameState, player: str, action: str) -> str | None:
     return None
 
 
+def steals_capped(state: GameState) -> bool:
+    """max_steals_between_opens: have as many steals been made since the last open as the house
+    rule allows in a row (so the player to move must open)?"""
+    cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
+    return cap is not None and state.steals_since_open >= cap
+
+
 def gift_refusal(state: GameState, card: str, holder: str) -> str | None:
     """Why `card`, an opened gift of this party that `holder` holds, cannot be stolen now: the
     house cap on steals in a row (max_steals_between_opens: then the player to move must open),
     the gift's lock, or its freeze (max_steals_per_gift)."""
-    cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
-    if cap is not None and state.steals_since_open >= cap:
+    if steals_capped(state):
+        cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
         steals = "1 steal has" if cap == 1 else f"{cap} steals have"
         return (
             f"{steals} been made since the last open, the most the house rule allows in a row:"
@@ -132,7 +139,9 @@ def opening_refusal(state: GameState, card: str | None) -> str | None:
         return None
     if card is None:
         return None if state.unseen_face_down else "no gift was brought unseen, so name the card opened"
-    if card in state.seen:
+    # A card still in an attic is "seen" only by its owner: saying so would let any seat read
+    # the attics by naming cards in refused opens (which leave no trace).
+    if card in state.seen and not (state.attics and any(card in attic for attic in state.attics)):
         return f"{card} is not a face-down gift of this party: it was seen before"
     if state.unseen_face_down:
         return None

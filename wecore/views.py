@@ -50,21 +50,26 @@ def sees_private(owner: str, viewer: str | None, omniscient: bool = False) -> bo
     return omniscient or (viewer is not None and viewer == owner)
 
 
+def face_down_known(state: GameState, viewer: str | None, omniscient: bool = False) -> list[str]:
+    """The face-down gifts of this party whose card `viewer` knows: their own bring (all of
+    them for an omniscient reader; none for a spectator)."""
+    if omniscient:
+        return list(state.face_down)
+    seat = None if viewer is None else state.seat_of[viewer]
+    if seat is not None and state.brought_cards and state.brought_cards[seat] in state.face_down:
+        return [state.brought_cards[seat]]  # type: ignore[list-item]
+    return []
+
+
 def view(state: GameState, viewer: str | None = SPECTATOR, omniscient: bool = False) -> SeatView:
     """What `viewer` can know (a spectator when None); `omniscient` shows everything."""
-    seat = None if viewer is None else state.seat_of[viewer]
     attics: dict[str, list[str] | int] | None = None
     if state.attics is not None:
         attics = {
             name: sorted(cards, key=sort_key) if sees_private(name, viewer, omniscient) else len(cards)
             for name, cards in zip(state.players, state.attics, strict=True)
         }
-    if omniscient:
-        known = list(state.face_down)
-    elif seat is not None and state.brought_cards and state.brought_cards[seat] in state.face_down:
-        known = [state.brought_cards[seat]]  # type: ignore[list-item]
-    else:
-        known = []
+    known = face_down_known(state, viewer, omniscient)
     board = state.scoreboard
     return SeatView(
         viewer=viewer,

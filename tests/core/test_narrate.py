@@ -35,3 +35,29 @@ def test_a_seat_does_not_hear_other_seats_cards():
     assert told[2] == "Attics dealt (3 cards each); yours: R7 B3 Y2."
     assert told[3] == "Ann brings R7 face down."
     assert told[4] == "Ben brings a gift face down."
+
+
+def test_a_steal_tells_when_the_house_rules_stop_the_next_steal():
+    """A phone shows the sentence, not the rule: after the last steal allowed in a row the victim
+    is told they must open, and a gift frozen by its steal is not said to be merely locked."""
+    from .helpers import BEN, CAT, DEV, four_players
+
+    table = four_players(None, sizes=2, options={"max_steals_between_opens": 1, "max_steals_per_gift": 2})
+    table.bring_all({ANN: None, BEN: None, CAT: None, DEV: None})
+    table.open(ANN, "R7")
+    table.open(BEN, "Y9")
+    before = table.state
+    table.steal(CAT, ANN, "R7")
+    told = describe(table.log[-1], before, table.state)
+    assert told == (
+        "Cat steals R7 from Ann, who moves next; R7 is locked until a gift is opened;"
+        " Ann must open: no steal chains (house rule)."
+    )
+    table.open(ANN, "O4")
+    before = table.state
+    table.steal(DEV, CAT, "R7")  # its second steal: frozen
+    told = describe(table.log[-1], before, table.state)
+    assert told == (
+        "Dev steals R7 from Cat, who moves next; R7 is frozen for the rest of the party;"
+        " Cat must open: no steal chains (house rule)."
+    )

@@ -384,3 +384,87 @@ def test_the_starters_final_swap_through_the_api(server: Server) -> None:
     assert r.status_code == 422
     assert set(r.json()) == {"error"}
     assert we("audit", server.directory / f"{gid}.jsonl").returncode == 0
+
+
+def test_a_seat_to_move_is_not_told_the_other_face_down_cards(server: Server) -> None:
+    """In a dealt game every gift is brought by name; the player to move may open any of them,
+    but only their own is known to them: the others are one open of "any card not yet seen"."""
+    game = new_game(server, title="Face down", lists=None, deal_attics=True)
+    gid = game["id"]
+    path = server.directory / f"{gid}.jsonl"
+    attics = json.loads(path.read_text().splitlines()[2])["data"]["attics"]
+    seats = {name: server.client(key_of(link)) for name, link in game["links"]["seats"].items()}
+    for seq, name in enumerate(("Ann", "Ben", "Cat"), start=3):
+        assert move(seats[name], gid, seq, type="bring", card=attics[name][0]).status_code == 201
+    ann = seats["Ann"]
+    view = ann.get(f"/api/v1/games/{gid}").json()
+    assert view["to_move"] == "Ann"
+    assert sorted(view["legal"], key=lambda m: m["card"] or "") == [
+        {"type": "open", "as": "Ann", "card": None},
+        {"type": "open", "as": "Ann", "card": attics["Ann"][0]},
+    ]
+    with ann.stream("GET", f"/api/v1/games/{gid}/stream", timeout=5) as stream:
+        seen = []
+        for line in stream.iter_lines():
+            if line.startswith("data:"):
+                seen.append(line)
+            if len(seen) == 6:
+                break
+    page = ann.get(f"/t/{gid}").text
+    for card in attics["Ben"] + attics["Cat"]:
+        assert f'"{card}"' not in json.dumps(view) + "".join(seen), card
+        assert f'"{card}"' not in page and f"&quot;{card}&quot;" not in page, card
+    # and the open she names after turning Ben's gift over is taken
+    assert move(ann, gid, 6, type="open", card=attics["Ben"][0]).status_code == 201
+    for client in seats.values():
+        client.close()
+
+
+def test_a_refused_open_does_not_tell_a_seat_what_is_in_the_attics(server: Server) -> None:
+    """Naming a card in another player's attic is refused in the very words of naming a card
+    never dealt: a refused move writes nothing, so a different sentence would let a seat try
+    the 50 cards and read every attic."""
+    game = new_game(server, title="Probing", lists=None, deal_attics=True)
+    gid = game["id"]
+    path = server.directory / f"{gid}.jsonl"
+    attics = json.loads(path.read_text().splitlines()[2])["data"]["attics"]
+    seats = {name: server.client(key_of(link)) for name, link in game["links"]["seats"].items()}
+    for seq, name in enumerate(("Ann", "Ben", "Cat"), start=3):
+        assert move(seats[name], gid, seq, type="bring", card=attics[name][0]).status_code == 201
+    dealt = {card for cards in attics.values() for card in cards}
+    never_dealt = next(f"{c}{n}" for c in "ROYGB" for n in range(1, 11) if f"{c}{n}" not in dealt)
+    in_bens_attic = attics["Ben"][1]
+    said = {}
+    for card in (never_dealt, in_bens_attic, attics["Ann"][1]):
+        answer = move(seats["Ann"], gid, 6, type="open", card=card)
+        assert answer.status_code == 422
+        said[card] = answer.json()["error"].replace(card, "CARD")
+    assert len(set(said.values())) == 1, said
+    for client in seats.values():
+        client.close()
+
+
+def test_undo_takes_back_only_the_brings_written_with_the_open(server: Server) -> None:
+    import time
+
+    tapped = new_game(server, title="Brings tapped on phones")
+    typed = new_game(server, title="Brings written with the open")
+    with server.host as host:
+        seq = tapped["seq"]
+        for player in ("Ann", "Ben", "Cat"):
+            r = move(host, tapped["id"], seq, type="bring", as_=player, card=None)
+            assert r.status_code == 201, r.text
+            seq = r.json()["seq"]
+        time.sleep(1.1)  # `at` has whole seconds: the open is a later append
+        seq = move(host, tapped["id"], seq, type="open", as_="Ann", card="R7").json()["seq"]
+        r = move(host, tapped["id"], seq, type="undo")
+        assert r.status_code == 201, r.text
+        assert [e["data"]["voids"] for e in r.json()["events"]] == [seq]  # the open alone
+        view = r.json()["view"]
+        assert view["to_move"] == "Ann" and view["phase"] == "playing"
+
+        seq = move(host, typed["id"], typed["seq"], type="open", as_="Ann", card="R7").json()["seq"]
+        r = move(host, typed["id"], seq, type="undo")
+        assert r.status_code == 201, r.text
+        # the open, then the three unseen brings that went down with it
+        assert [e["data"]["voids"] for e in r.json()["events"]] == [seq, seq - 1, seq - 2, seq - 3]

@@ -5,6 +5,7 @@ Skips, saying why, where Playwright or Chromium is missing."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -143,3 +144,67 @@ def test_the_page_reconnects_and_misses_nothing(server: Server, browser: Any) ->
     )
     assert seqs == [1, 2, 3, 4, 5]
     table.close()
+
+
+def test_phones_bringing_at_the_same_moment_all_get_their_gift_in(server: Server, browser: Any) -> None:
+    """Gifts are brought all at once around a table. Only one phone can be first to the log; the
+    others' brings stay legal whatever was brought meanwhile, so the page sends them again after
+    the newer head, and nobody is told to "read and decide again" about a bring."""
+    game = new_game(server, title="Everyone at once", players=["Ann", "Ben", "Cat", "Dan"], dealer="Dan",
+                    lists=None)
+    phones = {}
+    for name, link in game["links"]["seats"].items():
+        phones[name] = browser.new_page(viewport=PHONE)
+        phones[name].goto(link)
+    for page in phones.values():
+        live(page)
+    for page in phones.values():  # no waiting between the taps: the posts race
+        page.evaluate("() => document.querySelector('#moves button.move').click()")
+    for page in phones.values():
+        page.wait_for_function("() => document.documentElement.dataset.head === '6'", timeout=10000)
+    for name, page in phones.items():
+        assert page.evaluate("() => document.getElementById('move-error').textContent") == "", name
+    with server.host as host:
+        assert host.get(f"/api/v1/games/{game['id']}").json()["waiting_to_bring"] == []
+    for page in phones.values():
+        page.close()
+
+
+def test_the_lobby_form_starts_a_game_with_house_rules(server: Server, browser: Any) -> None:
+    """The host starts the evening's game from the lobby, house rules and all (every rule of
+    the registry has its field), and it is written into game_started."""
+    lobby = browser.new_page(viewport=LAPTOP)
+    lobby.goto(f"{server.url}/?k={server.host_key}")
+    lobby.fill("input[name=title]", "House rules night")
+    lobby.fill("input[name=players]", "Ann, Ben, Cat, Dan")
+    lobby.fill("input[name=dealer]", "Dan")
+    lobby.fill("[data-option=max_steals_between_opens]", "1")
+    lobby.check("[data-option=starter_final_swap]")
+    lobby.click("button[type=submit]")
+    lobby.wait_for_selector("[data-game=house-rules-night]", timeout=5000)
+    first = (server.directory / "house-rules-night.jsonl").read_text().splitlines()[0]
+    assert json.loads(first)["data"]["options"] == {"max_steals_between_opens": 1, "starter_final_swap": True}
+    # a cap of 0 is stopped by the form itself, and nothing is started
+    lobby.fill("input[name=title]", "Zero steals")
+    lobby.fill("[data-option=max_steals_per_gift]", "0")
+    lobby.click("button[type=submit]")
+    cap = lobby.locator("[data-option=max_steals_per_gift]")
+    assert cap.evaluate("(input) => input.validity.valid") is False
+    lobby.wait_for_timeout(500)
+    assert not (server.directory / "zero-steals.jsonl").exists()
+    lobby.close()
+
+
+def test_on_a_phone_your_own_seat_comes_right_after_the_table(server: Server, browser: Any) -> None:
+    """What I hold, and whether it is locked, is the first thing a player looks for: on a phone
+    the viewer's seat follows the felt, before the other seats."""
+    game = new_game(server, title="Mine first")
+    cat = browser.new_page(viewport=PHONE)
+    cat.goto(game["links"]["seats"]["Cat"])
+    live(cat)
+    felt = cat.locator("#felt").bounding_box()
+    mine = cat.locator(".seat.you").bounding_box()
+    others = [cat.locator(f"[data-seat='{name}']").bounding_box() for name in ("Ann", "Ben")]
+    assert felt is not None and mine is not None
+    assert felt["y"] < mine["y"] < min(box["y"] for box in others if box is not None)
+    cat.close()
