@@ -138,7 +138,7 @@ def print_text(result: AuditResult) -> None:
         head.append(f"  (game {result.game})")
     out.print(head)
     lines = f"{result.events} line{'s' if result.events != 1 else ''}"
-    details = f"  fingerprint {result.fingerprint or '-'}, {lines}"
+    details = f"  fingerprint {result.fingerprint_text}, {lines}"
     if result.ok:
         details += ", complete" if result.complete else f", not over: {result.status}"
     else:
@@ -262,7 +262,11 @@ def audit(
     --claim PLAYER=SCORE is checked against every game audited; a claim on a game that is
     invalid, unfinished, or has no such player does not hold.
 
-    --json prints one object per game per line: game, source, ok, events, fingerprint,
+    A fingerprint is proven only by an unbroken hash chain: when the chain breaks, the audit
+    says so instead of repeating what the last line claims.
+
+    --json prints one object per game per line: game, source, ok, events, fingerprint (null
+    unless proven), stored_fingerprint (what the last line claims, proven or not),
     complete, problems [{seq, kind, message}] in line order (the first 100), problems_omitted
     (how many more there are), claims [{player, claimed, actual,
     holds, explanation}], and -- only when the game is ok and complete -- scores {player:

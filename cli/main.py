@@ -37,6 +37,18 @@ class LazyGroup(click.Group):
         module, attribute, _ = entry
         return getattr(importlib.import_module(module), attribute)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and name not in COMMANDS and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name.lower(), list(COMMANDS), n=1)
+            if close:
+                raise click.UsageError(f"no such command {name!r}: did you mean `we {close[0]}`?", ctx)
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, text) for name, (_, _, text) in COMMANDS.items()])

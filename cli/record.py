@@ -4,17 +4,22 @@ The recorder parses what people type, asks wecore's `decide` for the events (or 
 that refuses them), appends them durably, and tells the table what happened. It never
 judges a move itself, and its sentences about the game come from wecore (`narrate`, `turns`).
 
-Over 500 lines for now: the new-game set-up from flags or questions and the session loop
-live here together until the recorder's application steps move into `service/` (which
-shares them with the HTTP service) and its terminal layer is rebuilt; splitting it before
-that would only move the same lines twice.
+Over 500 lines for now: the new-game set-up from flags or questions, the session loop and
+the table's grammar (spoken cards, suggestions, fixing the set-up) live here together. The
+terminal layer is apart: `cli.line_editor` (history, editing, completion) and `cli.glance`
+(what the toolbar shows).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
+import signal
 import sys
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.text import Text
 
-from cli.common import CommandFailed, GameSource, check_game
+from cli.common import CommandFailed, GameSource, check_game, db_option, library_path
+from cli.glance import openable_cards, table_at_a_glance
 from cli.house_rules import given_flags, house_rule_options, options_from_flags, pop_house_rule_flags
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
@@ -39,7 +45,7 @@ from service.play import (
     start_game,
     tie_events,
 )
-from wecore.cards import is_card, parse_card, parse_gift_list
+from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card, parse_gift_list
 from wecore.decider import (
     Bring,
     Command,
@@ -52,17 +58,20 @@ from wecore.decider import (
     decide,
     resolve_player,
 )
-from wecore.errors import UnknownPlayerError, WeError
+from wecore.errors import CardNotationError, UnknownPlayerError, WeError
 from wecore.events import (
+    AtticsDealt,
     Event,
     GiftBrought,
+    GiftListsDealt,
     TieBroken,
     parse_event,
 )
+from wecore.moves import legal_moves
 from wecore.narrate import describe, gist, party_end, unseen_brings, winners_line
 from wecore.reducer import evolve, fold
 from wecore.state import INITIAL_STATE, GameState, Phase
-from wecore.turns import moves_hint, next_up, prompt, turn
+from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, turn
 from wecore.views import view
 
 if TYPE_CHECKING:
@@ -82,7 +91,10 @@ Commands (names and cards in any case; a unique start of a name is enough):
   tie PLAYER [REASON]     after the last party: PLAYER wins the tie (the best speech)
   status                  whose turn, who holds what, locked and face-down gifts, legal moves
   help                    this list
-  quit               (q)  stop; everything accepted is already saved (end of input does the same)
+  quit               (q)  stop; everything accepted is already saved (end of input and Ctrl-C too)
+Before the first gift is brought: `undo` takes back the gift lists (then `lists Ann=RGY,...`),
+and `start over` sets the game up again (wrong players or dealer), keeping FILE as a backup.
+At a terminal: Up/Down for earlier lines, Tab to complete, arrows to edit.
 Blank lines and lines starting with # are ignored."""
 
 VERBS = {
@@ -110,9 +122,28 @@ VERBS = {
     "quit": "quit",
     "q": "quit",
     "exit": "quit",
+    "lists": "lists",
+    "start": "start",
 }
 MOVES = ("open", "steal", "swap", "keep")
 IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)  # a party's moves, and its starter's final swap
+COMMAND_WORDS = (
+    "open",
+    "steal",
+    "swap",
+    "keep",
+    "bring",
+    "undo",
+    "note",
+    "tie",
+    "status",
+    "help",
+    "quit",
+    "lists",
+    "start",
+)
+WITHOUT_WORDS = ("status", "help", "quit", "keep")
+COLOUR_NAMES = {colour.value: colour for colour in COLOURS}
 AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
 DEFAULT_UNDO_REASON = "undone at the table"
 DEFAULT_TIE_REASON = "won the tie-break at the table"
@@ -150,6 +181,12 @@ def is_interactive() -> bool:
     metavar="HANDS",
     help='New game: the attics, when the hands are recorded, e.g. "Ann=R7 B2 G5,Bob=...".',
 )
+@db_option
+@click.option(
+    "--no-library",
+    is_flag=True,
+    help="Do not add the game to the library when it ends (by default it is, like `we import`).",
+)
 def record(
     file: Path,
     players: str | None,
@@ -158,6 +195,8 @@ def record(
     title: str | None,
     game_id: str | None,
     attics: str | None,
+    db_path: Path | None,
+    no_library: bool,
     **flags: Any,
 ) -> None:
     """Record a game live at the table into FILE, one command per line.
@@ -177,7 +216,15 @@ def record(
     undo [REASON]         take back the latest event still in effect
     note TEXT             a remark for the record
     tie PLAYER [REASON]   after the last party, break a tie
-    status, help, quit    (end of input quits too)
+    start over            before the first gift: set up again (FILE kept as a backup)
+    status, help, quit    (end of input and Ctrl-C quit too)
+
+    At a terminal, lines can be edited (arrows, Home, End), Up and Down go through what was
+    typed for FILE before (kept in .FILE.history beside it), Tab completes commands, names and
+    the cards that can be opened or stolen now, and the bottom line shows the table.
+
+    When the game ends it is added to the library (--db, default $WE_DB or
+    ~/.local/share/we/games.db), unless --no-library.
 
     Exit status: 0 when the game ended or you quit, 1 when FILE is damaged or invalid,
     2 for a usage error (such as a flag missing for a new game when not on a terminal).
@@ -210,6 +257,7 @@ def record(
         session = resume(file, lists=lists, attics=attics)
     else:
         session = set_up(file, players, dealer, lists, title, game_id, house_flags, attics)
+    session.library = None if no_library else library_path(db_path)
     session.run()
 
 
@@ -236,6 +284,18 @@ def split_entries(text: str, option: str) -> list[tuple[str, str]]:
 
 def parse_players(text: str) -> tuple[str, ...]:
     return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def names_clash(names: Sequence[str]) -> str | None:
+    """Why a name cannot be recorded at this table: a command word or a card would make
+    `Open open R7` or `steal B2` mean two things."""
+    for name in names:
+        first = name.split()[0]
+        if first.lower() in VERBS:
+            return f"{name!r} starts with the command word {first.lower()!r}: give that player another name"
+        if is_card(first):
+            return f"{name!r} starts like the card {parse_card(first)}: give that player another name"
+    return None
 
 
 def _rejected_option(option: str, exc: WeError) -> CommandFailed:
@@ -295,6 +355,9 @@ def set_up(
         names = parse_players(text)
         if not names:
             raise click.BadParameter("give the players' names, separated by commas")
+        clash = names_clash(names)
+        if clash:
+            raise click.BadParameter(clash)
         try:
             _start(names, names[0], options_for(len(names)), title)
         except WeError as exc:
@@ -302,10 +365,17 @@ def set_up(
         return names
 
     # Players, then the dealer: asked for on a terminal, else taken from the flags.
+    if title is None and interactive:
+        title = (
+            click.prompt("Title of the game (Enter for none)", default="", show_default=False).strip() or None
+        )
     if players is None:
         names = click.prompt("Players, in clockwise seat order (e.g. Ann,Bob,Cat)", value_proc=check_players)
     else:
         names = parse_players(players)
+        clash = names_clash(names)
+        if clash:
+            raise CommandFailed(f"--players: {clash}")
         try:
             _start(names, names[0] if names else "", options_for(len(names)), title)
         except WeError as exc:
@@ -334,18 +404,19 @@ def set_up(
     from eventstore.jsonl import JsonlLog
 
     gid = game_id or make_game_id(title, datetime.now(UTC))
-    # The whole set-up in one write: a crash leaves all of it or nothing.
     written = start_game(file, gid, events)
     log = JsonlLog(file)
 
-    session = Session(file, log, INITIAL_STATE, [], 0, None, interactive, gid)
+    session = Session(file, log, INITIAL_STATE, [], 0, None, interactive, gid, house_flags=house_flags)
     named = f" \u201c{title}\u201d" if title else ""
     session.say(Text(f"Recording game {gid}{named} in {file}.", style="bold"))
     session.absorb(events, written)
     if interactive:
         session.say(
             Text(
-                "Type `open CARD` as each gift is opened, `steal PLAYER` for a steal, `help` for more.",
+                "Type `open CARD` as each gift is opened, `steal PLAYER` for a steal, `help` for more;"
+                " Tab completes, Up recalls. Wrong set-up? Before the first gift, `undo` takes back the"
+                " lists and `start over` begins again (this file is kept).",
                 style="dim",
             )
         )
@@ -460,6 +531,44 @@ class Rejected(Exception):
     """A line the recorder refuses; the message is for the table."""
 
 
+class _Finished(Exception):
+    """The recording went on in a new session (after `start over`), which has said goodbye."""
+
+
+def backup_path(path: Path) -> Path:
+    """Where an abandoned set-up is kept: FILE.abandoned, FILE.abandoned-2, ... never overwritten."""
+    candidate = path.with_name(f"{path.name}.abandoned")
+    number = 1
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.name}.abandoned-{number}")
+    return candidate
+
+
+@contextmanager
+def _ctrl_c_after_this() -> Iterator[None]:
+    """Ctrl-C while a line is being written waits until it is written and told, so the
+    goodbye counts what is in the file."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
+
+
+def _stdout_is_a_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 @dataclass
 class Session:
     path: Path
@@ -471,11 +580,16 @@ class Session:
     interactive: bool
     game: str
     line_no: int = 0  # lines read from the input
+    library: Any = None  # where the game goes when it ends (a file or a URL); None: nowhere
+    house_flags: dict[str, Any] = field(default_factory=dict)  # the set-up's, kept for `start over`
+    in_library: int = 0  # the head last added to the library
 
     # --- output ---
     def say(self, text: Text | str) -> None:
         # A str is printed as it stands: no rich markup or emoji codes read into names and notes.
-        console().print(Text(text) if isinstance(text, str) else text)
+        # At a terminal, long lines wrap at words; piped, each stays one line.
+        out = console()
+        out.print(Text(text) if isinstance(text, str) else text, soft_wrap=not out.is_terminal)
 
     def complain(self, message: str, text: str) -> None:
         """A refused line, on stderr; on a pipe it names the input line, so a script can be fixed."""
@@ -483,7 +597,8 @@ class Session:
         where = "" if self.interactive else f" (input line {self.line_no}: {shown_text})"
         line = Text().append("rejected", style="bold red").append(f"{where}: ")
         line.append_text(story_text(message))
-        error_console().print(line)
+        err = error_console()
+        err.print(line, soft_wrap=not err.is_terminal)
 
     @property
     def fingerprint(self) -> str | None:
@@ -504,31 +619,124 @@ class Session:
         if state.is_over:
             self.final_words()
             self.say("The game is over: only tie, undo, note, status and quit are taken now.")
+        elif state.phase is Phase.SETTING_UP:
+            self.say(LISTS_AGAIN)
         else:
+            # The table as it stands, so whoever picks up the recording sees it at a glance.
             self.say(party_header(state, state.party))
-            self.say(next_up(turn(state)))
+            print_table(view_table(view(state, None, omniscient=True)))
+            self.say(moves_hint(state))
 
     # --- the loop ---
     def run(self) -> None:
-        stdin = sys.stdin
+        read = self.line_reader()
         try:
             while True:
-                if self.interactive:
-                    click.echo(self.prompt(), nl=False)
-                line = stdin.readline()
-                if not line:  # end of input: quit
-                    if self.interactive:
-                        click.echo()
+                line = read()
+                if line is None:  # end of input: quit
                     break
                 if not self.handle(line):
                     break
         except KeyboardInterrupt:
+            # Ctrl-C is a quit like any other: everything accepted is already saved.
             click.echo()
-            self.farewell()
-            raise
+        except _Finished:
+            return
         self.farewell()
 
+    def line_reader(self) -> Callable[[], str | None]:
+        """At a terminal, an editing prompt with history, completion and a toolbar; otherwise
+        plain lines from stdin exactly as they come."""
+        if self.interactive and _stdout_is_a_terminal():
+            from cli.line_editor import LineEditor
+
+            editor = LineEditor(self.path, self.completions, self.toolbar)
+            return lambda: editor.read(self.prompt())
+        stdin = sys.stdin
+
+        def plain() -> str | None:
+            if self.interactive:
+                click.echo(self.prompt(), nl=False)
+            line = stdin.readline()
+            if not line:
+                if self.interactive:
+                    click.echo()
+                return None
+            return line
+
+        return plain
+
+    # --- what can be typed now (Tab) and the table at a glance (the toolbar) ---
+    def completions(self, before: list[str]) -> list[str]:
+        """The words that can come next after `before`, asking wecore what is legal now."""
+        state = self.state
+        if not before:
+            return [*COMMAND_WORDS, *state.players]
+        verb = VERBS.get(before[0].lower())
+        if verb is None:
+            if len(before) == 1 and state.phase is Phase.PLAYING:
+                return list(MOVES)  # "Ann open R7": the name first, as a check
+            if len(before) == 2 and VERBS.get(before[1].lower()) in MOVES:
+                verb, before = VERBS[before[1].lower()], before[1:]
+            else:
+                return []
+        if len(before) == 1:
+            if verb == "open":
+                return openable_cards(state)
+            if verb == "steal":
+                return [m.from_player for m in legal_moves(state) if isinstance(m, Steal) and m.from_player]
+            if verb == "bring":
+                return list(state.waiting_to_bring)
+            if verb == "swap":
+                return [m.with_player for m in legal_moves(state) if isinstance(m, Swap) and m.with_player]
+            if verb == "tie" and state.is_over:
+                return list(state.scoreboard.winners)
+            if verb == "start":
+                return ["over"]
+        if len(before) == 2 and verb == "bring" and state.attics is not None:
+            try:
+                player = resolve_player(state, before[1])
+            except WeError:
+                return []
+            return [
+                m.card for m in legal_moves(state) if isinstance(m, Bring) and m.player == player and m.card
+            ]
+        return []
+
+    def toolbar(self) -> str:
+        return table_at_a_glance(self.state)
+
+    def add_to_library(self) -> None:
+        """A game that ended goes into the library, as `we import` would put it there."""
+        if self.library is None or not self.state.is_over or self.in_library == self.head:
+            return
+        from cli.common import connect_library, library_name
+        from eventstore.errors import StoreError
+        from wecore.scoring import library_summary
+
+        self.in_library = self.head
+        report = check_game(GameSource(label=str(self.path), path=self.path), keep_lines=True)
+        try:
+            if report.problems:
+                raise StoreError(f"line {report.problems[0].line}: {report.problems[0].message}")
+            library = connect_library(self.library)
+            try:
+                result = library.import_verified(report.lines, str(self.path), library_summary(report.state))
+            finally:
+                library.close()
+        except (StoreError, OSError) as exc:
+            where = library_name(self.library)
+            self.say(f"Not added to the library {where}: {exc}. The game is safe in {self.path}.")
+            return
+        if result.status == "imported":
+            self.say(
+                f"Added to the library {library_name(self.library)} as {result.game_id} (see `we games`)."
+            )
+        elif result.status == "extended":
+            self.say(f"The library {library_name(self.library)} has the new events of {result.game_id} too.")
+
     def farewell(self) -> None:
+        self.add_to_library()  # in case the last sitting was cut off before it could
         if self.state.is_over:
             self.say(f"Saved: {self.head} events in {self.path}. Fingerprint: {self.fingerprint}")
         else:
@@ -562,10 +770,15 @@ class Session:
                     verb = VERBS[words[0].lower()]
                     break
         if verb is None:
-            raise Rejected(f"{words[0]!r} is not a command: type `help` for the list")
+            raise Rejected(
+                f"{words[0]!r} is not a command{did_you_mean(words[0], COMMAND_WORDS)}:"
+                " type `help` for the list"
+            )
         rest = " ".join(words[1:])
         args = _without_comment(words[1:])
         state = self.state
+        if verb in WITHOUT_WORDS and args:
+            raise Rejected(f"`{verb}` takes nothing after it, but {' '.join(args)!r} followed")
 
         if state.is_over and verb not in AFTER_THE_END:
             raise Rejected(f"{GAME_OVER}; `tie`, `undo`, `note`, `status` and `quit` still work")
@@ -577,10 +790,21 @@ class Session:
         if verb == "status":
             self.status()
             return True
+        if state.phase is Phase.SETTING_UP and verb not in ("lists", "start", "undo", "note"):
+            raise Rejected(
+                f"the gift lists are not dealt yet: give them with {LISTS_AGAIN.split(': ', 1)[1]}"
+            )
+        if verb == "lists":
+            self.deal_lists(" ".join(args))
+            return True
+        if verb == "start":
+            if [a.lower() for a in args] != ["over"]:
+                raise Rejected("to set the game up again, type `start over`")
+            return self.start_over()
         if verb == "open":
-            if len(args) != 1:
+            if not args:
                 raise Rejected("say which card was turned over, e.g. `open R7`")
-            self.move(Open(card=parse_card(args[0]), player=actor))
+            self.move(Open(card=spoken_card(args), player=actor))
         elif verb == "steal":
             if not args:
                 raise Rejected("say whose gift is stolen, e.g. `steal Ann`")
@@ -594,7 +818,10 @@ class Session:
         elif verb == "bring":
             if len(args) < 2:
                 raise Rejected("say who brings which card, e.g. `bring Ann R7`")
-            self.move(Bring(player=" ".join(args[:-1]), card=parse_card(args[-1])))
+            if len(args) >= 3 and _is_number(args[-1]):  # `bring Ann red 7`
+                self.move(Bring(player=" ".join(args[:-2]), card=spoken_card(args[-2:])))
+            else:
+                self.move(Bring(player=" ".join(args[:-1]), card=spoken_card(args[-1:])))
         elif verb == "undo":
             self.undo(rest or DEFAULT_UNDO_REASON)
         elif verb == "note":
@@ -607,6 +834,43 @@ class Session:
             winner, reason = self.tie_words(args)
             self.commit(tie_events(state, winner, reason))
         return True
+
+    def deal_lists(self, text: str) -> None:
+        if self.state.phase is not Phase.SETTING_UP:
+            raise Rejected(
+                "the gift lists are dealt already; to deal them again before the first gift is brought,"
+                " `undo` them first"
+            )
+        if not text:
+            raise Rejected(LISTS_AGAIN)
+        try:
+            entries = split_entries(text, "lists")
+        except click.BadParameter as exc:
+            raise Rejected(exc.format_message()) from None
+        lists = {}
+        for name, value in entries:
+            lists[resolve_player(self.state, name)] = parse_gift_list(value)
+        self.commit(decide(self.state, DealLists(lists=lists)))
+        self.say(next_up(turn(self.state)))
+
+    def start_over(self) -> bool:
+        """Before the first gift: set the game up again in a new FILE, the old one kept."""
+        if any(isinstance(e, GiftBrought) for e in self.events):
+            raise Rejected(
+                "gifts have been brought already, so the game cannot start over; `undo` takes back moves"
+            )
+        if not (self.interactive and _stdout_is_a_terminal()):
+            raise Rejected(
+                f"start over at a terminal, or move {self.path} away and run `we record` again with"
+                " the right --players, --dealer and --lists"
+            )
+        backup = backup_path(self.path)
+        self.path.rename(backup)
+        self.say(f"{self.path} is kept as {backup}; setting the game up again.")
+        fresh = set_up(self.path, None, None, None, None, None, self.house_flags, None)
+        fresh.library = self.library
+        fresh.run()
+        raise _Finished
 
     def tie_words(self, args: list[str]) -> tuple[str, str]:
         """`tie Ann Marie best speech`: the longest run of words naming a player, then the reason."""
@@ -639,8 +903,15 @@ class Session:
         self.commit(events)
 
     def undo(self, reason: str) -> None:
-        was_over = self.state.is_over
-        plan = plan_undo(self.state, self.events, reason)
+        state = self.state
+        if state.undo is not None and isinstance(self.events[state.undo[0] - 1], AtticsDealt):
+            # The log allows it, but the recorder could not deal them again: start over instead.
+            raise Rejected(
+                "the attics are not undone at the table: if the set-up was wrong, `start over`"
+                " (the file is kept as a backup)"
+            )
+        was_over = state.is_over
+        plan = plan_undo(state, self.events, reason, lists_too=True)
         seq, undone, brings = plan.seq, plan.undone, plan.brings
         self.commit(plan.voids, narrate=False)
         plural = "s" if brings != 1 else ""
@@ -648,22 +919,45 @@ class Session:
         self.say(story_text(f"Undone: event {seq}, {gist(undone)}{also} ({reason})."))
         if was_over and not self.state.is_over:
             self.say("The game is open again.")
-        self.say(next_up(turn(self.state)))
+        if isinstance(undone, GiftListsDealt):
+            self.say(LISTS_AGAIN)
+        else:
+            self.say(next_up(turn(self.state)))
 
     # --- writing ---
     def commit(self, events: list[Event], narrate: bool = True) -> None:
         try:
-            written = commit(self.log, events, self.head)
+            with _ctrl_c_after_this():
+                written = commit(self.log, events, self.head)
+                self.absorb(events, written, narrate=narrate)
+            return
         except StaleHead:
             # Another recorder wrote to this file meanwhile. Nothing of this line was written;
-            # catch up with the log and let the table decide whether the move still stands.
+            # catch up with the log, show what was added, and let the table decide whether the
+            # move still stands.
+            seen = self.head
             self.catch_up()
+            added = self.head - seen
+            plural = "s" if added != 1 else ""
+            self.say(
+                Text(
+                    f"Added to {self.path} by another recorder meanwhile ({added} event{plural}):",
+                    style="bold",
+                )
+            )
+            state = self.replayed_to(seen)
+            for seq, event in enumerate(self.events[seen:], start=seen + 1):
+                after = evolve(state, event)
+                self.say(story_text(f"  {seq}. {describe(event, state, after)}"))
+                state = after
             raise Rejected(
-                f"another recorder added to {self.path} meanwhile, so this line was not recorded;"
-                f" the log now has {self.head} events. {next_up(turn(self.state))} Type the move again"
-                " if it still stands."
+                f"another recorder added to {self.path} meanwhile (shown above), so this line was not"
+                f" recorded; the log now has {self.head} events. {next_up(turn(self.state))} Type the move"
+                " again if it still stands."
             ) from None
-        self.absorb(events, written, narrate=narrate)
+
+    def replayed_to(self, seq: int) -> GameState:
+        return fold(self.events[:seq])
 
     def catch_up(self) -> None:
         fresh = resume(self.path, greet=False)
@@ -695,7 +989,14 @@ class Session:
             self.say(unseen_brings(unseen))
         if narrate and self.state.is_over and any(isinstance(e, TieBroken) for e in events):
             self.say(winners_line(self.state.scoreboard))
-            self.say(Text(f"Fingerprint: {self.fingerprint}", style="bold"))
+            self.say(
+                Text(
+                    f"The fingerprint changed with the tie-break: {self.fingerprint}"
+                    " (note this one down instead; `we audit` proves a log against it)",
+                    style="bold",
+                )
+            )
+        self.add_to_library()
 
     def transitions(self, before: GameState, event: Event) -> None:
         after = self.state
@@ -715,7 +1016,7 @@ class Session:
         self.say(explanation(board))
         if len(board.winners) > 1 and board.tie_broken_by is None:
             self.say("To break the tie the rulebook's way (the best speech): `tie PLAYER REASON`.")
-        note = "note it down: any later edit changes it"
+        note = "note it down; `we audit` proves a log against it"
         self.say(Text(f"Fingerprint: {self.fingerprint} ({note})", style="bold"))
 
     def status(self) -> None:
@@ -729,6 +1030,30 @@ class Session:
 # --- table language -------------------------------------------------------------------------
 
 
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """', did you mean `open`?' for a slip of the keyboard, or nothing."""
+    close = difflib.get_close_matches(word.lower(), choices, n=1, cutoff=0.6)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+def _is_number(word: str) -> bool:
+    return word.isdigit()
+
+
+def spoken_card(words: list[str]) -> str:
+    """A card as people say it: `R7`, `r 7`, `red 7`, `red7`; CardNotationError otherwise."""
+    text = "".join(words)
+    match = re.fullmatch(r"([A-Za-z]+)(\d+)", text)
+    if match is not None and len(match[1]) > 1:
+        colour = COLOUR_NAMES.get(match[1].lower())
+        if colour is not None:
+            text = colour.letter + match[2]
+    try:
+        return parse_card(text)
+    except CardNotationError:
+        if len(words) > 1 and is_card("".join(words[:1])):
+            raise Rejected(f"one card is opened at a time: {' '.join(words)!r} is more than a card") from None
+        raise CardNotationError(f"{' '.join(words)!r} is not a card: write {CARD_FORM_HINT}") from None
 
 
 def _without_comment(words: list[str]) -> list[str]:

@@ -91,8 +91,11 @@ def colour_text(colour: Colour, with_person: bool = False) -> Text:
     return Text(label, style=CARD_STYLES[colour])
 
 
-def explanation_line(entry: PlayerScore) -> Text:
-    """'Ann: red R8 + yellow Y10 + blue - = 18' with colours."""
+def explanation_line(entry: PlayerScore, with_party: bool = False) -> Text:
+    """'Ann: red R8 + yellow Y10 + blue - = 18' with colours; with_party adds where each counted
+    card was kept: 'red R8 (party 2)'."""
+    # A player keeps one gift per party, in party order.
+    party_of = {card: number for number, card in enumerate(entry.kept, start=1)}
     text = Text(f"{entry.player}: ")
     for index, (colour, card) in enumerate(entry.counted.items()):
         if index:
@@ -100,6 +103,8 @@ def explanation_line(entry: PlayerScore) -> Text:
         text.append_text(colour_text(colour))
         text.append(" ")
         text.append_text(card_text(card))
+        if with_party and card is not None:
+            text.append(f" (party {party_of[card]})", style="dim")
     text.append(f" = {entry.total}")
     return text
 

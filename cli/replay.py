@@ -123,10 +123,13 @@ def standings(board: Scoreboard, explain: bool = False) -> RenderableType:
 def explanation(board: Scoreboard) -> RenderableType:
     """Card by card: the card that counts per list colour, and the kept cards that do not."""
     lines: list[RenderableType] = [
-        Text("Card by card (the highest card of each list colour counts):", style="bold")
+        Text(
+            "Card by card (the highest card of each list colour counts; the party it was kept in):",
+            style="bold",
+        )
     ]
     for entry in board.players:
-        lines.append(Text("  ").append_text(explanation_line(entry)))
+        lines.append(Text("  ").append_text(explanation_line(entry, with_party=True)))
         if entry.unused:
             text = ", ".join(f"{' '.join(cards)} ({why})" for why, cards in entry.unused_by_reason().items())
             lines.append(Text("      not counted: ").append_text(story_text(text)))

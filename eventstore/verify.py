@@ -172,12 +172,24 @@ class LogLine:
 class VerifyResult:
     events: int  # lines in the file, a torn last line included
     problems: list[Problem] = field(default_factory=list)
+    # Proven: the stored hash of the last line, only when every integrity check passed (an edit
+    # that is not re-hashed leaves the last hash as it was and breaks the chain instead).
     fingerprint: str | None = None
     head_hash: str | None = None  # stored hash of the last complete line, if well-formed
     game: str | None = None  # game id of the first line that has one
     # Problems after the first PROBLEMS_LISTED: counted, not listed (a log of a million junk
     # lines must not become a million problems in memory).
     problems_omitted: int = 0
+    stored_fingerprint: str | None = None  # from head_hash whether or not the chain holds
+
+    @property
+    def broken_at(self) -> int | None:
+        """The first line where integrity fails, so the fingerprint is not proven; else None.
+        A torn last line (an append cut off) leaves the chain of the lines before it whole."""
+        return next(
+            (p.line for p in self.problems if p.kind == INTEGRITY and p.code is not ProblemCode.TORN_LINE),
+            None,
+        )
 
     @property
     def ok(self) -> bool:
@@ -674,14 +686,16 @@ class VerifyTally:
         if self.lines == 0:
             problems = [Problem.integrity(1, EMPTY)]
         last_hash = self.last_hash
-        fp = fingerprint(last_hash)
+        stored = fingerprint(last_hash)
         return VerifyResult(
             events=self.lines,
             problems=problems,
-            fingerprint=fp,
-            head_hash=last_hash if fp is not None else None,  # type: ignore[arg-type]
+            # A torn last line breaks nothing before it: the complete lines prove their hash.
+            fingerprint=None if any(p.code is not ProblemCode.TORN_LINE for p in problems) else stored,
+            head_hash=last_hash if stored is not None else None,  # type: ignore[arg-type]
             game=self.game,
             problems_omitted=self.omitted,
+            stored_fingerprint=stored,
         )
 
 

@@ -33,7 +33,7 @@ class AuditResult:
     source: str
     game: str | None
     events: int
-    fingerprint: str | None
+    fingerprint: str | None  # proven by a clean chain, else None
     problems: list[Problem]
     complete: bool
     status: str  # "over", or where the game stands ("party 3/9: Ann to move")
@@ -41,10 +41,21 @@ class AuditResult:
     folded_to: int  # the last line the fold took in
     claims: list[ClaimResult] = field(default_factory=list)
     problems_omitted: int = 0  # problems beyond those listed, counted only
+    stored_fingerprint: str | None = None  # what the last line claims, proven or not
+    broken_at: int | None = None  # the first line failing integrity
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def fingerprint_text(self) -> str:
+        """The fingerprint as people are told it: never the claimed value of a broken chain."""
+        if self.fingerprint is not None:
+            return self.fingerprint
+        if self.broken_at is not None:
+            return f"not proven: the chain breaks at line {self.broken_at}"
+        return "-"
 
     @property
     def clean(self) -> bool:
@@ -58,6 +69,7 @@ class AuditResult:
             "ok": self.ok,
             "events": self.events,
             "fingerprint": self.fingerprint,
+            "stored_fingerprint": self.stored_fingerprint,
             "complete": self.complete,
             "problems": [{"seq": p.line, "kind": p.kind, "message": p.message} for p in self.problems],
             "problems_omitted": self.problems_omitted,
@@ -93,6 +105,8 @@ def audit_one(
         # An empty file is reported at line 1, but it has no lines.
         events=0 if any(p.code is ProblemCode.EMPTY_LOG for p in report.problems) else report.events,
         fingerprint=report.fingerprint,
+        stored_fingerprint=report.stored_fingerprint,
+        broken_at=report.broken_at,
         problems=report.problems,
         complete=report.complete,
         status=status,

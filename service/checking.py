@@ -27,9 +27,11 @@ class GameReport:
     source: str
     game: str | None
     events: int
-    fingerprint: str | None
+    fingerprint: str | None  # proven: None when the chain is broken
     problems: list[Problem]  # the first PROBLEMS_LISTED, in line order
     state: GameState
+    stored_fingerprint: str | None = None  # what the last line claims, proven or not
+    broken_at: int | None = None  # the first line failing integrity, if any
     envelopes: list[Any] = field(default_factory=list)  # kept only when asked for
     lines: list[dict[str, Any]] = field(default_factory=list)  # parsed, kept only when asked for
     problems_omitted: int = 0  # problems beyond those listed: counted only
@@ -144,6 +146,8 @@ def _check_scanned(
         fingerprint=verdict.fingerprint,
         problems=problems,
         state=checker.state,
+        stored_fingerprint=verdict.stored_fingerprint,
+        broken_at=verdict.broken_at,
         envelopes=envelopes,
         lines=kept if kept is not None else [],
         problems_omitted=omitted,

@@ -87,11 +87,16 @@ def is_unseen_bring(event: Event) -> bool:
 
 
 def plan_undo(
-    state: GameState, events: Sequence[Event], reason: str, written_at: Sequence[str] | None = None
+    state: GameState,
+    events: Sequence[Event],
+    reason: str,
+    written_at: Sequence[str] | None = None,
+    lists_too: bool = False,
 ) -> UndoPlan:
     """The recorder's undo: void the latest event in effect, then the unseen brings written for
     it (nobody typed those; they went down with the party's first open), so one undo takes back
-    one move. The set-up is not undone this way.
+    one move. The set-up is not undone this way, except the gift lists when `lists_too` (the
+    recorder can deal them again before the first gift is brought).
 
     `written_at` (the envelopes' `at`, [i] for seq i + 1) tells an unseen bring written with the
     open (one append, so the same `at`) from one a player made on a phone before it: only the
@@ -101,7 +106,7 @@ def plan_undo(
         raise Refused(NOTHING_TO_UNDO)
     seq, _ = state.undo
     undone = events[seq - 1]
-    if isinstance(undone, GiftListsDealt | AtticsDealt):
+    if isinstance(undone, AtticsDealt) or (isinstance(undone, GiftListsDealt) and not lists_too):
         raise Refused(SET_UP_NOT_UNDONE)
     voids = decide_move(state, Undo(reason=reason))
     after = fold(voids, state)

@@ -7,6 +7,7 @@ checked by the reducer before it is returned, so what `decide` accepts, `evolve`
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -192,4 +193,7 @@ def resolve_player(state: GameState, text: str) -> str:
         return matches[0]
     if matches:
         raise UnknownPlayerError(f"{shown(text)} could be {' or '.join(matches)}: type more of the name")
-    raise UnknownPlayerError(f"{shown(text)} is not a player here ({', '.join(state.players)})")
+    by_folded = {p.casefold(): p for p in state.players}
+    close = difflib.get_close_matches(folded, list(by_folded), n=1, cutoff=0.6)
+    hint = f"; did you mean {by_folded[close[0]]}?" if close else ""
+    raise UnknownPlayerError(f"{shown(text)} is not a player here ({', '.join(state.players)}){hint}")

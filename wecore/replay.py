@@ -27,7 +27,11 @@ def steps(events: Iterable[Event]) -> Iterator[Step]:
     for seq, event in enumerate(events, start=1):
         before, state = state, evolve(state, event)
         party = getattr(event, "party", None)
-        if party is None:  # set-up is party 0; a note, void or tie belongs where it was recorded
+        if isinstance(event, EventVoided):
+            # A void belongs to the party the game stands in once it is taken back: undoing the
+            # move that ended party 3 is part of party 3, not a glimpse of party 4.
+            party = state.party
+        elif party is None:  # set-up is party 0; a note or tie belongs where it was recorded
             setup = isinstance(event, GameStarted | GiftListsDealt | AtticsDealt)
             party = 0 if setup else before.party
         yield Step(seq, event, before, state, party)

@@ -36,9 +36,16 @@ def not_now(state: GameState, action: str) -> str:
             f" (swap with someone, or keep): nobody can {action} before that"
         )
     if phase is BRINGING:
-        waiting = ", ".join(state.waiting_to_bring)
-        return f"nobody can {action} yet: party {state.party} is waiting for gifts from {waiting}"
+        return f"nobody can {action} yet: {_bringing(state)}"
     return f"nobody can {action} now"
+
+
+def _bringing(state: GameState) -> str:
+    """What a party is waiting for while its gifts are brought. Without attics nobody records a
+    bring: the gifts go down unseen with the first open, so the wait is for the starter."""
+    if state.attics is None:
+        return f"no gift has been opened in party {state.party} ({state.starter_name} opens first)"
+    return f"party {state.party} is waiting for gifts from {', '.join(state.waiting_to_bring)}"
 
 
 def turn_refusal(state: GameState, player: str, action: str) -> str | None:
@@ -49,8 +56,7 @@ def turn_refusal(state: GameState, player: str, action: str) -> str | None:
     phase = state.phase
     if phase is not PLAYING:
         if phase is BRINGING:
-            waiting = ", ".join(state.waiting_to_bring)
-            return f"{player} cannot {action} yet: party {state.party} is waiting for gifts from {waiting}"
+            return f"{player} cannot {action} yet: {_bringing(state)}"
         return not_now(state, action)
     if seat != state.to_move:
         return f"it is {state.player_to_move}'s turn, not {player}'s"
@@ -106,7 +112,14 @@ def taking_refusal(state: GameState, thief: str, owner: str, card: str | None) -
             if card in state.face_down or (card not in state.seen and state.unseen_face_down):
                 return f"{thief} cannot steal {card}: it has not been opened yet"
         if held is None:
-            return f"{thief} cannot steal from {owner}: {owner} holds no gift"
+            kept = state.kept[victim]
+            out_of_play = ""
+            if kept:
+                verb = "is" if len(kept) == 1 else "are"
+                out_of_play = (
+                    f" (what {owner} kept in earlier parties, {', '.join(kept)}, {verb} out of play)"
+                )
+            return f"{thief} cannot steal from {owner}: {owner} holds no gift now{out_of_play}"
         if card is not None:
             return f"{thief} cannot steal {card} from {owner}: {owner} holds {held}"
     refusal = gift_refusal(state, held, owner)

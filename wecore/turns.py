@@ -61,6 +61,11 @@ def turn_of_view(sv: SeatView) -> Turn:
     )
 
 
+# The recorder allows the gift lists to be undone before the first gift is brought: until they
+# are given again the game is setting up, and the table is told how to give them.
+LISTS_AGAIN = "Give the gift lists again: `lists Ann=RGY,Bob=BGO,...` (one NAME=COLOURS per player)."
+
+
 def _worded(
     t: Turn, playing: str, first_open: str, bringing: str, over: str, otherwise: str, swapping: str
 ) -> str:
@@ -122,7 +127,7 @@ def next_up(t: Turn) -> str:
         first_open=f"{t.starter} opens first (gifts not recorded go down unseen).",
         bringing=f"Gifts still to bring: {t.waiting_text} (`bring PLAYER CARD`).",
         over="The game is over.",
-        otherwise="",
+        otherwise=LISTS_AGAIN if t.phase is Phase.SETTING_UP else "",
         swapping=f"{t.starter} started this party and may swap: `swap PLAYER`, or `keep`.",
     )
 
@@ -151,7 +156,7 @@ def moves_hint(state: GameState, refused: str = "") -> str:
         first_open=f"{t.starter} opens first: `open CARD`.",
         bringing=f"Still to bring: {t.waiting_text} (`bring PLAYER CARD`).",
         over="The game is over: `tie`, `undo`, `note`, `status` and `quit` still work.",
-        otherwise="",
+        otherwise=LISTS_AGAIN if t.phase is Phase.SETTING_UP else "",
         swapping=f"{t.starter} can {can}.",
     )
 
@@ -175,6 +180,6 @@ def prompt(t: Turn) -> str:
         first_open=f"party {t.party} \u00b7 {t.starter}> ",
         bringing=f"party {t.party} \u00b7 bring ({t.waiting_text})> ",
         over="game over> ",
-        otherwise="game over> ",
+        otherwise="gift lists> " if t.phase is Phase.SETTING_UP else "game over> ",
         swapping=f"party {t.party} \u00b7 {t.starter} may swap (swap NAME / keep)> ",
     )

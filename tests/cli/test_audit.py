@@ -100,8 +100,17 @@ def test_json_agrees_with_the_vectors(name):
 def test_json_keys_and_problem_order():
     (report,) = json_lines(we("audit", "--json", EDITED).stdout)
     assert list(report) == [
-        "game", "source", "ok", "events", "fingerprint", "complete", "problems", "problems_omitted", "claims"
-    ]  # fmt: skip
+        "game",
+        "source",
+        "ok",
+        "events",
+        "fingerprint",
+        "stored_fingerprint",
+        "complete",
+        "problems",
+        "problems_omitted",
+        "claims",
+    ]
     assert report["game"] == "vector-two"
     lines = [(p["seq"], p["kind"]) for p in report["problems"]]
     assert lines == sorted(lines, key=lambda p: (p[0], p[1] != "integrity"))
@@ -128,6 +137,20 @@ def test_text_report_of_the_edited_vector_names_the_line_and_kind():
     assert "line 20: integrity: `hash` does not match" in result.stdout
     assert "untrusted" in result.stdout
     assert result.stderr == ""
+
+
+def test_a_broken_chain_proves_no_fingerprint():
+    # The edit was not re-hashed, so the last line still claims the honest log's hash: a host
+    # comparing that value with the one noted at the table would accept the tampered log.
+    honest = EXPECTED["four-players-dealt.jsonl"]["fingerprint"]
+    text = we("audit", EDITED).stdout
+    assert "fingerprint not proven: the chain breaks at line 20" in text
+    assert honest not in text
+    (report,) = json_lines(we("audit", "--json", EDITED).stdout)
+    assert report["fingerprint"] is None
+    assert report["stored_fingerprint"] == honest
+    (clean,) = json_lines(we("audit", "--json", FOUR).stdout)
+    assert clean["fingerprint"] == clean["stored_fingerprint"] == honest
 
 
 def test_exit_status_is_1_if_any_game_fails():

@@ -159,15 +159,21 @@ def test_malformed_flags_are_usage_errors(tmp_path, args, message):
 def test_on_a_terminal_missing_set_up_is_asked_for_and_bad_answers_asked_again(tmp_path, monkeypatch):
     monkeypatch.setattr("cli.record.is_interactive", lambda: True)
     log = tmp_path / "g.jsonl"
-    answers = "Ann,Bob\nAnn,Bob,Cat\nZed\nca\nRGY\nyrg\nBGO\nRBO\nstatus\nquit\n"
+    answers = (
+        "Tonight at Ann's\nAnn,Bob\nOpen,Bob,Cat\nAnn,Bob,Cat\nZed\nca\nRGY\nyrg\nBGO\nRBO\nstatus\nquit\n"
+    )
     result = we("record", log, "--attic-size", "1", input=answers)
     assert result.exit_code == 0, result.stderr
     out = result.stdout
+    assert "Title of the game (Enter for none)" in out
     assert "White Elephant is for 3 to 7 players, not 2" in out
+    # A player called Open would make `Open open R7` mean two things.
+    assert "'Open' starts with the command word 'open': give that player another name" in out
     assert "'Zed' is not a player here" in out
     assert "Ann already has that list" in out
     assert "party 1 \u00b7 Ann> " in out  # the prompt names the player to move
     first, lists = read_log(log)
+    assert first["data"]["title"] == "Tonight at Ann's"
     assert first["data"]["dealer"] == "Cat"
     assert lists["data"]["lists"]["Bob"] == ["blue", "green", "orange"]
 
@@ -286,13 +292,39 @@ def test_undo_voids_the_latest_event_and_says_what_was_undone(tmp_path):
     assert check_game(GameSource("g", path=log)).ok
 
 
-def test_undo_with_nothing_to_undo_is_rejected(tmp_path):
-    log, result = new_game(tmp_path, script="undo\n")
-    assert rejections(result) == [
-        "rejected (input line 1: undo): there is nothing to undo: the set-up (gift lists, attics) is not"
-        " undone at the table; if it was wrong, start a new file"
+def test_a_wrong_gift_list_is_fixed_before_the_first_gift(tmp_path):
+    # Undo takes back the lists; until they are given again nothing else is taken.
+    script = "undo wrong lists\nopen R7\nlists Ann=RGY,Bob=BGO,Cat=RBY\nundo\nundo\nopen R7\n"
+    log, result = new_game(tmp_path, script=script)
+    assert result.exit_code == 0, result.stderr
+    assert "Undone: event 2, the dealing of the gift lists (wrong lists)." in result.stdout
+    assert "Give the gift lists again: `lists Ann=RGY,Bob=BGO,...`" in result.stdout
+    refused = (
+        "the gift lists are not dealt yet: give them with `lists Ann=RGY,Bob=BGO,...`"
+        " (one NAME=COLOURS per player)."
+    )
+    assert [line.split("): ", 1)[1] for line in rejections(result)] == [
+        refused,
+        "there is nothing to undo",
+        refused,
     ]
-    assert len(read_log(log)) == 2
+    events = read_log(log)
+    assert [e["type"] for e in events] == [
+        "game_started",
+        "gift_lists_dealt",
+        "event_voided",
+        "gift_lists_dealt",
+        "event_voided",
+    ]
+    assert events[3]["data"]["lists"]["Cat"] == ["red", "blue", "yellow"]
+
+
+def test_start_over_is_for_a_terminal_and_before_the_first_gift(tmp_path):
+    log, result = new_game(tmp_path, script="start over\nopen R7\nstart over\n")
+    first, second = [line.split("): ", 1)[1] for line in rejections(result)]
+    assert first.startswith(f"start over at a terminal, or move {log} away")
+    assert second.startswith("gifts have been brought already, so the game cannot start over")
+    assert log.exists() and not list(tmp_path.glob("*.abandoned*"))
 
 
 def test_comments_blank_lines_and_quit(tmp_path):
@@ -368,7 +400,7 @@ def test_the_end_standings_tie_and_after(tmp_path):
     out = result.stdout
     assert "Cat opens Y1: the last gift, the game is over." in out
     assert "Tie: Ann, Bob share the win." in out
-    assert "Ann: red R7 + green - + yellow - = 7" in out
+    assert "Ann: red R7 (party 1) + green - + yellow - = 7" in out
     assert "not counted: Y1 (yellow is not on the list)" in out
     assert "`tie PLAYER REASON`" in out
     assert "Tie broken: Ann wins (best speech for Fluffy)." in out
@@ -376,8 +408,14 @@ def test_the_end_standings_tie_and_after(tmp_path):
     events = read_log(log)
     assert events[-1]["type"] == "tie_broken"
     assert events[-1]["data"] == {"winner": "Ann", "reason": "best speech for Fluffy"}
-    fingerprints = [line for line in out.splitlines() if line.startswith("Fingerprint: ")]
-    assert fingerprints[-1] == f"Fingerprint: {events[-1]['hash'][7:19]}"
+    # The tie-break is an event, so the fingerprint noted at the end of the last party is stale.
+    end_of_game = [line for line in out.splitlines() if line.startswith("Fingerprint: ")]
+    noted = events[-2]["hash"][7:19]
+    assert end_of_game == [f"Fingerprint: {noted} (note it down; `we audit` proves a log against it)"]
+    assert (
+        f"The fingerprint changed with the tie-break: {events[-1]['hash'][7:19]} (note this one down instead"
+        in out
+    )
     assert [line.split("): ", 1)[1] for line in rejections(result)] == [
         "a tie can only be broken after the last party",
         "the game is over, so nobody can open, steal or bring any more; `tie`, `undo`, `note`, `status`"
@@ -470,6 +508,9 @@ def test_someone_else_appending_meanwhile_is_caught_up_with_and_the_line_refused
     result = we("record", log, input="note mine\nnote mine again\n")
     assert result.exit_code == 0
     assert rejections(result)[0].startswith("rejected (input line 1: note mine): another recorder added to")
+    # The table is told what was added, not only how many events the log has now.
+    assert f"Added to {log} by another recorder meanwhile (1 event):" in result.stdout
+    assert "3. " in result.stdout and "from another recorder" in result.stdout
     assert [e["data"].get("text") for e in read_log(log)[2:]] == ["from another recorder", "mine again"]
 
 

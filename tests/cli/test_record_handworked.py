@@ -85,7 +85,7 @@ def test_hand_worked_game_in_two_sittings(tmp_path):
     ]
     assert "Party 2 ends: Ann keeps Y2, Bob keeps B10, Cat keeps O8." in second.stdout
     assert "Winner: Bob." in second.stdout
-    assert "Bob: blue B10 + green - + orange - = 10" in second.stdout
+    assert "Bob: blue B10 (party 2) + green - + orange - = 10" in second.stdout
 
     events = read_log(log)
     assert [(e["seq"], e["type"]) for e in events if e["type"] != "gift_brought"] == [
@@ -108,7 +108,7 @@ def test_hand_worked_game_in_two_sittings(tmp_path):
     assert {e["at"] for e in events[:12]} == {"2026-11-26T19:00:00Z"}
     assert {e["at"] for e in events[12:]} == {"2026-11-27T10:00:00Z"}
     fingerprint = events[-1]["hash"][7:19]
-    assert f"Fingerprint: {fingerprint} (note it down" in second.stdout
+    assert f"Fingerprint: {fingerprint} (note it down; `we audit` proves a log against it)" in second.stdout
 
     # The file is sound, chain and rules alike, and scores as worked out by hand.
     assert verify_log(log).ok

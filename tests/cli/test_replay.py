@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -223,3 +224,20 @@ def test_json_of_a_damaged_log_is_the_last_readable_table_and_exit_1():
     assert result.exit_code == 1
     assert json.loads(result.stdout) == expected_json(EDITED, 19, None)
     assert "line 20: integrity" in one_error_line(result)
+
+
+def test_undoing_the_move_that_ended_a_party_keeps_it_in_that_party(tmp_path):
+    # Party 1 ends with Cat's open of B1, which is undone (event 10 voids event 9).
+    log = tmp_path / "g.jsonl"
+    lists = ["--players", "Ann,Bob,Cat", "--dealer", "Cat", "--lists", "Ann=RGY,Bob=BGO,Cat=RBO"]
+    script = "open R7\nsteal ann\nopen G9\nopen B1\nundo\nsteal ann\nopen R5\nopen O8\n"
+    assert we("record", log, *lists, "--attic-size", "2", "--no-library", input=script).exit_code == 0
+    story = we("replay", log).stdout
+    headers = re.findall(r"Party (\d) of 2", story)
+    assert headers == ["1", "2"], story
+    assert story.index("Event 9 is taken back") < story.index("Party 2 of 2")
+    party_two = we("replay", log, "--party", "2").stdout
+    assert "taken back" not in party_two
+    assert re.findall(r"^\s+(\d+)  ", party_two, re.M)[0] == "13"  # the brings of party 2, not event 10
+    party_one = we("replay", log, "--party", "1").stdout
+    assert "Event 9 is taken back" in party_one

@@ -28,7 +28,12 @@ def audit(name: str, *extra: str) -> tuple[int, dict[str, Any]]:
 
 def readme_table() -> dict[str, tuple[int, str, str]]:
     """The README's table: file -> (events, fingerprint, verdict)."""
-    rows = re.findall(r"^\| `([a-z0-9-]+\.jsonl)` \| (\d+) \| `([0-9a-f]{12})` \| (.+?) \|$", README, re.M)
+    rows = re.findall(
+        r"^\| `([a-z0-9-]+\.jsonl)` \| (\d+) \| "
+        r"(?:not proven \(last line claims )?`([0-9a-f]{12})`\)? \| (.+?) \|$",
+        README,
+        re.M,
+    )
     return {name: (int(events), fingerprint, verdict) for name, events, fingerprint, verdict in rows}
 
 
@@ -49,8 +54,10 @@ def test_honest_replays_are_ok_and_complete(name):
 def test_the_edited_copy_fails_at_the_line_the_readme_records():
     code, report = audit("disputed-edited.jsonl")
     assert code == 1
-    events, fingerprint, verdict = readme_table()["disputed-edited.jsonl"]
-    assert (report["events"], report["fingerprint"]) == (events, fingerprint)
+    events, claimed, verdict = readme_table()["disputed-edited.jsonl"]
+    # The last line claims the honest fingerprint; the broken chain proves none.
+    assert (report["events"], report["fingerprint"], report["stored_fingerprint"]) == (events, None, claimed)
+    assert claimed == readme_table()["disputed-honest.jsonl"][1]
     assert verdict == f"FAILED: line {edited_line()}, integrity"
     assert report["problems"][0]["seq"] == edited_line()
     assert report["problems"][0]["kind"] == "integrity"

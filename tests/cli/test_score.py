@@ -66,9 +66,9 @@ def test_plain_standings_and_explain():
     assert "not counted" not in plain.stdout
     assert plain.stdout.splitlines()[-1] == "Fingerprint: 533f2d2596f7"
     explained = we("score", FOUR, "--explain").stdout
-    assert "Ann: red R8 + orange O8 + blue B6 = 22" in explained
+    assert "Ann: red R8 (party 1) + orange O8 (party 8) + blue B6 (party 7) = 22" in explained
     assert "not counted: R3 (lower than R8), Y2 Y3 Y6 Y10 (yellow is not on the list)" in explained
-    assert "Cat: orange - + yellow Y1 + green G3 = 4" in explained
+    assert "Cat: orange - + yellow Y1 (party 2) + green G3 (party 6) = 4" in explained
     assert "\x1b[" not in explained
 
 

@@ -24,7 +24,8 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 def terminal_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS")}
-    env.update(PYTHONPATH=str(ROOT), TERM="xterm-256color", **extra)
+    # A pty is not a terminal emulator: nothing answers prompt_toolkit's cursor position request.
+    env.update(PYTHONPATH=str(ROOT), TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", **extra)
     return env
 
 
@@ -78,25 +79,25 @@ def test_a_whole_game_typed_at_a_terminal_then_audited(tmp_path):
     child.sendline("BGO")
     child.expect_exact("Cat's gift list")
     child.sendline("red, blue, orange")
-    child.expect_exact("party 1 \u00b7 Ann> ")
+    child.expect_exact("party 1 \u00b7 Ann>")
     child.sendline("open r7")
-    child.expect_exact("party 1 \u00b7 Bob> ")
+    child.expect_exact("party 1 \u00b7 Bob>")
     child.sendline("steal ann")
-    child.expect_exact("party 1 \u00b7 Ann> ")
+    child.expect_exact("party 1 \u00b7 Ann>")
     child.sendline("ann steal bob")  # R7 is locked
     child.expect_exact("just stole it")
-    child.expect_exact("party 1 \u00b7 Ann> ")
+    child.expect_exact("party 1 \u00b7 Ann>")
     child.sendline("open G9")
-    child.expect_exact("party 1 \u00b7 Cat> ")
+    child.expect_exact("party 1 \u00b7 Cat>")
     child.sendline("open b1")  # a slip: Cat meant to steal
-    child.expect_exact("party 2 \u00b7 Bob> ")
+    child.expect_exact("party 2 \u00b7 Bob>")
     child.sendline("undo")
     child.expect_exact("Undone: event 9")
-    child.expect_exact("party 1 \u00b7 Cat> ")
+    child.expect_exact("party 1 \u00b7 Cat>")
     child.sendline("s ann")
-    child.expect_exact("party 1 \u00b7 Ann> ")
+    child.expect_exact("party 1 \u00b7 Ann>")
     child.sendline("o r5")
-    child.expect_exact("party 2 \u00b7 Bob> ")
+    child.expect_exact("party 2 \u00b7 Bob>")
     child.sendline("quit")
     status, first = finish(child)
     assert status == 0
@@ -112,22 +113,22 @@ def test_a_whole_game_typed_at_a_terminal_then_audited(tmp_path):
     # Second sitting: carry on where it stopped, to the end, then end of input (Ctrl-D).
     child = spawn(["record", str(log)], ROOT, env)
     child.expect_exact("Carrying on with game tonight")
-    child.expect_exact("party 2 \u00b7 Bob> ")
+    child.expect_exact("party 2 \u00b7 Bob>")
     child.sendline("status")
     child.expect_exact("Bob opens first: `open CARD`.")
-    child.expect_exact("party 2 \u00b7 Bob> ")
+    child.expect_exact("party 2 \u00b7 Bob>")
     child.sendline("Bob open O8")
-    child.expect_exact("party 2 \u00b7 Cat> ")
+    child.expect_exact("party 2 \u00b7 Cat>")
     child.sendline("bob open y3")  # not Bob's turn
     child.expect_exact("it is Cat's turn, not Bob's")
-    child.expect_exact("party 2 \u00b7 Cat> ")
+    child.expect_exact("party 2 \u00b7 Cat>")
     child.sendline("open Y3")
-    child.expect_exact("party 2 \u00b7 Ann> ")
+    child.expect_exact("party 2 \u00b7 Ann>")
     child.sendline("steal cat")
-    child.expect_exact("party 2 \u00b7 Cat> ")
+    child.expect_exact("party 2 \u00b7 Cat>")
     child.sendline("open b10")
     child.expect_exact("Final standings")
-    child.expect_exact("game over> ")
+    child.expect_exact("game over>")
     child.sendeof()
     status, second = finish(child)
     assert status == 0
@@ -137,7 +138,7 @@ def test_a_whole_game_typed_at_a_terminal_then_audited(tmp_path):
     assert "Winner: Cat." in plain
     events = read_log(log)
     fingerprint = events[-1]["hash"][7:19]
-    assert f"Fingerprint: {fingerprint} (note it down" in plain
+    assert f"Fingerprint: {fingerprint} (note it down; `we audit` proves a log against it)" in plain
 
     # The file passes the audit.
     audit = subprocess.run(
@@ -192,7 +193,7 @@ def test_piped_output_is_plain(tmp_path):
     )
     assert done.returncode == 0
     assert "\x1b[" not in done.stdout
-    assert "Ann: red R8 + orange O8 + blue B6 = 22" in done.stdout
+    assert "Ann: red R8 (party 1) + orange O8 (party 8) + blue B6 (party 7) = 22" in done.stdout
 
 
 def test_errors_from_the_real_command_are_one_line(tmp_path):
@@ -227,3 +228,183 @@ def test_errors_from_the_real_command_are_one_line(tmp_path):
     assert missing.returncode == 2
     assert "needs --players, --dealer, --lists" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+UP, LEFT, TAB, CTRL_C = "\x1b[A", "\x1b[D", "\t", "\x03"
+CURSOR_POSITION_REQUEST = "\x1b[6n"
+
+
+class Terminal:
+    """A pty that answers prompt_toolkit's cursor position requests as a terminal emulator
+    would (without an answer it leaves out the bottom toolbar)."""
+
+    def __init__(self, child: pexpect.spawn) -> None:
+        self.child = child
+
+    def expect(self, text: str) -> None:
+        while self.child.expect_exact([CURSOR_POSITION_REQUEST, text]) == 0:
+            self.child.send("\x1b[20;1R")
+
+    def __getattr__(self, name: str):
+        return getattr(self.child, name)
+
+
+def test_line_editing_history_completion_toolbar_and_ctrl_c(tmp_path):
+    log = tmp_path / "tonight.jsonl"
+    db = tmp_path / "library.db"
+    env = {k: v for k, v in terminal_env().items() if k != "PROMPT_TOOLKIT_NO_CPR"}
+    new_game = ["record", str(log), "--players", "Ann,Bob,Cat", "--dealer", "Cat", "--title", "Tonight"]
+    child = Terminal(spawn([*new_game, "--lists", "Ann=RGY,Bob=BGO,Cat=RBO", "--db", str(db)], ROOT, env))
+    child.expect("party 1 \u00b7 Ann>")
+    # The toolbar: party, whose turn, what can be opened and stolen, scores so far.
+    child.expect("Party 1/9: Ann opens first (gifts not recorded go down unseen).")
+    child.expect("Open: an unseen gift  Steal: nothing")
+    child.expect("Scores: Ann 0, Bob 0, Cat 0")
+    child.sendline("open R7")
+    child.expect("party 1 \u00b7 Bob>")
+    child.sendline("steal ann")
+    child.expect("party 1 \u00b7 Ann>")
+    child.expect("Locked: R7 (Bob)")  # the toolbar says what cannot be stolen back
+    # Editing: a card typed without its colour, fixed by going back with Left.
+    child.send("open 1" + LEFT + "B")
+    child.sendline("")
+    child.expect("Ann opens ")
+    child.expect("party 1 \u00b7 Cat>")
+    # Completion: the command, then the only player called B... whose gift can be stolen.
+    child.send("ste" + TAB)
+    child.send(" B" + TAB)
+    child.expect("Bob")
+    child.sendline("")
+    child.expect("Cat steals ")
+    child.expect("party 1 \u00b7 Bob>")
+    # Ctrl-C is a quit: saved, exit 0.
+    child.send(CTRL_C)
+    status, first = finish(child.child)
+    plain = ANSI.sub("", first)
+    assert status == 0, plain
+    assert "Saved: 9 events" in plain
+    assert "Ann opens B1" in plain and "Cat steals R7 from Bob" in plain
+    assert "aborted" not in plain
+    assert [e["type"] for e in read_log(log)][-1] == "gift_stolen"
+    assert (tmp_path / ".tonight.jsonl.history").exists()
+
+    # Next sitting: the table is shown, and Up brings back the lines typed last time.
+    child = Terminal(spawn(["record", str(log), "--db", str(db)], ROOT, env))
+    child.expect("Carrying on with game tonight")
+    child.expect("\u2190 to move")  # the table, not only whose turn it is
+    child.expect("party 1 \u00b7 Bob>")
+    child.send(UP + UP)
+    child.expect("open B1")
+    child.send(CTRL_C)  # also with a half-typed line
+    status, _ = finish(child.child)
+    assert status == 0
+    assert len(read_log(log)) == 9
+
+
+def test_a_finished_game_goes_into_the_library(tmp_path):
+    log = tmp_path / "short.jsonl"
+    db = tmp_path / "library.db"
+    child = spawn(
+        [
+            "record",
+            str(log),
+            "--players",
+            "Ann,Bob,Cat",
+            "--dealer",
+            "Cat",
+            "--lists",
+            "Ann=RGY,Bob=BGO,Cat=RBO",
+            "--attic-size",
+            "1",
+            "--title",
+            "Short",
+            "--db",
+            str(db),
+        ],
+        ROOT,
+        terminal_env(),
+    )
+    for card in ("R7", "B7", "Y1"):
+        child.expect_exact(">")
+        child.sendline(f"open {card}")
+    child.expect_exact(f"Added to the library {db} as short (see `we games`).")
+    child.expect_exact("game over>")
+    child.sendeof()
+    status, _ = finish(child)
+    assert status == 0
+    from eventstore.sqlite import Library
+
+    with Library(db) as library:
+        assert library.has_game("short")
+
+
+def test_long_lines_wrap_at_words_to_the_terminal_width(tmp_path):
+    args = ["record", "g.jsonl", "--players", "Ann,Bob,Cat", "--dealer", "Cat", "--title", "T"]
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "cli.main", *args, "--lists", "Ann=RGY,Bob=BGO,Cat=RBO", "--no-library"],
+        cwd=str(tmp_path),
+        env=terminal_env(),
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(40, 50),
+    )
+    child.logfile_read = io.StringIO()
+    child.expect_exact("party 1 \u00b7 Ann>")
+    child.sendeof()
+    status, out = finish(child)
+    assert status == 0
+    lines = ANSI.sub("", out).replace("\r", "").split("\n")
+    told = [
+        line for line in lines if line.strip() and "party 1 \u00b7 Ann>" not in line
+    ]  # the prompt redrawn
+    assert all(len(line) <= 50 for line in told), [line for line in told if len(line) > 50]
+    # The gift lists take several lines, each broken between words, never inside one.
+    text = " ".join(line.strip() for line in told)
+    assert "Ann shops for red (Mother-in-Law), green (Great Uncle Irwin), yellow (Fluffy the Cat);" in text
+    assert any(line.startswith("Gift lists dealt:") for line in told)
+
+
+def test_start_over_keeps_the_abandoned_file(tmp_path):
+    log = tmp_path / "g.jsonl"
+    child = spawn(
+        [
+            "record",
+            "g.jsonl",
+            "--players",
+            "Ann,Bob,Cat",
+            "--dealer",
+            "Ann",
+            "--title",
+            "Oops",
+            "--no-library",
+        ],
+        tmp_path,
+        terminal_env(),
+    )
+    child.expect_exact("Ann's gift list")
+    for gift_list in ("RGY", "BGO", "RBO"):
+        child.sendline(gift_list)
+    child.expect_exact("party 1 \u00b7 Bob>")  # the dealer was wrong: Cat dealt, so Ann starts
+    child.sendline("start over")
+    child.expect_exact("g.jsonl is kept as g.jsonl.abandoned; setting the game up again.")
+    child.expect_exact("Title of the game")
+    child.sendline("Take two")
+    child.expect_exact("Players")
+    child.sendline("Ann,Bob,Cat")
+    child.expect_exact("Dealer")
+    child.sendline("Cat")
+    for gift_list in ("RGY", "BGO", "RBO"):
+        child.expect_exact("gift list")
+        child.sendline(gift_list)
+    child.expect_exact("party 1 \u00b7 Ann>")
+    child.sendline("open R7")
+    child.expect_exact("party 1 \u00b7 Bob>")
+    child.sendline("quit")
+    status, _ = finish(child)
+    assert status == 0
+    abandoned = read_log(tmp_path / "g.jsonl.abandoned")
+    assert abandoned[0]["data"]["dealer"] == "Ann" and len(abandoned) == 2
+    fresh = read_log(log)
+    assert fresh[0]["data"]["dealer"] == "Cat" and fresh[0]["data"]["title"] == "Take two"
+    assert fresh[-1]["data"]["card"] == "R7"

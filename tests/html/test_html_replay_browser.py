@@ -158,8 +158,12 @@ def assert_table_is(shown: dict[str, Any], envelopes, seq: int, viewer: str | No
 def test_step_through_a_full_game(open_page):
     log = load_log("four-players-dealt.jsonl")
     page = open_page(log)
-    assert_table_is(table(page), log, 1)
+    # With no event asked for, the page opens on the last one: the final standings.
+    assert_table_is(table(page), log, len(log))
+    assert page.text_content("#standings-title") == "Final standings"
     assert page.locator("#timeline li[data-seq]").count() == len(log)
+    page.keyboard.press("Home")
+    assert_table_is(table(page), log, 1)
 
     for _ in range(8):
         page.click("#next")
@@ -311,6 +315,16 @@ def test_frozen_gifts_are_marked(open_page):
 def test_phone_screen_and_screenshots(open_page, tmp_path):
     log = load_log("four-players-dealt.jsonl")
     page = open_page(log, viewport=PHONE, name="phone")
+    # On a phone the standings come first, above the controls and the table.
+    standings_top = page.evaluate("document.getElementById('standings-box').getBoundingClientRect().top")
+    controls_top = page.evaluate("document.getElementById('controls').getBoundingClientRect().top")
+    assert standings_top < controls_top
+    assert page.text_content("#standings-title") == "Final standings"
+    desktop_order = open_page(log, name="desktop-order")
+    assert desktop_order.evaluate(
+        "document.getElementById('standings-box').getBoundingClientRect().top"
+        " > document.getElementById('controls').getBoundingClientRect().top"
+    )
     for seq in (1, 9, 30, len(log)):
         page.evaluate(f"location.hash = '#seq={seq}'")
         page.reload()

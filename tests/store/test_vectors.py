@@ -66,9 +66,10 @@ def test_edited_vector_breaks_exactly_one_line() -> None:
     result = verify_log(VECTORS / "four-players-edited.jsonl")
     assert [(p.line, p.kind) for p in result.problems] == [(20, "integrity")]
     assert "hash" in result.problems[0].message
-    # Nothing was re-hashed, so the stored hashes, and with them the fingerprint, are those
-    # of the original: only verification shows the edit.
-    assert result.fingerprint == EXPECTED["four-players-dealt.jsonl"]["fingerprint"]
+    # Nothing was re-hashed, so the stored hashes are those of the original: only verification
+    # shows the edit, and so the broken chain proves no fingerprint.
+    assert result.stored_fingerprint == EXPECTED["four-players-dealt.jsonl"]["fingerprint"]
+    assert result.fingerprint is None and result.broken_at == 20
 
 
 def test_worked_canonical_form() -> None:

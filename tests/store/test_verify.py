@@ -213,9 +213,12 @@ def test_torn_last_line() -> None:
 def test_fingerprint_only_from_a_well_formed_hash() -> None:
     lines = make_log()
     lines[-1] = edit(lines[-1], data={"edited": True})  # wrong, but a well-formed hash
-    assert verify_log(lines).fingerprint == json.loads(lines[-1])["hash"][7:19]
+    edited = verify_log(lines)
+    # What the line claims, but the broken chain proves no fingerprint.
+    assert edited.stored_fingerprint == json.loads(lines[-1])["hash"][7:19]
+    assert edited.fingerprint is None and edited.broken_at == len(lines)
     lines[-1] = edit(lines[-1], hash="sha256:XYZ")
-    assert verify_log(lines).fingerprint is None
+    assert verify_log(lines).fingerprint is None and verify_log(lines).stored_fingerprint is None
     lines[-1] = b"garbage\n"
     assert verify_log(lines).fingerprint is None and verify_log(lines).head_hash is None
 

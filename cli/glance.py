@@ -1,0 +1,53 @@
+"""The table at a glance, for the recorder's bottom toolbar and Tab completion: what can be
+opened or stolen now, what is locked or frozen, and the scores so far. Every answer comes
+from wecore (its decider, legal moves, turn sentences and scoreboard); nothing is judged here."""
+
+from __future__ import annotations
+
+from wecore.cards import ALL_CARDS, sort_key
+from wecore.decider import Open, Steal, decide
+from wecore.errors import WeError
+from wecore.moves import legal_moves
+from wecore.state import GameState, Phase
+from wecore.turns import next_up, status_line, turn
+
+
+def openable_cards(state: GameState) -> list[str]:
+    """Every card the player to move could say they turned over now, as wecore's decider
+    would take it (an unseen gift can be any card not yet met)."""
+    cards = []
+    for card in ALL_CARDS:
+        try:
+            decide(state, Open(card=card))
+        except WeError:
+            continue
+        cards.append(card)
+    return cards
+
+
+def table_at_a_glance(state: GameState) -> str:
+    """The toolbar: party and whose turn, what can be opened or stolen, what is locked or
+    frozen, and the scores so far."""
+    first = status_line(turn(state))
+    if state.phase in (Phase.PLAYING, Phase.BRINGING):
+        first = f"Party {state.party}/{state.attic_size}: {next_up(turn(state))}"
+    if state.phase is Phase.PLAYING or (state.phase is Phase.BRINGING and state.attics is None):
+        moves = legal_moves(state) if state.phase is Phase.PLAYING else []
+        down = list(state.face_down)
+        unseen = state.unseen_face_down or (state.phase is Phase.BRINGING)
+        can_open = " ".join(down) + (" or " if down and unseen else "") + ("an unseen gift" if unseen else "")
+        steals = [f"{m.card} ({m.from_player})" for m in moves if isinstance(m, Steal)]
+        first += f"  Open: {can_open or 'nothing'}  Steal: {', '.join(steals) or 'nothing'}"
+    second = []
+    if state.phase is Phase.PLAYING:
+        held_by = {card: name for name, card in state.holdings.items()}
+        for label, cards in (("Locked", state.locked), ("Frozen", state.frozen)):
+            if cards:
+                second.append(
+                    f"{label}: "
+                    + ", ".join(f"{c} ({held_by.get(c, '?')})" for c in sorted(cards, key=sort_key))
+                )
+    if state.lists is not None:
+        totals = state.scoreboard.totals
+        second.append("Scores: " + ", ".join(f"{name} {totals.get(name, 0)}" for name in state.players))
+    return first + ("\n" + "  ".join(second) if second else "")
