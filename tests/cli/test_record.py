@@ -157,7 +157,7 @@ def test_malformed_flags_are_usage_errors(tmp_path, args, message):
 
 
 def test_on_a_terminal_missing_set_up_is_asked_for_and_bad_answers_asked_again(tmp_path, monkeypatch):
-    monkeypatch.setattr("cli.record.is_interactive", lambda: True)
+    monkeypatch.setattr("cli.record_setup.is_interactive", lambda: True)
     log = tmp_path / "g.jsonl"
     answers = (
         "Tonight at Ann's\nAnn,Bob\nOpen,Bob,Cat\nAnn,Bob,Cat\nZed\nca\nRGY\nyrg\nBGO\nRBO\nstatus\nquit\n"

@@ -69,7 +69,7 @@ def test_the_prompt_and_hint_name_the_swap(tmp_path):
     result = we("record", log, *NEW3, *RULES, input="open R7\nopen Y9\nopen O4\nstatus\n")
     assert result.exit_code == 0, result.stderr
     assert "Ann can keep their gift (`keep`) or swap it for Y9 (Bob), O4 (Cat)." in result.stdout
-    from cli.record import resume
+    from cli.record_setup import resume
 
     session = resume(log, greet=False)
     assert session.prompt() == "party 1 \u00b7 Ann may swap (swap NAME / keep)> "

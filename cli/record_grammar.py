@@ -1,0 +1,163 @@
+"""What people type at the table, and how the recorder reads it: the command words and their
+short forms, spoken cards (`red 7`), names that would clash with a command, NAME=VALUE entries,
+and the refusal a misread line gets.
+
+Apart from the session so that the words of the table are in one place, readable and testable
+without a log. It stays in `cli/`: the HTTP service takes structured requests, not typed lines.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+
+import click
+
+from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card
+from wecore.errors import CardNotationError
+
+HELP = """\
+Commands (names and cards in any case; a unique start of a name is enough):
+  open CARD          (o)  the player to move opens CARD, e.g. `open R7`
+  steal PLAYER       (s)  the player to move steals the gift PLAYER holds
+  NAME open CARD / NAME steal PLAYER   the same, checking whose turn it is
+  swap PLAYER             starter_final_swap: after a party's last open, its starter swaps
+                          gifts with PLAYER (`keep`: no swap)
+  bring PLAYER CARD       PLAYER brings CARD face down (needed when the attics were dealt;
+                          otherwise gifts not yet brought go down unseen at the first open)
+  undo [REASON]           take back the latest event still in effect
+  note TEXT               a remark for the record
+  tie PLAYER [REASON]     after the last party: PLAYER wins the tie (the best speech)
+  status                  whose turn, who holds what, locked and face-down gifts, legal moves
+  help                    this list
+  quit               (q)  stop; everything accepted is already saved (end of input and Ctrl-C too)
+Before the first gift is brought: `undo` takes back the gift lists (then `lists Ann=RGY,...`),
+and `start over` sets the game up again (wrong players or dealer), keeping FILE as a backup.
+At a terminal: Up/Down for earlier lines, Tab to complete, arrows to edit.
+Blank lines and lines starting with # are ignored."""
+
+VERBS = {
+    "open": "open",
+    "o": "open",
+    "opens": "open",
+    "steal": "steal",
+    "s": "steal",
+    "steals": "steal",
+    "swap": "swap",
+    "swaps": "swap",
+    "keep": "keep",
+    "keeps": "keep",
+    "bring": "bring",
+    "b": "bring",
+    "brings": "bring",
+    "undo": "undo",
+    "note": "note",
+    "tie": "tie",
+    "status": "status",
+    "st": "status",
+    "help": "help",
+    "h": "help",
+    "?": "help",
+    "quit": "quit",
+    "q": "quit",
+    "exit": "quit",
+    "lists": "lists",
+    "start": "start",
+}
+MOVES = ("open", "steal", "swap", "keep")
+COMMAND_WORDS = (
+    "open",
+    "steal",
+    "swap",
+    "keep",
+    "bring",
+    "undo",
+    "note",
+    "tie",
+    "status",
+    "help",
+    "quit",
+    "lists",
+    "start",
+)
+WITHOUT_WORDS = ("status", "help", "quit", "keep")
+COLOUR_NAMES = {colour.value: colour for colour in COLOURS}
+AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
+DEFAULT_UNDO_REASON = "undone at the table"
+DEFAULT_TIE_REASON = "won the tie-break at the table"
+
+
+class Rejected(Exception):
+    """A line the recorder refuses; the message is for the table."""
+
+
+# "Ann=RGY,Bob=red green blue;Cat=..." : a comma separates entries only before "NAME=".
+_ENTRY_SPLIT = re.compile(r"\s*;\s*|\s*,\s*(?=[^,;=]+=)")
+
+
+def split_entries(text: str, option: str) -> list[tuple[str, str]]:
+    """'Ann=RGY,Bob=BGO' -> [('Ann', 'RGY'), ('Bob', 'BGO')]; usage error if malformed."""
+    entries = []
+    for part in _ENTRY_SPLIT.split(text.strip()):
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise click.BadParameter(f"{part!r} is not NAME=VALUE (e.g. Ann=RGY)", param_hint=option)
+        entries.append((name.strip(), value.strip()))
+    if not entries:
+        raise click.BadParameter("give one NAME=VALUE per player", param_hint=option)
+    return entries
+
+
+def parse_players(text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def names_clash(names: Sequence[str]) -> str | None:
+    """Why a name cannot be recorded at this table: a command word or a card would make
+    `Open open R7` or `steal B2` mean two things."""
+    for name in names:
+        first = name.split()[0]
+        if first.lower() in VERBS:
+            return f"{name!r} starts with the command word {first.lower()!r}: give that player another name"
+        if is_card(first):
+            return f"{name!r} starts like the card {parse_card(first)}: give that player another name"
+    return None
+
+
+# --- table language -------------------------------------------------------------------------
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """', did you mean `open`?' for a slip of the keyboard, or nothing."""
+    close = difflib.get_close_matches(word.lower(), choices, n=1, cutoff=0.6)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+def _is_number(word: str) -> bool:
+    return word.isdigit()
+
+
+def spoken_card(words: list[str]) -> str:
+    """A card as people say it: `R7`, `r 7`, `red 7`, `red7`; CardNotationError otherwise."""
+    text = "".join(words)
+    match = re.fullmatch(r"([A-Za-z]+)(\d+)", text)
+    if match is not None and len(match[1]) > 1:
+        colour = COLOUR_NAMES.get(match[1].lower())
+        if colour is not None:
+            text = colour.letter + match[2]
+    try:
+        return parse_card(text)
+    except CardNotationError:
+        if len(words) > 1 and is_card("".join(words[:1])):
+            raise Rejected(f"one card is opened at a time: {' '.join(words)!r} is more than a card") from None
+        raise CardNotationError(f"{' '.join(words)!r} is not a card: write {CARD_FORM_HINT}") from None
+
+
+def _without_comment(words: list[str]) -> list[str]:
+    for index, word in enumerate(words):
+        if word.startswith("#"):
+            return words[:index]
+    return words

@@ -1,0 +1,279 @@
+"""The start of a sitting of `we record`: a new game set up from flags or, on a terminal, from
+questions (written in one append), or an existing log checked and carried on, finishing a set-up
+that was cut off.
+
+Apart from the session loop because it runs once, before any line is read, and is where the
+flags of a new game are judged; the session returns here only for `start over` and to catch up.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.text import Text
+
+from cli.common import CommandFailed, GameSource, check_game
+from cli.house_rules import options_from_flags
+from cli.record_grammar import Rejected, names_clash, parse_players, split_entries
+from cli.record_session import Session
+from service.checking import damage_sentence
+from service.play import (
+    start_game,
+)
+from wecore.cards import parse_card, parse_gift_list
+from wecore.decider import (
+    DealAttics,
+    DealLists,
+    StartGame,
+    decide,
+    resolve_player,
+)
+from wecore.errors import WeError
+from wecore.events import (
+    Event,
+    parse_event,
+)
+from wecore.reducer import fold
+from wecore.state import INITIAL_STATE, GameState, Phase
+
+
+def is_interactive() -> bool:
+    """A person at a terminal (prompts, questions) rather than a script on a pipe."""
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _rejected_option(option: str, exc: WeError) -> CommandFailed:
+    return CommandFailed(f"{option}: {exc}")
+
+
+def _by_player(state: GameState, entries: list[tuple[str, str]], option: str) -> dict[str, str]:
+    """NAME=VALUE entries keyed by the player each name stands for, each player at most once."""
+    out: dict[str, str] = {}
+    for name, value in entries:
+        try:
+            player = resolve_player(state, name)
+        except WeError as exc:
+            raise _rejected_option(option, exc) from None
+        if player in out:
+            raise CommandFailed(f"{option}: {player} is given twice")
+        out[player] = value
+    return out
+
+
+def _start(names: tuple[str, ...], dealer: str, options: dict[str, Any], title: str | None) -> list[Event]:
+    return decide(INITIAL_STATE, StartGame(players=names, dealer=dealer, options=options, title=title))
+
+
+def set_up(
+    file: Path,
+    players: str | None,
+    dealer: str | None,
+    lists: str | None,
+    title: str | None,
+    game_id: str | None,
+    house_flags: dict[str, Any],
+    attics: str | None,
+) -> Session:
+    from eventstore.envelope import make_game_id, valid_game_id
+
+    interactive = is_interactive()
+    missing = [
+        flag
+        for flag, value in (("--players", players), ("--dealer", dealer), ("--lists", lists))
+        if value is None
+    ]
+    if missing and not interactive:
+        raise click.UsageError(
+            f"{file} is a new game, so it needs {', '.join(missing)}"
+            " (on a terminal, `we record` asks for them)"
+        )
+    if game_id is not None and not valid_game_id(game_id):
+        raise click.BadParameter(
+            f"{game_id!r} is not a game id: use 1-64 of a-z 0-9 -", param_hint="--game-id"
+        )
+
+    def options_for(count: int) -> dict[str, Any]:
+        return options_from_flags(house_flags, count)
+
+    def check_players(text: str) -> tuple[str, ...]:
+        names = parse_players(text)
+        if not names:
+            raise click.BadParameter("give the players' names, separated by commas")
+        clash = names_clash(names)
+        if clash:
+            raise click.BadParameter(clash)
+        try:
+            _start(names, names[0], options_for(len(names)), title)
+        except WeError as exc:
+            raise click.BadParameter(str(exc)) from None
+        return names
+
+    # Players, then the dealer: asked for on a terminal, else taken from the flags.
+    if title is None and interactive:
+        title = (
+            click.prompt("Title of the game (Enter for none)", default="", show_default=False).strip() or None
+        )
+    if players is None:
+        names = click.prompt("Players, in clockwise seat order (e.g. Ann,Bob,Cat)", value_proc=check_players)
+    else:
+        names = parse_players(players)
+        clash = names_clash(names)
+        if clash:
+            raise CommandFailed(f"--players: {clash}")
+        try:
+            _start(names, names[0] if names else "", options_for(len(names)), title)
+        except WeError as exc:
+            raise _rejected_option("--players", exc) from None
+    probe = fold(_start(names, names[0], options_for(len(names)), title))
+
+    def check_dealer(text: str) -> str:
+        try:
+            return resolve_player(probe, text)
+        except WeError as exc:
+            raise click.BadParameter(str(exc)) from None
+
+    if dealer is None:
+        dealer_name = click.prompt("Dealer", value_proc=check_dealer)
+    else:
+        try:
+            dealer_name = resolve_player(probe, dealer)
+        except WeError as exc:
+            raise _rejected_option("--dealer", exc) from None
+    events = _start(names, dealer_name, options_for(len(names)), title)
+    state = fold(events)
+
+    more, state = _deal(state, lists, attics)
+    events += more
+
+    from eventstore.jsonl import JsonlLog
+
+    gid = game_id or make_game_id(title, datetime.now(UTC))
+    written = start_game(file, gid, events)
+    log = JsonlLog(file)
+
+    session = Session(file, log, INITIAL_STATE, [], 0, None, interactive, gid, house_flags=house_flags)
+    named = f" \u201c{title}\u201d" if title else ""
+    session.say(Text(f"Recording game {gid}{named} in {file}.", style="bold"))
+    session.absorb(events, written)
+    if interactive:
+        session.say(
+            Text(
+                "Type `open CARD` as each gift is opened, `steal PLAYER` for a steal, `help` for more;"
+                " Tab completes, Up recalls. Wrong set-up? Before the first gift, `undo` takes back the"
+                " lists and `start over` begins again (this file is kept).",
+                style="dim",
+            )
+        )
+    return session
+
+
+def _deal(state: GameState, lists: str | None, attics: str | None) -> tuple[list[Event], GameState]:
+    """The set-up's second half after game_started: the gift lists (asked for on a terminal
+    when not given) and the attics if given. Returns the events and the state after them."""
+    dealt: list[Event] = []
+    # The gift lists.
+    if lists is None:
+        chosen: dict[str, tuple[Any, ...]] = {}
+        for name in state.players:
+
+            def check_list(text: str, name: str = name) -> tuple[Any, ...]:
+                try:
+                    colours = parse_gift_list(text)
+                except WeError as exc:
+                    raise click.BadParameter(str(exc)) from None
+                for other, theirs in chosen.items():
+                    if set(theirs) == set(colours):
+                        raise click.BadParameter(f"{other} already has that list: every list differs")
+                return colours
+
+            chosen[name] = click.prompt(
+                f"{name}'s gift list (three colours, e.g. RGY)", value_proc=check_list
+            )
+        gift_lists = chosen
+    else:
+        gift_lists = {}
+        for player, value in _by_player(state, split_entries(lists, "--lists"), "--lists").items():
+            try:
+                gift_lists[player] = parse_gift_list(value)
+            except WeError as exc:
+                raise _rejected_option("--lists", exc) from None
+    try:
+        more = decide(state, DealLists(lists=gift_lists))
+    except WeError as exc:
+        raise _rejected_option("--lists", exc) from None
+    dealt += more
+    state = fold(more, state)
+
+    # The attics, when the hands were recorded.
+    if attics is not None:
+        hands: dict[str, tuple[str, ...]] = {}
+        for player, value in _by_player(state, split_entries(attics, "--attics"), "--attics").items():
+            try:
+                hands[player] = tuple(parse_card(c) for c in re.split(r"[\s,]+", value) if c)
+            except WeError as exc:
+                raise _rejected_option("--attics", exc) from None
+        try:
+            more = decide(state, DealAttics(attics=hands))
+        except WeError as exc:
+            raise _rejected_option("--attics", exc) from None
+        dealt += more
+        state = fold(more, state)
+
+    return dealt, state
+
+
+# --- carrying on -----------------------------------------------------------------------------
+
+
+def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str | None = None) -> Session:
+    from eventstore.jsonl import JsonlLog
+
+    report = check_game(GameSource(label=str(file), path=file), keep_envelopes=True)
+    if report.problems and report.problems[0].line == 1 and report.problems[0].kind == "integrity":
+        # Not a game log at all (a library, a document): repair could not help either.
+        raise CommandFailed(
+            f"{file} is not a game log (line 1: {report.problems[0].message[:80]});"
+            " give `we record` a .jsonl log, or a new file name to start a game"
+        )
+    if report.problems:
+        raise CommandFailed(damage_sentence(str(file), report.problems))
+    state = report.state
+    events = [parse_event(e.type, e.data) for e in report.envelopes]
+    last_hash = report.envelopes[-1].hash if report.envelopes else None
+    session = Session(
+        file, JsonlLog(file), state, events, report.events, last_hash, is_interactive(), report.game or ""
+    )
+    if state.phase is Phase.SETTING_UP:
+        # Only game_started: the set-up was cut off (by a recorder older than the one-write
+        # set-up). Offer to finish it.
+        if lists is None and not session.interactive:
+            raise CommandFailed(
+                f"{file}: the set-up was cut off before the gift lists were written; finish it"
+                f" with `we record {file} --lists NAME=RGY,...` (on a terminal, `we record {file}` asks)"
+            )
+        session.say(Text(f"{file} holds only the start of a set-up: finishing it.", style="bold"))
+        dealt, _ = _deal(state, lists, attics)
+        try:
+            session.commit(dealt)
+        except Rejected as exc:
+            raise CommandFailed(str(exc)) from None
+        return session
+    if lists is not None or attics is not None:
+        raise click.UsageError(
+            f"{file} already exists and its set-up is complete; --lists and --attics only finish"
+            f" a set-up that was cut off: run `we record {file}` alone"
+        )
+    if greet:
+        session.greet()
+    return session
+
+
+# --- the session ---------------------------------------------------------------------------
