@@ -241,3 +241,41 @@ class SealingLog(ABC):
             if line.problems:
                 raise LogIntegrityError(self.where, line.problems)
             yield line.envelope  # type: ignore[misc]
+
+
+class LibraryGameLog(SealingLog):
+    """One game in a library (SQLite or PostgreSQL): what both backends' game logs share. A
+    backend stores rows: `_store_new` writes a new game's first lines in one transaction."""
+
+    def __init__(self, library: Any, game_id: str) -> None:
+        self.library = library
+        self.game_id = game_id
+        self._where = library.where(game_id)
+
+    def __repr__(self) -> str:
+        return f"LibraryLog({self.library!r}, {self.game_id!r})"
+
+    @property
+    def where(self) -> str:
+        return self._where
+
+    def exists(self) -> bool:
+        return bool(self.library.has_game(self.game_id))
+
+    def _same_game(self, game_id: str) -> None:
+        if game_id != self.game_id:
+            raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
+
+    def create(self, first: Payload, game_id: str, at: str | None = None) -> Envelope:
+        self._same_game(game_id)
+        return super().create(first, game_id, at)
+
+    def create_many(self, events: Sequence[Payload], game_id: str, at: str | None = None) -> list[Envelope]:
+        self._same_game(game_id)
+        return super().create_many(events, game_id, at)
+
+    def _store_first(self, envelope: Envelope) -> None:
+        self._store_new([envelope])
+
+    @abstractmethod
+    def _store_new(self, envelopes: list[Envelope]) -> None: ...

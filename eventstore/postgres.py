@@ -40,7 +40,7 @@ from eventstore.errors import (
     LogIntegrityError,
     StoreError,
 )
-from eventstore.persistence import SealingLog, StoreAfterHead, Summary, write_new_log
+from eventstore.persistence import LibraryGameLog, StoreAfterHead, Summary, write_new_log
 from eventstore.problems import EMPTY, Problem
 from eventstore.sqlite_import import ImportResult
 from eventstore.sqlite_schema import envelope_objs, first_event_meta
@@ -699,38 +699,10 @@ def _notify(conn: psycopg.Connection[Any], game_id: str, seq: int) -> None:
     conn.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, f"{game_id} {seq}"))
 
 
-class LibraryLog(SealingLog):
+class LibraryLog(LibraryGameLog):
     """One game in a PostgreSQL Library."""
 
-    def __init__(self, library: Library, game_id: str) -> None:
-        self.library = library
-        self.game_id = game_id
-        self._where = library.where(game_id)
-
-    def __repr__(self) -> str:
-        return f"LibraryLog({self.library!r}, {self.game_id!r})"
-
-    @property
-    def where(self) -> str:
-        return self._where
-
-    def exists(self) -> bool:
-        return self.library.has_game(self.game_id)
-
-    def create(self, first: tuple[str, dict[str, Any]], game_id: str, at: str | None = None) -> Envelope:
-        if game_id != self.game_id:
-            raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
-        return super().create(first, game_id, at)
-
-    def _store_first(self, envelope: Envelope) -> None:
-        self._store_new([envelope])
-
-    def create_many(
-        self, events: Sequence[tuple[str, dict[str, Any]]], game_id: str, at: str | None = None
-    ) -> list[Envelope]:
-        if game_id != self.game_id:
-            raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
-        return super().create_many(events, game_id, at)
+    library: Library
 
     def _store_new(self, envelopes: list[Envelope]) -> None:
         """A new game's first lines in one transaction: all of them or none."""

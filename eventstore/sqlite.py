@@ -26,7 +26,7 @@ from eventstore.errors import (
     LogIntegrityError,
     StoreError,
 )
-from eventstore.persistence import SealingLog, StoreAfterHead, Summary, write_new_log
+from eventstore.persistence import LibraryGameLog, StoreAfterHead, Summary, write_new_log
 from eventstore.sqlite_import import ImportResult, import_new_game, import_path, import_scanned
 from eventstore.sqlite_schema import (
     GAME_COLUMNS,
@@ -376,31 +376,10 @@ class Library:
         return write_new_log(self._events_of(self.conn, game_id), path)
 
 
-class LibraryLog(SealingLog):
-    """One game in a Library."""
+class LibraryLog(LibraryGameLog):
+    """One game in a SQLite Library."""
 
-    def __init__(self, library: Library, game_id: str) -> None:
-        self.library = library
-        self.game_id = game_id
-        self._where = library.where(game_id)
-
-    def __repr__(self) -> str:
-        return f"LibraryLog({self.library!r}, {self.game_id!r})"
-
-    @property
-    def where(self) -> str:
-        return self._where
-
-    def exists(self) -> bool:
-        return self.library.has_game(self.game_id)
-
-    def create(self, first: tuple[str, dict[str, Any]], game_id: str, at: str | None = None) -> Envelope:
-        if game_id != self.game_id:
-            raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
-        return super().create(first, game_id, at)
-
-    def _store_first(self, envelope: Envelope) -> None:
-        self._store_new([envelope])
+    library: Library
 
     def _store_new(self, envelopes: list[Envelope]) -> None:
         with self.library._write() as conn:  # one transaction: all of them or none
