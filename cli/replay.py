@@ -146,8 +146,6 @@ def fingerprint_of(envelope: Any) -> str | None:
 # --- reading a game ----------------------------------------------------------------------
 
 
-
-
 def story_line(step: Step, sentence: str, voided: int | None) -> Text:
     line = Text(f"{step.seq:>4}  ")
     if voided is not None:

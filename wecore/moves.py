@@ -106,4 +106,3 @@ def move_object(move: Move) -> dict[str, Any]:
         case Swap():
             return {"type": "swap", "as": move.player, "with": move.with_player}
     raise TypeError(f"not a move: {move!r}")
-

@@ -93,9 +93,7 @@ def describe(
                 own = before.holding[before.starter] if before.starter is not None else None
                 return f"{event.player} keeps {own}, no final swap: {ending}."
             own = before.holding[before.seat_of[event.player]]
-            return (
-                f"{event.player} swaps {own} for {event.takes}, {event.with_player}'s gift: {ending}."
-            )
+            return f"{event.player} swaps {own} for {event.takes}, {event.with_player}'s gift: {ending}."
         case EventVoided():
             return f"Event {event.voids} is voided ({event.reason})."
         case TieBroken():

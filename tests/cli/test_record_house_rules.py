@@ -91,8 +91,20 @@ def test_every_registry_rule_has_its_flag_on_record_and_simulate():
 
 def test_simulated_games_under_both_rules_verify(tmp_path):
     result = we(
-        "simulate", "-k", "40", "--players", "5", "--bot", "greedy", "--bot", "random",
-        "--max-steals-between-opens", "1", "--starter-final-swap", "--out", tmp_path,
+        "simulate",
+        "-k",
+        "40",
+        "--players",
+        "5",
+        "--bot",
+        "greedy",
+        "--bot",
+        "random",
+        "--max-steals-between-opens",
+        "1",
+        "--starter-final-swap",
+        "--out",
+        tmp_path,
     )
     assert result.exit_code == 0, result.stderr
     audit = we("audit", tmp_path)

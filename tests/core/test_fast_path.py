@@ -124,7 +124,8 @@ REGISTRY_MUTATIONS = [
     for value in OPTION_VALUES
 ]
 
-SETUP_MUTATIONS = [*REGISTRY_MUTATIONS,
+SETUP_MUTATIONS = [
+    *REGISTRY_MUTATIONS,
     (0, lambda d: {**d, "players": "Ann,Ben,Cat"}),
     (0, lambda d: {**d, "players": [*d["players"][:2], 3]}),
     (0, lambda d: {**d, "players": ["Zoe\u0308", *d["players"][1:]], "dealer": d["players"][1]}),

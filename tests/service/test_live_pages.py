@@ -150,8 +150,9 @@ def test_phones_bringing_at_the_same_moment_all_get_their_gift_in(server: Server
     """Gifts are brought all at once around a table. Only one phone can be first to the log; the
     others' brings stay legal whatever was brought meanwhile, so the page sends them again after
     the newer head, and nobody is told to "read and decide again" about a bring."""
-    game = new_game(server, title="Everyone at once", players=["Ann", "Ben", "Cat", "Dan"], dealer="Dan",
-                    lists=None)
+    game = new_game(
+        server, title="Everyone at once", players=["Ann", "Ben", "Cat", "Dan"], dealer="Dan", lists=None
+    )
     phones = {}
     for name, link in game["links"]["seats"].items():
         phones[name] = browser.new_page(viewport=PHONE)
