@@ -8,26 +8,15 @@ Skips, saying why, where Playwright for Python or a Chromium is not installed.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from typing import Any
 
 import pytest
+from chromium import launched_chromium
 from replay_support import VECTORS, expected_view, frozen_game, load_log
 
 from eventstore.canonical import event_hash
 from service.replay_page import render_html
 
-LAUNCH_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
@@ -79,26 +68,9 @@ PERSON = {
 }
 
 
-def _chromium() -> str | None:
-    for candidate in (os.environ.get("WE_CHROMIUM"), "chromium", "chromium-browser"):
-        if candidate and (found := shutil.which(candidate)):
-            return found
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip(
-        "playwright.sync_api",
-        reason="Playwright for Python is not installed (pip install playwright); no browser test",
-    )
-    executable = _chromium()
-    if executable is None:
-        pytest.skip("no Chromium installed (apt-get install chromium, or set WE_CHROMIUM to its path)")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
-        yield launched
-        launched.close()
+    yield from launched_chromium()
 
 
 @pytest.fixture

@@ -6,25 +6,15 @@ Skips, saying why, where Playwright or Chromium is missing."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from chromium import launched_chromium
 from served import ARTIFACTS, Server, new_game
 
-LAUNCH_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TV = {"width": 1920, "height": 1080}
 LAPTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -32,23 +22,9 @@ PHONE = {"width": 390, "height": 844}
 HOLDING = "(name) => document.querySelector(`[data-seat='${name}'] [data-role=holding]`).dataset.card"
 
 
-def _chromium() -> str | None:
-    for candidate in (os.environ.get("WE_CHROMIUM"), "chromium", "chromium-browser"):
-        if candidate and (found := shutil.which(candidate)):
-            return found
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser() -> Any:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
-    executable = _chromium()
-    if executable is None:
-        pytest.skip("no Chromium installed (apt-get install chromium, or set WE_CHROMIUM to its path)")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
-        yield launched
-        launched.close()
+    yield from launched_chromium()
 
 
 def keep(page: Any, name: str, tmp_path: Path) -> None:
