@@ -27,8 +27,6 @@ from cli.glance import openable_cards, table_at_a_glance
 from cli.record_grammar import (
     AFTER_THE_END,
     COMMAND_WORDS,
-    DEFAULT_TIE_REASON,
-    DEFAULT_UNDO_REASON,
     HELP,
     MOVES,
     VERBS,
@@ -43,6 +41,8 @@ from cli.record_grammar import (
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
 from service.play import (
+    DEFAULT_TIE_REASON,
+    DEFAULT_UNDO_REASON,
     GAME_OVER,
     Refused,
     RuleRefused,
@@ -52,6 +52,7 @@ from service.play import (
     note_events,
     plan_undo,
     tie_events,
+    undone_sentence,
 )
 from wecore.cards import is_card, parse_card, parse_gift_list
 from wecore.decider import (
@@ -73,7 +74,7 @@ from wecore.events import (
     TieBroken,
 )
 from wecore.moves import legal_moves
-from wecore.narrate import describe, gist, party_end, unseen_brings, winners_line
+from wecore.narrate import describe, party_end, unseen_brings, winners_line
 from wecore.reducer import evolve, fold
 from wecore.state import GameState, Phase
 from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, turn
@@ -137,6 +138,9 @@ class Session:
     library: Any = None  # where the game goes when it ends (a file or a URL); None: nowhere
     house_flags: dict[str, Any] = field(default_factory=dict)  # the set-up's, kept for `start over`
     in_library: int = 0  # the head last added to the library
+    # The envelopes' `at`, [i] for seq i + 1: undo tells the unseen brings written with an open
+    # from those players made on their phones (`we serve` on the same log) by it.
+    written_at: list[str | None] = field(default_factory=list)
 
     # --- output ---
     def say(self, text: Text | str) -> None:
@@ -461,19 +465,17 @@ class Session:
 
     def undo(self, reason: str) -> None:
         state = self.state
-        if state.undo is not None and isinstance(self.events[state.undo[0] - 1], AtticsDealt):
-            # The log allows it, but the recorder could not deal them again: start over instead.
-            raise Rejected(
-                "the attics are not undone at the table: if the set-up was wrong, `start over`"
-                " (the file is kept as a backup)"
-            )
         was_over = state.is_over
-        plan = plan_undo(state, self.events, reason, lists_too=True)
-        seq, undone, brings = plan.seq, plan.undone, plan.brings
+        try:
+            plan = plan_undo(state, self.events, self.written_at, reason, lists_too=True)
+        except Refused as exc:
+            if state.undo is not None and isinstance(self.events[state.undo[0] - 1], AtticsDealt):
+                # The service's sentence, and what the recorder can do that the service cannot.
+                raise Rejected(f"{exc} (`start over` does that, keeping this file as a backup)") from None
+            raise
+        undone = plan.undone
         self.commit(plan.voids, narrate=False)
-        plural = "s" if brings != 1 else ""
-        also = f", with the {brings} unseen bring{plural} recorded for it" if brings else ""
-        self.say(story_text(f"Undone: event {seq}, {gist(undone)}{also} ({reason})."))
+        self.say(story_text(undone_sentence(plan, reason)))
         if was_over and not self.state.is_over:
             self.say("The game is open again.")
         if isinstance(undone, GiftListsDealt):
@@ -520,9 +522,10 @@ class Session:
         from cli.record_setup import resume  # imported here: record_setup imports this module
 
         fresh = resume(self.path, greet=False)
-        self.state, self.events, self.head, self.last_hash = (
+        self.state, self.events, self.written_at, self.head, self.last_hash = (
             fresh.state,
             fresh.events,
+            fresh.written_at,
             fresh.head,
             fresh.last_hash,
         )
@@ -533,6 +536,7 @@ class Session:
         for event, envelope in zip(events, written, strict=True):
             before, self.state = self.state, evolve(self.state, event)
             self.events.append(event)
+            self.written_at.append(envelope.at)
             self.head, self.last_hash = envelope.seq, envelope.hash
             if not narrate:
                 continue
