@@ -29,7 +29,7 @@ from wecore.decider import (
     decide,
 )
 from wecore.errors import RuleViolation, WeError
-from wecore.events import AtticsDealt, Event, GiftBrought, GiftListsDealt, event_payload
+from wecore.events import AtticsDealt, Event, GiftBrought, GiftListsDealt, GiftOpened, event_payload
 from wecore.moves import Bring, Open, Steal, Swap
 from wecore.narrate import gist
 from wecore.reducer import fold
@@ -114,13 +114,19 @@ def plan_undo(
     voids = decide_move(state, Undo(reason=reason))
     after = fold(voids, state)
     brings = 0
-    while after.undo is not None and is_unseen_bring(events[after.undo[0] - 1]):
-        if written_at[after.undo[0] - 1] != written_at[seq - 1]:
+    # Only an open writes unseen brings, right before it in its own append (so with its `at`).
+    last = seq
+    while isinstance(undone, GiftOpened) and after.undo is not None:
+        bring = after.undo[0]
+        if bring != last - 1 or not is_unseen_bring(events[bring - 1]):
+            break
+        if written_at[bring - 1] != written_at[seq - 1]:
             break
         more = decide_move(after, Undo(reason=reason))
         voids += more
         after = fold(more, after)
         brings += 1
+        last = bring
     return UndoPlan(voids, seq, undone, brings)
 
 

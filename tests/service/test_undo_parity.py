@@ -85,3 +85,22 @@ def test_a_refused_undo_is_the_same_sentence_at_both(server: Server) -> None:
     assert refused.status_code == 422
     recorded = we("record", server.directory / f"{attics['id']}.jsonl", input="undo\n")
     assert refused.json()["error"] in recorded.stderr, (refused.json(), recorded.stderr)
+
+
+def test_undoing_a_phones_bring_takes_back_that_bring_alone(server: Server) -> None:
+    """Only an open writes unseen brings with it: two phones bringing in the same second are two
+    moves, and each undo (at the service or at the recorder) takes back one of them."""
+    game = new_game(server, title="Two quick brings")
+    gid = game["id"]
+    path = server.directory / f"{gid}.jsonl"
+    seq = game["seq"]
+    for player in ("Ann", "Ben", "Cat"):
+        with server.client(key_of(game["links"]["seats"][player])) as phone:
+            seq = move(phone, gid, seq, type="bring", card=None).json()["seq"]
+    with server.host as host:
+        undone = move(host, gid, seq, type="undo")
+    assert undone.status_code == 201, undone.text
+    assert undone.json()["undone"] == f"Undone: event {seq}, Cat bringing a gift (undone at the table)."
+    recorded = we("record", path, input="undo\n")
+    assert f"Undone: event {seq - 1}, Ben bringing a gift (undone at the table)." in recorded.stdout
+    assert _voided(path, [seq + 1, seq + 2]) == [seq, seq - 1]
