@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.text import Text
 
-from cli.common import GameSource, check_game
+from cli.common import CommandFailed, GameSource, check_game
 from cli.glance import openable_cards, table_at_a_glance
 from cli.record_grammar import (
     AFTER_THE_END,
@@ -141,6 +141,7 @@ class Session:
     # The envelopes' `at`, [i] for seq i + 1: undo tells the unseen brings written with an open
     # from those players made on their phones (`we serve` on the same log) by it.
     written_at: list[str | None] = field(default_factory=list)
+    stopped: str | None = None  # why a piped script was stopped before its end (then exit 1)
 
     # --- output ---
     def say(self, text: Text | str) -> None:
@@ -201,6 +202,8 @@ class Session:
         except _Finished:
             return
         self.farewell()
+        if self.stopped is not None:
+            raise CommandFailed(self.stopped)
 
     def line_reader(self) -> Callable[[], str | None]:
         """At a terminal, an editing prompt with history, completion and a toolbar; otherwise
@@ -417,11 +420,15 @@ class Session:
             raise Rejected(
                 "gifts have been brought already, so the game cannot start over; `undo` takes back moves"
             )
-        if not (self.interactive and _stdout_is_a_terminal()):
-            raise Rejected(
-                f"start over at a terminal, or move {self.path} away and run `we record` again with"
-                " the right --players, --dealer and --lists"
+        if not self.interactive:
+            # Nobody on a pipe can answer the set-up's questions, and the lines after this one
+            # were meant for another set-up: recording them into this one would be wrong.
+            self.stopped = (
+                f"input line {self.line_no}: start over at a terminal (it asks for the set-up again),"
+                f" or move {self.path} away and run `we record` again with the right --players,"
+                " --dealer and --lists; nothing after this line was read"
             )
+            return False
         backup = backup_path(self.path)
         self.path.rename(backup)
         self.say(f"{self.path} is kept as {backup}; setting the game up again.")

@@ -408,3 +408,43 @@ def test_start_over_keeps_the_abandoned_file(tmp_path):
     fresh = read_log(log)
     assert fresh[0]["data"]["dealer"] == "Cat" and fresh[0]["data"]["title"] == "Take two"
     assert fresh[-1]["data"]["card"] == "R7"
+
+
+def test_start_over_at_a_terminal_whose_output_is_kept_by_tee(tmp_path):
+    """`we record g.jsonl | tee night.txt`: a person types at the terminal while the output is
+    also kept in a file. `start over` asks them for the set-up again, as without tee."""
+    log = tmp_path / "g.jsonl"
+    record = f"{sys.executable} -m cli.main record g.jsonl --players Ann,Bob,Cat --dealer Ann --title Oops --no-library"
+    child = pexpect.spawn(
+        "/bin/sh",
+        ["-c", f"{record} | tee night.txt"],
+        cwd=str(tmp_path),
+        env=terminal_env(),
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(40, 160),
+    )
+    child.logfile_read = io.StringIO()
+    child.expect_exact("Ann's gift list")
+    for gift_list in ("RGY", "BGO", "RBO"):
+        child.sendline(gift_list)
+    child.expect_exact("party 1 \u00b7 Bob>")
+    child.sendline("start over")
+    child.expect_exact("g.jsonl is kept as g.jsonl.abandoned; setting the game up again.")
+    child.expect_exact("Title of the game")
+    child.sendline("")
+    child.expect_exact("Players")
+    child.sendline("Ann,Bob,Cat")
+    child.expect_exact("Dealer")
+    child.sendline("Cat")
+    for gift_list in ("RGY", "BGO", "RBO"):
+        child.expect_exact("gift list")
+        child.sendline(gift_list)
+    child.expect_exact("party 1 \u00b7 Ann>")
+    child.sendline("open R7")
+    child.expect_exact("party 1 \u00b7 Bob>")
+    child.sendline("quit")
+    status, _ = finish(child)
+    assert status == 0
+    assert read_log(log)[0]["data"]["dealer"] == "Cat" and read_log(log)[-1]["data"]["card"] == "R7"
+    assert "setting the game up again" in (tmp_path / "night.txt").read_text()
