@@ -235,10 +235,14 @@ class Session:
             return [*COMMAND_WORDS, *state.players]
         verb = VERBS.get(before[0].lower())
         if verb is None:
-            if len(before) == 1 and state.phase is Phase.PLAYING:
-                return list(MOVES)  # "Ann open R7": the name first, as a check
-            if len(before) == 2 and VERBS.get(before[1].lower()) in MOVES:
-                verb, before = VERBS[before[1].lower()], before[1:]
+            # "Ann open R7", "Ann Marie: open R7": the name first, as a check (read as dispatch
+            # reads it: up to three words before the move).
+            moved = [i for i in range(1, min(len(before), 4)) if VERBS.get(before[i].lower()) in MOVES]
+            at = moved[0] if moved else None
+            if at is not None:
+                verb, before = VERBS[before[at].lower()], before[at:]
+            elif state.phase is Phase.PLAYING and (len(before) == 1 or self._a_player(before)):
+                return list(MOVES)
             else:
                 return []
         if len(before) == 1:
@@ -254,15 +258,21 @@ class Session:
                 return list(state.scoreboard.winners)
             if verb == "start":
                 return ["over"]
-        if len(before) == 2 and verb == "bring" and state.attics is not None:
-            try:
-                player = resolve_player(state, before[1])
-            except WeError:
+        if len(before) >= 2 and verb == "bring" and state.attics is not None:
+            player = self._a_player(before[1:])
+            if player is None:
                 return []
             return [
                 m.card for m in legal_moves(state) if isinstance(m, Bring) and m.player == player and m.card
             ]
         return []
+
+    def _a_player(self, words: list[str]) -> str | None:
+        """The player these words name, or None."""
+        try:
+            return resolve_player(self.state, " ".join(words).rstrip(":,"))
+        except WeError:
+            return None
 
     def toolbar(self) -> str:
         return table_at_a_glance(self.state)
