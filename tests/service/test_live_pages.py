@@ -204,7 +204,7 @@ def test_the_hosts_undo_button_says_what_it_takes_back(server: Server, browser: 
     ann.goto(game["links"]["seats"]["Ann"])
     live(host)
     live(ann)
-    undo = host.locator("#moves button.move[data-move='{\"type\":\"undo\"}']")
+    undo = host.locator('#moves button.move[data-move=\'{"type":"undo"}\']')
     assert undo.text_content() == f"Undo: event {seq}, Cat bringing a gift"
 
     ann.once("dialog", lambda dialog: dialog.accept("R7"))
@@ -221,7 +221,7 @@ def test_the_hosts_undo_button_says_what_it_takes_back(server: Server, browser: 
     undo.click()
     host.wait_for_function("() => document.documentElement.dataset.head === '8'", timeout=5000)
     host.wait_for_function(
-        "() => document.querySelector(`#moves button.move[data-move='{\"type\":\"undo\"}']`)"
+        '() => document.querySelector(`#moves button.move[data-move=\'{"type":"undo"}\']`)'
         "?.textContent === 'Undo: event 4, Cat bringing a gift'",
         timeout=5000,
     )
