@@ -18,8 +18,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from eventstore.envelope import Envelope, make_game_id, utc_now
 from eventstore.errors import LogExistsError, StoreError
 from eventstore.postgres import LibraryPool, Notifications
@@ -47,7 +45,7 @@ class StoredGame(LiveGame):
             grew = False
             with self.pool.library() as library:
                 for obj in library.log(self.game_id).rows_after(self.head):
-                    if not self._take(orjson.dumps(obj) + b"\n"):
+                    if not self._take_row(obj):
                         break
                     grew = True
             return grew

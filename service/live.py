@@ -233,8 +233,16 @@ class LiveGame:
         return os.pread(f.fileno(), len(self.last_line), where) != self.last_line
 
     def _take(self, line: bytes) -> bool:
+        """Check one line of the log and fold it; False when it stops the game."""
         number = self.checker.line + 1
-        raw, msgs, usable = self.checker.feed(line)
+        return self._fold(number, *self.checker.feed(line))
+
+    def _take_row(self, obj: Any) -> bool:
+        """The same for a library's row, already parsed (it may nest too deep to encode)."""
+        number = self.checker.line + 1
+        return self._fold(number, *self.checker.feed_obj(obj))
+
+    def _fold(self, number: int, raw: dict[str, Any] | None, msgs: list[Any] | None, usable: bool) -> bool:
         if msgs or not usable or raw is None:
             flaw = msgs[0] if msgs else Flaw(ProblemCode.ENVELOPE_FIELDS, "unusable line")
             self._stop(Problem.integrity(number, flaw))

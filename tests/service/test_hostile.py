@@ -358,3 +358,55 @@ def test_a_host_key_that_is_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
     assert result.returncode == 1
     (said,) = result.stderr.splitlines()
     assert "host-key" in said and "regular file" in said
+
+
+# --- a damaged or foreign PostgreSQL library ----------------------------------------------
+
+
+def test_serve_db_on_damaged_and_foreign_postgresql_libraries(pg_url: str, tmp_path: Path) -> None:
+    import psycopg
+
+    logs = [a_log(tmp_path, name) for name in ("alpha", "beta", "gamma", "delta")]
+    assert we("import", "--db", pg_url, *logs).returncode == 0
+    damage = {
+        "beta": (3, '\'{"a": ' + "[" * 1000 + "]" * 1000 + "}'", "nested more than 64 levels"),
+        "gamma": (4, "'{\"x\": 18446744073709551616}'", "outside the signed 64-bit range"),
+        "delta": (5, "'not json'", "`data` must be an object"),
+    }
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for name, (seq, data, _) in damage.items():
+            key = f"(SELECT key FROM games WHERE id = '{name}')"
+            conn.execute(f"UPDATE events SET data = {data} WHERE game = {key} AND seq = {seq}")  # type: ignore[arg-type]
+        conn.execute("UPDATE games SET players = 'x', events = -5 WHERE id = 'alpha'")  # its summary only
+        rows = conn.execute("SELECT count(*) FROM events").fetchone()
+    server = start_server(None, "--db", pg_url)
+    try:
+        games = until(lambda: (g := listed(server)) and len(g) == 4 and g)
+        assert games, listed(server)
+        assert games["alpha"]["problem"] is None and games["alpha"]["events"] == 76
+        with server.host as host:
+            for name, (seq, _, words) in damage.items():
+                problem = games[name]["problem"]
+                assert problem.startswith(f"{name}: line {seq}: integrity: ") and words in problem, problem
+                assert games[name]["events"] == seq - 1
+                answer = move(host, name, seq - 1, type="note", text="onto damage")
+                assert answer.status_code == 422 and "damaged" in answer.json()["error"], answer.text
+            assert move(host, "alpha", 76, type="note", text="fine").status_code == 201
+        assert server.stop() == 0
+    finally:
+        server.stop(signal.SIGKILL)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM events").fetchone() == (rows[0] + 1,)  # type: ignore[index]
+        # Someone else's database (a `games` table that is not ours) is refused and left alone.
+        conn.execute("DROP VIEW envelopes")
+        conn.execute("DROP TABLE games, events, settings")
+        conn.execute("CREATE TABLE games (name text)")
+        conn.execute("INSERT INTO games VALUES ('chess')")
+        tables = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+        before = sorted(conn.execute(tables).fetchall())
+        result = we("serve", "--db", pg_url, "--port", "0")
+        assert result.returncode == 1
+        (said,) = result.stderr.splitlines()
+        assert "not a game library" in said, said
+        assert sorted(conn.execute(tables).fetchall()) == before
+        assert conn.execute("SELECT name FROM games").fetchall() == [("chess",)]
