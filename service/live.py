@@ -31,7 +31,6 @@ from eventstore.envelope import valid_game_id
 from eventstore.errors import StoreError
 from eventstore.problems import TORN, Flaw, Problem, ProblemCode
 from eventstore.verify import (
-    _READ_BUFFER,
     _READ_CAP,
     LineChecker,
     LongLine,
@@ -52,6 +51,8 @@ from wecore.state import INITIAL_STATE, GameState, Phase
 from wecore.views import face_down_known, redact_log, view
 
 POLL_SECONDS = 0.2
+# Small: a followed log is mostly read a line or two at a time, as moves come in.
+_FOLLOW_BUFFER = 1 << 14
 CHECKPOINT = 32
 RECENT = 16  # the newest states kept whole: live messages need the one before the latest
 SCAN_SECONDS = 2.0
@@ -169,7 +170,7 @@ class LiveGame:
                 return False
             # O_NONBLOCK, and the kind checked again on what was opened: the path may have
             # been replaced by a FIFO since the stat, and reading one would wait for ever.
-            with open_log(self.path, buffering=_READ_BUFFER) as f:
+            with open_log(self.path, buffering=_FOLLOW_BUFFER) as f:
                 st = os.fstat(f.fileno())
                 signature = (st.st_ino, st.st_size, st.st_mtime_ns)
                 changed = self.torn is not None
