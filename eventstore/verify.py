@@ -572,12 +572,12 @@ def _scan(
                     and ((at[17:] in seconds and at[:17] in minutes) or valid(at))
                 ):  # fmt: skip
                     # The limits, judged by the payload's values (the other fields are checked
-                    # above): strings and 64-bit integers pass at a glance, and anything else
+                    # above): strings, nulls and 64-bit integers pass at a glance, and anything else
                     # has the whole payload walked once. Before hashing, which a deep enough
                     # value would make fail.
                     for x in data.values():
                         tx = type(x)
-                        if tx is str or (tx is int and lo <= x <= hi):
+                        if tx is str or x is None or (tx is int and lo <= x <= hi):
                             continue
                         beyond = over(data, 2) is not None
                         break
