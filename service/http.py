@@ -292,6 +292,12 @@ def create_app(
     async def library_away(request: Request, exc: ConnectionLostError) -> JSONResponse:
         return JSONResponse({"error": f"{exc}; try again in a moment"}, status_code=503)
 
+    @app.exception_handler(StoreError)
+    async def unreadable(request: Request, exc: StoreError) -> JSONResponse:
+        # A log that cannot be read now (replaced by a FIFO, its permissions taken away): the
+        # store's one-line sentence, as `we audit` would say it; never a 500.
+        return JSONResponse({"error": str(exc).splitlines()[0]}, status_code=422)
+
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse({"error": exc.sentence, **exc.extra}, status_code=exc.status)

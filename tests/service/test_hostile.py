@@ -222,6 +222,8 @@ def test_a_followed_log_cut_back_replaced_or_deleted(tmp_path: Path) -> None:
             assert host.get("/api/v1/games").status_code == 200
             answer = move(host, "night", 20, type="note", text="into a FIFO?")
             assert answer.status_code == 422, answer.text
+            audited = host.get("/api/v1/games/night/audit")
+            assert audited.status_code == 422 and "a FIFO" in audited.json()["error"], audited.text
             # Deleted: no longer listed, said once.
             path.unlink()
             assert until(lambda: seq() is None)
