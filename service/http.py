@@ -296,7 +296,8 @@ def create_app(
     async def unreadable(request: Request, exc: StoreError) -> JSONResponse:
         # A log that cannot be read now (replaced by a FIFO, its permissions taken away): the
         # store's one-line sentence, as `we audit` would say it; never a 500.
-        return JSONResponse({"error": str(exc).splitlines()[0]}, status_code=422)
+        sentence = str(exc).encode("utf-8", "replace").decode("utf-8").splitlines()
+        return JSONResponse({"error": sentence[0] if sentence else "the log cannot be read"}, 422)
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:

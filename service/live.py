@@ -108,6 +108,20 @@ def _as_the_seat_knows(moves: list[dict[str, Any]], state: GameState, seat: str 
     return shown
 
 
+def shown_name(path: Path) -> str:
+    """A file's name as messages and pages show it: UTF-8 (a name of other bytes would make
+    every answer naming it fail to encode) and one line (a name may hold a newline)."""
+    name = os.fsencode(path.name).decode("utf-8", "replace")
+    return name if name.isprintable() else repr(name)[1:-1]
+
+
+def in_our_words(exc: StoreError, game: LiveGame) -> str:
+    """The store's sentence about a game's log, naming it as the service does (its file name,
+    not the server's folder) and in one line."""
+    sentence = str(exc).replace(os.fspath(game.path), game.label)
+    return os.fsencode(sentence).decode("utf-8", "replace").splitlines()[0]
+
+
 @dataclass
 class Subscribers:
     """The streams of one game wait on `changed`; it is set (and replaced) when the game grows."""
@@ -119,7 +133,7 @@ class Subscribers:
 class LiveGame:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.label = path.name
+        self.label = shown_name(path)
         self.lock = threading.RLock()
         self._reset()
         self._waiters: list[Subscribers] = []
@@ -170,7 +184,11 @@ class LiveGame:
                 return False
             # O_NONBLOCK, and the kind checked again on what was opened: the path may have
             # been replaced by a FIFO since the stat, and reading one would wait for ever.
-            with open_log(self.path, buffering=_FOLLOW_BUFFER) as f:
+            try:
+                opened = open_log(self.path, buffering=_FOLLOW_BUFFER)
+            except StoreError as exc:
+                raise StoreError(in_our_words(exc, self)) from None
+            with opened as f:
                 st = os.fstat(f.fileno())
                 signature = (st.st_ino, st.st_size, st.st_mtime_ns)
                 changed = self.torn is not None
@@ -510,7 +528,10 @@ class Folder:
 
     def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
         """The game read again from its log and checked (service.checking)."""
-        return check_game(GameSource(label=game.label, path=game.path), keep_envelopes=keep_envelopes)
+        try:
+            return check_game(GameSource(label=game.label, path=game.path), keep_envelopes=keep_envelopes)
+        except StoreError as exc:
+            raise StoreError(in_our_words(exc, game)) from None
 
     # --- the follower ---
     def start(self) -> None:

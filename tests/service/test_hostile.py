@@ -110,6 +110,9 @@ def hostile_folder(tmp_path: Path) -> Path:
         os.symlink("/proc/self/mem", folder / "unreadable.jsonl")
     else:
         a_log(folder, "unreadable").chmod(0)
+    # A name that is no UTF-8 and holds a newline, on a damaged log: every answer naming it.
+    odd = with_line(a_log(folder, "odd", 5), b'{"bad"}\n')
+    os.rename(odd, os.fsencode(folder) + b"/\xff\xfe odd\n name.jsonl")
     a_log(folder, "original")
     os.symlink(folder / "original.jsonl", folder / "zlinked.jsonl")  # to a log of another id
     return folder
@@ -137,6 +140,10 @@ def test_a_folder_of_hostile_logs_is_served_with_each_problem_said_once(hostile_
             assert games[name]["problem"] == f"{name}.jsonl: {audited[name]}", name
             assert games[name]["events"] == 5
         assert games["good"]["problem"] is None and games["good"]["complete"] is True
+        assert (
+            games["odd"]["problem"]
+            == "\ufffd\ufffd odd\\n name.jsonl: line 6: integrity: " + audited["odd"].split(": ", 2)[2]
+        )
         assert games["original"]["problem"] is None
         # What is no log is left out, with one line each in the server's log.
         for name, words in (
@@ -158,6 +165,8 @@ def test_a_folder_of_hostile_logs_is_served_with_each_problem_said_once(hostile_
         # The others are served; moves onto a damaged log are refused and write nothing.
         with server.host as host:
             assert host.get("/api/v1/games/good").json()["seq"] == 76
+            assert host.get("/").status_code == 200  # the lobby names every game, damaged or not
+            assert host.get("/api/v1/games/odd/audit").json()["ok"] is False
             for name in damaged:
                 answer = move(host, name, 5, type="note", text="more")
                 assert answer.status_code == 422, (name, answer.text)
@@ -394,7 +403,11 @@ def test_serve_db_on_damaged_and_foreign_postgresql_libraries(pg_url: str, tmp_p
                 answer = move(host, name, seq - 1, type="note", text="onto damage")
                 assert answer.status_code == 422 and "damaged" in answer.json()["error"], answer.text
             assert move(host, "alpha", 76, type="note", text="fine").status_code == 201
+            for odd in ("a%00b", "x" * 3000, "..%2Fsettings"):
+                assert host.get(f"/api/v1/games/{odd}").status_code == 404
         assert server.stop() == 0
+        assert server.process.stderr is not None
+        assert server.process.stderr.read() == ""  # nothing the server could not read
     finally:
         server.stop(signal.SIGKILL)
     with psycopg.connect(pg_url, autocommit=True) as conn:
