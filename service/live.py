@@ -31,12 +31,12 @@ from eventstore.envelope import valid_game_id
 from eventstore.errors import StoreError
 from eventstore.problems import TORN, Flaw, Problem, ProblemCode
 from eventstore.verify import (
-    _READ_CAP,
+    READ_CAP,
     LineChecker,
     LongLine,
-    _rest_of_line,
     file_kind,
     open_log,
+    rest_of_line,
 )
 from service.checking import GameReport, GameSource, check_game, damage_sentence
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
@@ -217,15 +217,15 @@ class LiveGame:
         grew = False
         self.pending = False
         while True:
-            line = readline(_READ_CAP)
+            line = readline(READ_CAP)
             if not line:
                 break
             if line[-1:] != b"\n":
-                if len(line) < _READ_CAP:
+                if len(line) < READ_CAP:
                     # An append in progress, or a torn line: judged at the next look.
                     self.pending = True
                     break
-                line = _rest_of_line(line, readline)
+                line = rest_of_line(line, readline)
                 if type(line) is LongLine and not line.ended:
                     # Over the limit and unended: no writer writes such a line, so it is torn.
                     self.offset = f.tell()
