@@ -43,7 +43,7 @@ from eventstore.errors import (
 from eventstore.persistence import LibraryGameLog, StoreAfterHead, Summary, write_new_log
 from eventstore.problems import EMPTY, Problem
 from eventstore.sqlite_import import ImportResult
-from eventstore.sqlite_schema import envelope_objs, first_event_meta
+from eventstore.sqlite_schema import envelope_objs, first_event_meta, game_summary
 from eventstore.verify import (
     LogLine,
     Scanned,
@@ -399,15 +399,11 @@ class Library:
         return StoreError(f"{self.path}: cannot read the game library: {_one_line(exc)}")
 
     def games(self) -> list[dict[str, Any]]:
-        """One summary per game, oldest first; `players` parsed, `complete` a bool."""
+        """One summary per game, oldest first; `players` parsed, `complete` a bool, `damaged`
+        for a row that is not what we writes (as in SQLite: listed and flagged, never a crash)."""
         names = _GAME_COLUMNS.split(", ")
-        out = []
-        for values in self._read(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY started_at, id"):
-            row = dict(zip(names, values, strict=True))
-            row["players"] = orjson.loads(row["players"]) if row["players"] else None
-            row["complete"] = bool(row["complete"])
-            out.append(row)
-        return out
+        query = f"SELECT {_GAME_COLUMNS} FROM games ORDER BY started_at, id"
+        return [game_summary(dict(zip(names, values, strict=True))) for values in self._read(query)]
 
     def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
         """Keep rules-level facts the CLI computed; the store does not judge them."""
