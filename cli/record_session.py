@@ -142,6 +142,9 @@ class Session:
     # from those players made on their phones (`we serve` on the same log) by it.
     written_at: list[str | None] = field(default_factory=list)
     stopped: str | None = None  # why a piped script was stopped before its end (then exit 1)
+    # Piped: the input lines refused (the first's number), so a script's run ends in exit 1.
+    refused_lines: int = 0
+    first_refused: int | None = None
 
     # --- output ---
     def say(self, text: Text | str) -> None:
@@ -154,6 +157,10 @@ class Session:
         """A refused line, on stderr; on a pipe it names the input line, so a script can be fixed."""
         shown_text = text if len(text) <= 60 else text[:57] + "..."
         where = "" if self.interactive else f" (input line {self.line_no}: {shown_text})"
+        if not self.interactive:
+            self.refused_lines += 1
+            if self.first_refused is None:
+                self.first_refused = self.line_no
         line = Text().append("rejected", style="bold red").append(f"{where}: ")
         line.append_text(story_text(message))
         err = error_console()
@@ -204,6 +211,13 @@ class Session:
         self.farewell()
         if self.stopped is not None:
             raise CommandFailed(self.stopped)
+        if self.refused_lines:
+            lines = (
+                "1 input line was" if self.refused_lines == 1 else f"{self.refused_lines} input lines were"
+            )
+            raise CommandFailed(
+                f"{lines} refused (the first: input line {self.first_refused}); every other line was recorded"
+            )
 
     def line_reader(self) -> Callable[[], str | None]:
         """At a terminal, an editing prompt with history, completion and a toolbar; otherwise

@@ -206,7 +206,7 @@ def test_open_records_the_unseen_brings_first_and_names_are_any_case(tmp_path):
 
 def test_a_bad_card_is_rejected_and_the_session_goes_on(tmp_path):
     log, result = new_game(tmp_path, script="open P11\nopen R7\n")
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     [line] = rejections(result)
     assert line == (
         "rejected (input line 1: open P11): 'P11' is not a card: write a colour letter R, O, Y, G or B"
@@ -214,11 +214,15 @@ def test_a_bad_card_is_rejected_and_the_session_goes_on(tmp_path):
     )
     assert [e["type"] for e in read_log(log)][-1] == "gift_opened"
     assert len(read_log(log)) == 6  # nothing at all was written for the bad line
+    # The script went on past the bad line, and its run ends in exit 1 saying so, in one line.
+    assert result.stderr.splitlines()[-1] == (
+        "we: error: 1 input line was refused (the first: input line 1); every other line was recorded"
+    )
 
 
 def test_a_wrong_actor_name_is_rejected(tmp_path):
     log, result = new_game(tmp_path, script="Bob open R7\nAnn open R7\ncat steal ann\nBob steal Ann\n")
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert rejections(result) == [
         "rejected (input line 1: Bob open R7): it is Ann's turn, not Bob's. Ann opens first: `open CARD`.",
         "rejected (input line 3: cat steal ann): it is Bob's turn, not Cat's. Bob can open a gift"
@@ -230,7 +234,7 @@ def test_a_wrong_actor_name_is_rejected(tmp_path):
 
 def test_stealing_back_a_locked_gift_is_rejected_with_what_to_do_instead(tmp_path):
     log, result = new_game(tmp_path, script="open R7\nsteal Ann\nsteal Bob\nsteal r7\nopen G2\n")
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert rejections(result) == [
         "rejected (input line 3: steal Bob): Ann cannot steal R7: Bob just stole it and no gift has been"
         " opened since. Ann can open a gift (`open CARD`); nothing can be stolen now.",
@@ -296,7 +300,7 @@ def test_a_wrong_gift_list_is_fixed_before_the_first_gift(tmp_path):
     # Undo takes back the lists; until they are given again nothing else is taken.
     script = "undo wrong lists\nopen R7\nlists Ann=RGY,Bob=BGO,Cat=RBY\nundo\nundo\nopen R7\n"
     log, result = new_game(tmp_path, script=script)
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr
     assert "Undone: event 2, the dealing of the gift lists (wrong lists)." in result.stdout
     assert "Give the gift lists again: `lists Ann=RGY,Bob=BGO,...`" in result.stdout
     refused = (
@@ -380,7 +384,7 @@ def test_bring_is_needed_when_the_attics_were_dealt(tmp_path):
         attics,
         script="open R1\nbring Ann R1\nbring Bob R2\nbring bob b3\nbring c g2\nopen G2\n",
     )
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr
     assert [line.split("): ", 1)[1] for line in rejections(result)] == [
         "nobody can open a gift yet: party 1 is waiting for gifts from Ann, Bob, Cat."
         " Still to bring: Ann, Bob, Cat (`bring PLAYER CARD`).",
@@ -410,7 +414,7 @@ def test_the_end_standings_tie_and_after(tmp_path):
         "tie bob too\nstatus\n"
     )
     log, result = new_game(tmp_path, "--attic-size", "1", script=script)
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr
     out = result.stdout
     assert "Cat opens Y1: the last gift, the game is over." in out
     assert "Tie: Ann, Bob share the win." in out
@@ -476,7 +480,7 @@ def test_a_finished_game_can_still_take_a_note(tmp_path):
     log = tmp_path / "g.jsonl"
     shutil.copy(VECTORS / "four-players-dealt.jsonl", log)
     result = we("record", log, input="open R1\nnote played at Dev's\n")
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert "Tie: Ann, Ben share the win." in result.stdout
     assert "only tie, undo, note, status and quit" in result.stdout
     assert len(rejections(result)) == 1
@@ -520,7 +524,7 @@ def test_someone_else_appending_meanwhile_is_caught_up_with_and_the_line_refused
 
     monkeypatch.setattr(JsonlLog, "append", sneaky)
     result = we("record", log, input="note mine\nnote mine again\n")
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert rejections(result)[0].startswith("rejected (input line 1: note mine): another recorder added to")
     # The table is told what was added, not only how many events the log has now.
     assert f"Added to {log} by another recorder meanwhile (1 event):" in result.stdout
@@ -562,7 +566,7 @@ def test_names_of_several_words_and_natural_verbs(tmp_path):
     # Bob (left of the dealer) opens, Cat steals from Bob, Bob opens again; Ann Marie is to move.
     moves = "Bob opens R7\nCat steals Bob\nBob open Y3\nsteal Ann Marie\nAnn Marie: steals Bob\nBob o G2\n"
     result = we("record", log, *setup, input=moves)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     assert rejections(result) == [
         "rejected (input line 4: steal Ann Marie): Ann Marie cannot steal from themselves."
         " Ann Marie can open a gift (`open CARD`) or steal Y3 from Bob, R7 from Cat."

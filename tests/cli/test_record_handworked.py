@@ -65,7 +65,7 @@ def test_hand_worked_game_in_two_sittings(tmp_path):
     log = tmp_path / "family.jsonl"
     with freeze_time("2026-11-26 19:00:00"):
         first = we("record", log, *NEW3, "--attic-size", "2", "--title", "Family", input=FIRST_SITTING)
-    assert first.exit_code == 0, first.stderr
+    assert first.exit_code == 1, first.stderr
     assert rejections(first) == [
         "rejected (input line 4: Ann steal Bob): Ann cannot steal R7: Bob just stole it and no gift has"
         " been opened since. Ann can open a gift (`open CARD`); nothing can be stolen now."
@@ -77,7 +77,7 @@ def test_hand_worked_game_in_two_sittings(tmp_path):
 
     with freeze_time("2026-11-27 10:00:00"):
         second = we("record", log, input=SECOND_SITTING)  # end of input quits
-    assert second.exit_code == 0, second.stderr
+    assert second.exit_code == 1, second.stderr
     assert "Carrying on with game family" in second.stdout
     assert rejections(second) == [
         "rejected (input line 3: steal cat): Bob cannot steal O8: Cat just stole it and no gift has"
@@ -130,13 +130,13 @@ def test_hand_worked_game_in_two_sittings(tmp_path):
 
     # A third sitting on the finished game takes no more moves.
     third = we("record", log, input="open R1\n")
-    assert third.exit_code == 0
+    assert third.exit_code == 1
     assert len(rejections(third)) == 1 and len(read_log(log)) == 20
 
 
 def test_the_same_game_refused_once_its_last_line_is_torn(tmp_path):
     log = tmp_path / "family.jsonl"
-    assert we("record", log, *NEW3, "--attic-size", "2", input=FIRST_SITTING).exit_code == 0
+    assert we("record", log, *NEW3, "--attic-size", "2", input=FIRST_SITTING).exit_code == 1
     log.write_bytes(log.read_bytes()[:-1])  # drop the final newline: a torn last write
     result = we("record", log, input=SECOND_SITTING)
     assert result.exit_code == 1

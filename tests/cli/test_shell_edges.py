@@ -103,7 +103,8 @@ def test_a_second_recorder_on_the_same_file_does_not_end_the_first(tmp_path: Pat
     )
     assert second.returncode == 0, second.stderr
     _, err = first.communicate("open G5\nopen B3\n", timeout=60)
-    assert first.returncode == 0, err
+    assert first.returncode == 1, err  # its stale G5 line was refused, so the script failed
+    assert "1 input line was refused (the first: input line 2)" in err
     assert "another recorder added to" in err and "Ann to move" in err
     report = check_game(GameSource(label=str(log), path=log))
     assert report.ok
