@@ -412,15 +412,17 @@ def stats(
         check_plot_target(plot)
     if modes:
         db = library_path(db_path)
-        if not db.exists():
-            raise CommandFailed(f"there is no library at {db} yet (add games with `we import`)")
+        if not library_exists(db):
+            raise CommandFailed(f"there is no library at {library_name(db)} yet (add games with `we import`)")
         result = library_stats(db)
         from cli import stats_report
 
         if fairness:
             from wecore.stats import fairness as fairness_of
 
-            stats_report.emit_fairness(fairness_of(result.records), f"in the library {db}", as_json, plot)
+            stats_report.emit_fairness(
+                fairness_of(result.records), f"in the library {library_name(db)}", as_json, plot
+            )
         elif versus is not None:
             stats_report.emit_versus(result.records, versus, as_json, plot)
         else:

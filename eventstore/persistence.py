@@ -32,7 +32,7 @@ from eventstore.errors import (
     LogIntegrityError,
     StoreError,
 )
-from eventstore.verify import LogLine, VerifyResult
+from eventstore.verify import LogLine, VerifyResult, check_tail_line
 
 # An event to append, as the log writes it: (type, data).
 Payload = tuple[str, dict[str, Any]]
@@ -276,6 +276,18 @@ class LibraryGameLog(SealingLog):
 
     def _store_first(self, envelope: Envelope) -> None:
         self._store_new([envelope])
+
+    def _checked_head(self, obj: dict[str, Any]) -> Envelope:
+        """The newest stored event (parsed), checked as a JSONL log's tail is: never chain new
+        events onto a damaged head (a row edited by hand, a value that is not even JSON)."""
+        try:
+            line = orjson.dumps(obj) + b"\n"
+        except TypeError:
+            line = b""
+        env, problems = check_tail_line(line) if line else (None, [])
+        if env is None or problems:
+            raise LogIntegrityError(self.where, self.verify().problems or [])
+        return env
 
     @abstractmethod
     def _store_new(self, envelopes: list[Envelope]) -> None: ...

@@ -43,12 +43,11 @@ from eventstore.errors import (
 from eventstore.persistence import LibraryGameLog, StoreAfterHead, Summary, write_new_log
 from eventstore.problems import EMPTY, Problem
 from eventstore.sqlite_import import ImportResult
-from eventstore.sqlite_schema import envelope_objs, first_event_meta
+from eventstore.sqlite_schema import envelope_objs, first_event_meta, game_summary
 from eventstore.verify import (
     LogLine,
     Scanned,
     VerifyResult,
-    check_tail_line,
     iter_objects,
     scan_lines,
     scan_objects,
@@ -124,7 +123,8 @@ def _one_line(exc: BaseException) -> str:
 
 def _schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
     """The layout's version; None for a database with none of our tables; StoreError for a
-    database whose tables of those names are someone else's."""
+    database whose tables of those names are someone else's, or a library missing its games or
+    events table (the view `envelopes` is for users' own SQL: a library works without it)."""
     found = {
         name
         for (name,) in conn.execute(
@@ -141,21 +141,41 @@ def _schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
             row = conn.execute("SELECT value FROM settings WHERE name = 'schema'").fetchone()
         except psycopg.Error:
             row = None
-    if row is None or not str(row[0]).isdigit() or found != set(_OUR_NAMES):
+    if row is None or not isinstance(row[0], str) or not row[0].isdigit():
         raise StoreError(f"{where}: not a game library (its tables are unknown to we)")
+    if missing := [name for name in ("games", "events") if name not in found]:
+        raise StoreError(f"{where}: not a game library (no {' or '.join(missing)} table)")
     return int(row[0])
+
+
+def _has_tables_of_its_own(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the current schema holds tables or views (someone else's, when none is ours)."""
+    row = conn.execute(
+        "SELECT 1 FROM pg_class WHERE relnamespace = current_schema()::regnamespace"
+        " AND relkind IN ('r', 'v', 'm', 'p', 'f') LIMIT 1"
+    ).fetchone()
+    return row is not None
 
 
 def has_library(url: str) -> bool:
     """Whether the database holds a game library (its tables), without creating one: what a
-    command that only reads asks first. StoreError if it cannot be reached, or if its tables of
-    those names are someone else's."""
+    command that only reads asks first. False for an empty database (a writer lays it out);
+    StoreError if it cannot be reached, if its tables of our names are someone else's, or if
+    it holds tables of its own and no library: a command that only reads changes nothing."""
+    where = display_url(url)
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name="we")
     except psycopg.Error as exc:
-        raise StoreError(f"{display_url(url)}: cannot open the game library: {_one_line(exc)}") from None
+        raise StoreError(f"{where}: cannot open the game library: {_one_line(exc)}") from None
     with conn:
-        return _schema_version(conn, display_url(url)) is not None
+        try:
+            if _schema_version(conn, where) is not None:
+                return True
+            if _has_tables_of_its_own(conn):
+                raise StoreError(f"{where}: not a game library (no events table)")
+        except psycopg.Error as exc:
+            raise StoreError(f"{where}: cannot open the game library: {_one_line(exc)}") from None
+        return False
 
 
 class _Retry(Exception):
@@ -399,15 +419,11 @@ class Library:
         return StoreError(f"{self.path}: cannot read the game library: {_one_line(exc)}")
 
     def games(self) -> list[dict[str, Any]]:
-        """One summary per game, oldest first; `players` parsed, `complete` a bool."""
+        """One summary per game, oldest first; `players` parsed, `complete` a bool, `damaged`
+        for a row that is not what we writes (its odd values read as None)."""
         names = _GAME_COLUMNS.split(", ")
-        out = []
-        for values in self._read(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY started_at, id"):
-            row = dict(zip(names, values, strict=True))
-            row["players"] = orjson.loads(row["players"]) if row["players"] else None
-            row["complete"] = bool(row["complete"])
-            out.append(row)
-        return out
+        rows = self._read(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY started_at, id")
+        return [game_summary(dict(zip(names, values, strict=True))) for values in rows]
 
     def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
         """Keep rules-level facts the CLI computed; the store does not judge them."""
@@ -732,11 +748,8 @@ class LibraryLog(LibraryGameLog):
         row = conn.execute(_SELECT_HEAD, (key,)).fetchone()
         if row is None:
             return None
-        # Same tail check as a JSONL file: never chain new events onto a damaged head.
         (obj,) = envelope_objs(self.game_id, [row])
-        env, problems = check_tail_line(orjson.dumps(obj) + b"\n")
-        if env is None or problems:
-            raise LogIntegrityError(self.where, self.verify().problems or [])
+        env = self._checked_head(obj)
         return key, env
 
     def head(self) -> tuple[int, str | None, str | None]:

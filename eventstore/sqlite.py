@@ -26,7 +26,6 @@ from eventstore.errors import (
     GameNotFoundError,
     LibraryBusyError,
     LogExistsError,
-    LogIntegrityError,
     StoreError,
     WritesLostError,
 )
@@ -53,7 +52,6 @@ from eventstore.sqlite_schema import (
 from eventstore.verify import (
     LogLine,
     VerifyResult,
-    check_tail_line,
     iter_objects,
     scan_objects,
     verify_objects,
@@ -481,11 +479,8 @@ class LibraryLog(LibraryGameLog):
         row = conn.execute(SELECT_HEAD, (base, base + SEQ_LIMIT)).fetchone()
         if row is None:
             return None
-        # Same tail check as a JSONL file: never chain new events onto a damaged head.
         (obj,) = envelope_objs(self.game_id, [row])
-        env, problems = check_tail_line(orjson.dumps(obj) + b"\n")
-        if env is None or problems:
-            raise LogIntegrityError(self.where, self.verify().problems or [])
+        env = self._checked_head(obj)
         return base, env
 
     def head(self) -> tuple[int, str | None, str | None]:
