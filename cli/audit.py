@@ -223,7 +223,13 @@ def _binary_writer() -> Callable[[bytes], object]:
 
 
 def _json_line(result: AuditResult) -> bytes:
-    return orjson.dumps(result.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+    line = result.to_json()
+    try:
+        return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:
+        # A file name that is not UTF-8 reaches us with surrogates, which JSON cannot carry.
+        line["source"] = os.fsencode(line["source"]).decode("utf-8", "replace")
+        return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
 
 
 @click.command()

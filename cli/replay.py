@@ -271,7 +271,15 @@ def replay(
     end_seq = chosen[-1].seq
 
     if html_out is not None:
-        _write_html(html_out, envelopes[:limit], seat, replace, analyse)
+        cut = None
+        label = "Fingerprint of the log"
+        if folded.stopped and limit == total:
+            label = f"Fingerprint at event {limit}, the last that can be read"
+            cut = f"This page ends at event {limit}: the log is damaged after it. {folded.stopped}"
+        elif limit < total:
+            label = f"Fingerprint at event {limit}"
+            cut = f"This page shows events 1 to {limit} of the log (--at {limit})."
+        _write_html(html_out, envelopes[:limit], seat, replace, analyse, label, cut)
     if as_json:
         data = view(end_state, seat, omniscient=omniscient).to_dict()
         data.update(game=folded.report.game, seq=end_seq, fingerprint=fingerprint_of(envelopes[end_seq - 1]))
@@ -328,7 +336,13 @@ def _tell(
 
 
 def _write_html(
-    out_path: Path, envelopes: list[Any], seat: str | None, replace: bool, analyse: bool = False
+    out_path: Path,
+    envelopes: list[Any],
+    seat: str | None,
+    replace: bool,
+    analyse: bool = False,
+    fingerprint_label: str = "Fingerprint of the log",
+    cut: str | None = None,
 ) -> None:
     try:
         from service.replay_page import render_html
@@ -346,6 +360,8 @@ def _write_html(
         viewer=seat,
         fingerprint=fingerprint_of(envelopes[-1]) if envelopes else None,
         analysis=analysis,
+        fingerprint_label=fingerprint_label,
+        cut=cut,
     )
     # Written beside the target (under a name of its own) and renamed, so a failure never
     # leaves half a page behind.

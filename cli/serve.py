@@ -38,6 +38,10 @@ def lan_address() -> str | None:
     return None
 
 
+def _shortened(text: str, keep: int = 80) -> str:
+    return text if len(text) <= keep else text[: keep - 3] + "..."
+
+
 @click.command()
 @click.argument("games_dir", type=click.Path(file_okay=False, path_type=Path), required=False)
 @click.option(
@@ -74,8 +78,12 @@ def serve(games_dir: Path | None, db_url: str | None, host: str | None, port: in
         if games_dir is not None:
             raise click.UsageError("serve a folder or a library (--db), not both")
         if not is_library_url(db_url):
-            raise click.UsageError(
-                "--db takes a PostgreSQL URL (postgresql://...); to serve files, give their folder"
+            # Not opened at all: a SQLite file given here, a `we` library or someone else's,
+            # is left byte for byte as it was.
+            raise CommandFailed(
+                f"--db {_shortened(db_url)}: `we serve` serves a PostgreSQL library (postgresql://...),"
+                " not a file; nothing was opened. To serve games from files, give their folder"
+                " (`we export ID -o DIR/ID.jsonl` writes a library game's log)"
             )
         from eventstore.postgres import LibraryPool
 

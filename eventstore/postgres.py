@@ -420,10 +420,10 @@ class Library:
 
     def games(self) -> list[dict[str, Any]]:
         """One summary per game, oldest first; `players` parsed, `complete` a bool, `damaged`
-        for a row that is not what we writes (its odd values read as None)."""
+        for a row that is not what we writes (as in SQLite: listed and flagged, never a crash)."""
         names = _GAME_COLUMNS.split(", ")
-        rows = self._read(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY started_at, id")
-        return [game_summary(dict(zip(names, values, strict=True))) for values in rows]
+        query = f"SELECT {_GAME_COLUMNS} FROM games ORDER BY started_at, id"
+        return [game_summary(dict(zip(names, values, strict=True))) for values in self._read(query)]
 
     def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
         """Keep rules-level facts the CLI computed; the store does not judge them."""

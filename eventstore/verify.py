@@ -68,8 +68,8 @@ _DecodeError = orjson.JSONDecodeError
 _READ_BUFFER = 1 << 18
 
 # A line is read with this cap: one that fits, "\n" included, is within the limit; one that
-# does not is finished (or skipped) by _rest_of_line without being held.
-_READ_CAP = LINE_LIMIT + 1
+# does not is finished (or skipped) by rest_of_line without being held.
+READ_CAP = LINE_LIMIT + 1
 _SKIP_BLOCK = 1 << 16
 # Problems listed per log; the rest are counted ("and N more").
 PROBLEMS_LISTED = 100
@@ -94,12 +94,12 @@ def long_line_message(size: int) -> str:
     return f"line is {size:,} bytes long, over the format's limit of {LINE_LIMIT:,} bytes"
 
 
-def _rest_of_line(first: bytes, readline: Callable[[int], bytes]) -> bytes:
+def rest_of_line(first: bytes, readline: Callable[[int], bytes]) -> bytes:
     """`first` was read with the cap and has no newline: read the rest of its line in blocks,
     keeping none of it. The line itself if it was within the limit after all (a "\r\n" ending
     that straddled the cap), else a LongLine."""
     size = len(first)
-    piece = readline(_READ_CAP)
+    piece = readline(READ_CAP)
     if piece == b"\n" and first[-1:] == b"\r":
         return first + piece
     while piece:
@@ -113,7 +113,7 @@ def _rest_of_line(first: bytes, readline: Callable[[int], bytes]) -> bytes:
 def _within_limit(line: bytes) -> bytes:
     """A line from an iterable of lines (already in memory), judged by the same limit."""
     size = len(line)
-    if size <= _READ_CAP:
+    if size <= READ_CAP:
         return line
     ended = line[-1:] == b"\n"
     content = size - ended - (line[-2:] == b"\r\n")
@@ -525,10 +525,10 @@ def _scan(
     readline: Callable[[int], bytes] | None = None
     if not parsed:
         readline = getattr(items, "readline", None)
-        # A file: read a line at most _READ_CAP bytes at a time (a C-level iterator, as quick
+        # A file: read a line at most READ_CAP bytes at a time (a C-level iterator, as quick
         # as iterating the file), so a line over the limit is never held whole. Lines given
         # in memory are judged by the same limit.
-        items = iter(partial(readline, _READ_CAP), b"") if readline is not None else map(_within_limit, items)
+        items = iter(partial(readline, READ_CAP), b"") if readline is not None else map(_within_limit, items)
     over, lo, hi = over_limits, INT_MIN, INT_MAX
     n = 0
     # Line 1's game id once known valid; until then _UNKNOWN, equal to nothing (not even a
@@ -551,8 +551,8 @@ def _scan(
                 obj = loads(item)
             except _DecodeError:
                 pass
-        elif readline is not None and len(item) == _READ_CAP:
-            item = _rest_of_line(item, readline)
+        elif readline is not None and len(item) == READ_CAP:
+            item = rest_of_line(item, readline)
             if type(item) is not LongLine:
                 try:  # noqa: SIM105
                     obj = loads(item)
@@ -572,12 +572,12 @@ def _scan(
                     and ((at[17:] in seconds and at[:17] in minutes) or valid(at))
                 ):  # fmt: skip
                     # The limits, judged by the payload's values (the other fields are checked
-                    # above): strings and 64-bit integers pass at a glance, and anything else
+                    # above): strings, nulls and 64-bit integers pass at a glance, and anything else
                     # has the whole payload walked once. Before hashing, which a deep enough
                     # value would make fail.
                     for x in data.values():
                         tx = type(x)
-                        if tx is str or (tx is int and lo <= x <= hi):
+                        if tx is str or x is None or (tx is int and lo <= x <= hi):
                             continue
                         beyond = over(data, 2) is not None
                         break

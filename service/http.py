@@ -145,9 +145,33 @@ _MOVE_BODY = _body_schema(MoveRequest, _COMPONENTS)
 _GAME_BODY = _body_schema(NewGame, _COMPONENTS)
 
 
+# What a field must be, by pydantic's error type, in the table's words: pydantic's own messages
+# ("Input should be a valid integer") are for programmers, and its wording may change.
+_MUST_BE = {
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "greater_than_equal": "a whole number, 0 or more",
+    "string_type": "a string",
+    "string_too_short": "a string that is not empty",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "dict_type": "an object",
+    "list_type": "a list",
+    "literal_error": "one of the values the API names",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+}
+
+
+def _field_name(loc: tuple[Any, ...]) -> str:
+    # pydantic puts the union member's name in the path (move.NoteMove.text): not a field.
+    return ".".join(str(p) for p in loc if not (isinstance(p, str) and p.endswith("Move")))
+
+
 def _error_sentence(exc: ValidationError) -> str:
     error = exc.errors()[0]
-    where = ".".join(str(p) for p in error["loc"] if not (isinstance(p, str) and p.endswith("Move")))
+    where = _field_name(error["loc"])
     kind = error["type"]
     if kind == "extra_forbidden":
         return f"unknown field {where!r} in the body"
@@ -155,7 +179,7 @@ def _error_sentence(exc: ValidationError) -> str:
         return f"the body is missing the field {where!r}"
     if kind in ("union_tag_invalid", "union_tag_not_found"):
         return 'the move\'s "type" must be open, steal, swap, bring, undo, note or tie'
-    return f"the field {where!r} is not right: {error['msg']}"
+    return f"the field {where!r} must be {_MUST_BE.get(kind, 'of another type')}"
 
 
 async def read_body(request: Request, model: Any) -> Any:
@@ -268,6 +292,13 @@ def create_app(
     async def library_away(request: Request, exc: ConnectionLostError) -> JSONResponse:
         return JSONResponse({"error": f"{exc}; try again in a moment"}, status_code=503)
 
+    @app.exception_handler(StoreError)
+    async def unreadable(request: Request, exc: StoreError) -> JSONResponse:
+        # A log that cannot be read now (replaced by a FIFO, its permissions taken away): the
+        # store's one-line sentence, as `we audit` would say it; never a 500.
+        sentence = str(exc).encode("utf-8", "replace").decode("utf-8").splitlines()
+        return JSONResponse({"error": sentence[0] if sentence else "the log cannot be read"}, 422)
+
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse({"error": exc.sentence, **exc.extra}, status_code=exc.status)
@@ -282,8 +313,10 @@ def create_app(
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         error = exc.errors()[0]
-        where = ".".join(str(p) for p in error.get("loc", ()))
-        return JSONResponse({"error": f"{where}: {error.get('msg', 'not valid')}"}, status_code=422)
+        loc = tuple(error.get("loc", ()))
+        where = _field_name(loc[1:]) if loc[:1] == ("query",) else _field_name(loc)
+        must = _MUST_BE.get(error.get("type", ""), "of another kind")
+        return JSONResponse({"error": f"{where} must be {must}"}, status_code=422)
 
     # --- keys ---
     def role_for(request: Request) -> Role:
@@ -298,7 +331,7 @@ def create_app(
         role = role_for(request)
         game = folder.get(game_id)
         if game is None:
-            raise ApiError(404, f"no game {game_id!r} here")
+            raise ApiError(404, f"no game {_shortened(game_id)!r} here")
         if role.kind != HOST and role.game != game.game:
             raise ApiError(403, "this key is for another game")
         if refresh:
@@ -340,6 +373,8 @@ def create_app(
                     "complete": state.is_over,
                     "to_move": state.player_to_move,
                     "fingerprint": game.fingerprint(game.head),
+                    # null, or why the game stops where it does, in `we audit`'s words
+                    "problem": game.stopped,
                 }
             )
         return out
@@ -393,7 +428,7 @@ def create_app(
         last = after
         resume = request.headers.get("last-event-id")
         if resume is not None:
-            if not resume.strip().isdigit():
+            if not resume.strip().isdigit() or len(resume.strip()) > 18:
                 raise ApiError(422, "Last-Event-ID is not an event's seq")
             last = int(resume.strip())
         return StreamingResponse(
@@ -515,6 +550,11 @@ def create_app(
         return HTMLResponse(live_page(game, role, key), headers=_PAGE_HEADERS)
 
     return app
+
+
+def _shortened(text: str, keep: int = 64) -> str:
+    """What a request named, cut to be echoed in one short line."""
+    return text if len(text) <= keep else text[: keep - 3] + "..."
 
 
 _PAGE_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}

@@ -44,7 +44,7 @@ def read_or_create_host_key(games_dir: Path) -> str:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        key = path.read_text(encoding="utf-8").strip()
+        key = _read_key_file(path)
         if len(key) < 22:  # fewer than 128 bits of base64
             raise ValueError(f"{path}: the host key is too short (at least 22 characters)") from None
         return key
@@ -54,6 +54,25 @@ def read_or_create_host_key(games_dir: Path) -> str:
         out.flush()
         os.fsync(out.fileno())
     return key
+
+
+def _read_key_file(path: Path) -> str:
+    """The key in an existing host-key file: a regular file of one short line. A FIFO (which
+    would wait for a writer) or a huge file is refused rather than read."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError("not a regular file, so not a host key")
+        text = os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    try:
+        return text.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise ValueError("not a host key (not UTF-8 text)") from None
 
 
 def derive(host_key: str, kind: str, game: str, seat: str | None = None) -> str:

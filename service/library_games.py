@@ -18,9 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from eventstore.envelope import Envelope, make_game_id, utc_now
+from eventstore.envelope import Envelope, make_game_id, utc_now, valid_game_id
 from eventstore.errors import LogExistsError, StoreError
 from eventstore.postgres import LibraryPool, Notifications
 from service.checking import GameReport, GameSource, check_game
@@ -47,7 +45,7 @@ class StoredGame(LiveGame):
             grew = False
             with self.pool.library() as library:
                 for obj in library.log(self.game_id).rows_after(self.head):
-                    if not self._take(orjson.dumps(obj) + b"\n"):
+                    if not self._take_row(obj):
                         break
                     grew = True
             return grew
@@ -105,7 +103,7 @@ class StoredGames:
     def get(self, game_id: str) -> LiveGame | None:
         with self.lock:
             found = self.by_id.get(game_id)
-        if found is None:
+        if found is None and valid_game_id(game_id):  # no other id can be stored: no query
             try:
                 with self.pool.library() as library:
                     known = library.has_game(game_id)

@@ -15,20 +15,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import stat
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
 from eventstore.canonical import fingerprint
 from eventstore.envelope import valid_game_id
-from eventstore.problems import INTEGRITY, Flaw, Problem, ProblemCode
-from eventstore.verify import LineChecker
+from eventstore.errors import StoreError
+from eventstore.problems import TORN, Flaw, Problem, ProblemCode
+from eventstore.verify import (
+    READ_CAP,
+    LineChecker,
+    LongLine,
+    file_kind,
+    open_log,
+    rest_of_line,
+)
 from service.checking import GameReport, GameSource, check_game, damage_sentence
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from wecore.audit import RULES, SCHEMA
@@ -42,6 +51,8 @@ from wecore.state import INITIAL_STATE, GameState, Phase
 from wecore.views import face_down_known, redact_log, view
 
 POLL_SECONDS = 0.2
+# Small: a followed log is mostly read a line or two at a time, as moves come in.
+_FOLLOW_BUFFER = 1 << 14
 CHECKPOINT = 32
 RECENT = 16  # the newest states kept whole: live messages need the one before the latest
 SCAN_SECONDS = 2.0
@@ -97,6 +108,20 @@ def _as_the_seat_knows(moves: list[dict[str, Any]], state: GameState, seat: str 
     return shown
 
 
+def shown_name(path: Path) -> str:
+    """A file's name as messages and pages show it: UTF-8 (a name of other bytes would make
+    every answer naming it fail to encode) and one line (a name may hold a newline)."""
+    name = os.fsencode(path.name).decode("utf-8", "replace")
+    return name if name.isprintable() else repr(name)[1:-1]
+
+
+def in_our_words(exc: StoreError, game: LiveGame) -> str:
+    """The store's sentence about a game's log, naming it as the service does (its file name,
+    not the server's folder) and in one line."""
+    sentence = str(exc).replace(os.fspath(game.path), game.label)
+    return os.fsencode(sentence).decode("utf-8", "replace").splitlines()[0]
+
+
 @dataclass
 class Subscribers:
     """The streams of one game wait on `changed`; it is set (and replaced) when the game grows."""
@@ -108,7 +133,7 @@ class Subscribers:
 class LiveGame:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.label = path.name
+        self.label = shown_name(path)
         self.lock = threading.RLock()
         self._reset()
         self._waiters: list[Subscribers] = []
@@ -125,8 +150,9 @@ class LiveGame:
         self.offset = 0  # bytes of the file taken in
         self.last_line = b""  # the last line taken in, to notice a rewrite
         self.checker = LineChecker()
-        self.stopped: str | None = None  # why the game cannot be read further
-        self.problem: Problem | None = None
+        self.problem: Problem | None = None  # why the game cannot be read further
+        self.torn: Problem | None = None  # a torn last line, until the log changes
+        self.pending = False  # bytes after the last newline at the last look
         self.signature: tuple[int, int, int] | None = None
         self.messages: OrderedDict[tuple[int, str], bytes] = OrderedDict()
 
@@ -140,39 +166,79 @@ class LiveGame:
         return self.current
 
     def refresh(self) -> bool:
-        """Take in what was appended since the last look; True when the game grew (or changed)."""
+        """Take in what was appended since the last look; True when the game grew (or changed).
+
+        Raises FileNotFoundError when the log is gone, StoreError when its path is no regular
+        file (a FIFO, a device, a directory) or cannot be read: the Folder says so, once."""
         with self.lock:
-            try:
-                st = os.stat(self.path)
-            except FileNotFoundError:
-                return False
+            st = os.stat(self.path)  # a stat first: nothing is opened while nothing changed
+            if not stat.S_ISREG(st.st_mode):
+                raise StoreError(f"{self.label}: not a regular file ({file_kind(st.st_mode)}), so not a log")
             signature = (st.st_ino, st.st_size, st.st_mtime_ns)
             if signature == self.signature:
+                if self.pending and self.torn is None and self.problem is None:
+                    # The same bytes after the last newline a poll later: no append is under
+                    # way (one is a single write), so the last line is torn, as `we audit` says.
+                    self.torn = Problem.integrity(self.checker.line + 1, TORN)
+                    return True
                 return False
-            changed = False
-            if self.signature is not None and self._rewritten(st):
-                # Replaced, cut back (say by `we repair`) or edited: read it again from the start.
-                self._reset()
-                changed = True
-            self.signature = signature
-            if self.stopped is not None and self.problem is not None and self.problem.kind != INTEGRITY:
-                return changed
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read(st.st_size - self.offset)
-            end = data.rfind(b"\n") + 1
-            grew = False
-            for line in data[:end].splitlines(keepends=True):
-                self.offset += len(line)
-                self.last_line = line
-                if not self._take(line):
-                    break
-                grew = True
-            # Bytes after the last newline: an append in progress, or a torn line; judged again
-            # when the file changes (the recorder and `we repair` name a torn tail).
-            return grew or changed
+            # O_NONBLOCK, and the kind checked again on what was opened: the path may have
+            # been replaced by a FIFO since the stat, and reading one would wait for ever.
+            try:
+                opened = open_log(self.path, buffering=_FOLLOW_BUFFER)
+            except StoreError as exc:
+                raise StoreError(in_our_words(exc, self)) from None
+            with opened as f:
+                st = os.fstat(f.fileno())
+                signature = (st.st_ino, st.st_size, st.st_mtime_ns)
+                changed = self.torn is not None
+                self.torn = None
+                if self.signature is not None and self._rewritten(f, st):
+                    # Replaced, cut back (say by `we repair`) or edited: read it again from the start.
+                    self._reset()
+                    changed = True
+                self.signature = signature
+                if self.problem is not None:
+                    return changed  # nothing after a bad line is taken until the log is rewritten
+                return self._read_lines(f, st.st_size) or changed
 
-    def _rewritten(self, st: os.stat_result) -> bool:
+    def _read_lines(self, f: BinaryIO, size: int) -> bool:
+        """Take in the complete lines after `offset`, up to `size` (the size the signature was
+        taken at, so a line appended meanwhile waits for the next look), each read with the
+        format's cap: a line over 1 MiB is skipped in pieces, never held."""
+        # At least one byte is tried, even where the size says 0: some files (in /proc, say)
+        # say 0 and then cannot be read, and that is worth saying.
+        end = max(size, self.offset + 1)
+        f.seek(self.offset)
+
+        def readline(limit: int) -> bytes:
+            return f.readline(min(limit, end - f.tell()))
+
+        grew = False
+        self.pending = False
+        while True:
+            line = readline(READ_CAP)
+            if not line:
+                break
+            if line[-1:] != b"\n":
+                if len(line) < READ_CAP:
+                    # An append in progress, or a torn line: judged at the next look.
+                    self.pending = True
+                    break
+                line = rest_of_line(line, readline)
+                if type(line) is LongLine and not line.ended:
+                    # Over the limit and unended: no writer writes such a line, so it is torn.
+                    self.offset = f.tell()
+                    self._stop(Problem.integrity(self.checker.line + 1, TORN))
+                    break
+            self.offset = f.tell()
+            self.last_line = line
+            if not self._take(line):
+                break
+            grew = True
+        return grew
+
+    def _rewritten(self, f: BinaryIO, st: os.stat_result) -> bool:
         """Anything but an append since the last look: appends only ever add after `offset`."""
         if self.signature is None:
             return False
@@ -182,13 +248,20 @@ class LiveGame:
             return True  # same size, new mtime: something was written over what was read
         if not self.last_line:
             return False
-        with open(self.path, "rb") as f:
-            f.seek(self.offset - len(self.last_line))
-            return f.read(len(self.last_line)) != self.last_line
+        where = self.offset - len(self.last_line)
+        return os.pread(f.fileno(), len(self.last_line), where) != self.last_line
 
     def _take(self, line: bytes) -> bool:
+        """Check one line of the log and fold it; False when it stops the game."""
         number = self.checker.line + 1
-        raw, msgs, usable = self.checker.feed(line)
+        return self._fold(number, *self.checker.feed(line))
+
+    def _take_row(self, obj: Any) -> bool:
+        """The same for a library's row, already parsed (it may nest too deep to encode)."""
+        number = self.checker.line + 1
+        return self._fold(number, *self.checker.feed_obj(obj))
+
+    def _fold(self, number: int, raw: dict[str, Any] | None, msgs: list[Any] | None, usable: bool) -> bool:
         if msgs or not usable or raw is None:
             flaw = msgs[0] if msgs else Flaw(ProblemCode.ENVELOPE_FIELDS, "unusable line")
             self._stop(Problem.integrity(number, flaw))
@@ -212,13 +285,21 @@ class LiveGame:
 
     def _stop(self, problem: Problem) -> None:
         self.problem = problem
-        self.stopped = f"{self.label}: line {problem.line}: {problem.kind}: {problem.message}"
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the game cannot be read further, in `we audit`'s words, or None."""
+        problem = self.problem or self.torn
+        if problem is None:
+            return None
+        return f"{self.label}: line {problem.line}: {problem.kind}: {problem.message}"
 
     def damage(self) -> str | None:
         """The recorder's sentence for a damaged log, or None."""
-        if self.problem is None:
+        problem = self.problem or self.torn
+        if problem is None:
             return None
-        return damage_sentence(self.label, [self.problem])
+        return damage_sentence(self.label, [problem])
 
     def state_at(self, seq: int) -> GameState:
         """The state after event `seq` (0: before the first)."""
@@ -318,12 +399,14 @@ class Folder:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_scan = 0.0
+        self._told: dict[Path, str] = {}  # what the server's log last said of each path
         self.on_error: Callable[[str], None] = lambda message: None
 
     def scan(self) -> None:
-        """Find new logs in the folder."""
+        """Find new logs in the folder. Every `*.jsonl` is looked at; what is no log (a FIFO, a
+        device, a directory, a link to nothing) is left out, with one line in the server's log."""
         with os.scandir(self.directory) as entries:
-            names = [e.name for e in entries if e.name.endswith(".jsonl") and e.is_file()]
+            names = [e.name for e in entries if e.name.endswith(".jsonl")]
         paths = [self.directory / name for name in sorted(names) if not name.startswith(".")]
         for path in paths:
             with self.lock:
@@ -337,27 +420,63 @@ class Folder:
     def _refresh(self, game: LiveGame) -> None:
         try:
             grew = game.refresh()
-        except OSError as exc:
-            self.on_error(f"{game.label}: cannot read: {exc.strerror or exc}")
+        except FileNotFoundError:
+            self._gone(game)
             return
+        except StoreError as exc:
+            self._tell(game.path, str(exc))
+            return
+        except OSError as exc:
+            self._tell(game.path, f"{game.label}: cannot read: {exc.strerror or exc}")
+            return
+        self._told.pop(game.path, None)  # readable again: a new failure is worth a new line
         if game.game is None and game.stopped is not None and valid_game_id(game.path.stem):
             game.game = game.path.stem  # line 1 is unreadable: still listed, under its file's name
         if game.game is not None:
             with self.lock:
-                if game.game not in self.by_id:
-                    self.by_id[game.game] = game
-                    self.keys.add_game(game.game, game.current.players)
+                if self.by_id.get(game.game) is not game:
+                    for stale in [gid for gid, g in self.by_id.items() if g is game]:
+                        del self.by_id[stale]  # rewritten under another game id
+                    if game.game not in self.by_id:
+                        self.by_id[game.game] = game
+                        self.keys.add_game(game.game, game.current.players)
+        elif game.stopped is not None:
+            self._tell(game.path, f"{game.stopped}; not served (its name is no game id)")
         if grew:
             game.wake()
+
+    def _tell(self, path: Path, message: str) -> None:
+        """One line in the server's log per thing it cannot read, not one per look."""
+        if self._told.get(path) != message:
+            self._told[path] = message
+            self.on_error(message)
+
+    def _gone(self, game: LiveGame) -> None:
+        """The log was deleted (or moved away) while served: it is no longer listed."""
+        with self.lock:
+            self.by_path.pop(game.path, None)
+            served = [gid for gid, g in self.by_id.items() if g is game]
+            for gid in served:
+                del self.by_id[gid]
+        if served:
+            self.on_error(f"{game.label}: the log is gone from {self.directory}; no longer served")
+        else:
+            self._tell(game.path, f"{game.label}: cannot read: no such file (a link to nothing?)")
+        game.wake()
 
     def refresh(self, game: LiveGame) -> None:
         self._refresh(game)
 
     def get(self, game_id: str) -> LiveGame | None:
+        if not valid_game_id(game_id):
+            return None  # no file of the folder can hold it: nothing to look for
         with self.lock:
             found = self.by_id.get(game_id)
-        if found is None:
-            self.scan()  # made a moment ago by another program?
+        if found is None and time.monotonic() - self._last_scan >= POLL_SECONDS:
+            try:
+                self.scan()  # made a moment ago by another program?
+            except OSError as exc:
+                self._tell(self.directory, f"{self.directory}: {exc.strerror or exc}")
             with self.lock:
                 found = self.by_id.get(game_id)
         return found
@@ -381,9 +500,23 @@ class Folder:
 
     @contextlib.contextmanager
     def writer(self, game: LiveGame) -> Iterator[Any]:
-        """The log to append a move to."""
+        """The log to append a move to: only the folder's own regular file that was read and
+        verified, never through a symbolic link (which may point anywhere) or onto a file put
+        in its place since."""
         from eventstore.jsonl import JsonlLog
+        from service.play import Refused
 
+        try:
+            st = os.lstat(game.path)
+        except FileNotFoundError:
+            raise Refused(f"{game.label}: the log is gone; nothing was recorded") from None
+        if stat.S_ISLNK(st.st_mode):
+            raise Refused(
+                f"{game.label} is a symbolic link: the server shows it but records only into"
+                " its folder's own files; nothing was recorded"
+            )
+        if game.signature is None or st.st_ino != game.signature[0] or not stat.S_ISREG(st.st_mode):
+            raise Refused(f"{game.label} was replaced while served; nothing was recorded: try again")
         yield JsonlLog(game.path)
 
     def start_new(self, title: str | None, events: Sequence[Event]) -> tuple[list[Any], LiveGame]:
@@ -395,7 +528,10 @@ class Folder:
 
     def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
         """The game read again from its log and checked (service.checking)."""
-        return check_game(GameSource(label=game.label, path=game.path), keep_envelopes=keep_envelopes)
+        try:
+            return check_game(GameSource(label=game.label, path=game.path), keep_envelopes=keep_envelopes)
+        except StoreError as exc:
+            raise StoreError(in_our_words(exc, game)) from None
 
     # --- the follower ---
     def start(self) -> None:
@@ -420,4 +556,4 @@ class Folder:
                 for game in self.games():
                     self._refresh(game)
             except OSError as exc:  # the folder itself went away; keep serving what we have
-                self.on_error(f"{self.directory}: {exc.strerror or exc}")
+                self._tell(self.directory, f"{self.directory}: {exc.strerror or exc}")

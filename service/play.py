@@ -166,8 +166,20 @@ def set_up_events(
             state = fold(more, state)
             events += decide(state, DealAttics(attics={k: tuple(v) for k, v in attics.items()}))
     except (WeError, ValueError) as exc:
-        raise Refused(str(exc)) from None
+        raise Refused(_one_sentence(exc)) from None
     return events
+
+
+def _one_sentence(exc: Exception) -> str:
+    """A refusal in one line: a set-up refused by the events' validation (pydantic) carries the
+    rule's own words in its first error, under pydantic's framing."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = exc.errors()[0]
+        cause = first.get("ctx", {}).get("error")
+        return str(cause) if cause is not None else first["msg"]
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def start_game(path: Path, game_id: str, events: Sequence[Event]) -> list[Envelope]:

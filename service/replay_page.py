@@ -48,6 +48,8 @@ def render_html(
     spectator: bool = False,
     live: dict[str, Any] | None = None,
     analysis: dict[str, Any] | None = None,
+    fingerprint_label: str = "Fingerprint of the log",
+    cut: str | None = None,
 ) -> str:
     """The whole replay page for a log's parsed envelopes.
 
@@ -58,6 +60,9 @@ def render_html(
     and the seat's legal moves are in this dict) and offers the seat's moves as buttons.
     `analysis`: what `cli.analyse.page_analysis` gives (`we replay --html --analyse`): the
     pivotal moves are marked on the timeline and each decision's alternatives shown at its step.
+    `fingerprint_label`: what the fingerprint shown is of, when the page is not the whole log.
+    `cut`: why the page ends before the log does (damaged after it, or a page up to an event);
+    the page then says so and offers the events it holds as a part, not as the log.
     Raises the engine's errors (EventSchemaError, RuleViolation, UnknownPlayerError) for a log
     that does not fold, and ValueError for an empty one.
     """
@@ -73,6 +78,8 @@ def render_html(
         "players": list(final.players),
         "viewer": seat,
         "fingerprint": fingerprint,
+        "fingerprint_label": fingerprint_label,
+        "cut": cut,
         "colours": [c.value for c in COLOURS],
         "letters": {c.letter: c.value for c in COLOURS},
         "persons": {c.value: PERSON_OF[c] for c in COLOURS},
@@ -87,7 +94,7 @@ def render_html(
         "MODE": "live" if live is not None else "file",
         "LIVE_BEGIN": "",
         "LIVE_END": "",
-        "NOSCRIPT": _noscript(final, fingerprint),
+        "NOSCRIPT": _noscript(final, fingerprint, fingerprint_label, cut),
         "REDACTED_FOR": html.escape(seat or ("spectator" if spectator else ""), quote=True),
         "LOG_JSON": script_json(log),
         "REPLAY_JSON": script_json(
@@ -192,7 +199,7 @@ def _subtitle(state: GameState, viewer: str | None, spectator: bool = False) -> 
     return f"{who} \u00b7 dealer {state.dealer} \u00b7 {seen}"
 
 
-def _noscript(state: GameState, fingerprint: str | None) -> str:
+def _noscript(state: GameState, fingerprint: str | None, label: str, cut: str | None) -> str:
     """The final standings in plain HTML, for readers without JavaScript."""
     board = score(state)
     heading = "Final standings" if board.complete else "Standings so far (the game is not over)"
@@ -208,8 +215,9 @@ def _noscript(state: GameState, fingerprint: str | None) -> str:
     if board.tie_broken_by:
         winner, reason = html.escape(board.tie_broken_by), html.escape(board.tie_reason or "")
         tie = f"<p>Tie broken: {winner} ({reason}).</p>"
-    fp = f"<p>Fingerprint: <code>{html.escape(fingerprint)}</code></p>" if fingerprint else ""
+    fp = f"<p>{html.escape(label)}: <code>{html.escape(fingerprint)}</code></p>" if fingerprint else ""
+    note = f"<p><strong>{html.escape(cut)}</strong></p>" if cut else ""
     return (
         "<p>The table and timeline of this replay need JavaScript.</p>"
-        f"<h2>{heading}</h2><ol>{''.join(rows)}</ol>{tie}{fp}"
+        f"{note}<h2>{heading}</h2><ol>{''.join(rows)}</ol>{tie}{fp}"
     )

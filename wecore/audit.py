@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from wecore.errors import EventSchemaError, RuleViolation
-from wecore.fastpath import fast_fold
+from wecore.fastpath import fast_fold, fast_paths
 from wecore.reducer import evolve
 from wecore.state import INITIAL_STATE, GameState
 
@@ -39,10 +39,11 @@ class FoldResult:
 class GameChecker:
     """Folds events one at a time and remembers the first problem."""
 
-    __slots__ = ("events", "halted", "problem", "state")
+    __slots__ = ("events", "fast", "halted", "problem", "state")
 
     def __init__(self, state: GameState = INITIAL_STATE) -> None:
         self.state = state
+        self.fast = fast_paths(state)  # kept, not asked per event: feed is the audit's inner loop
         self.problem: RuleProblem | None = None
         self.events = 0
         # True once folding has stopped: at a problem, or because the caller said so (a line
@@ -59,14 +60,18 @@ class GameChecker:
             return False
         self.events += 1
         if type(event_type) is str and type(data) is dict:
-            try:
-                state = fast_fold(self.state, event_type, data)
-            except RuleViolation as exc:
-                self._stop(RuleProblem(line, RULES, f"{event_type}: {exc}"))
-                return False
-            if state is not None:
-                self.state = state
-                return True
+            fast = self.fast.get(event_type)
+            if fast is not None:
+                try:
+                    state = fast(self.state, data)
+                except RuleViolation as exc:
+                    self._stop(RuleProblem(line, RULES, f"{event_type}: {exc}"))
+                    return False
+                if state is not None:
+                    if event_type == "game_started":
+                        self.fast = fast_paths(state)
+                    self.state = state
+                    return True
         from wecore.events import parse_event  # pydantic loads only when a payload needs it
 
         try:
@@ -86,6 +91,7 @@ class GameChecker:
         except RuleViolation as exc:
             self._stop(RuleProblem(line, RULES, f"{event.TYPE}: {exc}"))
             return False
+        self.fast = fast_paths(self.state)
         return True
 
     def result(self) -> FoldResult:

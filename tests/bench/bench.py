@@ -659,7 +659,21 @@ def machine() -> list[str]:
         f"cpu:      {cpu}, {os.cpu_count()} logical core(s)"
         + (f", load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""),
         f"python:   {platform.python_implementation()} {platform.python_version()} ({sys.executable})",
+        "bytecode: cached "
+        + ("(under --out/pycache)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "(beside the sources)"),
     ]
+
+
+def child_env(out: Path) -> dict[str, str]:
+    """The environment of the commands measured. Bytecode is cached (under --out when the
+    caller's environment forbids writing it beside the sources), as in an installed `we`, whose
+    modules pip compiles: otherwise every run would compile every module it imports, and a
+    figure would grow with the size of the source rather than with the work done."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if env.pop("PYTHONDONTWRITEBYTECODE", None) is not None and "PYTHONPYCACHEPREFIX" not in env:
+        env["PYTHONPYCACHEPREFIX"] = str(out / "pycache")
+    return env
 
 
 def mb(kb: int) -> str:
@@ -756,9 +770,8 @@ class Bench:
         self.tmp = self.out / "tmp"
         shutil.rmtree(self.tmp, ignore_errors=True)
         self.tmp.mkdir(parents=True)
-        env = dict(os.environ)
+        env = child_env(self.out)
         env["WE_DB"] = str(self.tmp / "default.db")  # never touch the user's library
-        env.pop("PYTHONPATH", None)
         self.cli = Cli(env)
         self.floor: dict[int, ChildRun] = {}  # whole-process floor by archive size
         self.floor_inproc: dict[str, float] = {}
@@ -1350,14 +1363,12 @@ class Bench:
             self.report.add(Row(name, f"{big.events:,} ev", wall, sum(r.cpu for r in runs),
                                 f"{big.events / wall:,.0f} ev/s"))  # fmt: skip
 
-    @staticmethod
-    def run_together(commands: list[list[str]]) -> tuple[float, list[ChildRun], list[str]]:
+    def run_together(self, commands: list[list[str]]) -> tuple[float, list[ChildRun], list[str]]:
         """Start every command at once; the wall time until the last one ends, their runs, and
         what those that failed said."""
         from concurrent.futures import ThreadPoolExecutor
 
-        env = dict(os.environ)
-        env.pop("PYTHONPATH", None)
+        env = child_env(self.out)
         start = time.perf_counter()
         with ThreadPoolExecutor(len(commands)) as pool:
             futures = [pool.submit(run_child, cmd, env=env, capture=True) for cmd in commands]

@@ -8,6 +8,9 @@ Skips, saying why, where Playwright for Python or a Chromium is not installed.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -370,3 +373,57 @@ def test_the_final_swap_on_the_table_and_the_timeline(open_page):
     assert "swapped" not in page.text_content("[data-seat=Ann] [data-role=badges]")
     swaps = page.locator("#timeline li.swap")
     assert swaps.count() == 3 and swaps.nth(1).get_attribute("data-seq") == "26"
+
+
+def _replay_html(log: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cli.main", "replay", str(log), "--html", str(out), *extra],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_damaged_log_page_says_where_it_ends_and_offers_only_that_part(browser, tmp_path):
+    # A disputer opens the page of a log that was edited at line 11: the page must not present
+    # the hash of event 10 as the log's fingerprint, nor save events 1-10 as "the log".
+    lines = (VECTORS / "one-party.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[10] = lines[10].replace("wrong move", "right move", 1)
+    log = tmp_path / "edited.jsonl"
+    log.write_text("".join(lines), encoding="utf-8")
+    out = tmp_path / "edited.html"
+    run = _replay_html(log, out)
+    assert run.returncode == 1 and "replay stopped after event 10" in run.stderr
+    context = browser.new_context(viewport=DESKTOP, accept_downloads=True)
+    try:
+        page = context.new_page()
+        page.goto(out.as_uri())
+        label = page.inner_text("#fingerprint-label")
+        assert label == "Fingerprint at event 10, the last that can be read"
+        cut = page.locator("#cut")
+        assert cut.is_visible() and "damaged after it" in cut.inner_text() and "line 11" in cut.inner_text()
+        assert page.inner_text("#download-log") == "Save events 1 to 10 (.jsonl)"
+        with page.expect_download() as download:
+            page.click("#download-log")
+        assert download.value.suggested_filename == "vector-one-events-1-10.jsonl"
+    finally:
+        context.close()
+
+
+def test_a_whole_log_page_names_the_fingerprint_of_the_log(browser, tmp_path):
+    out = tmp_path / "whole.html"
+    assert _replay_html(VECTORS / "one-party.jsonl", out).returncode == 0
+    at = tmp_path / "at.html"
+    assert _replay_html(VECTORS / "one-party.jsonl", at, "--at", "5").returncode == 0
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        page.goto(out.as_uri())
+        assert page.inner_text("#fingerprint-label") == "Fingerprint of the log"
+        assert not page.locator("#cut").is_visible()
+        assert page.inner_text("#download-log") == "Save the log (.jsonl)"
+        page.goto(at.as_uri())
+        assert page.inner_text("#fingerprint-label") == "Fingerprint at event 5"
+        assert "events 1 to 5" in page.inner_text("#cut")
+    finally:
+        context.close()

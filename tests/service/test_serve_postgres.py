@@ -129,7 +129,8 @@ def test_serve_says_what_it_needs() -> None:
     neither = we("serve")
     assert neither.returncode == 2 and "GAMES_DIR, or --db URL" in neither.stderr
     not_a_url = we("serve", "--db", "games.db")
-    assert not_a_url.returncode == 2 and "--db takes a PostgreSQL URL" in not_a_url.stderr
+    # Refused without being opened (exit 1, as any refusal): tests/service/test_hostile.py
+    assert not_a_url.returncode == 1 and "serves a PostgreSQL library" in not_a_url.stderr
     unreachable = we("serve", "--db", "postgresql://we:secret-word@127.0.0.1:1/x", "--port", "0")
     assert unreachable.returncode == 1 and "cannot open the game library" in unreachable.stderr
     assert "secret-word" not in unreachable.stderr and "Traceback" not in unreachable.stderr
