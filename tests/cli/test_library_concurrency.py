@@ -44,11 +44,14 @@ def write_games(folder: Path, prefix: str, count: int) -> list[str]:
     return ids
 
 
-def we_process(*args: object, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def we_process(
+    *args: object, env: dict[str, str] | None = None, cwd: Path = ROOT, stdin: int | None = None
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "cli.main", *map(str, args)],
-        cwd=ROOT,
+        cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -90,7 +93,14 @@ def test_four_imports_at_once_all_complete(tmp_path: Path) -> None:
     assert audit.stdout.count('"ok":true') == len(keys)
 
 
-def test_a_single_write_gets_a_turn_while_a_long_import_runs(tmp_path: Path) -> None:
+RECORDED = [
+    "record", "table.jsonl", "--players", "Ann,Bob,Cat", "--dealer", "Cat",
+    "--lists", "Ann=RGY,Bob=BGO,Cat=RBO", "--attic-size", "1",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("writer", ["import", "record"])
+def test_a_single_write_gets_a_turn_while_a_long_import_runs(tmp_path: Path, writer: str) -> None:
     db = tmp_path / "lib.db"
     write_games(tmp_path / "long", "long", 1000)
     write_games(tmp_path / "one", "one", 1)
@@ -101,15 +111,22 @@ def test_a_single_write_gets_a_turn_while_a_long_import_runs(tmp_path: Path) -> 
         assert importer.poll() is None, "the import ended before anything it did was visible"
         assert time.monotonic() < deadline
         time.sleep(0.01)
-    # ...so another writer gets in between its games rather than wait for all of them.
-    single = we_process("import", tmp_path / "one" / "one-0.jsonl", "--db", db)
-    code, out, err = finish(single)
-    assert code == 0 and "imported game 'one-0'" in out, err
+    # ...so another writer gets in between its games rather than wait for all of them: an
+    # import of one log, or a recorder adding the game it has just finished.
+    if writer == "import":
+        single = we_process("import", tmp_path / "one" / "one-0.jsonl", "--db", db)
+        code, out, err = finish(single)
+        assert code == 0 and "imported game 'one-0'" in out, err
+    else:
+        single = we_process(*RECORDED, "--db", db, cwd=tmp_path, stdin=subprocess.PIPE)
+        out, err = single.communicate("open R7\nopen B7\nopen Y1\nopen Y2\ntie Ann speech\n", timeout=120)
+        assert single.returncode == 0 and f"Added to the library {db} as " in out, out + err
     code, out, err = finish(importer)
     assert code == 0 and err == "", err[-2000:]
     keys = game_keys(db)
     assert len(keys) == 1001
-    assert keys["one-0"] < max(keys.values()), "the single import waited for the whole long one"
+    (single_id,) = set(keys) - {f"long-{i}" for i in range(1000)}
+    assert keys[single_id] < max(keys.values()), f"the {writer} waited for the whole long import"
 
 
 def game_keys_or_none(db: Path) -> dict[str, int] | None:
