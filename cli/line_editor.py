@@ -8,6 +8,7 @@ wecore); this module only wires them into prompt_toolkit. On a pipe none of this
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -36,22 +37,31 @@ class KeptHistory(FileHistory):
 
 
 class WordCompleter(Completer):
-    """Offers `choices(words_before)` for the word under the cursor, any case."""
+    """Offers `choices(words_before)` for what is under the cursor, any case. A choice may be of
+    several words (a player called "Ann Marie"): it is matched against the last words typed too,
+    so `steal Ann M` and `steal Ann ` complete to `steal Ann Marie`."""
 
     def __init__(self, choices: Callable[[list[str]], Iterable[str]]) -> None:
         self.choices = choices
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
         text = document.text_before_cursor
-        words = text.split()
-        if text and not text[-1].isspace():
-            current, before = words[-1], words[:-1]
-        else:
-            current, before = "", words
-        folded = current.casefold()
-        for choice in self.choices(before):
-            if choice.casefold().startswith(folded):
-                yield Completion(choice, start_position=-len(current))
+        words = list(re.finditer(r"\S+", text))
+        starts = [w.start() for w in words] + [len(text)]
+        offered: set[tuple[str, int]] = set()
+        # The phrase being typed starts at some word (or after the last one): try each.
+        for at in range(len(words) + 1):
+            if at == len(words) and text and not text[-1].isspace():
+                continue  # the cursor is inside the last word: it is that word's phrase
+            typed = text[starts[at] :]
+            folded = " ".join(typed.split()).casefold()
+            if folded and typed[-1].isspace():
+                folded += " "  # `steal Ann `: the next word of a name, not Ann's own
+            for choice in self.choices([w.group() for w in words[:at]]):
+                completion = (choice, -len(typed))
+                if choice.casefold().startswith(folded) and completion not in offered:
+                    offered.add(completion)
+                    yield Completion(choice, start_position=-len(typed))
 
 
 class LineEditor:

@@ -84,8 +84,6 @@ COMMAND_WORDS = (
 WITHOUT_WORDS = ("status", "help", "quit", "keep")
 COLOUR_NAMES = {colour.value: colour for colour in COLOURS}
 AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
-DEFAULT_UNDO_REASON = "undone at the table"
-DEFAULT_TIE_REASON = "won the tie-break at the table"
 
 
 class Rejected(Exception):

@@ -22,13 +22,11 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.text import Text
 
-from cli.common import GameSource, check_game
+from cli.common import CommandFailed, GameSource, check_game
 from cli.glance import openable_cards, table_at_a_glance
 from cli.record_grammar import (
     AFTER_THE_END,
     COMMAND_WORDS,
-    DEFAULT_TIE_REASON,
-    DEFAULT_UNDO_REASON,
     HELP,
     MOVES,
     VERBS,
@@ -43,6 +41,8 @@ from cli.record_grammar import (
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
 from service.play import (
+    DEFAULT_TIE_REASON,
+    DEFAULT_UNDO_REASON,
     GAME_OVER,
     Refused,
     RuleRefused,
@@ -52,6 +52,7 @@ from service.play import (
     note_events,
     plan_undo,
     tie_events,
+    undone_sentence,
 )
 from wecore.cards import is_card, parse_card, parse_gift_list
 from wecore.decider import (
@@ -73,7 +74,7 @@ from wecore.events import (
     TieBroken,
 )
 from wecore.moves import legal_moves
-from wecore.narrate import describe, gist, party_end, unseen_brings, winners_line
+from wecore.narrate import describe, party_end, unseen_brings, winners_line
 from wecore.reducer import evolve, fold
 from wecore.state import GameState, Phase
 from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, turn
@@ -137,6 +138,10 @@ class Session:
     library: Any = None  # where the game goes when it ends (a file or a URL); None: nowhere
     house_flags: dict[str, Any] = field(default_factory=dict)  # the set-up's, kept for `start over`
     in_library: int = 0  # the head last added to the library
+    # The envelopes' `at`, [i] for seq i + 1: undo tells the unseen brings written with an open
+    # from those players made on their phones (`we serve` on the same log) by it.
+    written_at: list[str | None] = field(default_factory=list)
+    stopped: str | None = None  # why a piped script was stopped before its end (then exit 1)
 
     # --- output ---
     def say(self, text: Text | str) -> None:
@@ -197,6 +202,8 @@ class Session:
         except _Finished:
             return
         self.farewell()
+        if self.stopped is not None:
+            raise CommandFailed(self.stopped)
 
     def line_reader(self) -> Callable[[], str | None]:
         """At a terminal, an editing prompt with history, completion and a toolbar; otherwise
@@ -228,10 +235,14 @@ class Session:
             return [*COMMAND_WORDS, *state.players]
         verb = VERBS.get(before[0].lower())
         if verb is None:
-            if len(before) == 1 and state.phase is Phase.PLAYING:
-                return list(MOVES)  # "Ann open R7": the name first, as a check
-            if len(before) == 2 and VERBS.get(before[1].lower()) in MOVES:
-                verb, before = VERBS[before[1].lower()], before[1:]
+            # "Ann open R7", "Ann Marie: open R7": the name first, as a check (read as dispatch
+            # reads it: up to three words before the move).
+            moved = [i for i in range(1, min(len(before), 4)) if VERBS.get(before[i].lower()) in MOVES]
+            at = moved[0] if moved else None
+            if at is not None:
+                verb, before = VERBS[before[at].lower()], before[at:]
+            elif state.phase is Phase.PLAYING and (len(before) == 1 or self._a_player(before)):
+                return list(MOVES)
             else:
                 return []
         if len(before) == 1:
@@ -247,15 +258,21 @@ class Session:
                 return list(state.scoreboard.winners)
             if verb == "start":
                 return ["over"]
-        if len(before) == 2 and verb == "bring" and state.attics is not None:
-            try:
-                player = resolve_player(state, before[1])
-            except WeError:
+        if len(before) >= 2 and verb == "bring" and state.attics is not None:
+            player = self._a_player(before[1:])
+            if player is None:
                 return []
             return [
                 m.card for m in legal_moves(state) if isinstance(m, Bring) and m.player == player and m.card
             ]
         return []
+
+    def _a_player(self, words: list[str]) -> str | None:
+        """The player these words name, or None."""
+        try:
+            return resolve_player(self.state, " ".join(words).rstrip(":,"))
+        except WeError:
+            return None
 
     def toolbar(self) -> str:
         return table_at_a_glance(self.state)
@@ -413,11 +430,15 @@ class Session:
             raise Rejected(
                 "gifts have been brought already, so the game cannot start over; `undo` takes back moves"
             )
-        if not (self.interactive and _stdout_is_a_terminal()):
-            raise Rejected(
-                f"start over at a terminal, or move {self.path} away and run `we record` again with"
-                " the right --players, --dealer and --lists"
+        if not self.interactive:
+            # Nobody on a pipe can answer the set-up's questions, and the lines after this one
+            # were meant for another set-up: recording them into this one would be wrong.
+            self.stopped = (
+                f"input line {self.line_no}: start over at a terminal (it asks for the set-up again),"
+                f" or move {self.path} away and run `we record` again with the right --players,"
+                " --dealer and --lists; nothing after this line was read"
             )
+            return False
         backup = backup_path(self.path)
         self.path.rename(backup)
         self.say(f"{self.path} is kept as {backup}; setting the game up again.")
@@ -461,19 +482,17 @@ class Session:
 
     def undo(self, reason: str) -> None:
         state = self.state
-        if state.undo is not None and isinstance(self.events[state.undo[0] - 1], AtticsDealt):
-            # The log allows it, but the recorder could not deal them again: start over instead.
-            raise Rejected(
-                "the attics are not undone at the table: if the set-up was wrong, `start over`"
-                " (the file is kept as a backup)"
-            )
         was_over = state.is_over
-        plan = plan_undo(state, self.events, reason, lists_too=True)
-        seq, undone, brings = plan.seq, plan.undone, plan.brings
+        try:
+            plan = plan_undo(state, self.events, self.written_at, reason, lists_too=True)
+        except Refused as exc:
+            if state.undo is not None and isinstance(self.events[state.undo[0] - 1], AtticsDealt):
+                # The service's sentence, and what the recorder can do that the service cannot.
+                raise Rejected(f"{exc} (`start over` does that, keeping this file as a backup)") from None
+            raise
+        undone = plan.undone
         self.commit(plan.voids, narrate=False)
-        plural = "s" if brings != 1 else ""
-        also = f", with the {brings} unseen bring{plural} recorded for it" if brings else ""
-        self.say(story_text(f"Undone: event {seq}, {gist(undone)}{also} ({reason})."))
+        self.say(story_text(undone_sentence(plan, reason)))
         if was_over and not self.state.is_over:
             self.say("The game is open again.")
         if isinstance(undone, GiftListsDealt):
@@ -520,9 +539,10 @@ class Session:
         from cli.record_setup import resume  # imported here: record_setup imports this module
 
         fresh = resume(self.path, greet=False)
-        self.state, self.events, self.head, self.last_hash = (
+        self.state, self.events, self.written_at, self.head, self.last_hash = (
             fresh.state,
             fresh.events,
+            fresh.written_at,
             fresh.head,
             fresh.last_hash,
         )
@@ -533,6 +553,7 @@ class Session:
         for event, envelope in zip(events, written, strict=True):
             before, self.state = self.state, evolve(self.state, event)
             self.events.append(event)
+            self.written_at.append(envelope.at)
             self.head, self.last_hash = envelope.seq, envelope.hash
             if not narrate:
                 continue

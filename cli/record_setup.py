@@ -251,6 +251,7 @@ def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str
     session = Session(
         file, JsonlLog(file), state, events, report.events, last_hash, is_interactive(), report.game or ""
     )
+    session.written_at = [e.at for e in report.envelopes]
     if state.phase is Phase.SETTING_UP:
         # Only game_started: the set-up was cut off (by a recorder older than the one-write
         # set-up). Offer to finish it.

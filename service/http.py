@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from eventstore.postgres import LibraryPool
     from service.library_games import StoredGames
 from service.play import (
+    DEFAULT_TIE_REASON,
+    DEFAULT_UNDO_REASON,
     Refused,
     StaleHead,
     commit,
@@ -38,12 +40,11 @@ from service.play import (
     plan_undo,
     set_up_events,
     tie_events,
+    undone_sentence,
 )
 
 BODY_LIMIT = 16 * 1024
 KEEPALIVE_SECONDS = 10
-DEFAULT_UNDO_REASON = "undone at the table"
-DEFAULT_TIE_REASON = "won the tie-break at the table"
 
 
 class FastJSON(JSONResponse):
@@ -498,8 +499,14 @@ def create_app(
         if asked.expect != head:
             sentence = f"expect is {asked.expect} but the log's head is {head}: read and decide again"
             raise ApiError(409, sentence, head=head)
+        undone = None
         try:
-            new = _events_for(state, events, written_at, move, actor)
+            if isinstance(move, UndoMove):
+                reason = move.reason or DEFAULT_UNDO_REASON
+                plan = plan_undo(state, events, written_at, reason)
+                new, undone = plan.voids, undone_sentence(plan, reason)
+            else:
+                new = _events_for(state, move, actor)
             with folder.writer(game) as log:
                 written = commit(log, new, asked.expect)
         except Refused as exc:
@@ -520,7 +527,10 @@ def create_app(
         with game.lock:
             view = game.view_object(seq, role)
         envelopes = [redact_envelope(e.to_dict(), role) for e in written]
-        return 201, {"seq": seq, "events": envelopes, "view": view}
+        body = {"seq": seq, "events": envelopes, "view": view}
+        if undone is not None:
+            body["undone"] = undone  # the line `we record` prints for the same undo
+        return 201, body
 
     @app.get("/api/v1/games/{game_id}/audit", responses=_responses(401, 403, 404))
     def audit(game_id: str, request: Request) -> dict[str, Any]:
@@ -589,9 +599,7 @@ def _actor(state: Any, role: Role, move: Any) -> str | None:
     return named
 
 
-def _events_for(
-    state: Any, events: list[Any], written_at: list[Any], move: Any, actor: str | None
-) -> list[Any]:
+def _events_for(state: Any, move: Any, actor: str | None) -> list[Any]:
     from wecore.moves import Bring, Open, Steal, Swap
 
     match move:
@@ -603,8 +611,6 @@ def _events_for(
             return decide_move(state, Bring(player=actor or "", card=move.card))
         case SwapMove():
             return decide_move(state, Swap(with_player=move.with_, player=actor))
-        case UndoMove():
-            return plan_undo(state, events, move.reason or DEFAULT_UNDO_REASON, written_at).voids
         case NoteMove():
             return note_events(state, move.text)
         case TieMove():

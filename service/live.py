@@ -40,9 +40,10 @@ from eventstore.verify import (
 )
 from service.checking import GameReport, GameSource, check_game, damage_sentence
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
+from service.play import undo_preview
 from wecore.audit import RULES, SCHEMA
 from wecore.errors import EventSchemaError, RulesetError, WeError
-from wecore.events import Event, EventVoided, GiftListsDealt, parse_event
+from wecore.events import Event, EventVoided, parse_event
 from wecore.moves import legal_moves, move_object
 from wecore.narrate import describe, taken_back
 from wecore.reducer import evolve
@@ -75,16 +76,9 @@ def redact_envelope(envelope: dict[str, Any], role: Role) -> dict[str, Any]:
     return redact_log([envelope], role.seat)[0]
 
 
-def undo_possible(state: GameState, events: list[Event]) -> bool:
-    if state.undo is None:
-        return False
-    return not isinstance(events[state.undo[0] - 1], GiftListsDealt) and events[
-        state.undo[0] - 1
-    ].TYPE not in ("attics_dealt", "game_started")
-
-
-def legal_for(state: GameState, events: list[Event], role: Role) -> list[dict[str, Any]]:
-    """The moves this key may send now, as move objects."""
+def legal_for(state: GameState, role: Role, undoes: str | None) -> list[dict[str, Any]]:
+    """The moves this key may send now, as move objects (`undoes`: what the host's undo would
+    take back, None when there is nothing it may undo)."""
     if role.kind == TABLE:
         return []
     moves = [move_object(m) for m in legal_moves(state)]  # type: ignore[arg-type]
@@ -93,9 +87,24 @@ def legal_for(state: GameState, events: list[Event], role: Role) -> list[dict[st
         moves.append({"type": "open", "as": state.starter_name, "card": None})
     if role.kind == SEAT:
         return _as_the_seat_knows([m for m in moves if m["as"] == role.seat], state, role.seat)
-    if undo_possible(state, events):
+    if undoes is not None:
         moves.append({"type": "undo"})
     return moves
+
+
+class _WrittenAt(Sequence[str | None]):
+    """The envelopes' `at`, read where asked ([i] for seq i + 1), without copying a long game."""
+
+    def __init__(self, envelopes: list[dict[str, Any]]) -> None:
+        self.envelopes = envelopes
+
+    def __len__(self) -> int:
+        return len(self.envelopes)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [e.get("at") for e in self.envelopes[index]]
+        return self.envelopes[index].get("at")
 
 
 def _as_the_seat_knows(moves: list[dict[str, Any]], state: GameState, seat: str | None) -> list[dict]:
@@ -333,7 +342,13 @@ class LiveGame:
         if role.kind != HOST and not state.is_over:
             fingerprint = None
         data.update(game=self.game, seq=seq, fingerprint=fingerprint)
-        data["legal"] = legal_for(state, self.events[:seq], role)
+        undoes = None
+        if role.kind == HOST:
+            # What the Undo button takes back, in the recorder's words; the events after `seq`
+            # are never read (plan_undo reads only those in effect at `seq`).
+            undoes = undo_preview(state, self.events, _WrittenAt(self.envelopes))
+            data["undoes"] = undoes
+        data["legal"] = legal_for(state, role, undoes)
         return plain(data)
 
     def sentence(self, seq: int, role: Role) -> str:

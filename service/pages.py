@@ -25,7 +25,8 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
     with game.lock:
         envelopes = list(game.envelopes)
         head = game.head
-        legal = game.view_object(head, role)["legal"] if head else []
+        now = game.view_object(head, role) if head else {}
+        legal, undoes = now.get("legal", []), now.get("undoes")
         fingerprint = game.fingerprint(head)
         over = game.state.is_over
     if role.kind != HOST and not over:
@@ -37,6 +38,7 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
         "seat": role.seat if role.kind == SEAT else None,
         "host": role.kind == HOST,
         "legal": legal,
+        "undoes": undoes,
         "stopped": game.stopped,
     }
     if not envelopes:

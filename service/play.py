@@ -29,11 +29,14 @@ from wecore.decider import (
     decide,
 )
 from wecore.errors import RuleViolation, WeError
-from wecore.events import AtticsDealt, Event, GiftBrought, GiftListsDealt, event_payload
+from wecore.events import AtticsDealt, Event, GiftBrought, GiftListsDealt, GiftOpened, event_payload
 from wecore.moves import Bring, Open, Steal, Swap
+from wecore.narrate import gist
 from wecore.reducer import fold
 from wecore.state import INITIAL_STATE, GameState
 
+DEFAULT_UNDO_REASON = "undone at the table"
+DEFAULT_TIE_REASON = "won the tie-break at the table"
 GAME_OVER = "the game is over, so nobody can open, steal or bring any more"
 NOTHING_TO_UNDO = "there is nothing to undo"
 SET_UP_NOT_UNDONE = (
@@ -89,19 +92,19 @@ def is_unseen_bring(event: Event) -> bool:
 def plan_undo(
     state: GameState,
     events: Sequence[Event],
-    reason: str,
-    written_at: Sequence[str] | None = None,
+    written_at: Sequence[str | None],
+    reason: str = DEFAULT_UNDO_REASON,
     lists_too: bool = False,
 ) -> UndoPlan:
-    """The recorder's undo: void the latest event in effect, then the unseen brings written for
-    it (nobody typed those; they went down with the party's first open), so one undo takes back
-    one move. The set-up is not undone this way, except the gift lists when `lists_too` (the
-    recorder can deal them again before the first gift is brought).
+    """The one undo of the table, for `we record` and the service alike: void the latest event
+    in effect, then the unseen brings written with it (nobody typed those; they went down with
+    the party's first open), so one undo takes back one move. The set-up is not undone this way,
+    except the gift lists when `lists_too` (the recorder can deal them again before the first
+    gift is brought; the service has no way to).
 
     `written_at` (the envelopes' `at`, [i] for seq i + 1) tells an unseen bring written with the
     open (one append, so the same `at`) from one a player made on a phone before it: only the
-    former goes with the open. Without it every unseen bring just before counts as written for
-    it, which is what the recorder writes."""
+    former goes with the open. Both faces pass it: a recorder and a service may share one log."""
     if state.undo is None:
         raise Refused(NOTHING_TO_UNDO)
     seq, _ = state.undo
@@ -111,14 +114,40 @@ def plan_undo(
     voids = decide_move(state, Undo(reason=reason))
     after = fold(voids, state)
     brings = 0
-    while after.undo is not None and is_unseen_bring(events[after.undo[0] - 1]):
-        if written_at is not None and written_at[after.undo[0] - 1] != written_at[seq - 1]:
+    # Only an open writes unseen brings, right before it in its own append (so with its `at`).
+    last = seq
+    while isinstance(undone, GiftOpened) and after.undo is not None:
+        bring = after.undo[0]
+        if bring != last - 1 or not is_unseen_bring(events[bring - 1]):
+            break
+        if written_at[bring - 1] != written_at[seq - 1]:
             break
         more = decide_move(after, Undo(reason=reason))
         voids += more
         after = fold(more, after)
         brings += 1
+        last = bring
     return UndoPlan(voids, seq, undone, brings)
+
+
+def undo_gist(plan: UndoPlan) -> str:
+    """What an undo takes back, in the words both faces use: the recorder's "Undone: ..." line,
+    the service's answer to an undo, and the host's Undo button before it is pressed."""
+    plural = "s" if plan.brings != 1 else ""
+    also = f", with the {plan.brings} unseen bring{plural} recorded for it" if plan.brings else ""
+    return f"event {plan.seq}, {gist(plan.undone)}{also}"
+
+
+def undone_sentence(plan: UndoPlan, reason: str) -> str:
+    return f"Undone: {undo_gist(plan)} ({reason})."
+
+
+def undo_preview(state: GameState, events: Sequence[Event], written_at: Sequence[str | None]) -> str | None:
+    """What the host's undo would take back now (undo_gist), or None when it would be refused."""
+    try:
+        return undo_gist(plan_undo(state, events, written_at))
+    except Refused:
+        return None
 
 
 def note_events(state: GameState, text: str) -> list[Event]:

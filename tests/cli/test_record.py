@@ -320,11 +320,25 @@ def test_a_wrong_gift_list_is_fixed_before_the_first_gift(tmp_path):
 
 
 def test_start_over_is_for_a_terminal_and_before_the_first_gift(tmp_path):
-    log, result = new_game(tmp_path, script="start over\nopen R7\nstart over\n")
-    first, second = [line.split("): ", 1)[1] for line in rejections(result)]
-    assert first.startswith(f"start over at a terminal, or move {log} away")
-    assert second.startswith("gifts have been brought already, so the game cannot start over")
+    log, result = new_game(tmp_path, script="open R7\nstart over\n")
+    (line,) = [line.split("): ", 1)[1] for line in rejections(result)]
+    assert line.startswith("gifts have been brought already, so the game cannot start over")
     assert log.exists() and not list(tmp_path.glob("*.abandoned*"))
+
+
+def test_start_over_on_a_pipe_stops_the_script_in_one_line(tmp_path):
+    """Nobody on a pipe can answer the set-up's questions, and what follows `start over` in a
+    script was meant for another set-up: it is not recorded into this one."""
+    log, result = new_game(tmp_path, script="start over\nopen R7\nsteal Ann\n")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"we: error: input line 1: start over at a terminal (it asks for the set-up again), or move"
+        f" {log} away and run `we record` again with the right --players, --dealer and --lists;"
+        " nothing after this line was read"
+    ]
+    assert [e["type"] for e in read_log(log)] == ["game_started", "gift_lists_dealt"]
+    assert f"Saved: 2 events in {log}" in result.stdout
+    assert not list(tmp_path.glob("*.abandoned*"))
 
 
 def test_comments_blank_lines_and_quit(tmp_path):

@@ -408,3 +408,82 @@ def test_start_over_keeps_the_abandoned_file(tmp_path):
     fresh = read_log(log)
     assert fresh[0]["data"]["dealer"] == "Cat" and fresh[0]["data"]["title"] == "Take two"
     assert fresh[-1]["data"]["card"] == "R7"
+
+
+def test_start_over_at_a_terminal_whose_output_is_kept_by_tee(tmp_path):
+    """`we record g.jsonl | tee night.txt`: a person types at the terminal while the output is
+    also kept in a file. `start over` asks them for the set-up again, as without tee."""
+    log = tmp_path / "g.jsonl"
+    record = (
+        f"{sys.executable} -m cli.main record g.jsonl --players Ann,Bob,Cat --dealer Ann --title Oops"
+        " --no-library"
+    )
+    child = pexpect.spawn(
+        "/bin/sh",
+        ["-c", f"{record} | tee night.txt"],
+        cwd=str(tmp_path),
+        env=terminal_env(),
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(40, 160),
+    )
+    child.logfile_read = io.StringIO()
+    child.expect_exact("Ann's gift list")
+    for gift_list in ("RGY", "BGO", "RBO"):
+        child.sendline(gift_list)
+    child.expect_exact("party 1 \u00b7 Bob>")
+    child.sendline("start over")
+    child.expect_exact("g.jsonl is kept as g.jsonl.abandoned; setting the game up again.")
+    child.expect_exact("Title of the game")
+    child.sendline("")
+    child.expect_exact("Players")
+    child.sendline("Ann,Bob,Cat")
+    child.expect_exact("Dealer")
+    child.sendline("Cat")
+    for gift_list in ("RGY", "BGO", "RBO"):
+        child.expect_exact("gift list")
+        child.sendline(gift_list)
+    child.expect_exact("party 1 \u00b7 Ann>")
+    child.sendline("open R7")
+    child.expect_exact("party 1 \u00b7 Bob>")
+    child.sendline("quit")
+    status, _ = finish(child)
+    assert status == 0
+    assert read_log(log)[0]["data"]["dealer"] == "Cat" and read_log(log)[-1]["data"]["card"] == "R7"
+    assert "setting the game up again" in (tmp_path / "night.txt").read_text()
+
+
+def test_tab_completes_names_of_several_words(tmp_path):
+    """Players called "Ann Marie" and "Ann Lee": Tab completes the whole name after its first
+    word, and the move after a name given first as a check."""
+    log = tmp_path / "annes.jsonl"
+    env = {k: v for k, v in terminal_env().items() if k != "PROMPT_TOOLKIT_NO_CPR"}
+    players = ["--players", "Ann Marie,Ann Lee,Bob", "--dealer", "Bob", "--title", "Annes"]
+    lists = ["--lists", "Ann Marie=RGY,Ann Lee=BGO,Bob=RBO", "--no-library"]
+    child = Terminal(spawn(["record", str(log), *players, *lists], ROOT, env))
+    child.expect("party 1 \u00b7 Ann Marie>")
+    child.sendline("open R7")
+    child.expect("party 1 \u00b7 Ann Lee>")
+    # "Ann" alone names nobody: the second word comes from Tab
+    child.expect("Bob 0")  # the toolbar, drawn before anything is typed
+    child.send("steal Ann " + TAB)
+    child.expect("Marie")
+    child.sendline("")
+    child.expect("from Ann Marie, who moves next")  # (the card between is coloured)
+    child.expect("party 1 \u00b7 Ann Marie>")
+    # the name first, as a check: Tab completes it, then the move after it
+    child.expect("Bob 0")
+    child.send("Ann M" + TAB)
+    child.expect("Marie")
+    child.send(" o" + TAB)
+    child.expect("open")
+    child.sendline(" G3")
+    child.expect("Ann Marie opens ")
+    child.expect("party 1 \u00b7 Bob>")
+    child.send(CTRL_C)
+    status, text = finish(child.child)
+    assert status == 0, ANSI.sub("", text)
+    assert [(e["type"], e["data"].get("player")) for e in read_log(log)[-2:]] == [
+        ("gift_stolen", "Ann Lee"),
+        ("gift_opened", "Ann Marie"),
+    ]

@@ -185,3 +185,47 @@ def test_on_a_phone_your_own_seat_comes_right_after_the_table(server: Server, br
     assert felt is not None and mine is not None
     assert felt["y"] < mine["y"] < min(box["y"] for box in others if box is not None)
     cat.close()
+
+
+def test_the_hosts_undo_button_says_what_it_takes_back(server: Server, browser: Any) -> None:
+    """At a table with guests on their phones, the host sees what Undo will take back before
+    pressing it, in the recorder's words, and the button follows the game as moves arrive."""
+    from served import key_of, move
+
+    game = new_game(server, title="Undo with guests")
+    gid = game["id"]
+    seq = game["seq"]
+    for player in ("Ben", "Cat"):  # their gifts, put down from their phones
+        with server.client(key_of(game["links"]["seats"][player])) as phone:
+            seq = move(phone, gid, seq, type="bring", card=None).json()["seq"]
+    host = browser.new_page(viewport=LAPTOP)
+    ann = browser.new_page(viewport=PHONE)
+    host.goto(f"{server.url}/t/{gid}?k={server.host_key}")
+    ann.goto(game["links"]["seats"]["Ann"])
+    live(host)
+    live(ann)
+    undo = host.locator('#moves button.move[data-move=\'{"type":"undo"}\']')
+    assert undo.text_content() == f"Undo: event {seq}, Cat bringing a gift"
+
+    ann.once("dialog", lambda dialog: dialog.accept("R7"))
+    ann.get_by_role("button", name="Open a face-down gift").click()
+    opened = "Undo: event 6, Ann opening R7, with the 1 unseen bring recorded for it"
+    host.wait_for_function(
+        "(text) => [...document.querySelectorAll('#moves button.move')].some((b) => b.textContent === text)",
+        arg=opened,
+        timeout=5000,
+    )
+    with server.host as api:
+        assert "Undo: " + api.get(f"/api/v1/games/{gid}").json()["undoes"] == opened
+
+    undo.click()
+    host.wait_for_function("() => document.documentElement.dataset.head === '8'", timeout=5000)
+    host.wait_for_function(
+        '() => document.querySelector(`#moves button.move[data-move=\'{"type":"undo"}\']`)'
+        "?.textContent === 'Undo: event 4, Cat bringing a gift'",
+        timeout=5000,
+    )
+    lines = [json.loads(x) for x in (server.directory / f"{gid}.jsonl").read_text().splitlines()]
+    assert [x["data"]["voids"] for x in lines[6:]] == [6, 5]  # the gifts from the phones stay
+    host.close()
+    ann.close()

@@ -227,6 +227,7 @@ def test_serve_refuses_a_bad_folder_or_port_in_one_line(tmp_path: Any) -> None:
 
 def test_each_message_carries_the_view_after_its_event(server: Server) -> None:
     """Views of old events are refolded from checkpoints: every one must be the engine's."""
+    from service.play import undo_preview
     from wecore.events import parse_event
     from wecore.reducer import evolve
     from wecore.state import INITIAL_STATE
@@ -246,15 +247,19 @@ def test_each_message_carries_the_view_after_its_event(server: Server) -> None:
     follower.wait_for(head)
     state = INITIAL_STATE
     lines = [json.loads(x) for x in (server.directory / f"{gid}.jsonl").read_text().splitlines()]
+    events = []
     for message, line in zip(follower.messages, lines, strict=True):
-        state = evolve(state, parse_event(line["type"], line["data"]))
+        events.append(parse_event(line["type"], line["data"]))
+        state = evolve(state, events[-1])
         expected = json.loads(json.dumps(view(state, None, omniscient=True).to_dict()))
         shown = {
             k: v
             for k, v in message["data"]["view"].items()
-            if k not in ("game", "seq", "fingerprint", "legal")
+            if k not in ("game", "seq", "fingerprint", "legal", "undoes")
         }
         assert shown == expected, line["seq"]
+        undoes = undo_preview(state, events, [x["at"] for x in lines[: line["seq"]]])
+        assert message["data"]["view"]["undoes"] == undoes, line["seq"]
         assert message["data"]["view"]["seq"] == line["seq"]
 
 
