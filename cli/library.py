@@ -32,7 +32,7 @@ from cli.common import (
     refuse_unsafe_output,
     temporary_beside,
 )
-from eventstore.errors import ConnectionLostError, StoreError
+from eventstore.errors import LibraryBusyError, StoreError, WritesLostError
 
 if TYPE_CHECKING:
     from eventstore.persistence import GameLibrary
@@ -90,7 +90,7 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
         sources.extend((GameSource(label=game_id, db_path=from_db, game_id=game_id), True) for game_id in ids)
     if not sources:
         raise CommandFailed("no *.jsonl logs to import" if from_db is None else "no games to import")
-    counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0, "unreadable": 0}
+    counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0, "unreadable": 0, "not imported": 0}
     # What was imported is said only once it is committed: a batch commits every so many rows
     # and at its end, and an interruption before a commit undoes what followed the last one.
     committed: list[str] = []
@@ -116,7 +116,7 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
         _say(committed)
     if len(sources) > 1:
         click.echo(", ".join(f"{n} {what}" for what, n in counts.items() if n) + ".")
-    if counts["refused"] or counts["unreadable"]:
+    if counts["refused"] or counts["unreadable"] or counts["not imported"]:
         raise click.exceptions.Exit(1)
 
 
@@ -134,7 +134,7 @@ def _import_one(library: GameLibrary, source: GameSource) -> tuple[str, str | No
     try:
         # One read per game: the audit keeps the lines it verified for the import.
         report = check_game(source, keep_lines=True)
-    except ConnectionLostError:
+    except WritesLostError:
         raise  # every game after it would be refused the same way
     except (StoreError, CommandFailed, OSError) as exc:
         # Unreadable (no permission, a FIFO, vanished): say so, and go on with the rest.
@@ -155,8 +155,11 @@ def _import_one(library: GameLibrary, source: GameSource) -> tuple[str, str | No
     try:
         summary = library_summary(report.state)
         result = library.import_verified(report.lines, label, summary)
-    except ConnectionLostError:
-        raise  # every game after it would be refused the same way
+    except WritesLostError:
+        raise  # what was not committed is gone, and every game after it would go the same way
+    except LibraryBusyError as exc:  # other writers kept the lock: this game is not in it
+        click.echo(f"we: error: {label}: not imported: {exc}", err=True)
+        return "not imported", None
     except StoreError as exc:  # a different game under the same id, or a file that changed
         _refuse(str(exc))
         return "refused", None
@@ -409,15 +412,17 @@ def stats(
         check_plot_target(plot)
     if modes:
         db = library_path(db_path)
-        if not db.exists():
-            raise CommandFailed(f"there is no library at {db} yet (add games with `we import`)")
+        if not library_exists(db):
+            raise CommandFailed(f"there is no library at {library_name(db)} yet (add games with `we import`)")
         result = library_stats(db)
         from cli import stats_report
 
         if fairness:
             from wecore.stats import fairness as fairness_of
 
-            stats_report.emit_fairness(fairness_of(result.records), f"in the library {db}", as_json, plot)
+            stats_report.emit_fairness(
+                fairness_of(result.records), f"in the library {library_name(db)}", as_json, plot
+            )
         elif versus is not None:
             stats_report.emit_versus(result.records, versus, as_json, plot)
         else:

@@ -96,6 +96,16 @@ class ImportConflictError(StoreError):
         )
 
 
-class ConnectionLostError(StoreError):
+class LibraryBusyError(StoreError):
+    """Other processes kept the library locked for longer than a write waits: nothing of this
+    write was stored (what was committed before it stays)."""
+
+
+class WritesLostError(StoreError):
+    """A batch's writes since its last commit were undone (a commit failed, a connection went):
+    a command stops rather than say those writes were made, or refuse every write after it."""
+
+
+class ConnectionLostError(WritesLostError):
     """A database server's library went away mid-write: nothing more can be written through
     this connection, so a command stops rather than refuse every game after it."""

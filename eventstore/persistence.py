@@ -19,20 +19,24 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import orjson
 
+from eventstore.canonical import fingerprint
 from eventstore.envelope import Envelope, seal, utc_now, valid_game_id
 from eventstore.errors import (
     ConcurrencyError,
     GameNotFoundError,
+    ImportConflictError,
     LogExistsError,
     LogIntegrityError,
     StoreError,
 )
-from eventstore.verify import LogLine, VerifyResult
+from eventstore.problems import EMPTY, Problem
+from eventstore.verify import PROBLEMS_LISTED, LogLine, Scanned, VerifyResult, check_tail_line
 
 # An event to append, as the log writes it: (type, data).
 Payload = tuple[str, dict[str, Any]]
@@ -277,5 +281,132 @@ class LibraryGameLog(SealingLog):
     def _store_first(self, envelope: Envelope) -> None:
         self._store_new([envelope])
 
+    def _checked_head(self, obj: dict[str, Any]) -> Envelope:
+        """The newest stored event (parsed), checked as a JSONL log's tail is: never chain new
+        events onto a damaged head (a row edited by hand, a value that is not even JSON)."""
+        try:
+            line = orjson.dumps(obj) + b"\n"
+        except TypeError:
+            line = b""
+        env, problems = check_tail_line(line) if line else (None, [])
+        if env is None or problems:
+            raise LogIntegrityError(self.where, self.verify().problems or [])
+        return env
+
     @abstractmethod
     def _store_new(self, envelopes: list[Envelope]) -> None: ...
+
+
+# --- importing a log into a library -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    game_id: str
+    status: str  # "imported" | "extended" | "unchanged"
+    events_added: int
+    events: int  # events of this game in the library afterwards
+    fingerprint: str | None  # None only when a stored head was edited into a malformed hash
+    message: str
+
+
+class ImportTarget(Protocol):
+    """What `import_scanned` asks of a library's write (inside its transaction) for one game."""
+
+    def locate(self, first: dict[str, Any]) -> tuple[bool, int, str]:
+        """(new, seq, hash) of the game's newest stored event, its row locked for this write;
+        a game the library lacks gets its row now (new: True, 0, "")."""
+        ...
+
+    def store(self, objs: list[dict[str, Any]]) -> None:
+        """Store these events (parsed envelopes) after the head."""
+        ...
+
+    def finish_new(self, last: dict[str, Any]) -> None: ...
+
+    def finish_extended(self, last: dict[str, Any], summary: Summary | None) -> None: ...
+
+    def stored_hash(self, seq: int) -> Any:
+        """The hash of the stored event `seq`, None if there is none."""
+        ...
+
+
+# Events handed to ImportTarget.store at a time: large enough to amortise a call, small enough
+# that a 10 GB log does not sit in memory.
+IMPORT_CHUNK = 10_000
+
+
+def import_scanned(
+    target: ImportTarget, label: str, scanned: Iterable[Scanned], summary: Summary | None = None
+) -> ImportResult:
+    """Import a scanned log, all or nothing (the caller's transaction undoes a refusal): every
+    library's rules. A log with integrity problems is refused (LogIntegrityError, listing the
+    first PROBLEMS_LISTED). The same log again is a no-op ("unchanged"), as is a prefix of the
+    stored game; a log that extends the stored game exactly gets its new tail ("extended");
+    anything else under an existing game id is an ImportConflictError."""
+    problems: list[Problem] = []
+    omitted = 0
+    chunk: list[dict[str, Any]] = []
+    first: dict[str, Any] | None = None
+    last: dict[str, Any] | None = None
+    new_game = False
+    have_seq, have_hash = 0, ""
+    added = 0
+    for n, raw, msgs, usable in scanned:
+        if msgs or not usable:
+            # Keep scanning so the refusal counts every broken line, but store nothing (and
+            # list only the first PROBLEMS_LISTED).
+            if len(problems) < PROBLEMS_LISTED:
+                problems.extend([Problem.integrity(n, m) for m in msgs or ()])  # type: ignore[arg-type]
+            else:
+                omitted += len(msgs or ())
+            continue
+        if problems:
+            continue
+        assert raw is not None  # usable
+        if first is None:
+            first = raw
+            new_game, have_seq, have_hash = target.locate(raw)
+        last = raw
+        seq = raw["seq"]
+        if seq > have_seq:
+            chunk.append(raw)
+            if len(chunk) >= IMPORT_CHUNK:
+                target.store(chunk)
+                added += len(chunk)
+                chunk = []
+        elif seq == have_seq and raw["hash"] != have_hash:
+            # The chain makes one hash stand for everything before it: differing here
+            # means the two logs differ somewhere up to this line.
+            raise ImportConflictError(
+                raw["game"], label, seq,
+                f"event {seq} has hash {str(raw['hash'])[:19]}, the library's {str(have_hash)[:19]}",
+            )  # fmt: skip
+    if first is None and not problems:
+        problems.append(Problem.integrity(1, EMPTY))
+    if problems:
+        raise LogIntegrityError(label, problems, omitted)
+    assert first is not None and last is not None
+    if chunk:
+        target.store(chunk)
+        added += len(chunk)
+    game, last_seq, last_hash = first["game"], last["seq"], last["hash"]
+    game_print = fingerprint(last_hash)
+    if new_game:
+        target.finish_new(last)
+        msg = f"{label}: imported game {game!r} ({added} events)"
+        return ImportResult(game, "imported", added, added, game_print, msg)
+    if added:
+        target.finish_extended(last, summary)
+        msg = f"{label}: extended game {game!r} by {added} event{'s' if added != 1 else ''} to {last_seq}"
+        return ImportResult(game, "extended", added, last_seq, game_print, msg)
+    if last_seq < have_seq:
+        if target.stored_hash(last_seq) != last_hash:
+            raise ImportConflictError(game, label, last_seq, f"event {last_seq} differs from the library's")
+        msg = (
+            f"{label}: nothing to import: the library's game {game!r} already has these "
+            f"{last_seq} events and {have_seq - last_seq} more"
+        )
+        return ImportResult(game, "unchanged", 0, have_seq, fingerprint(have_hash), msg)
+    msg = f"{label}: nothing to import: game {game!r} is already in the library, unchanged"
+    return ImportResult(game, "unchanged", 0, have_seq, game_print, msg)

@@ -35,20 +35,22 @@ from eventstore.errors import (
     ConcurrencyError,
     ConnectionLostError,
     GameNotFoundError,
-    ImportConflictError,
     LogExistsError,
-    LogIntegrityError,
     StoreError,
 )
-from eventstore.persistence import LibraryGameLog, StoreAfterHead, Summary, write_new_log
-from eventstore.problems import EMPTY, Problem
-from eventstore.sqlite_import import ImportResult
+from eventstore.persistence import (
+    ImportResult,
+    LibraryGameLog,
+    StoreAfterHead,
+    Summary,
+    import_scanned,
+    write_new_log,
+)
 from eventstore.sqlite_schema import envelope_objs, first_event_meta, game_summary
 from eventstore.verify import (
     LogLine,
     Scanned,
     VerifyResult,
-    check_tail_line,
     iter_objects,
     scan_lines,
     scan_objects,
@@ -124,7 +126,8 @@ def _one_line(exc: BaseException) -> str:
 
 def _schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
     """The layout's version; None for a database with none of our tables; StoreError for a
-    database whose tables of those names are someone else's."""
+    database whose tables of those names are someone else's, or a library missing its games or
+    events table (the view `envelopes` is for users' own SQL: a library works without it)."""
     found = {
         name
         for (name,) in conn.execute(
@@ -141,21 +144,41 @@ def _schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
             row = conn.execute("SELECT value FROM settings WHERE name = 'schema'").fetchone()
         except psycopg.Error:
             row = None
-    if row is None or not str(row[0]).isdigit() or found != set(_OUR_NAMES):
+    if row is None or not isinstance(row[0], str) or not row[0].isdigit():
         raise StoreError(f"{where}: not a game library (its tables are unknown to we)")
+    if missing := [name for name in ("games", "events") if name not in found]:
+        raise StoreError(f"{where}: not a game library (no {' or '.join(missing)} table)")
     return int(row[0])
+
+
+def _has_tables_of_its_own(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the current schema holds tables or views (someone else's, when none is ours)."""
+    row = conn.execute(
+        "SELECT 1 FROM pg_class WHERE relnamespace = current_schema()::regnamespace"
+        " AND relkind IN ('r', 'v', 'm', 'p', 'f') LIMIT 1"
+    ).fetchone()
+    return row is not None
 
 
 def has_library(url: str) -> bool:
     """Whether the database holds a game library (its tables), without creating one: what a
-    command that only reads asks first. StoreError if it cannot be reached, or if its tables of
-    those names are someone else's."""
+    command that only reads asks first. False for an empty database (a writer lays it out);
+    StoreError if it cannot be reached, if its tables of our names are someone else's, or if
+    it holds tables of its own and no library: a command that only reads changes nothing."""
+    where = display_url(url)
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name="we")
     except psycopg.Error as exc:
-        raise StoreError(f"{display_url(url)}: cannot open the game library: {_one_line(exc)}") from None
+        raise StoreError(f"{where}: cannot open the game library: {_one_line(exc)}") from None
     with conn:
-        return _schema_version(conn, display_url(url)) is not None
+        try:
+            if _schema_version(conn, where) is not None:
+                return True
+            if _has_tables_of_its_own(conn):
+                raise StoreError(f"{where}: not a game library (no events table)")
+        except psycopg.Error as exc:
+            raise StoreError(f"{where}: cannot open the game library: {_one_line(exc)}") from None
+        return False
 
 
 class _Retry(Exception):
@@ -606,87 +629,46 @@ class Library:
         scanned: Iterable[Scanned],
         summary: Summary | None = None,
     ) -> ImportResult:
-        problems: list[Problem] = []
-        batch: list[tuple[Any, ...]] = []
-        first: dict[str, Any] | None = None
-        last: dict[str, Any] | None = None
-        new_game = False
-        key = 0
-        have_seq, have_hash = 0, ""
-        added = 0
-        dumps, sort = orjson.dumps, _SORT
-        for n, raw, msgs, usable in scanned:
-            if msgs or not usable:
-                # Keep scanning so the refusal lists every broken line, but store nothing.
-                problems.extend([Problem.integrity(n, m) for m in msgs or ()])  # type: ignore[arg-type]
-                continue
-            if problems:
-                continue
-            assert raw is not None  # usable
-            if first is None:
-                first = raw
-                key, new_game = self._locked_or_new_game(conn, raw, raw, summary)
-                if not new_game:
-                    head = conn.execute(_SELECT_HEAD, (key,)).fetchone()
-                    if head is not None:
-                        have_seq, have_hash = head[0], head[5]
-            last = raw
-            seq = raw["seq"]
-            if seq > have_seq:
-                batch.append(
-                    (key, seq, raw["type"], dumps(raw["data"], option=sort).decode(), raw["at"],
-                     raw["prev"], raw["hash"])
-                )  # fmt: skip
-                if len(batch) >= _IMPORT_BATCH:
-                    self._copy_events(conn, batch)
-                    added += len(batch)
-                    batch.clear()
-            elif seq == have_seq and raw["hash"] != have_hash:
-                raise ImportConflictError(
-                    raw["game"], label, seq,
-                    f"event {seq} has hash {raw['hash'][:19]}, the library's {have_hash[:19]}",
-                )  # fmt: skip
-        if first is None and not problems:
-            problems.append(Problem.integrity(1, EMPTY))
-        if problems:
-            raise LogIntegrityError(label, problems)
-        assert first is not None and last is not None
-        if batch:
-            self._copy_events(conn, batch)
-            added += len(batch)
-        game, last_seq, last_hash = first["game"], last["seq"], last["hash"]
-        game_print = fingerprint(last_hash)
-        if new_game:
-            self._advance_game(conn, last)
-            msg = f"{label}: imported game {game!r} ({added} events)"
-            return ImportResult(game, "imported", added, added, game_print, msg)
-        if added:
-            self._advance_game(conn, last)
-            if summary is not None:
-                self._set_summary(conn, game, summary)
-            _notify(conn, game, last_seq)
-            msg = f"{label}: extended game {game!r} by {added} event{'s' if added != 1 else ''} to {last_seq}"
-            return ImportResult(game, "extended", added, last_seq, game_print, msg)
-        if last_seq < have_seq:
-            stored = conn.execute(
-                "SELECT hash FROM events WHERE game = %s AND seq = %s", (key, last_seq)
-            ).fetchone()
-            if stored is None or stored[0] != last_hash:
-                raise ImportConflictError(
-                    game, label, last_seq, f"event {last_seq} differs from the library's"
-                )
-            msg = (
-                f"{label}: nothing to import: the library's game {game!r} already has these "
-                f"{last_seq} events and {have_seq - last_seq} more"
-            )
-            return ImportResult(game, "unchanged", 0, have_seq, fingerprint(have_hash), msg)
-        msg = f"{label}: nothing to import: game {game!r} is already in the library, unchanged"
-        return ImportResult(game, "unchanged", 0, have_seq, game_print, msg)
+        return import_scanned(_PostgresImport(self, conn, summary), label, scanned, summary)
 
     def export(self, game_id: str, path: str | os.PathLike[str]) -> int:
         """Write a game as a JSONL log (refusing to overwrite); the rows as stored, so the file
         has the same hashes and fingerprint. Returns the number of events."""
         return write_new_log(self._events_of(game_id), path)
+
+
+class _PostgresImport:
+    """import_scanned's target: one game's rows in the PostgreSQL library, inside its write."""
+
+    def __init__(self, library: Library, conn: psycopg.Connection[Any], summary: Summary | None) -> None:
+        self.library, self.conn, self.summary = library, conn, summary
+        self.key = 0
+
+    def locate(self, first: dict[str, Any]) -> tuple[bool, int, str]:
+        self.key, new_game = self.library._locked_or_new_game(self.conn, first, first, self.summary)
+        if new_game:
+            return True, 0, ""
+        head = self.conn.execute(_SELECT_HEAD, (self.key,)).fetchone()
+        return (False, 0, "") if head is None else (False, head[0], head[5])
+
+    def store(self, objs: list[dict[str, Any]]) -> None:
+        key = self.key
+        self.library._copy_events(self.conn, [_event_row(key, obj) for obj in objs])
+
+    def finish_new(self, last: dict[str, Any]) -> None:
+        self.library._advance_game(self.conn, last)
+
+    def finish_extended(self, last: dict[str, Any], summary: Summary | None) -> None:
+        self.library._advance_game(self.conn, last)
+        if summary is not None:
+            self.library._set_summary(self.conn, last["game"], summary)
+        _notify(self.conn, last["game"], last["seq"])
+
+    def stored_hash(self, seq: int) -> Any:
+        row = self.conn.execute(
+            "SELECT hash FROM events WHERE game = %s AND seq = %s", (self.key, seq)
+        ).fetchone()
+        return None if row is None else row[0]
 
 
 def _notify(conn: psycopg.Connection[Any], game_id: str, seq: int) -> None:
@@ -728,11 +710,8 @@ class LibraryLog(LibraryGameLog):
         row = conn.execute(_SELECT_HEAD, (key,)).fetchone()
         if row is None:
             return None
-        # Same tail check as a JSONL file: never chain new events onto a damaged head.
         (obj,) = envelope_objs(self.game_id, [row])
-        env, problems = check_tail_line(orjson.dumps(obj) + b"\n")
-        if env is None or problems:
-            raise LogIntegrityError(self.where, self.verify().problems or [])
+        env = self._checked_head(obj)
         return key, env
 
     def head(self) -> tuple[int, str | None, str | None]:

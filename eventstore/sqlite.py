@@ -9,7 +9,9 @@ BEGIN IMMEDIATE transaction that re-reads the head, which serialises writers acr
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
+import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -22,9 +24,10 @@ import sqlite_utils
 from eventstore.envelope import Envelope, envelope_from_raw
 from eventstore.errors import (
     GameNotFoundError,
+    LibraryBusyError,
     LogExistsError,
-    LogIntegrityError,
     StoreError,
+    WritesLostError,
 )
 from eventstore.persistence import LibraryGameLog, StoreAfterHead, Summary, write_new_log
 from eventstore.sqlite_import import ImportResult, import_new_game, import_path, import_scanned
@@ -49,7 +52,6 @@ from eventstore.sqlite_schema import (
 from eventstore.verify import (
     LogLine,
     VerifyResult,
-    check_tail_line,
     iter_objects,
     scan_objects,
     verify_objects,
@@ -57,12 +59,34 @@ from eventstore.verify import (
 
 _SORT = orjson.OPT_SORT_KEYS
 _BUSY_TIMEOUT_S = 10.0
+# How long a write waits for other processes' writes before it gives up (WE_LOCK_WAIT seconds).
+_LOCK_WAIT_S = 30.0
+# A batch holds the write lock at most this long (or a twentieth of the wait, if less) before
+# it commits and lets waiting writers have a turn: a `we record` or another import waits for a
+# moment, not for the whole of someone's import.
+_HOLD_LOCK_S = 0.25
+# While waiting for the lock, try again every few milliseconds (SQLite's own busy handler
+# sleeps up to 100 ms between tries, and would keep missing a batch's short pauses).
+_LOCK_POLL_S = 0.002
+# After a batch lets the lock go it waits this long before taking it again, so a writer
+# polling for it can take it first.
+_LOCK_COURTESY_S = 0.005
 # How long opening an old library waits for another process that is upgrading it.
 _LAYOUT_WAIT_S = 600.0
 # A batch commits after about this many rows: few fsyncs, yet a bounded WAL.
 _COMMIT_EVERY = 50_000
 # PRAGMA cache_size during a batch (negative: KiB).
 _BATCH_CACHE_KIB = -16_384
+
+
+def lock_wait_s() -> float:
+    """How long a write waits for the lock: $WE_LOCK_WAIT seconds, else 30."""
+    text = os.environ.get("WE_LOCK_WAIT", "")
+    try:
+        wait = float(text)
+    except ValueError:
+        return _LOCK_WAIT_S
+    return wait if 0 <= wait < 1e6 else _LOCK_WAIT_S
 
 
 def default_db_path() -> Path:
@@ -86,7 +110,13 @@ class Library:
         # What an upgrade of an old library said (also given to on_upgrade as it goes).
         self.upgrade_notes: list[str] = []
         self._batch_depth = 0
+        self._write_depth = 0
         self._committed = 0
+        self._lock_wait = lock_wait_s()
+        self._hold_lock = min(_HOLD_LOCK_S, self._lock_wait / 20)
+        # When this connection took the write lock, and when it may take it again.
+        self._locked_at = 0.0
+        self._courtesy_until = 0.0
         # Commits made inside batches so far: a caller can tell what is durable by it.
         self.commits = 0
         try:
@@ -144,7 +174,7 @@ class Library:
             # Another process may be upgrading this library, which can take minutes: wait for
             # it rather than fail after the usual busy timeout.
             conn.execute(f"PRAGMA busy_timeout = {int(_LAYOUT_WAIT_S * 1000)}")
-            with self._write() as conn:
+            with self._write(wait=max(_LAYOUT_WAIT_S, self._lock_wait)) as conn:
                 lay_out(conn, self.path, self._tell)
             conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
         tables = table_names(conn)
@@ -171,14 +201,14 @@ class Library:
         self.close()
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, wait: float | None = None) -> Iterator[sqlite3.Connection]:
         """One all-or-nothing write: its own transaction, or a savepoint inside a batch."""
         if self._batch_depth:
             yield from self._write_in_batch()
             return
         # IMMEDIATE takes the write lock up front, so reading the head and writing after it is
         # atomic against other processes (a deferred transaction could be refused mid-way).
-        self._begin()
+        self._begin(wait)
         try:
             yield self.conn
             self.conn.execute("COMMIT")
@@ -186,24 +216,72 @@ class Library:
             self._rollback_and_raise(exc, "ROLLBACK")
 
     def _write_in_batch(self) -> Iterator[sqlite3.Connection]:
+        # The lock is taken at a batch's first write and after each commit only when the next
+        # write comes: between writes (while a caller audits its next log) others may write.
+        if not self.conn.in_transaction:
+            self._begin()
         self.conn.execute("SAVEPOINT write")
+        self._write_depth += 1
         try:
             yield self.conn
             self.conn.execute("RELEASE write")
         except BaseException as exc:
             self._rollback_and_raise(exc, "ROLLBACK TO write", "RELEASE write")
-        if self._batch_depth == 1 and self.conn.total_changes - self._committed >= _COMMIT_EVERY:
-            # Between writes, so every write stays whole; lets the WAL be checkpointed.
-            self.conn.execute("COMMIT")
-            self.commits += 1
-            self._committed = self.conn.total_changes
-            self._begin()
+        finally:
+            self._write_depth -= 1
+        if self._write_depth == 0 and (
+            self.conn.total_changes - self._committed >= _COMMIT_EVERY
+            or time.monotonic() - self._locked_at >= self._hold_lock
+        ):
+            # Between writes, so every write stays whole. Bounds the WAL, and how long other
+            # writers (a recorder, another import) wait for this batch.
+            self._commit_batch()
+            self._courtesy_until = time.monotonic() + _LOCK_COURTESY_S
 
-    def _begin(self) -> None:
+    def _commit_batch(self) -> None:
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute("COMMIT")
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot write to the game library: {exc}") from exc
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise WritesLostError(
+                f"{self.path}: could not commit ({exc}); the writes since the last commit were undone"
+            ) from exc
+        self.commits += 1
+        self._committed = self.conn.total_changes
+
+    def _begin(self, wait: float | None = None) -> None:
+        """BEGIN IMMEDIATE, waiting up to the lock wait for other processes' writes: tried again
+        every few milliseconds, so that a batch's short pauses between writes are seen."""
+        pause = self._courtesy_until - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        wait = self._lock_wait if wait is None else wait
+        # The time waited is the sum of the pauses, not read from a clock a test may freeze.
+        waited = 0.0
+        conn = self.conn
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            while True:
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    break
+                except sqlite3.OperationalError as exc:
+                    if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
+                        raise StoreError(f"{self.path}: cannot write to the game library: {exc}") from exc
+                    if waited >= wait:
+                        raise LibraryBusyError(
+                            f"{self.path}: another process kept the game library locked for "
+                            f"{wait:g} s, so nothing was stored (try again; WE_LOCK_WAIT sets the wait)"
+                        ) from exc
+                    pause = _LOCK_POLL_S * random.uniform(0.5, 1.5)
+                    time.sleep(pause)
+                    waited += pause
+                except sqlite3.Error as exc:
+                    raise StoreError(f"{self.path}: cannot write to the game library: {exc}") from exc
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
+        self._locked_at = time.monotonic()
 
     def _rollback_and_raise(self, exc: BaseException, *undo: str) -> NoReturn:
         if self.conn.in_transaction:
@@ -218,12 +296,14 @@ class Library:
     @contextmanager
     def batch(self) -> Iterator[Library]:
         """Share transactions between the writes inside the block (imports, appends, creates,
-        summaries): one commit, so one fsync, per ~50,000 rows instead of one per write.
+        summaries): one commit, so one fsync, per ~50,000 rows or a quarter of a second instead
+        of one per write.
 
         Each write stays all or nothing (a savepoint each): one that fails is rolled back
         alone, and the block carries on if the caller catches its error. If an exception
-        leaves the block, what was not committed yet is rolled back. The library is locked
-        for writing while the block runs (other writers wait, up to the busy timeout).
+        leaves the block, what was not committed yet is rolled back; `commits` counts the
+        commits made so far. The library is locked for writing from a write until the next
+        commit, then free until the next write, so other writers take turns with the block.
         """
         if self._batch_depth:
             self._batch_depth += 1
@@ -232,7 +312,6 @@ class Library:
             finally:
                 self._batch_depth -= 1
             return
-        self._begin()
         self._committed = self.conn.total_changes
         self._batch_depth = 1
         # A bigger page cache while bulk writing: fewer pages spill to the WAL before the
@@ -241,11 +320,13 @@ class Library:
         self.conn.execute(f"PRAGMA cache_size = {_BATCH_CACHE_KIB}")
         try:
             yield self
-            self.conn.execute("COMMIT")
+            if self.conn.in_transaction:
+                self._commit_batch()
         except BaseException as exc:
             self._rollback_and_raise(exc, "ROLLBACK")
         finally:
             self._batch_depth = 0
+            self._courtesy_until = 0.0
             self.conn.execute(f"PRAGMA cache_size = {cache_size}")
 
     def where(self, game_id: str) -> str:
@@ -398,11 +479,8 @@ class LibraryLog(LibraryGameLog):
         row = conn.execute(SELECT_HEAD, (base, base + SEQ_LIMIT)).fetchone()
         if row is None:
             return None
-        # Same tail check as a JSONL file: never chain new events onto a damaged head.
         (obj,) = envelope_objs(self.game_id, [row])
-        env, problems = check_tail_line(orjson.dumps(obj) + b"\n")
-        if env is None or problems:
-            raise LogIntegrityError(self.where, self.verify().problems or [])
+        env = self._checked_head(obj)
         return base, env
 
     def head(self) -> tuple[int, str | None, str | None]:

@@ -292,6 +292,118 @@ def test_every_command_survives_a_damaged_library(
             extra.unlink()
 
 
+# --- damaged PostgreSQL libraries ------------------------------------------------------------
+
+PG_COLUMNS = {
+    "events": ["type", "data", "at", "prev", "hash"],
+    "games": ["id", "title", "players", "started_at", "last_at", "head_hash", "winner"],
+}
+pg_text_values = st.sampled_from(
+    ["'x'", "''", "NULL", "'[1,2'", "'{}'", "'[]'", "'null'", "'5'", "'" + "[" * 300 + "'",
+     "'" + "9" * 30 + "'", "'{\"a\":" + "1" * 25 + "}'", "'\u00e9\u0301'"]
+)  # fmt: skip
+_RETYPE = "DROP VIEW IF EXISTS envelopes; ALTER TABLE {} ALTER COLUMN {} TYPE {}"
+PG_WHOLESALE = [
+    "DROP TABLE events CASCADE",
+    "DROP TABLE games CASCADE",
+    "DROP TABLE settings",
+    "DROP VIEW envelopes",
+    "DELETE FROM events WHERE seq % 4 = 1",
+    "UPDATE events SET seq = seq + 100 WHERE seq % 9 = 3",
+    "UPDATE events SET seq = -seq WHERE seq % 5 = 1",
+    "UPDATE settings SET value = '7' WHERE name = 'schema'",
+    "UPDATE settings SET value = 'x' WHERE name = 'schema'",
+    "UPDATE games SET events = -1",
+    _RETYPE.format("events", "at", "integer USING 5"),
+    _RETYPE.format("events", "hash", "bytea USING hash::bytea"),
+    _RETYPE.format("events", "seq", "numeric"),
+    _RETYPE.format("events", "data", "jsonb USING '[1]'::jsonb"),
+    _RETYPE.format("events", "game", "text"),
+    _RETYPE.format("games", "players", "jsonb USING '{\"a\": 1}'::jsonb"),
+    _RETYPE.format("games", "events", "text USING 'many'"),
+    _RETYPE.format("games", "started_at", "timestamptz USING now()"),
+    _RETYPE.format("games", "complete", "text USING 'x'"),
+    _RETYPE.format("games", "id", "bytea USING id::bytea"),
+]
+
+
+@st.composite
+def pg_damages(draw: st.DrawFn) -> list[str]:
+    statements = []
+    for _ in range(draw(st.integers(1, 3))):
+        if draw(st.integers(0, 3)) == 0:
+            statements.append(draw(st.sampled_from(PG_WHOLESALE)))
+            continue
+        table = draw(st.sampled_from(sorted(PG_COLUMNS)))
+        column = draw(st.sampled_from(PG_COLUMNS[table]))
+        where = f"{'seq' if table == 'events' else 'key'} % {draw(st.integers(1, 7))} = 0"
+        # NOT NULL goes first, or a NULL would be refused.
+        statements.append(f"ALTER TABLE {table} ALTER COLUMN {column} DROP NOT NULL")
+        statements.append(f"UPDATE {table} SET {column} = {draw(pg_text_values)} WHERE {where}")
+    return statements
+
+
+@pytest.fixture(scope="module")
+def pg_fuzz_url(pg_server: str) -> Any:
+    """A database of its own for this module's examples: the library laid out by `we import`,
+    and a copy of its rows in the schema `template`, from which every example starts again."""
+    import psycopg
+
+    name = f"we_fuzz_{os.getpid()}"
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name} TEMPLATE template0")
+    base, _, query = pg_server.partition("?")
+    url = f"{base.rsplit('/', 1)[0]}/{name}" + (f"?{query}" if query else "")
+    assert (
+        we("import", "--db", url, VECTORS / "one-party.jsonl", VECTORS / "four-players-dealt.jsonl").exit_code
+        == 0
+    )
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA template")
+        for table in ("games", "events", "settings"):
+            conn.execute(f"CREATE TABLE template.{table} AS TABLE public.{table}")
+    yield url
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def _fresh_pg_library(url: str) -> None:
+    import psycopg
+
+    from eventstore.postgres import Library as PgLibrary
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+    PgLibrary(url).close()  # the layout as `we` makes it
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DELETE FROM settings")
+        conn.execute("INSERT INTO games OVERRIDING SYSTEM VALUE SELECT * FROM template.games")
+        conn.execute("INSERT INTO events SELECT * FROM template.events")
+        conn.execute("INSERT INTO settings SELECT * FROM template.settings")
+        conn.execute("SELECT setval(pg_get_serial_sequence('games', 'key'), (SELECT max(key) FROM games))")
+
+
+@settings(FUZZ, max_examples=max(10, FUZZ.max_examples // 4))
+@given(statements=pg_damages(), command=st.sampled_from(LIBRARY_COMMANDS))
+def test_every_command_survives_a_damaged_postgresql_library(
+    tmp_path: Path, pg_fuzz_url: str, statements: list[str], command: list[str]
+) -> None:
+    import psycopg
+
+    _fresh_pg_library(pg_fuzz_url)
+    with psycopg.connect(pg_fuzz_url, autocommit=True) as conn:
+        for statement in statements:
+            # A constraint or a dependency may refuse one damage: the others still apply.
+            with contextlib.suppress(psycopg.Error):
+                conn.execute(statement)
+    out = tmp_path / "out.jsonl"
+    args = [str(out) if a == "OUT" else a for a in command]
+    try:
+        _check(we(*args, "--db", pg_fuzz_url))
+    finally:
+        out.unlink(missing_ok=True)
+
+
 # --- a few real processes, memory measured ---------------------------------------------------
 
 

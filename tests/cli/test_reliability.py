@@ -258,6 +258,132 @@ def test_a_foreign_database_is_left_byte_for_byte(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
 
 
+# --- damaged and foreign PostgreSQL libraries ----------------------------------------------
+
+# A column's type changed (the view `envelopes` goes first: it holds the columns' types).
+_RETYPE = "DROP VIEW IF EXISTS envelopes; ALTER TABLE {table} ALTER COLUMN {column} TYPE {how}"
+PG_DAMAGE = {
+    "data-not-json": ["UPDATE events SET data = 'x{' WHERE seq % 5 = 0"],
+    "players-not-json": ["UPDATE games SET players = 'x'"],
+    "no-events-table": ["DROP TABLE events CASCADE"],
+    "at-integer": [_RETYPE.format(table="events", column="at", how="integer USING 5")],
+    "hash-bytes": [_RETYPE.format(table="events", column="hash", how="bytea USING hash::bytea")],
+    "seq-numeric": [_RETYPE.format(table="events", column="seq", how="numeric")],
+    "data-jsonb": [_RETYPE.format(table="events", column="data", how="jsonb USING '[1]'::jsonb")],
+    "type-null": [
+        "ALTER TABLE events ALTER COLUMN type DROP NOT NULL",
+        "UPDATE events SET type = NULL WHERE seq = 3",
+    ],
+    "games-columns": [
+        _RETYPE.format(table="games", column="players", how="""jsonb USING '{"a": 1}'::jsonb"""),
+        _RETYPE.format(table="games", column="events", how="text USING 'many'"),
+        _RETYPE.format(table="games", column="started_at", how="timestamptz USING now()"),
+    ],
+}
+
+
+@pytest.fixture
+def pg_library(pg_url: str) -> str:
+    assert we("import", "--db", pg_url, ONE, FOUR).exit_code == 0
+    return pg_url
+
+
+def pg_damage(url: str, statements: list[str]) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+def pg_relations(url: str) -> set[str]:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace")
+        return {name for (name,) in rows}
+
+
+@pytest.mark.parametrize("how", list(PG_DAMAGE))
+def test_a_damaged_postgresql_library_gives_one_line_not_a_traceback(
+    pg_library: str, tmp_path: Path, how: str
+) -> None:
+    pg_damage(pg_library, PG_DAMAGE[how])
+    commands = [
+        ["audit", "vector-one"],
+        ["audit", "--json", "vector-two"],
+        ["score", "vector-two"],
+        ["replay", "vector-one"],
+        ["export", "vector-one", "-o", tmp_path / "out.jsonl", "--force"],
+        ["stats"],
+        ["games"],
+        ["import", ONE],
+    ]
+    for command in commands:
+        result = we(*command, "--db", pg_library)
+        said = result.stdout + result.stderr
+        assert "Traceback" not in said and result.exit_code in (0, 1), (command, said[-2000:])
+        errors = [line for line in result.stderr.splitlines() if line.startswith("we: error:")]
+        assert len(errors) <= 1, (command, result.stderr)
+        if how == "no-events-table":
+            assert errors == [f"we: error: {pg_library}: not a game library (no events table)"], command
+        elif how == "games-columns" or how == "players-not-json":
+            if command == ["games"]:
+                assert result.exit_code == 1 and "(damaged row)" in result.stdout
+        elif command[0] in ("audit", "score", "replay"):
+            # The game's own rows are damaged: an integrity problem at that event.
+            assert result.exit_code == 1 and "integrity" in said, (command, said[-2000:])
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_damaged_head_row_is_never_chained_onto(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """An append after a newest row holding a value that is not JSON at all is refused as an
+    integrity problem (it was a TypeError)."""
+    from eventstore.errors import LogIntegrityError
+
+    if backend == "sqlite":
+        from eventstore.sqlite import Library
+
+        db: Any = request.getfixturevalue("library")
+        damage(db, ["UPDATE events SET hash = x'ffff' WHERE id = (1 << 32) + 13"])
+    else:
+        from eventstore.postgres import Library  # type: ignore[assignment]
+
+        db = request.getfixturevalue("pg_library")
+        pg_damage(db, [_RETYPE.format(table="events", column="hash", how="bytea USING hash::bytea")])
+    with Library(db) as library:
+        with pytest.raises(LogIntegrityError, match="line 1"):
+            library.log("vector-one").append([("note", {"text": "after a damaged head"})], 13)
+        assert {row["id"]: row["events"] for row in library.games()}["vector-one"] == 13
+
+
+def test_a_database_without_a_library_is_left_alone_by_readers(pg_url: str, tmp_path: Path) -> None:
+    pg_damage(
+        pg_url,
+        ["CREATE TABLE notes (id serial PRIMARY KEY, body text)", "INSERT INTO notes (body) VALUES ('mine')"],
+    )
+    before = pg_relations(pg_url)
+    for command in (
+        ["games"],
+        ["stats"],
+        ["stats", "--fairness"],
+        ["audit", "some-game"],
+        ["score", "some-game"],
+        ["replay", "some-game"],
+        ["export", "some-game", "-o", tmp_path / "out.jsonl"],
+    ):
+        result = we(*command, "--db", pg_url)
+        assert result.exit_code == 1, (command, result.stdout, result.stderr)
+        assert result.stderr == f"we: error: {pg_url}: not a game library (no events table)\n", command
+    assert pg_relations(pg_url) == before
+    # A writer lays the library out beside the database's own tables.
+    assert we("import", "--db", pg_url, ONE).exit_code == 0
+    assert pg_relations(pg_url) > before | {"games", "events", "settings", "envelopes"}
+    assert "1 game in" in we("games", "--db", pg_url).stdout
+
+
 # --- outputs: --force never replaces an input, a device or a link target ------------------
 
 

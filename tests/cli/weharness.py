@@ -34,7 +34,20 @@ class _ThroughRun(click.Command):
             code = run(we_group)
         finally:
             sys.argv = saved
+            _end_of_process()
         sys.exit(code)
+
+
+def _end_of_process() -> None:
+    """What the end of a real `we` process does to the libraries it opened: closes them, so the
+    next command connects afresh and looks at the library again (not at a connection kept
+    from a command before, as one process would never see)."""
+    from cli import common
+
+    libraries = list(common._open_libraries.values())
+    common._open_libraries.clear()
+    for library in libraries:
+        library.close()
 
 
 def we(*args: object, input: str | None = None, env: dict[str, str] | None = None) -> Result:

@@ -14,6 +14,7 @@ from eventstore.errors import (
     ConcurrencyError,
     GameNotFoundError,
     ImportConflictError,
+    LibraryBusyError,
     LogExistsError,
     LogIntegrityError,
     StoreError,
@@ -297,18 +298,25 @@ def test_not_a_database(tmp_path: Path) -> None:
         Library(path)
 
 
-def test_busy_library_is_a_store_error(library: Library) -> None:
+def test_busy_library_is_a_store_error(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
     library.log("g").create(FIRST, "g")
-    library.conn.execute("PRAGMA busy_timeout = 100")  # not the 10 s wait, for the test's sake
+    monkeypatch.setenv("WE_LOCK_WAIT", "0.1")  # not the 30 s wait, for the test's sake
+    impatient = Library(library.path)
     other = Library(library.path)
     other.conn.execute("BEGIN IMMEDIATE")  # another writer holds the lock
     try:
-        with pytest.raises(StoreError, match="cannot write"):
-            library.log("g").append(events(1), expected_seq=1)
+        with pytest.raises(LibraryBusyError, match=r"kept the game library locked for 0\.1 s"):
+            impatient.log("g").append(events(1), expected_seq=1)
+        with pytest.raises(LibraryBusyError), impatient.batch():
+            impatient.log("g").append(events(1), expected_seq=1)
     finally:
         other.conn.execute("ROLLBACK")
         other.close()
     assert library.log("g").head()[0] == 1
+    with impatient.batch():  # the lock is free again: the same batch goes through
+        impatient.log("g").append(events(1), expected_seq=1)
+    impatient.close()
+    assert library.log("g").head()[0] == 2
 
 
 def count_events(path: Path) -> int:
