@@ -7,7 +7,6 @@ output is the same to the byte with any --jobs.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -16,8 +15,9 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed, check_game, db_option, require_valid, resolve_game
+from cli.common import CommandFailed, check_game, db_option, json_text, require_valid, resolve_game
 from wecore.bots import BOTS
+from wecore.errors import shown
 
 DEFAULT_ROLLOUTS = 100
 DEFAULT_TOP = 5
@@ -180,7 +180,7 @@ def analyse(
             "seed": seed,
             "decisions": [decision_object(d) for d in decisions],
         }
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        click.echo(json_text(data))
         return
     _tell(report.game, decisions, policy, count, seed, top)
 
@@ -195,7 +195,7 @@ def _tell(game: str | None, decisions: Sequence[Any], policy: str, count: int, s
     choices = [d for d in decisions if not d.forced]
     out.print(
         f"{game}: {len(decisions)} moves, {len(choices)} of them with a choice; each alternative played"
-        f" out {count} times by the {policy} bot (seed {seed!r})."
+        f" out {count} times by the {policy} bot (seed {shown(seed)})."
     )
     chosen = pivotal(decisions, top)
     if not decisions:

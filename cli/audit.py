@@ -25,13 +25,17 @@ from cli.common import (
     check_game,
     collector_settled_for_a_batch,
     db_option,
+    echo,
     game_source,
+    json_bytes_safe,
     logs_in_directory,
+    one_line,
     path_mode,
 )
 from eventstore.errors import StoreError
 from service.audit import AuditResult
 from service.audit import audit_one as audit_game
+from wecore.errors import clipped, shown
 from wecore.scoring import NotCounted, Scoreboard
 
 if TYPE_CHECKING:
@@ -49,12 +53,12 @@ class Claim:
         name, sep, number = text.rpartition("=")
         name = name.strip()
         if not sep or not name:
-            raise click.BadParameter(f"{text!r}: write PLAYER=SCORE, e.g. Ben=25", param_hint="--claim")
+            raise click.BadParameter(f"{shown(text)}: write PLAYER=SCORE, e.g. Ben=25", param_hint="--claim")
         try:
             value = int(number.strip())
         except ValueError:
             raise click.BadParameter(
-                f"{text!r}: the score must be a whole number, e.g. Ben=25", param_hint="--claim"
+                f"{shown(text)}: the score must be a whole number, e.g. Ben=25", param_hint="--claim"
             ) from None
         return cls(name, value, text)
 
@@ -135,7 +139,7 @@ def print_text(result: AuditResult) -> None:
     head.append("OK" if result.ok else "FAILED", style="bold green" if result.ok else "bold red")
     head.append(f"  {result.source}")
     if result.game is not None and result.game != result.source:
-        head.append(f"  (game {result.game})")
+        head.append(f"  (game {clipped(result.game)})")
     out.print(head)
     lines = f"{result.events} line{'s' if result.events != 1 else ''}"
     details = f"  fingerprint {result.fingerprint_text}, {lines}"
@@ -225,11 +229,11 @@ def _binary_writer() -> Callable[[bytes], object]:
 def _json_line(result: AuditResult) -> bytes:
     line = result.to_json()
     try:
-        return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
+        return json_bytes_safe(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))
     except TypeError:
         # A file name that is not UTF-8 reaches us with surrogates, which JSON cannot carry.
         line["source"] = os.fsencode(line["source"]).decode("utf-8", "replace")
-        return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
+        return json_bytes_safe(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))
 
 
 @click.command()
@@ -295,7 +299,7 @@ def audit(
             clean = clean and clean_game
             if isinstance(shown, Unreadable):
                 sys.stdout.flush()
-                click.echo(f"we: error: {shown}", err=True)
+                echo(f"we: error: {one_line(str(shown))}", err=True)
             elif write is not None:
                 write(shown)
             else:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
 import sys
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +17,7 @@ import click
 from eventstore.errors import StoreError
 from service.checking import GameReport, GameSource
 from service.checking import check_game as _check_game
-from wecore.errors import WeError
+from wecore.errors import WeError, clipped, shown
 
 if TYPE_CHECKING:
     from eventstore.persistence import GameLibrary
@@ -33,7 +35,61 @@ class CommandFailed(click.ClickException):
     exit_code = EXIT_INVALID
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"we: error: {self.format_message()}", err=True)
+        echo(f"we: error: {one_line(self.format_message())}", err=True)
+
+
+# --- what reaches a terminal --------------------------------------------------------------
+
+# What a log (or a library, or an argument) may carry that a terminal would act on instead of
+# showing: C0 controls but the newline, DEL, C1 controls (CSI is one of them), line and
+# paragraph separators, and the bidi controls that make text read in another order than it is
+# stored (U+202E turns "gpj.exe" into "exe.jpg").
+_BIDI_CONTROLS = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_BIDI_AND_SEPARATORS = (*_BIDI_CONTROLS, 0x2028, 0x2029)
+_SHOWN_AS_ESCAPE = {
+    **{code: f"\\x{code:02x}" for code in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if code != 0x0A},
+    0x09: "\\t",
+    0x0D: "\\r",
+    **{code: f"\\u{code:04x}" for code in _BIDI_AND_SEPARATORS},
+}
+_ONE_LINE = {**_SHOWN_AS_ESCAPE, 0x0A: "\\n"}
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with every character a terminal would act on written as its escape (`\\x1b`,
+    `\\u202e`); newlines stay. Everything `we` prints for people goes through here (rich
+    output in cli.render, plain lines through `echo`), so a hostile log cannot clear the
+    screen, move the cursor or overwrite a FAILED line. JSON output is exact instead."""
+    return text.translate(_SHOWN_AS_ESCAPE)
+
+
+def one_line(text: str) -> str:
+    """terminal_safe, with newlines escaped too: an error message is one line."""
+    return text.translate(_ONE_LINE)
+
+
+# In JSON, C0 controls are escaped by any encoder; these pass raw as UTF-8 unless asked.
+_JSON_RAW = [*range(0x7F, 0xA0), *_BIDI_AND_SEPARATORS]
+_JSON_ESCAPES = {code: f"\\u{code:04x}" for code in _JSON_RAW}
+_JSON_RAW_BYTES = re.compile("|".join(re.escape(chr(code)) for code in _JSON_RAW).encode())
+
+
+def json_text(data: Any) -> str:
+    """`data` as indented JSON for stdout: exact (it parses back to the same values), with the
+    characters a terminal would act on written as \\u escapes, as C0 controls always are."""
+    return json.dumps(data, ensure_ascii=False, indent=2).translate(_JSON_ESCAPES)
+
+
+def json_bytes_safe(encoded: bytes) -> bytes:
+    """json_text's escaping for JSON already encoded (orjson): the same value, terminal-safe."""
+    if not _JSON_RAW_BYTES.search(encoded):
+        return encoded
+    return _JSON_RAW_BYTES.sub(lambda m: f"\\u{ord(m.group().decode()):04x}".encode(), encoded)
+
+
+def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
+    """click.echo for text meant for people (never JSON), made terminal_safe."""
+    click.echo(terminal_safe(message), err=err, nl=nl)
 
 
 def run(group: click.Group) -> int:
@@ -50,18 +106,18 @@ def run(group: click.Group) -> int:
         return EXIT_INVALID
     except _NO_ARGS_IS_HELP as exc:
         # Plain `we`: the help is what was asked for.
-        click.echo(exc.ctx.get_help() if exc.ctx is not None else "")
+        echo(exc.ctx.get_help() if exc.ctx is not None else "")
         return EXIT_OK
     except click.UsageError as exc:
         # One line, like every other error, with where to look instead of the whole usage text.
         command = exc.ctx.command_path if exc.ctx is not None else "we"
-        click.echo(f"{command}: error: {exc.format_message()} (see '{command} --help')", err=True)
+        echo(f"{command}: error: {one_line(exc.format_message())} (see '{command} --help')", err=True)
         return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
     except (WeError, StoreError) as exc:
-        click.echo(f"we: error: {exc}", err=True)
+        echo(f"we: error: {one_line(str(exc))}", err=True)
         return EXIT_INVALID
     except BrokenPipeError:
         return _reader_went_away()
@@ -72,8 +128,8 @@ def run(group: click.Group) -> int:
             return _reader_went_away()
         raise
     except OSError as exc:
-        where = f": {exc.filename}" if exc.filename else ""
-        click.echo(f"we: error: {exc.strerror or exc}{where}", err=True)
+        where = f": {clipped(str(exc.filename))}" if exc.filename else ""
+        echo(f"we: error: {one_line(str(exc.strerror or exc) + where)}", err=True)
         return EXIT_INVALID
     except KeyboardInterrupt:
         click.echo("we: interrupted", err=True)
@@ -167,7 +223,7 @@ def game_source(text: str, db_path: LibraryRef | None, mode: int | None) -> Game
     if mode is not None and stat.S_ISREG(mode):
         return GameSource(label=text, path=Path(text))
     if mode is not None and stat.S_ISDIR(mode):
-        raise CommandFailed(f"{text} is a directory, not a game log")
+        raise CommandFailed(f"{clipped(text)} is a directory, not a game log")
     from eventstore.envelope import valid_game_id
 
     if valid_game_id(text):
@@ -175,8 +231,8 @@ def game_source(text: str, db_path: LibraryRef | None, mode: int | None) -> Game
         if library_exists(db) and open_library(db).has_game(text):
             return GameSource(label=text, db_path=db, game_id=text)
         where = library_name(db)
-        raise CommandFailed(f"no game {text!r}: not a file, and not a game id in the library {where}")
-    raise CommandFailed(f"no such file: {text}")
+        raise CommandFailed(f"no game {shown(text)}: not a file, and not a game id in the library {where}")
+    raise CommandFailed(f"no such file: {clipped(text)}")
 
 
 def path_mode(text: str) -> int | None:
@@ -189,7 +245,7 @@ def path_mode(text: str) -> int | None:
     except (FileNotFoundError, NotADirectoryError, ValueError):
         return None
     except OSError as exc:
-        raise CommandFailed(f"{text}: cannot read: {exc.strerror or exc}") from None
+        raise CommandFailed(f"{clipped(text)}: cannot read: {exc.strerror or exc}") from None
 
 
 @contextmanager
@@ -269,7 +325,7 @@ def connect_library(path: LibraryRef) -> GameLibrary:
         return PostgresLibrary(path)
     from eventstore.sqlite import Library
 
-    return Library(path, on_upgrade=lambda message: click.echo(f"we: {message}", err=True))
+    return Library(path, on_upgrade=lambda message: echo(f"we: {message}", err=True))
 
 
 def check_game(source: GameSource, keep_envelopes: bool = False, keep_lines: bool = False) -> GameReport:
@@ -351,14 +407,29 @@ def temporary_beside(target: Path) -> Path:
     import tempfile
 
     fd, name = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
+    try:
+        # mkstemp makes it 0600; an output (a page to share, a plot, a log) gets the mode any
+        # new file of the user's gets: 0666 less the umask.
+        os.fchmod(fd, 0o666 & ~_umask())
+    finally:
+        os.close(fd)
     return Path(name)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # the only way to read it is to set it: put it straight back
+    os.umask(mask)
+    return mask
 
 
 def put_in_place(temporary: Path, target: Path, replace: bool) -> None:
     """Rename a finished temporary file to `target`: over it if `replace` (checked by
-    refuse_unsafe_output), else only if the name is still free."""
+    refuse_unsafe_output), else only if the name is still free. A replaced file keeps its
+    permissions, as `cp` and `>` keep them: a user who made a page private (or shared) has
+    it stay so when it is written again."""
     if replace:
+        with suppress(FileNotFoundError):  # gone meanwhile: it gets the mode of a new file
+            os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
         os.replace(temporary, target)
         return
     try:

@@ -24,15 +24,18 @@ from cli.common import (
     collector_settled_for_a_batch,
     connect_library,
     db_option,
+    echo,
     library_exists,
     library_name,
     library_path,
     logs_in_directory,
+    one_line,
     put_in_place,
     refuse_unsafe_output,
     temporary_beside,
 )
 from eventstore.errors import LibraryBusyError, StoreError, WritesLostError
+from wecore.errors import shown
 
 if TYPE_CHECKING:
     from eventstore.persistence import GameLibrary
@@ -54,7 +57,7 @@ def _log_paths(arguments: Iterable[str]) -> list[tuple[Path, bool]]:
 
 
 def _refuse(message: str) -> None:
-    click.echo(f"we: refused {message}", err=True)
+    echo(f"we: refused {one_line(message)}", err=True)
 
 
 @click.command()
@@ -115,14 +118,14 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
                     _say(committed)
         _say(committed)
     if len(sources) > 1:
-        click.echo(", ".join(f"{n} {what}" for what, n in counts.items() if n) + ".")
+        echo(", ".join(f"{n} {what}" for what, n in counts.items() if n) + ".")
     if counts["refused"] or counts["unreadable"] or counts["not imported"]:
         raise click.exceptions.Exit(1)
 
 
 def _say(messages: list[str]) -> None:
     for message in messages:
-        click.echo(message)
+        echo(message)
     messages.clear()
 
 
@@ -144,7 +147,7 @@ def _import_one(library: GameLibrary, source: GameSource) -> tuple[str, str | No
             text = f"{label}: cannot read: {exc.strerror or exc}"
         else:
             text = str(exc)
-        click.echo(f"we: error: {text}", err=True)
+        echo(f"we: error: {one_line(text)}", err=True)
         return "unreadable", None
     if report.problems:
         first = report.problems[0]
@@ -158,7 +161,7 @@ def _import_one(library: GameLibrary, source: GameSource) -> tuple[str, str | No
     except WritesLostError:
         raise  # what was not committed is gone, and every game after it would go the same way
     except LibraryBusyError as exc:  # other writers kept the lock: this game is not in it
-        click.echo(f"we: error: {label}: not imported: {exc}", err=True)
+        echo(f"we: error: {one_line(f'{label}: not imported: {exc}')}", err=True)
         return "not imported", None
     except StoreError as exc:  # a different game under the same id, or a file that changed
         _refuse(str(exc))
@@ -193,7 +196,7 @@ def export_game(game: str, output: Path | None, force: bool, db_path: LibraryRef
 
     db = library_path(db_path)
     if not valid_game_id(game):
-        raise CommandFailed(f"{game!r} is not a game id in the library (ids are 1-64 of a-z 0-9 -)")
+        raise CommandFailed(f"{shown(game)} is not a game id in the library (ids are 1-64 of a-z 0-9 -)")
     if not library_exists(db):
         raise CommandFailed(f"no game {game!r}: there is no library at {library_name(db)}")
     target = output if output is not None else Path(f"{game}.jsonl")
@@ -216,7 +219,7 @@ def export_game(game: str, output: Path | None, force: bool, db_path: LibraryRef
     result = verify_log(target)
     state = "" if result.ok else f"; note: it fails integrity checks at line {result.problems[0].line}"
     what = f"{count} events, fingerprint {result.fingerprint}"
-    click.echo(f"exported game {game!r} to {target} ({what}){state}")
+    echo(f"exported game {game!r} to {target} ({what}){state}")
 
 
 # --- games ---------------------------------------------------------------------------
@@ -225,7 +228,7 @@ def export_game(game: str, output: Path | None, force: bool, db_path: LibraryRef
 def _existing_library(db_path: LibraryRef | None) -> LibraryRef | None:
     db = library_path(db_path)
     if not library_exists(db):
-        click.echo(f"No games: there is no library at {library_name(db)} yet (add games with `we import`).")
+        echo(f"No games: there is no library at {library_name(db)} yet (add games with `we import`).")
         return None
     return db
 
@@ -248,7 +251,7 @@ def games(db_path: LibraryRef | None) -> None:
     with connect_library(db) as library:
         rows = library.games()
     if not rows:
-        click.echo(f"No games in the library {library_name(db)}.")
+        echo(f"No games in the library {library_name(db)}.")
         return
     table = Table(show_edge=False, pad_edge=False)
     for name, justify in (
@@ -274,11 +277,11 @@ def games(db_path: LibraryRef | None) -> None:
             row["winner"] or "-",
         )
     print_table(table)
-    click.echo(f"{len(rows)} game{'s' if len(rows) != 1 else ''} in {library_name(db)}.")
+    echo(f"{len(rows)} game{'s' if len(rows) != 1 else ''} in {library_name(db)}.")
     if damaged:
         # A row that is not what we writes: edited by hand, or damaged. The game's events
         # still decide its audit.
-        click.echo(
+        echo(
             f"{damaged} row{'s' if damaged != 1 else ''} of the games table {'are' if damaged != 1 else 'is'}"
             " damaged (not what we writes); see `we audit GAME-ID` for each game"
         )
@@ -385,6 +388,7 @@ def library_stats(db: LibraryRef) -> LibraryStats:
     help="Draw it to FILE (.png or .svg, 8 x 5 inches): win rates with --fairness, scores over the"
     " evenings with --by evening or --versus. Needs matplotlib (pip install '.[plots]' in a clone of we).",
 )
+@click.option("--force", is_flag=True, help="Replace the --plot FILE if it exists.")
 @db_option
 def stats(
     fairness: bool,
@@ -392,6 +396,7 @@ def stats(
     versus: tuple[str, str] | None,
     as_json: bool,
     plot: Path | None,
+    force: bool,
     db_path: LibraryRef | None,
 ) -> None:
     """Per-player results across the library: games, wins, win rate, average score; wins by seat.
@@ -409,7 +414,7 @@ def stats(
     if plot is not None:
         from cli.stats_report import check_plot_target
 
-        check_plot_target(plot)
+        check_plot_target(plot, force, inputs=[library_path(db_path)])
     if modes:
         db = library_path(db_path)
         if not library_exists(db):
@@ -434,9 +439,9 @@ def stats(
 
 def _not_counted(result: LibraryStats) -> None:
     if result.unfinished:
-        click.echo(f"Not counted, not over yet: {', '.join(result.unfinished)}.", err=True)
+        echo(f"Not counted, not over yet: {', '.join(result.unfinished)}.", err=True)
     if result.invalid:
-        click.echo(f"Not counted, failed the audit (see `we audit`): {', '.join(result.invalid)}.", err=True)
+        echo(f"Not counted, failed the audit (see `we audit`): {', '.join(result.invalid)}.", err=True)
 
 
 def _overall(db_path: Path | None) -> None:
@@ -449,7 +454,7 @@ def _overall(db_path: Path | None) -> None:
         return
     result = library_stats(db)
     if not result.counted:
-        click.echo(f"No finished games in the library {library_name(db)}.")
+        echo(f"No finished games in the library {library_name(db)}.")
     else:
         table = Table(title="By player", title_justify="left", show_edge=False, pad_edge=False)
         for name, justify in (
@@ -484,11 +489,11 @@ def _overall(db_path: Path | None) -> None:
             played, won = result.seat_games[seat], result.seat_wins.get(seat, 0)
             seats.add_row(str(seat), str(played), str(won), f"{won / played:.0%}")
         print_table(seats)
-        click.echo(f"{result.counted} finished game{'s' if result.counted != 1 else ''} counted.")
+        echo(f"{result.counted} finished game{'s' if result.counted != 1 else ''} counted.")
     if result.unfinished:
-        click.echo(f"Not counted, not over yet: {', '.join(result.unfinished)}.")
+        echo(f"Not counted, not over yet: {', '.join(result.unfinished)}.")
     if result.invalid:
-        click.echo(f"Not counted, failed the audit (see `we audit`): {', '.join(result.invalid)}.")
+        echo(f"Not counted, failed the audit (see `we audit`): {', '.join(result.invalid)}.")
 
 
 # --- repair --------------------------------------------------------------------------
@@ -514,4 +519,4 @@ def repair(file: str) -> None:
         result = repair_log(path)
     except StoreError as exc:
         raise CommandFailed(f"{exc}; nothing was changed") from None
-    click.echo(result.message)
+    echo(result.message)

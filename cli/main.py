@@ -44,9 +44,11 @@ class LazyGroup(click.Group):
         if name and name not in COMMANDS and not name.startswith("-"):
             import difflib
 
+            from wecore.errors import shown
+
             close = difflib.get_close_matches(name.lower(), list(COMMANDS), n=1)
             if close:
-                raise click.UsageError(f"no such command {name!r}: did you mean `we {close[0]}`?", ctx)
+                raise click.UsageError(f"no such command {shown(name)}: did you mean `we {close[0]}`?", ctx)
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

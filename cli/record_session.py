@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.text import Text
 
-from cli.common import CommandFailed, GameSource, check_game
+from cli.common import CommandFailed, GameSource, check_game, echo
 from cli.glance import openable_cards, table_at_a_glance
 from cli.record_grammar import (
     AFTER_THE_END,
@@ -205,7 +205,7 @@ class Session:
                     break
         except KeyboardInterrupt:
             # Ctrl-C is a quit like any other: everything accepted is already saved.
-            click.echo()
+            echo()
         except _Finished:
             return
         self.farewell()
@@ -231,11 +231,11 @@ class Session:
 
         def plain() -> str | None:
             if self.interactive:
-                click.echo(self.prompt(), nl=False)
+                echo(self.prompt(), nl=False)
             line = stdin.readline()
             if not line:
                 if self.interactive:
-                    click.echo()
+                    echo()
                 return None
             return line
 

@@ -33,7 +33,7 @@ from wecore.decider import (
     decide,
     resolve_player,
 )
-from wecore.errors import WeError
+from wecore.errors import WeError, shown
 from wecore.events import (
     Event,
     parse_event,
@@ -97,7 +97,7 @@ def set_up(
         )
     if game_id is not None and not valid_game_id(game_id):
         raise click.BadParameter(
-            f"{game_id!r} is not a game id: use 1-64 of a-z 0-9 -", param_hint="--game-id"
+            f"{shown(game_id)} is not a game id: use 1-64 of a-z 0-9 -", param_hint="--game-id"
         )
 
     def options_for(count: int) -> dict[str, Any]:

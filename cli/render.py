@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from functools import cache
 
 from rich.console import Console, RenderableType
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from cli.common import terminal_safe
 from wecore.cards import CARD_COLOUR, PERSON_OF, Colour
 from wecore.scoring import PlayerScore, Scoreboard
 
@@ -32,6 +35,15 @@ def _plain_requested() -> bool:
 
 
 class _Console(Console):
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        # The one place rich output is made terminal_safe: after layout, before styles become
+        # escape codes (our own colours stay; a log's ESC, CR or U+202E is shown as an escape).
+        # Control segments (cursor moves of a progress display) are rich's own and pass.
+        return super()._render_buffer(
+            segment if segment.control else Segment(terminal_safe(segment.text), segment.style)
+            for segment in buffer
+        )
+
     def on_broken_pipe(self) -> None:
         # rich would exit 1 ("invalid game"); `we replay X | head` is no failure of ours, and
         # cli.common.run knows how to end quietly on a broken pipe.

@@ -6,7 +6,6 @@ every table from `views.view`, every score from `scoring.score`.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from cli.common import (
     CommandFailed,
     check_game,
     db_option,
+    json_text,
     load_game,
     put_in_place,
     refuse_unsafe_output,
@@ -283,7 +283,7 @@ def replay(
     if as_json:
         data = view(end_state, seat, omniscient=omniscient).to_dict()
         data.update(game=folded.report.game, seq=end_seq, fingerprint=fingerprint_of(envelopes[end_seq - 1]))
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        click.echo(json_text(data))
     elif html_out is None:
         damaged = folded.stopped is not None and at_seq is None
         _tell(chosen, shown_events, seat, omniscient, party, at_seq, end_state, envelopes, damaged)
@@ -415,7 +415,7 @@ def score(game: str, explain: bool, as_json: bool, db_path: Path | None) -> None
     state = report.state
     board = compute_score(state)
     if as_json:
-        click.echo(json.dumps(score_json(report.game, board, state), ensure_ascii=False, indent=2))
+        click.echo(json_text(score_json(report.game, board, state)))
         return
     out = console()
     title = f"{report.game}" + (f" \u201c{state.title}\u201d" if state.title else "")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from cli.common import CommandFailed, is_library_url
+from cli.common import CommandFailed, echo, is_library_url
 
 
 def lan_address() -> str | None:
@@ -125,14 +125,14 @@ def serve(games_dir: Path | None, db_url: str | None, host: str | None, port: in
     base_url = f"http://{shown}:{port}"
     app = create_app(games_dir, base_url, host_key, library=library)
     host_url = f"{base_url}/?k={host_key}"
-    click.echo(f"Serving the games in {where} at {base_url}")
-    click.echo(f"Host (keep this link to yourself): {host_url}")
+    echo(f"Serving the games in {where} at {base_url}")
+    echo(f"Host (keep this link to yourself): {host_url}")
     if lan:
-        click.echo(f"Phones on this network open {base_url}; players scan their seat's code in the lobby.")
+        echo(f"Phones on this network open {base_url}; players scan their seat's code in the lobby.")
         import segno
 
         segno.make(base_url, error="m").terminal(out=sys.stdout, compact=True)
-    click.echo("Ctrl-C stops the server.", err=False)
+    echo("Ctrl-C stops the server.", err=False)
     sys.stdout.flush()
 
     class Server(uvicorn.Server):
@@ -159,4 +159,4 @@ def serve(games_dir: Path | None, db_url: str | None, host: str | None, port: in
     )
     server = Server(config)
     server.run(sockets=[sock])
-    click.echo("Stopped.")
+    echo("Stopped.")

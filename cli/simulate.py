@@ -32,6 +32,7 @@ from cli.house_rules import house_rule_options, options_from_flags, pop_house_ru
 from eventstore.envelope import GAME_ID_MAX, Envelope, seal_chain
 from wecore.bots import BOTS, Bot, play_payloads
 from wecore.dealing import DEFAULT_NAMES
+from wecore.errors import shown
 from wecore.scoring import library_summary, score
 from wecore.state import GameState
 from wecore.stats import FairnessTally, record_of
@@ -143,7 +144,7 @@ def print_summary(tally: Tally, seed: str, where: list[str]) -> None:
     bot_names = sorted(set(tally.bots), key=tally.bots.index)
     out.print(
         f"Simulated {tally.games} game{'s' if tally.games != 1 else ''} of {len(tally.players)} players "
-        f"from seed {seed!r} ({', '.join(bot_names)} bot{'s' if len(bot_names) > 1 else ''}); "
+        f"from seed {shown(seed)} ({', '.join(bot_names)} bot{'s' if len(bot_names) > 1 else ''}); "
         + "; ".join(where)
         + "."
     )
@@ -226,7 +227,7 @@ def print_summary(tally: Tally, seed: str, where: list[str]) -> None:
     default=None,
     help="Also (or instead) store the games in this library (a SQLite file or a postgresql:// URL).",
 )
-@click.option("--force", is_flag=True, help="Overwrite logs already in DIR.")
+@click.option("--force", is_flag=True, help="Overwrite logs already in DIR, and the --plot FILE.")
 @click.option(
     "--report",
     is_flag=True,
@@ -273,7 +274,7 @@ def simulate(
     if report:
         from cli.stats_report import check_plot_target
 
-        check_plot_target(plot)
+        check_plot_target(plot, force, inputs=[db_path if isinstance(db_path, Path) else None])
     if not seed_slug(seed):
         raise click.BadParameter("the seed needs a letter or digit to name the games", param_hint="--seed")
     if len(sim_game_id(seed, count)) > GAME_ID_MAX:
@@ -329,7 +330,7 @@ def simulate(
         from cli.stats_report import emit_fairness
 
         bot_names = ", ".join(sorted(set(seat_bots), key=seat_bots.index))
-        source = f"simulated from seed {seed!r} ({players} players, {bot_names} bot)"
+        source = f"simulated from seed {shown(seed)} ({players} players, {bot_names} bot)"
         if options:
             from wecore.narrate import house_rules_text
 

@@ -3,14 +3,14 @@ and their plots. `we stats` and `we simulate --report` print through here."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
-from cli.common import CommandFailed
+from cli.common import CommandFailed, echo, json_text
+from wecore.errors import shown
 
 PLOT_SIZE_INCHES = (8.0, 5.0)
 PLOT_DPI = 100  # so a PNG is 800 x 500 pixels; an SVG is 576 x 360 points
@@ -24,8 +24,9 @@ TIES_NOTE = (
 # --- plots -------------------------------------------------------------------------------
 
 
-def check_plot_target(path: Path | None) -> None:
-    """Refuse a bad --plot before any work is done: wrong extension, or matplotlib missing."""
+def check_plot_target(path: Path | None, force: bool, inputs: Sequence[Path | str | None] = ()) -> None:
+    """Refuse a bad --plot before any work is done: wrong extension, an existing file without
+    --force, or matplotlib missing."""
     if path is None:
         return
     if path.suffix.lower() not in PLOT_SUFFIXES:
@@ -36,8 +37,9 @@ def check_plot_target(path: Path | None) -> None:
         raise click.BadParameter(f"{path} is a directory", param_hint="--plot")
     from cli.common import refuse_unsafe_output
 
-    # A plot replaces an older plot of that name, never a FIFO, a device or a link's target.
-    refuse_unsafe_output(path, force=True)
+    # Like every output: an existing file only with --force; never an input, a FIFO, a
+    # device or a link's target.
+    _replacing[path] = refuse_unsafe_output(path, force, inputs=[i for i in inputs if isinstance(i, Path)])
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -45,6 +47,10 @@ def check_plot_target(path: Path | None) -> None:
             "--plot needs matplotlib, which is not installed: pip install 'white-elephant-we[plots]'"
             " (in a clone: pip install '.[plots]'), or just pip install matplotlib"
         ) from None
+
+
+# What check_plot_target found: whether --plot names an existing file that --force replaces.
+_replacing: dict[Path, bool] = {}
 
 
 def _figure(rows: int = 1) -> tuple[Any, Any]:
@@ -65,17 +71,19 @@ def _save(figure: Any, path: Path) -> None:
     metadata: dict[str, Any] = {"Software": None} if path.suffix.lower() == ".png" else {"Date": None}
     if path.suffix.lower() == ".svg":
         pyplot.rcParams["svg.hashsalt"] = "we"
-    from cli.common import temporary_beside
+    from cli.common import put_in_place, temporary_beside
 
     # Under a name of its own beside the target, then renamed: never a user's file clobbered.
+    # check_plot_target refused an existing file without --force; one that appeared since
+    # is not replaced.
     partial = temporary_beside(path)
     try:
         figure.savefig(partial, format=path.suffix.lower().lstrip("."), dpi=PLOT_DPI, metadata=metadata)
         pyplot.close(figure)
-        partial.replace(path)
+        put_in_place(partial, path, replace=_replacing.get(path, False))
     finally:
         partial.unlink(missing_ok=True)
-    click.echo(f"Wrote {path}", err=True)
+    echo(f"Wrote {path}", err=True)
 
 
 def _rates_panel(axis: Any, rows: Sequence[dict[str, Any]], key: str, title: str, fair: float | None) -> None:
@@ -207,7 +215,7 @@ def _wins(wins: float) -> str:
 def emit_fairness(fairness: Any, source: str, as_json: bool, plot: Path | None) -> None:
     report = fairness.as_dict()
     if as_json:
-        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        click.echo(json_text(report))
     else:
         print_fairness(fairness, source)
     if plot is not None:
@@ -256,7 +264,7 @@ def emit_evenings(records: Sequence[Any], as_json: bool, plot: Path | None) -> N
             ],
             "longest_streaks": streaks,
         }
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        click.echo(json_text(data))
     else:
         _print_evenings(nights, streaks)
     if plot is not None:
@@ -301,12 +309,14 @@ def emit_versus(records: Sequence[Any], names: tuple[str, str], as_json: bool, p
     known = display_names(records)
     for name in names:
         if same_name(name) not in known:
-            raise CommandFailed(f"--versus: no finished game in the library has a player called {name!r}")
+            raise CommandFailed(
+                f"--versus: no finished game in the library has a player called {shown(name)}"
+            )
     if same_name(names[0]) == same_name(names[1]):
         raise click.BadParameter("name two different players", param_hint="--versus")
     result = versus(records, *names)
     if as_json:
-        click.echo(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
+        click.echo(json_text(result.as_dict()))
     else:
         _print_versus(result)
     if plot is not None:

@@ -115,7 +115,8 @@ class JsonlLog(SealingLog):
         """A new file holding `envelopes`, in one write: a set-up is never seen half made."""
         try:
             # O_EXCL: two recorders starting the same file cannot both win.
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+            # 0o666 less the umask: the mode any new file of the user's gets.
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         except FileExistsError:
             raise LogExistsError(str(self.path)) from None
         except OSError as exc:
@@ -243,10 +244,11 @@ class RepairResult:
 def _backup_copy(fd: int, path: Path) -> Path:
     # O_EXCL picks a free name even if two repairs race: FILE.bak, FILE.bak.1, ...
     n = 0
+    mode = stat.S_IMODE(os.fstat(fd).st_mode)  # readable by whom the log was: a private log stays so
     while True:
         bak = path.with_name(path.name + (".bak" if n == 0 else f".bak.{n}"))
         try:
-            out = os.open(bak, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+            out = os.open(bak, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
             break
         except FileExistsError:
             n += 1

@@ -136,7 +136,8 @@ def write_new_log(objs: Iterable[dict[str, Any]], path: str | os.PathLike[str]) 
     exports this way."""
     path = Path(path)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        # 0o666 less the umask: the mode any new file of the user's gets.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
     except FileExistsError:
         raise LogExistsError(str(path)) from None
     count = 0

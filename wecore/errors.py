@@ -33,8 +33,22 @@ class UnknownPlayerError(RuleViolation):
     """A name that matches no player, or more than one."""
 
 
-def shown(text: object, limit: int = 40) -> str:
-    """A value quoted for an error message, cut to `limit` characters: a name pasted by
-    mistake (or a megabyte long, in a hostile log) must not fill the screen."""
+SHOWN_LENGTH = 60
+
+
+def clipped(text: str, limit: int = SHOWN_LENGTH) -> str:
+    """`text` as it is when short, else its first `limit` characters, "..." and its length: a
+    value echoed in an error or a header (a name pasted by mistake, a megabyte-long field name
+    in a hostile log) must not fill the screen. The one place such values are cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def shown(text: object, limit: int = SHOWN_LENGTH) -> str:
+    """A value quoted for an error message (repr, so control characters show as escapes), cut
+    as `clipped` cuts."""
+    if isinstance(text, str) and len(text) > limit:
+        return f"{repr(text[:limit])[:-1]}...{repr(text[:limit])[-1]} ({len(text):,} characters)"
     quoted = repr(text)
-    return quoted if len(quoted) <= limit else quoted[: limit - 4] + "...'"
+    return clipped(quoted, limit)

@@ -23,7 +23,7 @@ from pydantic import (
 )
 
 from wecore.cards import Colour, parse_card
-from wecore.errors import CardNotationError, EventSchemaError
+from wecore.errors import CardNotationError, EventSchemaError, shown
 from wecore.rulesets import option_shape_error
 
 
@@ -186,7 +186,9 @@ def parse_event(event_type: object, data: object) -> Event:
     """The model for one payload; EventSchemaError says which field is wrong and how."""
     model = EVENT_TYPES.get(event_type) if isinstance(event_type, str) else None
     if model is None:
-        raise EventSchemaError(f"unknown event type {event_type!r}: expected one of {', '.join(EVENT_TYPES)}")
+        raise EventSchemaError(
+            f"unknown event type {shown(event_type)}: expected one of {', '.join(EVENT_TYPES)}"
+        )
     if not isinstance(data, dict):
         raise EventSchemaError(f"{event_type}: data must be an object")
     if model is GameStarted and "title" in data and data["title"] is None:
@@ -195,7 +197,7 @@ def parse_event(event_type: object, data: object) -> Event:
     for name in _PYTHON_ONLY_NAMES[model]:
         if name in data:
             # populate_by_name is for Python callers; in the log only the alias ("from") is a field.
-            raise EventSchemaError(f"{event_type}: unknown field {name!r}")
+            raise EventSchemaError(f"{event_type}: unknown field {shown(name)}")
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -206,11 +208,11 @@ def _first_error(exc: ValidationError) -> str:
     error = exc.errors(include_url=False)[0]
     where = ".".join(str(part) for part in error["loc"])
     if error["type"] == "extra_forbidden":
-        return f"unknown field {where!r}"
+        return f"unknown field {shown(where)}"
     if error["type"] == "missing":
-        return f"missing field {where!r}"
+        return f"missing field {shown(where)}"
     message = error["msg"].removeprefix("Value error, ")
-    return f"field {where!r}: {message}" if where else message
+    return f"field {shown(where)}: {message}" if where else message
 
 
 def event_payload(event: Event) -> tuple[str, dict[str, Any]]:
