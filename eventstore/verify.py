@@ -418,7 +418,8 @@ def _shape_problems(obj: dict[str, Any]) -> tuple[list[str], bool]:
         usable = False
         msgs.append(Flaw(_FIELDS, "missing envelope field(s): " + ", ".join(missing)))
     if extra:
-        msgs.append(Flaw(_FIELDS, "unknown envelope field(s): " + ", ".join(map(repr, extra))))
+        more = f" and {len(extra) - 5:,} more" if len(extra) > 5 else ""  # a line may hold 100,000
+        msgs.append(Flaw(_FIELDS, "unknown envelope field(s): " + ", ".join(map(_short, extra[:5])) + more))
     for key, want in _FIELD_TYPES.items():
         if key not in obj:
             continue

@@ -321,8 +321,14 @@ def test_a_megabyte_value_is_cut_in_every_message(tmp_path: Path) -> None:
 
     field = variant("field", lambda e: e[3]["data"].__setitem__("x" * MEGA, 1))
     event_type = variant("type", lambda e: e[3].__setitem__("type", "y" * MEGA))
+    envelope_field = variant("envelope", lambda e: e[3].__setitem__("z" * MEGA, 1))
+    many_fields = variant("many", lambda e: e[3].update({f"f{i}": 1 for i in range(50_000)}))
     db = tmp_path / "lib.db"
-    runs = [(cmd, log) for cmd in ("score", "replay", "audit", "analyse") for log in (field, event_type)]
+    runs = [
+        (cmd, log)
+        for cmd in ("score", "replay", "audit", "analyse")
+        for log in (field, event_type, envelope_field, many_fields)
+    ]
     runs += [("import", field, "--db", db), ("import", event_type, "--db", db)]
     runs += [
         (
