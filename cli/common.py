@@ -87,6 +87,15 @@ def json_bytes_safe(encoded: bytes) -> bytes:
     return _JSON_RAW_BYTES.sub(lambda m: f"\\u{ord(m.group().decode()):04x}".encode(), encoded)
 
 
+def shown_path(text: str) -> str:
+    """A path as given, for a message: whole, unless it is longer than any useful path (a
+    100,000-character argument is cut as other values are, at a length a real path fits in)."""
+    return clipped(text, PATH_SHOWN_LENGTH)
+
+
+PATH_SHOWN_LENGTH = 300
+
+
 def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
     """click.echo for text meant for people (never JSON), made terminal_safe."""
     click.echo(terminal_safe(message), err=err, nl=nl)
@@ -128,7 +137,7 @@ def run(group: click.Group) -> int:
             return _reader_went_away()
         raise
     except OSError as exc:
-        where = f": {clipped(str(exc.filename))}" if exc.filename else ""
+        where = f": {shown_path(str(exc.filename))}" if exc.filename else ""
         echo(f"we: error: {one_line(str(exc.strerror or exc) + where)}", err=True)
         return EXIT_INVALID
     except KeyboardInterrupt:
@@ -223,7 +232,7 @@ def game_source(text: str, db_path: LibraryRef | None, mode: int | None) -> Game
     if mode is not None and stat.S_ISREG(mode):
         return GameSource(label=text, path=Path(text))
     if mode is not None and stat.S_ISDIR(mode):
-        raise CommandFailed(f"{clipped(text)} is a directory, not a game log")
+        raise CommandFailed(f"{shown_path(text)} is a directory, not a game log")
     from eventstore.envelope import valid_game_id
 
     if valid_game_id(text):
@@ -232,7 +241,7 @@ def game_source(text: str, db_path: LibraryRef | None, mode: int | None) -> Game
             return GameSource(label=text, db_path=db, game_id=text)
         where = library_name(db)
         raise CommandFailed(f"no game {shown(text)}: not a file, and not a game id in the library {where}")
-    raise CommandFailed(f"no such file: {clipped(text)}")
+    raise CommandFailed(f"no such file: {shown_path(text)}")
 
 
 def path_mode(text: str) -> int | None:
@@ -245,7 +254,7 @@ def path_mode(text: str) -> int | None:
     except (FileNotFoundError, NotADirectoryError, ValueError):
         return None
     except OSError as exc:
-        raise CommandFailed(f"{clipped(text)}: cannot read: {exc.strerror or exc}") from None
+        raise CommandFailed(f"{shown_path(text)}: cannot read: {exc.strerror or exc}") from None
 
 
 @contextmanager
