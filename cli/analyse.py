@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed, check_game, db_option, require_valid, resolve_game
+from cli.common import FILE_NAME, CommandFailed, check_game, db_option, require_valid, resolve_game
 from wecore.bots import BOTS
 
 DEFAULT_ROLLOUTS = 100
@@ -119,7 +119,7 @@ def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any
 
 
 @click.command()
-@click.argument("game", metavar="GAME")
+@click.argument("game", metavar="GAME", type=FILE_NAME)
 @click.option(
     "--policy",
     type=click.Choice(sorted(BOTS)),

@@ -20,6 +20,7 @@ import orjson
 
 from cli.common import (
     EXIT_INVALID,
+    FILE_NAME,
     CommandFailed,
     GameSource,
     check_game,
@@ -233,7 +234,7 @@ def _json_line(result: AuditResult) -> bytes:
 
 
 @click.command()
-@click.argument("games", nargs=-1, required=True, metavar="GAME...")
+@click.argument("games", nargs=-1, required=True, metavar="GAME...", type=FILE_NAME)
 @click.option(
     "--claim",
     "claims",

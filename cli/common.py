@@ -33,7 +33,79 @@ class CommandFailed(click.ClickException):
     exit_code = EXIT_INVALID
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"we: error: {self.format_message()}", err=True)
+        click.echo(f"we: error: {shown(self.format_message())}", err=True)
+
+
+# --- arguments that are not UTF-8 ------------------------------------------------------------
+# Python hands an argument's undecodable bytes over as lone surrogates ("surrogateescape"):
+# a path keeps working with them, but text (a name, a title, a seed) would fail later, deep
+# in the JSON encoder or a hash. So every parameter that is not a path is checked as it is
+# parsed, in one place (LazyGroup.get_command calls refuse_undecodable_text on each command).
+
+NOT_UTF8 = "not valid UTF-8 (is the terminal set to UTF-8?)"
+_ESCAPED_UNDECODABLE = "\\udc"  # how click's messages quote such a value: with repr()
+
+
+def has_undecodable(value: object) -> bool:
+    if isinstance(value, str):
+        return any("\udc80" <= c <= "\udcff" for c in value)
+    if isinstance(value, tuple | list):
+        return any(has_undecodable(v) for v in value)
+    return False
+
+
+def shown(text: str) -> str:
+    """`text` for a message: bytes that were not UTF-8 (a file name's) as \\xff escapes."""
+    if not has_undecodable(text):
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+class NotUtf8(click.BadParameter):
+    def format_message(self) -> str:
+        return f"{parameter_name(self.param)}: {NOT_UTF8}"
+
+
+def parameter_name(param: click.Parameter | None) -> str:
+    if param is None:
+        return "an argument"
+    if isinstance(param, click.Option) and param.opts:
+        return max(param.opts, key=len)  # --players, not -p
+    return param.human_readable_name
+
+
+def refuse_undecodable_text(command: click.Command) -> click.Command:
+    """Make every parameter of `command` that is text, not a path, refuse a value that was not
+    UTF-8 (once per command object: commands are module-level and outlive a call in tests)."""
+    if getattr(command, "_text_checked", False):
+        return command
+    for param in command.params:
+        if isinstance(param.type, click.Path | click.File | LibraryParam | FileNameParam):
+            continue
+        param.callback = _checking(param.callback)
+    command._text_checked = True  # type: ignore[attr-defined]
+    return command
+
+
+def _checking(callback: Any) -> Any:
+    def check(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if has_undecodable(value):
+            raise NotUtf8("", ctx=ctx, param=param)
+        return value if callback is None else callback(ctx, param, value)
+
+    return check
+
+
+class FileNameParam(click.ParamType):
+    """A GAME or FILE argument: a path (any bytes the file system allows) or a game id."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return value
+
+
+FILE_NAME = FileNameParam()
 
 
 def run(group: click.Group) -> int:
@@ -55,13 +127,17 @@ def run(group: click.Group) -> int:
     except click.UsageError as exc:
         # One line, like every other error, with where to look instead of the whole usage text.
         command = exc.ctx.command_path if exc.ctx is not None else "we"
-        click.echo(f"{command}: error: {exc.format_message()} (see '{command} --help')", err=True)
+        message = exc.format_message()
+        undecodable = has_undecodable(message) or _ESCAPED_UNDECODABLE in message
+        if isinstance(exc, click.BadParameter) and undecodable:
+            message = NotUtf8("", param=exc.param).format_message()  # "'\udcff' is not a valid integer"
+        click.echo(f"{command}: error: {message} (see '{command} --help')", err=True)
         return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
     except (WeError, StoreError) as exc:
-        click.echo(f"we: error: {exc}", err=True)
+        click.echo(f"we: error: {shown(str(exc))}", err=True)
         return EXIT_INVALID
     except BrokenPipeError:
         return _reader_went_away()
@@ -72,7 +148,7 @@ def run(group: click.Group) -> int:
             return _reader_went_away()
         raise
     except OSError as exc:
-        where = f": {exc.filename}" if exc.filename else ""
+        where = f": {shown(str(exc.filename))}" if exc.filename else ""
         click.echo(f"we: error: {exc.strerror or exc}{where}", err=True)
         return EXIT_INVALID
     except KeyboardInterrupt:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from cli.common import (
+    FILE_NAME,
     CommandFailed,
     GameReport,
     GameSource,
@@ -58,7 +59,7 @@ def _refuse(message: str) -> None:
 
 
 @click.command()
-@click.argument("files", nargs=-1, metavar="FILE...")
+@click.argument("files", nargs=-1, metavar="FILE...", type=FILE_NAME)
 @click.option(
     "--from-db",
     "from_db",
@@ -172,7 +173,7 @@ def _import_one(library: GameLibrary, source: GameSource) -> tuple[str, str | No
 
 
 @click.command()
-@click.argument("game", metavar="GAME")
+@click.argument("game", metavar="GAME", type=FILE_NAME)
 @click.option(
     "--output",
     "-o",
@@ -495,7 +496,7 @@ def _overall(db_path: Path | None) -> None:
 
 
 @click.command()
-@click.argument("file", metavar="FILE")
+@click.argument("file", metavar="FILE", type=FILE_NAME)
 def repair(file: str) -> None:
     """Cut a torn last line off a log, keeping a backup of the file as it was.
 

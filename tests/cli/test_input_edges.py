@@ -9,8 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from peakmem_run import run_measured
-from weharness import ROOT
+from weharness import ROOT, VECTORS
 
 SET_UP = ["--no-library", "--players", "Xena,Yuri,Zoe", "--dealer", "Xena"]
 SET_UP += ["--lists", "Xena=RGY,Yuri=BGO,Zoe=RBO"]
@@ -42,3 +43,54 @@ def test_an_overlong_piped_line_is_refused_in_bounded_memory_and_the_rest_record
     assert "input line 1: xxxxx" in err and "input line 3: " in err
     assert err.count("longer than 4,096 characters") == 2
     assert "R3" in log.read_text()
+
+
+# --- 2. arguments that are not UTF-8 -----------------------------------------------------
+
+
+def one_line(result: subprocess.CompletedProcess[bytes]) -> str:
+    err = result.stderr.decode("utf-8", "backslashreplace")
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err[-2000:]
+    return err
+
+
+NEW = "{new log}"
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["record", NEW, "--players", b"X\xff,Yuri,Zoe", "--dealer", "Yuri", "--lists", "Y=R"], "--players"),
+        (["record", NEW, "--title", b"Zo\xeb's night", *SET_UP], "--title"),  # a Latin-1 terminal
+        (["analyse", "--seed", b"\xff", VECTORS / "one-party.jsonl"], "--seed"),
+        (["analyse", "--jobs", b"\xff", VECTORS / "one-party.jsonl"], "--jobs"),
+        (["replay", VECTORS / "one-party.jsonl", "--as", b"Zo\xeb"], "--as"),
+        (["stats", "--versus", b"Zo\xeb", "Ben"], "--versus"),
+    ],
+)
+def test_text_that_is_not_utf8_is_one_usage_line_naming_the_option(tmp_path: Path, args, option) -> None:
+    log = tmp_path / "n.jsonl"
+    result = run_we(*[log if a == NEW else a for a in args], cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"{option}: not valid UTF-8 (is the terminal set to UTF-8?)" in one_line(result)
+    assert not log.exists()
+
+
+def test_file_names_that_are_not_utf8_work_as_paths_and_are_shown_escaped(tmp_path: Path) -> None:
+    made = run_we("record", b"night\xff.jsonl", *SET_UP, stdin=b"open R3\n", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    log = tmp_path / os.fsdecode(b"night\xff.jsonl")
+    assert "R3" in log.read_text()
+    lines = log.read_bytes().splitlines(keepends=True)
+    damaged = tmp_path / os.fsdecode(b"bad\xff.jsonl")
+    damaged.write_bytes(b"".join(lines[:3]) + b'{"x":\n')
+    for args in (["audit"], ["score"], ["replay"], ["replay", "--html", "page.html"]):
+        result = run_we(*args[:1], b"bad\xff.jsonl", *args[1:], cwd=tmp_path)
+        assert result.returncode == 1, (args, result.stderr)
+        err = result.stderr.decode("utf-8", "backslashreplace")
+        assert "Traceback" not in err, err
+        if args[0] != "audit":
+            assert "bad\\xff.jsonl: line 4: integrity" in err.splitlines()[-1]
+    assert "bad\\xff.jsonl: line 4" in (tmp_path / "page.html").read_text()
+    missing = run_we("score", b"gone\xff.jsonl", cwd=tmp_path)
+    assert missing.returncode == 1 and "gone\\xff.jsonl" in one_line(missing)
