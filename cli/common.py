@@ -268,6 +268,19 @@ def path_mode(text: str) -> int | None:
         raise CommandFailed(f"{text}: cannot read: {exc.strerror or exc}") from None
 
 
+# --jobs is capped at this many worker processes per CPU: beyond it they only queue for the
+# same cores, and each costs its own memory (--jobs 100000 once started 446 of them, 12 GB).
+JOBS_PER_CPU = 4
+
+
+def worker_count(jobs: int, tasks: int) -> int:
+    """How many processes --jobs `jobs` starts for `tasks` pieces of work: 0 means one per
+    CPU; never more than there is work for, nor more than JOBS_PER_CPU per CPU."""
+    cpus = os.cpu_count() or 1
+    wanted = cpus if jobs == 0 else jobs
+    return max(1, min(wanted, tasks, JOBS_PER_CPU * cpus))
+
+
 @contextmanager
 def collector_settled_for_a_batch() -> Iterator[None]:
     """While a command works through thousands of games: what was loaded before stays put, so

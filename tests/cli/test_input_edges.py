@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,52 @@ def test_file_names_that_are_not_utf8_work_as_paths_and_are_shown_escaped(tmp_pa
     assert "bad\\xff.jsonl: line 4" in (tmp_path / "page.html").read_text()
     missing = run_we("score", b"gone\xff.jsonl", cwd=tmp_path)
     assert missing.returncode == 1 and "gone\\xff.jsonl" in one_line(missing)
+
+
+# --- 3. --jobs starts no more processes than there is work for ----------------------------
+
+
+def most_descendants(command: list[str]) -> int:
+    """Run `command`; the most processes below it seen at once (looked at every few ms)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    most = 0
+    while process.poll() is None:
+        parents: dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat", "rb") as stat:
+                        parents[int(entry)] = int(stat.read().rsplit(b")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+        below = {process.pid}
+        grew = True
+        while grew:
+            more = {pid for pid, parent in parents.items() if parent in below} - below
+            below |= more
+            grew = bool(more)
+        most = max(most, len(below) - 1)
+        time.sleep(0.005)
+    assert process.returncode == 0, process.stderr.read() if process.stderr else ""
+    return most
+
+
+def test_jobs_are_capped_at_the_work_there_is(tmp_path: Path) -> None:
+    # one-party.jsonl has 8 decisions with 12 moves to roll out between them: 12 tasks.
+    vector = str(VECTORS / "one-party.jsonl")
+    we = [sys.executable, "-m", "cli.main"]
+    analysed = most_descendants([*we, "analyse", "-j", "40", "--rollouts", "1", vector])
+    cap = min(12, 4 * (os.cpu_count() or 1))
+    assert 1 <= analysed <= cap + 1, analysed  # the pool's workers and at most one helper
+    audited = most_descendants(
+        [*we, "audit", "--jobs", "24", vector, vector]
+    )
+    assert audited <= 3, audited
+
+
+@pytest.mark.parametrize("command", ["analyse", "audit"])
+@pytest.mark.parametrize("jobs", ["-1", "-5", "many"])
+def test_a_jobs_that_is_no_count_is_one_usage_line(command: str, jobs: str) -> None:
+    result = run_we(command, "--jobs", jobs, VECTORS / "one-party.jsonl")
+    assert result.returncode == 2 and "--jobs" in one_line(result)
