@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
@@ -110,6 +111,7 @@ FILE_NAME = FileNameParam()
 
 def run(group: click.Group) -> int:
     """Run the CLI; every error becomes one line on stderr and an exit status, never a traceback."""
+    _outlive_a_closed_stdout()
     try:
         # Without standalone mode click hands back a command's `Exit(code)` as the return value.
         code = group.main(prog_name="we", standalone_mode=False)
@@ -155,6 +157,49 @@ def run(group: click.Group) -> int:
         click.echo("we: interrupted", err=True)
         return 130
     return EXIT_OK
+
+
+class _StdoutThatOutlivesItsReader(io.RawIOBase):
+    """File descriptor 1, where a write into a pipe whose reader has gone (`we audit DIR | head
+    -1`) points the descriptor at /dev/null and carries on. The command then ends as it would
+    have, with its own exit status: under `set -o pipefail` a failed audit must still say 1,
+    not whatever the write happened to interrupt."""
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return 1
+
+    def isatty(self) -> bool:
+        return os.isatty(1)
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data)
+        try:
+            return os.write(1, view)
+        except BrokenPipeError:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.close(devnull)
+            return len(view)
+
+
+def _outlive_a_closed_stdout() -> None:
+    stdout = sys.stdout
+    try:
+        if stdout is None or stdout.fileno() != 1:
+            return
+    except (OSError, ValueError, AttributeError):
+        return  # not the process's own stdout (a test runner's): leave it be
+    stdout.flush()
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(_StdoutThatOutlivesItsReader()),
+        encoding=stdout.encoding,
+        errors=stdout.errors,
+        line_buffering=stdout.line_buffering,
+        write_through=getattr(stdout, "write_through", False),
+    )
 
 
 # click 8.2+ raises this for a group called with nothing; older clicks print help themselves.

@@ -144,3 +144,55 @@ def test_jobs_are_capped_at_the_work_there_is(tmp_path: Path) -> None:
 def test_a_jobs_that_is_no_count_is_one_usage_line(command: str, jobs: str) -> None:
     result = run_we(command, "--jobs", jobs, VECTORS / "one-party.jsonl")
     assert result.returncode == 2 and "--jobs" in one_line(result)
+
+
+# --- 4. output into a pipe whose reader has gone keeps the command's exit status -----------
+
+REPLAYS = ROOT / "replays"
+
+
+def run_into_a_closed_pipe(*args: object) -> subprocess.CompletedProcess[bytes]:
+    """`we ARGS | head -0`, made certain: the pipe's reading end is closed before `we` starts,
+    so its first write finds nobody there."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        command = [sys.executable, "-m", "cli.main", *map(str, args)]
+        return subprocess.run(
+            command, stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT, env=env, timeout=300, check=False
+        )
+    finally:
+        os.close(write_end)
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("library") / "lib.db"
+    imported = run_we("import", "--db", db, REPLAYS / "bots-7p.jsonl", REPLAYS / "disputed-honest.jsonl")
+    assert imported.returncode == 0, imported.stderr
+    return db
+
+
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [
+        (["audit", REPLAYS / "disputed-honest.jsonl", REPLAYS / "disputed-edited.jsonl"], 1),
+        (["audit", "--json", REPLAYS / "disputed-honest.jsonl", REPLAYS / "disputed-edited.jsonl"], 1),
+        (["audit", REPLAYS / "disputed-honest.jsonl"], 0),
+        (["score", REPLAYS / "disputed-edited.jsonl"], 1),
+        (["score", REPLAYS / "disputed-honest.jsonl"], 0),
+        (["replay", REPLAYS / "bots-7p.jsonl"], 0),
+        (["replay", REPLAYS / "disputed-edited.jsonl"], 1),
+        (["games", "--db", "LIB"], 0),
+        (["stats", "--db", "LIB"], 0),
+        (["export", "sim-replays-1", "--db", "LIB", "-o", "-"], 0),
+    ],
+)
+def test_a_closed_pipe_keeps_the_exit_status_and_says_nothing_of_it(library: Path, args, status) -> None:
+    args = [library if a == "LIB" else a for a in args]
+    result = run_into_a_closed_pipe(*args)
+    err = result.stderr.decode()
+    assert result.returncode == status, err
+    assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err, err
+    assert status == 0 or len(err.splitlines()) <= 1, err
