@@ -285,10 +285,14 @@ def resolve_game(text: str, db_path: LibraryRef | None) -> GameSource:
 def game_source(text: str, db_path: LibraryRef | None, mode: int | None) -> GameSource:
     """resolve_game for an argument already stat'ed (`mode`: its st_mode, None if nothing is
     there), so that auditing twenty thousand game ids costs one stat each, not four."""
-    if mode is not None and stat.S_ISREG(mode):
-        return GameSource(label=text, path=Path(text))
     if mode is not None and stat.S_ISDIR(mode):
         raise CommandFailed(f"{text} is a directory, not a game log")
+    if mode is not None:
+        # A FIFO, socket or device is named for what it is by the reader ("not a regular
+        # file"), as import, repair and record name it; never "no such file".
+        return GameSource(label=text, path=Path(text))
+    if os.path.islink(text):
+        raise CommandFailed(f"{text}: a broken symbolic link (to {os.readlink(text)}), so not a log")
     from eventstore.envelope import valid_game_id
 
     if valid_game_id(text):
@@ -438,6 +442,13 @@ def refuse_unsafe_output(
     exists (and may be replaced)."""
     from eventstore.verify import file_kind
 
+    if str(target) == "-":
+        # Where `-` would mean standard output the command says so and never gets here.
+        raise CommandFailed("`-` (standard output) is not taken here: name a file to write")
+    folder = target.parent
+    if not os.path.isdir(folder):
+        missing = "does not exist" if not os.path.lexists(folder) else "is not a directory"
+        raise CommandFailed(f"cannot write {target}: the directory {folder} {missing}")
     try:
         link = os.lstat(target)
     except FileNotFoundError:

@@ -4,6 +4,7 @@ expected, control characters in names. Real processes wherever the behaviour is 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -196,3 +197,101 @@ def test_a_closed_pipe_keeps_the_exit_status_and_says_nothing_of_it(library: Pat
     assert result.returncode == status, err
     assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err, err
     assert status == 0 or len(err.splitlines()) <= 1, err
+
+
+# --- 5. messages that say what is really wrong ------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["audit", "replay", "score", "analyse", "import"])
+def test_a_fifo_device_or_broken_link_is_named_for_what_it_is(tmp_path: Path, command: str) -> None:
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    dangling = tmp_path / "dangling.jsonl"
+    dangling.symlink_to(tmp_path / "gone.jsonl")
+    db = ["--db", tmp_path / "lib.db"]
+    expected = ((fifo, "not a regular file (a FIFO)"), ("/dev/null", "not a regular file (a device)"))
+    for path, words in expected:
+        result = run_we(command, path, *db, cwd=tmp_path)
+        assert result.returncode == 1 and words in one_line(result) and "no such file" not in one_line(result)
+    result = run_we(command, dangling, *db, cwd=tmp_path)
+    assert result.returncode == 1 and "a broken symbolic link" in one_line(result), result.stderr
+    assert "vanished" not in one_line(result) and "no such file" not in one_line(result)
+
+
+def test_a_broken_link_in_an_audited_directory_is_named_and_the_rest_audited(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_bytes((VECTORS / "one-party.jsonl").read_bytes())
+    (tmp_path / "b.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    result = run_we("audit", tmp_path)
+    assert result.returncode == 1
+    assert "b.jsonl: a broken symbolic link" in result.stdout.decode() + result.stderr.decode()
+    assert "OK" in result.stdout.decode()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["export", "sim-replays-1", "--db", "LIB", "-o", "nodir/x.jsonl"],
+        ["replay", REPLAYS / "bots-7p.jsonl", "--html", "nodir/x.html"],
+        ["stats", "--fairness", "--db", "LIB", "--plot", "nodir/p.png"],
+    ],
+)
+def test_an_output_in_a_missing_directory_names_the_users_path(tmp_path: Path, library: Path, args) -> None:
+    result = run_we(*[library if a == "LIB" else a for a in args], cwd=tmp_path)
+    line = one_line(result)
+    assert result.returncode == 1 and "nodir" in line and "does not exist" in line, line
+    assert ".tmp" not in line and "/tmp" not in line.replace(str(tmp_path), "")
+
+
+def test_dash_is_standard_output_for_export_and_refused_elsewhere(tmp_path: Path, library: Path) -> None:
+    exported = run_we("export", "sim-replays-1", "--db", library, "-o", "-", cwd=tmp_path)
+    assert exported.returncode == 0 and not (tmp_path / "-").exists(), exported.stderr
+    assert run_we("export", "sim-replays-1", "--db", library, "-o", "f.jsonl", cwd=tmp_path).returncode == 0
+    assert exported.stdout == (tmp_path / "f.jsonl").read_bytes()
+    assert "to standard output" in exported.stderr.decode()
+    page = run_we("replay", REPLAYS / "bots-7p.jsonl", "--html", "-", cwd=tmp_path)
+    assert page.returncode == 1 and "standard output" in one_line(page) and not (tmp_path / "-").exists()
+
+
+def test_record_on_someone_elses_database_says_what_it_is(tmp_path: Path) -> None:
+    import sqlite3
+
+    other = tmp_path / "other-app.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("create table things (x)")
+    before = other.read_bytes()
+    result = run_we("record", other, cwd=tmp_path)
+    line = one_line(result)
+    assert result.returncode == 1 and "not a game log" in line and "SQLite database" in line
+    assert "repair" not in line and line.count("`") % 2 == 0
+    assert other.read_bytes() == before
+
+
+def test_an_overlong_title_is_a_title_error(tmp_path: Path) -> None:
+    result = run_we("record", tmp_path / "t.jsonl", "--title", "T" * 500, *SET_UP)
+    assert result.returncode == 1 and "--title: the title is longer than 200 characters" in one_line(result)
+
+
+@pytest.mark.parametrize("depth", [65, 1024, 1025, 5000])
+def test_any_nesting_past_the_limit_is_too_deep_not_bad_json(tmp_path: Path, depth: int) -> None:
+    log = tmp_path / "deep.jsonl"
+    log.write_text('{"x":' + "[" * (depth - 1) + "1" + "]" * (depth - 1) + "}\n")
+    report = json.loads(run_we("audit", "--json", log).stdout)
+    assert "nested more than 64 levels" in report["problems"][0]["message"], report["problems"][0]
+
+
+# --- 6. control characters in names and titles ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--players", "Xe\nna,Yuri,Zoe"), ("--players", "Xe\x1b[31mna,Yuri,Zoe"),
+     ("--players", "Xe\x85na,Yuri,Zoe"), ("--title", "Game\tnight"), ("--title", "Game\x7f")],
+)  # fmt: skip
+def test_control_characters_in_names_and_titles_are_refused(tmp_path: Path, option: str, value: str) -> None:
+    log = tmp_path / "c.jsonl"
+    flags = {"--players": "Xena,Yuri,Zoe", "--dealer": "Yuri", "--lists": "Yuri=BGO"}
+    flags[option] = value
+    result = run_we("record", "--no-library", log, *[x for pair in flags.items() for x in pair])
+    line = one_line(result)
+    assert result.returncode == 1 and f"{option}: " in line and "control character" in line, line
+    assert not log.exists()
