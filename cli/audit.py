@@ -27,6 +27,7 @@ from cli.common import (
     db_option,
     game_source,
     logs_in_directory,
+    open_library,
     path_mode,
 )
 from eventstore.errors import StoreError
@@ -60,7 +61,13 @@ class Claim:
 
 
 def audit_one(source: GameSource, claims: Sequence[Claim] = ()) -> AuditResult:
-    return audit_game(source, claims, check_game)
+    return audit_game(source, claims, check_game, _summary_of)
+
+
+def _summary_of(source: GameSource) -> dict[str, Any] | None:
+    """What the library caches about a game (its games row), which the audit holds against
+    the game's events."""
+    return open_library(source.db_path).summary_of(source.game_id)  # type: ignore[arg-type]
 
 
 # --- arguments ----------------------------------------------------------------------
