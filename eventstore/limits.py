@@ -3,6 +3,7 @@ beyond them as an integrity problem) and writers (which refuse to write one)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from eventstore.problems import Flaw, ProblemCode
@@ -42,3 +43,30 @@ def integer_words(value: int | float) -> str:
     shown = str(value) if type(value) is int else f"read as {value!r}"
     shown = shown if len(shown) <= 40 else shown[:37] + "..."
     return f"an integer outside the signed 64-bit range ({shown})"
+
+
+def duplicate_key(line: bytes) -> Flaw | None:
+    """The problem of a line (JSON already known to parse, within the limits) that holds a key
+    twice in one object, or None. JSON leaves the meaning of such an object open (RFC 8259 4):
+    one reader takes the first value, another the last, so a line could say one thing to the
+    audit and another to a different program, with the same hash."""
+    found: list[str] = []
+
+    def first_repeat(pairs: list[tuple[str, Any]]) -> None:
+        if not found:
+            keys = [key for key, _ in pairs]
+            if len(set(keys)) != len(keys):
+                seen: set[str] = set()
+                found.append(next(key for key in keys if key in seen or seen.add(key)))  # type: ignore[func-returns-value]
+
+    try:
+        json.loads(line, object_pairs_hook=first_repeat)
+    except (ValueError, RecursionError):  # orjson read it; if this reader cannot, judge by orjson's
+        return None
+    if not found:
+        return None
+    key = found[0] if len(found[0]) <= 40 else found[0][:37] + "..."
+    return Flaw(
+        ProblemCode.DUPLICATE_KEY,
+        f"the key {key!r} appears twice in one object: readers differ on which value counts",
+    )

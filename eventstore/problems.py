@@ -37,6 +37,8 @@ class ProblemCode(StrEnum):
     LINE_TOO_LONG = "line-too-long"
     TOO_DEEP = "too-deep"
     INTEGER_RANGE = "integer-range"
+    # A key twice in one object: readers differ on which value counts, so nothing is trusted.
+    DUPLICATE_KEY = "duplicate-key"
 
 
 class Flaw(str):

@@ -39,9 +39,11 @@ from eventstore.errors import StoreError
 from eventstore.limits import (
     DEPTH_LIMIT,  # noqa: F401 - re-exported for readers of a log
     FLOAT_EDGE,
+    HASH_FIELD_BYTES,
     INT_MAX,
     INT_MIN,
     LINE_LIMIT,
+    duplicate_key,
     integer_words,
     over_limits,
 )
@@ -272,14 +274,17 @@ class LineChecker:
             if not b.strip():
                 return None, [Flaw(ProblemCode.BLANK_LINE, "blank line")], False
             return None, [Flaw(ProblemCode.NOT_JSON, f"not valid JSON ({exc})")], False
-        return self._check(obj)
+        return self._check(obj, b)
 
-    def feed_obj(self, obj: Any) -> tuple[dict[str, Any] | None, list[str] | None, bool]:
-        """Check one already parsed line (the library stores rows, not text)."""
+    def feed_obj(
+        self, obj: Any, line: bytes | None = None
+    ) -> tuple[dict[str, Any] | None, list[str] | None, bool]:
+        """Check one already parsed line: a library row (the library stores rows, not text), or
+        a line of a file parsed already, given as `line` too."""
         self.line += 1
-        return self._check(obj)
+        return self._check(obj, line)
 
-    def _check(self, obj: Any) -> tuple[dict[str, Any] | None, list[str] | None, bool]:
+    def _check(self, obj: Any, line: bytes | None) -> tuple[dict[str, Any] | None, list[str] | None, bool]:
         # Each check tests the common case first; the wording of problems lives in the
         # branches a good line never enters.
         kind = type(obj)
@@ -299,6 +304,10 @@ class LineChecker:
                 [Flaw(ProblemCode.NOT_AN_OBJECT, f"not a JSON object (got {_json_type(obj)})")],
                 False,
             )
+        if line is not None and (dup := _duplicate(obj, line)) is not None:
+            # Like a line that is not JSON: which value of the key counts is anybody's guess.
+            self.prev_hash = None
+            return None, [dup], False
         n = self.line
         get = obj.get
         v = get("v")
@@ -384,6 +393,19 @@ class LineChecker:
 
 
 _FIELDS = ProblemCode.ENVELOPE_FIELDS
+# A line as our writers write it is as long as its object's compact form plus its newline, and a
+# key written twice would make it longer (no form of a value is shorter than the compact one,
+# floats aside, which the format has none of): only a longer line can hide a repeated key.
+_NEWLINE = 1
+
+
+def _duplicate(obj: dict[str, Any] | Any, line: bytes) -> Flaw | None:
+    """The repeated-key problem of a parsed line, looked for only in a line longer than its
+    object's compact form (a re-indented line, a line from another writer, or one hiding a key)."""
+    content = len(line) - (line[-1:] == b"\n") - (line[-2:] == b"\r\n")
+    if content == len(_dumps(obj)):
+        return None
+    return duplicate_key(line)
 
 
 def _shape_problems(obj: dict[str, Any]) -> tuple[list[str], bool]:
@@ -530,6 +552,7 @@ def _scan(
         # in memory are judged by the same limit.
         items = iter(partial(readline, READ_CAP), b"") if readline is not None else map(_within_limit, items)
     over, lo, hi = over_limits, INT_MIN, INT_MAX
+    hashed_line = HASH_FIELD_BYTES + _NEWLINE
     n = 0
     # Line 1's game id once known valid; until then _UNKNOWN, equal to nothing (not even a
     # `"game": null`), so every line goes to the slow path.
@@ -587,9 +610,16 @@ def _scan(
                         pass  # judged by LineChecker below, which words the problem
                     else:
                         del obj["hash"]
-                        digest = prefix + sha(dumps(obj, option=sort)).hexdigest()
+                        canonical = dumps(obj, option=sort)
+                        digest = prefix + sha(canonical).hexdigest()
                         obj["hash"] = h
-                        if h == digest:
+                        # A line longer than its canonical form may hide a repeated key (see
+                        # _duplicate): only such a line is read a second time to look.
+                        if h == digest and (
+                            parsed
+                            or len(item) == len(canonical) + hashed_line
+                            or _duplicate(obj, item) is None
+                        ):
                             expect_prev = h
                             if fold is None:
                                 yield n, obj, None, True
@@ -606,7 +636,7 @@ def _scan(
         if parsed:
             raw, msgs, usable = slow_parsed(item)
         else:
-            raw, msgs, usable = slow(item) if obj is None else slow_parsed(obj)
+            raw, msgs, usable = slow(item) if obj is None else slow_parsed(obj, item)
         game = checker.game if checker.game_ok else _UNKNOWN
         expect_prev = checker.prev_hash if checker.prev_hash is not None else _UNKNOWN
         if keep is not None and (msgs or not usable):

@@ -327,7 +327,7 @@ def tampered_logs(draw: st.DrawFn) -> list[bytes]:
     for _ in range(draw(st.integers(1, 3))):
         i = draw(st.integers(0, len(lines) - 1)) if lines else 0
         action = draw(st.sampled_from(["set", "set", "set", "drop", "delete", "dup", "swap",
-                                       "blank", "garbage", "tear", "crlf"]))  # fmt: skip
+                                       "blank", "garbage", "tear", "crlf", "repeat-key"]))  # fmt: skip
         if not lines:
             break
         if action in ("set", "drop"):
@@ -359,6 +359,10 @@ def tampered_logs(draw: st.DrawFn) -> list[bytes]:
             lines[-1] = lines[-1][: draw(st.integers(1, len(lines[-1]) - 1))]
         elif action == "crlf":
             lines[i] = lines[i].rstrip(b"\n") + b"\r\n"
+        elif action == "repeat-key" and lines[i].startswith(b"{"):
+            # A key written twice, the first value hidden from a reader that takes the last.
+            where = draw(st.sampled_from([b"{", b'"data":{']))
+            lines[i] = lines[i].replace(where, where + b'"type":"game_ended",', 1)
     return [line for line in lines if line]
 
 
@@ -458,3 +462,29 @@ def test_the_audit_reads_a_log_as_verify_log_does(lines: list[bytes]) -> None:
     assert report.events == expected.events
     assert report.game == expected.game
     assert [p for p in report.problems if p.kind == "integrity"] == expected.problems
+
+
+def test_a_key_written_twice_is_an_integrity_problem_whatever_the_hash_says() -> None:
+    # The hash is of the parsed object, and a reader that keeps the last value parses the same
+    # object as before the edit: the line must still be judged, since another reader would see
+    # a different event under the same fingerprint.
+    lines = make_log(4)
+    lines[2] = lines[2].replace(b"{", b'{"type":"game_ended",', 1)
+    nested = make_log(4)
+    nested[3] = nested[3].replace(b'"data":{', b'"data":{"text":"forged",', 1)
+    for log, line in ((lines, 3), (nested, 4)):
+        result = verify_log(log)
+        [problem] = result.problems
+        assert (problem.line, problem.code) == (line, ProblemCode.DUPLICATE_KEY)
+        assert "appears twice in one object" in problem.message
+        assert result.fingerprint is None
+        assert [usable for n, _, _, usable in scan_lines(log)][line - 1] is False
+
+
+def test_a_reindented_log_is_read_a_second_time_only_to_look_for_repeated_keys() -> None:
+    pretty = [json.dumps(json.loads(line), indent=None, separators=(", ", ": ")).encode() + b"\n"
+              for line in make_log(5)]  # fmt: skip
+    assert verify_log(pretty).ok
+    spaced = list(pretty)
+    spaced[1] = spaced[1].replace(b'"data": {', b'"data": {"text": "forged", ', 1)
+    assert [p.code for p in verify_log(spaced).problems] == [ProblemCode.DUPLICATE_KEY]
