@@ -171,12 +171,19 @@ def summary_mismatches(row: dict[str, Any], report: GameReport) -> list[str]:
             f"{said} the newest event's fingerprint is {fingerprint(row['head_hash'])};"
             f" the events end in {report.stored_fingerprint}"
         )
+    # Names compare after NFC, as the events' readers compare them: the row keeps them as written.
     players = list(state.players)
-    if row["players"] is not None and players and row["players"] != players:
+    if row["players"] is not None and players and list(map(_nfc, row["players"])) != list(map(_nfc, players)):
         out.append(f"{said} the players are {', '.join(row['players'])}; the events say {', '.join(players)}")
-    if row["title"] is not None and row["title"] != state.title:
+    if row["title"] is not None and _nfc(row["title"]) != _nfc(state.title):
         out.append(f"{said} the title is {row['title']!r}; the events say {state.title!r}")
     return out
+
+
+def _nfc(text: str | None) -> str | None:
+    import unicodedata
+
+    return None if text is None else unicodedata.normalize("NFC", text)
 
 
 def _card_history(source: GameSource, check: Check) -> CardHistory:
