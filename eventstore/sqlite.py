@@ -8,6 +8,7 @@ BEGIN IMMEDIATE transaction that re-reads the head, which serialises writers acr
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import sqlite3
@@ -354,32 +355,44 @@ class Library:
         try:
             yield
         except sqlite3.Error as exc:
-            code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
-            if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
-                raise StoreError(
-                    f"{self.path}: cannot read the game library: the file is damaged ({exc})"
-                ) from None
-            raise StoreError(f"{self.path}: cannot read the game library: {exc}") from None
+            raise self._read_error(exc) from None
+
+    def _read_error(self, exc: sqlite3.Error) -> StoreError:
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+        if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            return StoreError(f"{self.path}: cannot read the game library: the file is damaged ({exc})")
+        return StoreError(f"{self.path}: cannot read the game library: {exc}")
 
     def _rows(
         self, conn: sqlite3.Connection, sql: str, args: Sequence[Any], columns: str, plain: int
     ) -> Iterator[tuple[Any, ...]]:
-        """The rows of `sql`, streamed. A TEXT value that is not UTF-8 (a damaged or hand-edited
-        row) fails the driver's decoding: the query is then read again from the start with
-        `columns` as bytes, skipping the rows already given, and such a value stays bytes."""
-        given = 0
+        """The rows of `sql`, where a TEXT value that is not UTF-8 (a damaged or hand-edited
+        row), which the driver cannot decode, stays bytes; any other error is one line."""
         with self._reading():
             try:
-                for row in conn.execute(sql, args):
-                    yield row
-                    given += 1
-                return
+                return iter(conn.execute(sql, args).fetchall())
             except sqlite3.OperationalError as exc:
                 if "decode" not in str(exc):
                     raise
-            for n, row in enumerate(conn.execute(as_bytes_where_text(sql, columns), args)):
-                if n >= given:
-                    yield decoded(row, plain)
+            return (decoded(row, plain) for row in conn.execute(as_bytes_where_text(sql, columns), args))
+
+    def _envelope_rows(
+        self, conn: sqlite3.Connection, game_id: str, sql: str, args: Sequence[Any]
+    ) -> Iterator[dict[str, Any]]:
+        """A game's event rows as parsed envelopes, streamed. A TEXT value that is not UTF-8
+        fails the driver's decoding: the rows are then read again with their values as bytes,
+        from the one that failed on, and such a value stays bytes for the checks to flag."""
+
+        def resume(exc: Exception, given: int) -> Iterator[tuple[Any, ...]]:
+            if not isinstance(exc, sqlite3.OperationalError) or "decode" not in str(exc):
+                raise self._read_error(exc) from None  # type: ignore[arg-type]
+            with self._reading():
+                tolerant = conn.execute(as_bytes_where_text(sql, ROW_VALUES), args)
+            return (decoded(row, 1) for row in itertools.islice(tolerant, given, None))
+
+        with self._reading():
+            rows = conn.execute(sql, args)
+        return envelope_objs(game_id, rows, resume)
 
     def log(self, game_id: str) -> LibraryLog:
         return LibraryLog(self, game_id)
@@ -426,7 +439,7 @@ class Library:
             query, args = SELECT_EVENTS_AND_UNPLACED, (base, base + SEQ_LIMIT, game_id)
         else:
             query, args = SELECT_EVENTS, (base, base + SEQ_LIMIT)
-        return envelope_objs(game_id, self._rows(conn, query, args, ROW_VALUES, 1))
+        return self._envelope_rows(conn, game_id, query, args)
 
     def _game_key(self, conn: sqlite3.Connection, game_id: str) -> int | None:
         with self._reading():
@@ -544,10 +557,10 @@ class LibraryLog(LibraryGameLog):
         if key is None:
             return None
         base = game_base(key)
-        rows = list(self.library._rows(conn, SELECT_HEAD, (base, base + SEQ_LIMIT), ROW_VALUES, 1))
-        if not rows:
+        objs = list(self.library._envelope_rows(conn, self.game_id, SELECT_HEAD, (base, base + SEQ_LIMIT)))
+        if not objs:
             return None
-        (obj,) = envelope_objs(self.game_id, rows)
+        (obj,) = objs
         env = self._checked_head(obj)
         return base, env
 

@@ -132,24 +132,38 @@ def event_row(base: int, obj: dict[str, Any]) -> tuple[Any, ...]:
     return (base + obj["seq"], obj["type"], data, obj["at"], obj["prev"], obj["hash"])
 
 
-def envelope_objs(game: str, rows: Iterable[Sequence[Any]]) -> Iterator[dict[str, Any]]:
-    """Stored rows as the parsed envelopes they came from, for the same checks as a file."""
+def envelope_objs(
+    game: str,
+    rows: Iterable[Sequence[Any]],
+    resume: Callable[[Exception, int], Iterable[Sequence[Any]]] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Stored rows as the parsed envelopes they came from, for the same checks as a file.
+
+    `resume`, given the database's error while reading the rows and how many were read, gives
+    the rows after those (read another way) or raises: the fast path pays nothing for it."""
     loads, bad_json = orjson.loads, orjson.JSONDecodeError
-    for seq, type_, data, at, prev, hash_ in rows:
-        try:
-            parsed = loads(data)
-        except bad_json:
-            parsed = data  # reported by the checks as `data` of the wrong type
-        yield {
-            "v": FORMAT_VERSION,
-            "game": game,
-            "seq": seq,
-            "at": at,
-            "type": type_,
-            "data": parsed,
-            "prev": prev,
-            "hash": hash_,
-        }
+    n = -1
+    try:
+        for n, (seq, type_, data, at, prev, hash_) in enumerate(rows):  # noqa: B007
+            try:
+                parsed = loads(data)
+            except bad_json:
+                parsed = data  # reported by the checks as `data` of the wrong type
+            yield {
+                "v": FORMAT_VERSION,
+                "game": game,
+                "seq": seq,
+                "at": at,
+                "type": type_,
+                "data": parsed,
+                "prev": prev,
+                "hash": hash_,
+            }
+    except sqlite3.Error as exc:
+        if resume is None:
+            raise
+        # Resumed rows that fail too go to `resume` again, which then raises.
+        yield from envelope_objs(game, resume(exc, n + 1), resume)
 
 
 def too_long(where: str) -> StoreError:
