@@ -8,7 +8,6 @@ output is the same to the byte with any --jobs.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,7 +15,15 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed, check_game, db_option, require_valid, resolve_game
+from cli.common import (
+    FILE_NAME,
+    CommandFailed,
+    check_game,
+    db_option,
+    require_valid,
+    resolve_game,
+    worker_count,
+)
 from wecore.bots import BOTS
 
 DEFAULT_ROLLOUTS = 100
@@ -75,7 +82,8 @@ def run_analysis(
         if advance is not None:
             advance(1)
 
-    if jobs <= 1 or len(tasks) <= 1:
+    jobs = worker_count(jobs, len(tasks))
+    if jobs <= 1:
         for d, a, *_ in tasks:
             take(d, rollouts(points[d], a, policy, count, seed))
     else:
@@ -119,7 +127,7 @@ def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any
 
 
 @click.command()
-@click.argument("game", metavar="GAME")
+@click.argument("game", metavar="GAME", type=FILE_NAME)
 @click.option(
     "--policy",
     type=click.Choice(sorted(BOTS)),
@@ -150,7 +158,8 @@ def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any
     type=click.IntRange(min=0),
     default=1,
     show_default=True,
-    help="Processes for the rollouts (0: one per CPU). The output does not depend on it.",
+    help="Processes for the rollouts (0: one per CPU; at most 4 per CPU, and no more than there "
+    "are rollouts to share). The output does not depend on it.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Every decision as one JSON object.")
 @db_option
@@ -167,8 +176,6 @@ def analyse(
     95%; win chances count a tie as a shared win.
     """
     report, lines = load_lines(game, db_path)
-    if jobs == 0:
-        jobs = os.cpu_count() or 1
     _, decisions = analyse_with_progress(lines, policy, count, seed, jobs)
     if as_json:
         from wecore.analysis import decision_object

@@ -20,6 +20,7 @@ import orjson
 
 from cli.common import (
     EXIT_INVALID,
+    FILE_NAME,
     CommandFailed,
     GameSource,
     check_game,
@@ -29,6 +30,7 @@ from cli.common import (
     logs_in_directory,
     open_library,
     path_mode,
+    worker_count,
 )
 from eventstore.errors import StoreError
 from service.audit import AuditResult
@@ -116,13 +118,13 @@ def run_audits(
 ) -> Iterator[Outcome]:
     """Outcomes in argument order; with jobs > 1 the games are checked by a process pool."""
     tasks = [(source, tuple(claims), as_json) for source in sources]
-    if jobs <= 1 or len(sources) <= 1:
+    workers = worker_count(jobs, len(sources))
+    if workers <= 1:
         for task in tasks:
             yield _audit_task(task)
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    workers = min(jobs, len(sources))
     chunk = max(1, min(64, len(sources) // (workers * 4)))
     with ProcessPoolExecutor(max_workers=workers) as pool:
         yield from pool.map(_audit_task, tasks, chunksize=chunk)
@@ -240,7 +242,7 @@ def _json_line(result: AuditResult) -> bytes:
 
 
 @click.command()
-@click.argument("games", nargs=-1, required=True, metavar="GAME...")
+@click.argument("games", nargs=-1, required=True, metavar="GAME...", type=FILE_NAME)
 @click.option(
     "--claim",
     "claims",
@@ -255,8 +257,8 @@ def _json_line(result: AuditResult) -> bytes:
     type=click.IntRange(min=0),
     default=1,
     show_default=True,
-    help="Check this many games at once in worker processes (0: one per CPU). Output order is "
-    "the argument order either way.",
+    help="Check this many games at once in worker processes (0: one per CPU; at most 4 per CPU, "
+    "and no more than there are games). Output order is the argument order either way.",
 )
 @db_option
 def audit(
@@ -289,8 +291,6 @@ def audit(
     """
     parsed = [Claim.parse(text) for text in claims]
     sources = expand_arguments(games, db_path)
-    if jobs == 0:
-        jobs = os.cpu_count() or 1
     clean = True
     audited = failed = 0
     write = _binary_writer() if as_json else None

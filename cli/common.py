@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
@@ -33,11 +34,84 @@ class CommandFailed(click.ClickException):
     exit_code = EXIT_INVALID
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"we: error: {self.format_message()}", err=True)
+        click.echo(f"we: error: {shown(self.format_message())}", err=True)
+
+
+# --- arguments that are not UTF-8 ------------------------------------------------------------
+# Python hands an argument's undecodable bytes over as lone surrogates ("surrogateescape"):
+# a path keeps working with them, but text (a name, a title, a seed) would fail later, deep
+# in the JSON encoder or a hash. So every parameter that is not a path is checked as it is
+# parsed, in one place (LazyGroup.get_command calls refuse_undecodable_text on each command).
+
+NOT_UTF8 = "not valid UTF-8 (is the terminal set to UTF-8?)"
+_ESCAPED_UNDECODABLE = "\\udc"  # how click's messages quote such a value: with repr()
+
+
+def has_undecodable(value: object) -> bool:
+    if isinstance(value, str):
+        return any("\udc80" <= c <= "\udcff" for c in value)
+    if isinstance(value, tuple | list):
+        return any(has_undecodable(v) for v in value)
+    return False
+
+
+def shown(text: str) -> str:
+    """`text` for a message: bytes that were not UTF-8 (a file name's) as \\xff escapes."""
+    if not has_undecodable(text):
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+class NotUtf8(click.BadParameter):
+    def format_message(self) -> str:
+        return f"{parameter_name(self.param)}: {NOT_UTF8}"
+
+
+def parameter_name(param: click.Parameter | None) -> str:
+    if param is None:
+        return "an argument"
+    if isinstance(param, click.Option) and param.opts:
+        return max(param.opts, key=len)  # --players, not -p
+    return param.human_readable_name
+
+
+def refuse_undecodable_text(command: click.Command) -> click.Command:
+    """Make every parameter of `command` that is text, not a path, refuse a value that was not
+    UTF-8 (once per command object: commands are module-level and outlive a call in tests)."""
+    if getattr(command, "_text_checked", False):
+        return command
+    for param in command.params:
+        if isinstance(param.type, click.Path | click.File | LibraryParam | FileNameParam):
+            continue
+        param.callback = _checking(param.callback)
+    command._text_checked = True  # type: ignore[attr-defined]
+    return command
+
+
+def _checking(callback: Any) -> Any:
+    def check(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if has_undecodable(value):
+            raise NotUtf8("", ctx=ctx, param=param)
+        return value if callback is None else callback(ctx, param, value)
+
+    return check
+
+
+class FileNameParam(click.ParamType):
+    """A GAME or FILE argument: a path (any bytes the file system allows) or a game id."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return value
+
+
+FILE_NAME = FileNameParam()
 
 
 def run(group: click.Group) -> int:
     """Run the CLI; every error becomes one line on stderr and an exit status, never a traceback."""
+    _outlive_a_closed_stdout()
     try:
         # Without standalone mode click hands back a command's `Exit(code)` as the return value.
         code = group.main(prog_name="we", standalone_mode=False)
@@ -55,13 +129,17 @@ def run(group: click.Group) -> int:
     except click.UsageError as exc:
         # One line, like every other error, with where to look instead of the whole usage text.
         command = exc.ctx.command_path if exc.ctx is not None else "we"
-        click.echo(f"{command}: error: {exc.format_message()} (see '{command} --help')", err=True)
+        message = exc.format_message()
+        undecodable = has_undecodable(message) or _ESCAPED_UNDECODABLE in message
+        if isinstance(exc, click.BadParameter) and undecodable:
+            message = NotUtf8("", param=exc.param).format_message()  # "'\udcff' is not a valid integer"
+        click.echo(f"{command}: error: {message} (see '{command} --help')", err=True)
         return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
     except (WeError, StoreError) as exc:
-        click.echo(f"we: error: {exc}", err=True)
+        click.echo(f"we: error: {shown(str(exc))}", err=True)
         return EXIT_INVALID
     except BrokenPipeError:
         return _reader_went_away()
@@ -72,13 +150,56 @@ def run(group: click.Group) -> int:
             return _reader_went_away()
         raise
     except OSError as exc:
-        where = f": {exc.filename}" if exc.filename else ""
+        where = f": {shown(str(exc.filename))}" if exc.filename else ""
         click.echo(f"we: error: {exc.strerror or exc}{where}", err=True)
         return EXIT_INVALID
     except KeyboardInterrupt:
         click.echo("we: interrupted", err=True)
         return 130
     return EXIT_OK
+
+
+class _StdoutThatOutlivesItsReader(io.RawIOBase):
+    """File descriptor 1, where a write into a pipe whose reader has gone (`we audit DIR | head
+    -1`) points the descriptor at /dev/null and carries on. The command then ends as it would
+    have, with its own exit status: under `set -o pipefail` a failed audit must still say 1,
+    not whatever the write happened to interrupt."""
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return 1
+
+    def isatty(self) -> bool:
+        return os.isatty(1)
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data)
+        try:
+            return os.write(1, view)
+        except BrokenPipeError:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.close(devnull)
+            return len(view)
+
+
+def _outlive_a_closed_stdout() -> None:
+    stdout = sys.stdout
+    try:
+        if stdout is None or stdout.fileno() != 1:
+            return
+    except (OSError, ValueError, AttributeError):
+        return  # not the process's own stdout (a test runner's): leave it be
+    stdout.flush()
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(_StdoutThatOutlivesItsReader()),
+        encoding=stdout.encoding,
+        errors=stdout.errors,
+        line_buffering=stdout.line_buffering,
+        write_through=getattr(stdout, "write_through", False),
+    )
 
 
 # click 8.2+ raises this for a group called with nothing; older clicks print help themselves.
@@ -180,10 +301,14 @@ def resolve_game(text: str, db_path: LibraryRef | None) -> GameSource:
 def game_source(text: str, db_path: LibraryRef | None, mode: int | None) -> GameSource:
     """resolve_game for an argument already stat'ed (`mode`: its st_mode, None if nothing is
     there), so that auditing twenty thousand game ids costs one stat each, not four."""
-    if mode is not None and stat.S_ISREG(mode):
-        return GameSource(label=text, path=Path(text))
     if mode is not None and stat.S_ISDIR(mode):
         raise CommandFailed(f"{text} is a directory, not a game log")
+    if mode is not None:
+        # A FIFO, socket or device is named for what it is by the reader ("not a regular
+        # file"), as import, repair and record name it; never "no such file".
+        return GameSource(label=text, path=Path(text))
+    if os.path.islink(text):
+        raise CommandFailed(f"{text}: a broken symbolic link (to {os.readlink(text)}), so not a log")
     from eventstore.envelope import valid_game_id
 
     if valid_game_id(text):
@@ -206,6 +331,19 @@ def path_mode(text: str) -> int | None:
         return None
     except OSError as exc:
         raise CommandFailed(f"{text}: cannot read: {exc.strerror or exc}") from None
+
+
+# --jobs is capped at this many worker processes per CPU: beyond it they only queue for the
+# same cores, and each costs its own memory (--jobs 100000 once started 446 of them, 12 GB).
+JOBS_PER_CPU = 4
+
+
+def worker_count(jobs: int, tasks: int) -> int:
+    """How many processes --jobs `jobs` starts for `tasks` pieces of work: 0 means one per
+    CPU; never more than there is work for, nor more than JOBS_PER_CPU per CPU."""
+    cpus = os.cpu_count() or 1
+    wanted = cpus if jobs == 0 else jobs
+    return max(1, min(wanted, tasks, JOBS_PER_CPU * cpus))
 
 
 @contextmanager
@@ -320,6 +458,13 @@ def refuse_unsafe_output(
     exists (and may be replaced)."""
     from eventstore.verify import file_kind
 
+    if str(target) == "-":
+        # Where `-` would mean standard output the command says so and never gets here.
+        raise CommandFailed("`-` (standard output) is not taken here: name a file to write")
+    folder = target.parent
+    if not os.path.isdir(folder):
+        missing = "does not exist" if not os.path.lexists(folder) else "is not a directory"
+        raise CommandFailed(f"cannot write {target}: the directory {folder} {missing}")
     try:
         link = os.lstat(target)
     except FileNotFoundError:

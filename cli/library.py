@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from cli.common import (
+    FILE_NAME,
     CommandFailed,
     GameReport,
     GameSource,
@@ -58,7 +59,7 @@ def _refuse(message: str) -> None:
 
 
 @click.command()
-@click.argument("files", nargs=-1, metavar="FILE...")
+@click.argument("files", nargs=-1, metavar="FILE...", type=FILE_NAME)
 @click.option(
     "--from-db",
     "from_db",
@@ -185,14 +186,14 @@ def _import_one(library: GameLibrary, source: GameSource) -> tuple[str, str | No
 
 
 @click.command()
-@click.argument("game", metavar="GAME")
+@click.argument("game", metavar="GAME", type=FILE_NAME)
 @click.option(
     "--output",
     "-o",
     "output",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The file to write (default: ./GAME.jsonl).",
+    help="The file to write (default: ./GAME.jsonl; - for standard output).",
 )
 @click.option("--force", is_flag=True, help="Replace FILE if it exists.")
 @db_option
@@ -209,6 +210,9 @@ def export_game(game: str, output: Path | None, force: bool, db_path: LibraryRef
         raise CommandFailed(f"{game!r} is not a game id in the library (ids are 1-64 of a-z 0-9 -)")
     if not library_exists(db):
         raise CommandFailed(f"no game {game!r}: there is no library at {library_name(db)}")
+    if output is not None and str(output) == "-":
+        _export_to_stdout(game, db)
+        return
     target = output if output is not None else Path(f"{game}.jsonl")
     # The library itself is never an output, --force or not (nor a FIFO, device or link).
     replace = refuse_unsafe_output(target, force, inputs=[db])
@@ -230,6 +234,30 @@ def export_game(game: str, output: Path | None, force: bool, db_path: LibraryRef
     state = "" if result.ok else f"; note: it fails integrity checks at line {result.problems[0].line}"
     what = f"{count} events, fingerprint {result.fingerprint}"
     click.echo(f"exported game {game!r} to {target} ({what}){state}")
+
+
+def _export_to_stdout(game: str, db: LibraryRef) -> None:
+    """`-o -`: the log on stdout (the sentence on stderr), written whole to a private temporary
+    file first, so that what is piped on is what verifies."""
+    import shutil
+    import sys
+    import tempfile
+
+    from eventstore.verify import verify_log
+
+    with connect_library(db) as library, tempfile.TemporaryDirectory(prefix="we-export-") as folder:
+        if not library.has_game(game):
+            raise CommandFailed(f"no game {game!r} in the library {library_name(db)}")
+        log = Path(folder) / f"{game}.jsonl"
+        count = library.export(game, log)
+        result = verify_log(log)
+        with open(log, "rb") as f:
+            sys.stdout.flush()
+            shutil.copyfileobj(f, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+    state = "" if result.ok else f"; note: it fails integrity checks at line {result.problems[0].line}"
+    what = f"{count} events, fingerprint {result.fingerprint}"
+    click.echo(f"exported game {game!r} to standard output ({what}){state}", err=True)
 
 
 # --- games ---------------------------------------------------------------------------
@@ -516,7 +544,7 @@ def _overall(db_path: Path | None) -> None:
 
 
 @click.command()
-@click.argument("file", metavar="FILE")
+@click.argument("file", metavar="FILE", type=FILE_NAME)
 def repair(file: str) -> None:
     """Cut a torn last line off a log, keeping a backup of the file as it was.
 

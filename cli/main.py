@@ -35,7 +35,9 @@ class LazyGroup(click.Group):
         if entry is None:
             return None
         module, attribute, _ = entry
-        return getattr(importlib.import_module(module), attribute)
+        from cli.common import refuse_undecodable_text
+
+        return refuse_undecodable_text(getattr(importlib.import_module(module), attribute))
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]

@@ -85,6 +85,33 @@ if TYPE_CHECKING:
 
 IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)  # a party's moves, and its starter's final swap
 
+# The longest input line taken, in characters. A typed move is a few words; a set-up line of
+# gift lists for a big table is well under this. A longer line (a file piped in by mistake,
+# /dev/zero) is refused and skipped in pieces this size, so it is never held in memory whole.
+MAX_INPUT_LINE = 4096
+
+
+class _OverlongLine(str):
+    """What the plain reader hands on for an input line over MAX_INPUT_LINE: its start only."""
+
+
+def read_bounded_line(stream: Any, limit: int = MAX_INPUT_LINE) -> str:
+    """One line of `stream` (a text file), "" at its end. A line over `limit` characters comes
+    back as an _OverlongLine of its first `limit`, the rest of it read and dropped piece by piece."""
+    line = stream.readline(limit + 1)
+    if len(line) <= limit or line.endswith("\n"):
+        return line
+    start = _OverlongLine(line[:limit])
+    while True:
+        rest = stream.readline(limit)
+        if not rest or rest.endswith("\n"):
+            return start
+
+
+def shorten(text: str, width: int = 60) -> str:
+    """`text` as an error message shows it: at most `width` characters."""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
 
 class _Finished(Exception):
     """The recording went on in a new session (after `start over`), which has said goodbye."""
@@ -155,7 +182,7 @@ class Session:
 
     def complain(self, message: str, text: str) -> None:
         """A refused line, on stderr; on a pipe it names the input line, so a script can be fixed."""
-        shown_text = text if len(text) <= 60 else text[:57] + "..."
+        shown_text = "".join(c if c.isprintable() else "?" for c in shorten(text))
         where = "" if self.interactive else f" (input line {self.line_no}: {shown_text})"
         if not self.interactive:
             self.refused_lines += 1
@@ -232,7 +259,7 @@ class Session:
         def plain() -> str | None:
             if self.interactive:
                 click.echo(self.prompt(), nl=False)
-            line = stdin.readline()
+            line = read_bounded_line(stdin)
             if not line:
                 if self.interactive:
                     click.echo()
@@ -333,6 +360,9 @@ class Session:
     def handle(self, line: str) -> bool:
         """One line; False to stop."""
         self.line_no += 1
+        if isinstance(line, _OverlongLine):
+            self.complain(f"the line is longer than {MAX_INPUT_LINE:,} characters (skipped)", line)
+            return True
         text = line.strip()
         if not text or text.startswith("#"):
             return True
@@ -356,7 +386,7 @@ class Session:
                     break
         if verb is None:
             raise Rejected(
-                f"{words[0]!r} is not a command{did_you_mean(words[0], COMMAND_WORDS)}:"
+                f"{shorten(words[0], 40)!r} is not a command{did_you_mean(words[0], COMMAND_WORDS)}:"
                 " type `help` for the list"
             )
         rest = " ".join(words[1:])

@@ -17,7 +17,7 @@ from typing import Any
 import click
 from rich.text import Text
 
-from cli.common import CommandFailed, GameSource, check_game
+from cli.common import CommandFailed, GameSource, _is_library, check_game
 from cli.house_rules import options_from_flags
 from cli.record_grammar import Rejected, names_clash, parse_players, split_entries
 from cli.record_session import Session
@@ -32,6 +32,7 @@ from wecore.decider import (
     StartGame,
     decide,
     resolve_player,
+    title_refusal,
 )
 from wecore.errors import WeError
 from wecore.events import (
@@ -121,6 +122,8 @@ def set_up(
         title = (
             click.prompt("Title of the game (Enter for none)", default="", show_default=False).strip() or None
         )
+    if (refusal := title_refusal(title)) is not None:
+        raise CommandFailed(f"--title: {refusal}")
     if players is None:
         names = click.prompt("Players, in clockwise seat order (e.g. Ann,Bob,Cat)", value_proc=check_players)
     else:
@@ -239,9 +242,14 @@ def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str
     report = check_game(GameSource(label=str(file), path=file), keep_envelopes=True)
     if report.problems and report.problems[0].line == 1 and report.problems[0].kind == "integrity":
         # Not a game log at all (a library, a document): repair could not help either.
+        # What line 1 is, without the advice meant for a log (`we repair` does not help here).
+        what = report.problems[0].message.split(";")[0]
+        what = what if len(what) <= 80 else what[:77] + "..."
+        if _is_library(file):
+            what = "it is a SQLite database"
         raise CommandFailed(
-            f"{file} is not a game log (line 1: {report.problems[0].message[:80]});"
-            " give `we record` a .jsonl log, or a new file name to start a game"
+            f"{file} is not a game log (line 1: {what}); give `we record` a .jsonl log,"
+            " or a new file name to start a game"
         )
     if report.problems:
         raise CommandFailed(damage_sentence(str(file), report.problems))

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cli.common import (
+    FILE_NAME,
     CommandFailed,
     check_game,
     db_option,
@@ -24,6 +25,7 @@ from cli.common import (
     refuse_unsafe_output,
     require_valid,
     resolve_game,
+    shown,
     temporary_beside,
 )
 from cli.render import (
@@ -160,7 +162,7 @@ def story_line(step: Step, sentence: str, voided: int | None) -> Text:
 
 
 @click.command()
-@click.argument("game")
+@click.argument("game", type=FILE_NAME)
 @click.option(
     "--at",
     "at_seq",
@@ -275,7 +277,7 @@ def replay(
         label = "Fingerprint of the log"
         if folded.stopped and limit == total:
             label = f"Fingerprint at event {limit}, the last that can be read"
-            cut = f"This page ends at event {limit}: the log is damaged after it. {folded.stopped}"
+            cut = shown(f"This page ends at event {limit}: the log is damaged after it. {folded.stopped}")
         elif limit < total:
             label = f"Fingerprint at event {limit}"
             cut = f"This page shows events 1 to {limit} of the log (--at {limit})."
@@ -392,7 +394,7 @@ def score_json(game: str | None, board: Scoreboard, state: GameState) -> dict[st
 
 
 @click.command()
-@click.argument("game")
+@click.argument("game", type=FILE_NAME)
 @click.option(
     "--explain",
     is_flag=True,

@@ -43,6 +43,7 @@ from eventstore.limits import (
     INT_MAX,
     INT_MIN,
     LINE_LIMIT,
+    TOO_DEEP,
     duplicate_key,
     integer_words,
     over_limits,
@@ -273,6 +274,8 @@ class LineChecker:
             self.prev_hash = None
             if not b.strip():
                 return None, [Flaw(ProblemCode.BLANK_LINE, "blank line")], False
+            if "depth limit" in str(exc):  # orjson gives up at 1,024 levels: past ours anyway
+                return None, [TOO_DEEP], False
             return None, [Flaw(ProblemCode.NOT_JSON, f"not valid JSON ({exc})")], False
         return self._check(obj, b)
 

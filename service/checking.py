@@ -4,6 +4,7 @@ at the first problem; and the part of a damaged log that can still be shown."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +81,8 @@ def check_game(
             # Only a regular file is a log: a FIFO or device is refused before it is read.
             log = open_log(source.path, buffering=1 << 20)
         except FileNotFoundError:
+            if os.path.islink(source.path):
+                raise StoreError(f"{source.label}: a broken symbolic link, so not a log") from None
             raise StoreError(f"{source.label}: no such file (it vanished)") from None
         with log as lines:
             scanned = scan_lines(lines, fold, end, kept)

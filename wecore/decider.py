@@ -8,6 +8,7 @@ checked by the reducer before it is returned, so what `decide` accepts, `evolve`
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -28,7 +29,7 @@ from wecore.events import (
     nfc,
 )
 from wecore.moves import Bring, Open, Steal, Swap
-from wecore.reducer import evolve
+from wecore.reducer import MAX_TITLE_LENGTH, evolve
 from wecore.rules import not_now, steal_refusal, swap_refusal
 from wecore.rulesets import RULESET_2011
 from wecore.state import GameState, Phase
@@ -80,9 +81,38 @@ def decide(state: GameState, command: Command) -> list[Event]:
     return events
 
 
+# C0 controls, DEL and C1 controls: a newline or an escape sequence in a name would break
+# every line printed about that player (docs/decisions.md, "Control characters in names").
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def control_refusal(what: str, text: str) -> str | None:
+    """Why `text` (a player's name, a title) is refused as typed: it holds a control character."""
+    found = _CONTROL.search(text)
+    if found is None:
+        return None
+    return f"{what} {shown(text)} holds a control character ({found.group()!r}): type plain text"
+
+
+def title_refusal(title: str | None) -> str | None:
+    """Why a game's title is refused as typed, or None."""
+    if title is None:
+        return None
+    if len(title) > MAX_TITLE_LENGTH:
+        return f"the title is longer than {MAX_TITLE_LENGTH} characters"
+    return control_refusal("the title", title)
+
+
 def _events_for(state: GameState, command: Command) -> list[Event]:
     match command:
         case StartGame():
+            # Refused at input only: a log written elsewhere with such a name still reads (the
+            # format does not forbid it), and the renderers show it escaped.
+            for name in command.players:
+                if (refusal := control_refusal("player name", name)) is not None:
+                    raise RuleViolation(refusal)
+            if (refusal := title_refusal(command.title)) is not None:
+                raise RuleViolation(refusal)
             return [
                 GameStarted(
                     players=tuple(nfc(p) for p in command.players),

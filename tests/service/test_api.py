@@ -93,6 +93,8 @@ def test_create_game_one_append_and_ids(server: Server) -> None:
         ({"players": ["Ann", "Ben", "Cat"], "dealer": "Ann", "colour": 1}, 422),  # unknown field
         ({"players": "Ann,Ben", "dealer": "Ann"}, 422),  # mistyped
         ({"dealer": "Ann"}, 422),  # missing
+        ({"players": ["Ann\nBen", "Ben", "Cat"], "dealer": "Ben", "lists": None}, 422),  # a control character
+        ({"players": ["Ann", "Ben", "Cat"], "dealer": "Ann", "title": "A\x1b[2J"}, 422),
     ],
 )
 def test_create_game_refused(server: Server, body: dict, status: int) -> None:

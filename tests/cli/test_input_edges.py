@@ -1,0 +1,297 @@
+"""The CLI's input edges, as a hostile or clumsy user meets them: what is piped into `we record`,
+arguments that are not UTF-8, --jobs, output into a closed pipe, odd files where logs are
+expected, control characters in names. Real processes wherever the behaviour is about one."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from peakmem_run import run_measured
+from weharness import ROOT, VECTORS
+
+SET_UP = ["--no-library", "--players", "Xena,Yuri,Zoe", "--dealer", "Xena"]
+SET_UP += ["--lists", "Xena=RGY,Yuri=BGO,Zoe=RBO"]
+
+
+def run_we(*args: object, stdin: bytes | None = None, cwd: Path | None = None, shell: str | None = None):
+    """`we ARGS` as a real process (or, with `shell`, a bash pipeline in which `we` is a function)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if shell is not None:
+        script = f'we() {{ "{sys.executable}" -m cli.main "$@"; }}\nset -o pipefail\n{shell}'
+        command: list[str | bytes] = ["bash", "-c", script]
+    else:
+        command = [sys.executable, "-m", "cli.main", *[a if isinstance(a, bytes) else str(a) for a in args]]
+    return subprocess.run(
+        command, input=stdin, capture_output=True, cwd=cwd or ROOT, env=env, timeout=300, check=False
+    )
+
+
+# --- 1. a piped recorder reads lines of bounded length -----------------------------------
+
+
+def test_an_overlong_piped_line_is_refused_in_bounded_memory_and_the_rest_recorded(tmp_path: Path) -> None:
+    log = tmp_path / "g.jsonl"
+    script = b"x" * 8_000_000 + b"\nopen R3\n" + b"\0" * 8_000_000  # the last one with no newline at all
+    code, peak, err = run_measured("record", *SET_UP, log, stdin=script)
+    assert code == 1 and "Traceback" not in err, err
+    assert peak < 100, f"{peak:.0f} MiB"
+    assert len(err) < 1000, err[:300]
+    assert "input line 1: xxxxx" in err and "input line 3: " in err
+    assert err.count("longer than 4,096 characters") == 2
+    assert "R3" in log.read_text()
+
+
+# --- 2. arguments that are not UTF-8 -----------------------------------------------------
+
+
+def one_line(result: subprocess.CompletedProcess[bytes]) -> str:
+    err = result.stderr.decode("utf-8", "backslashreplace")
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err[-2000:]
+    return err
+
+
+NEW = "{new log}"
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["record", NEW, "--players", b"X\xff,Yuri,Zoe", "--dealer", "Yuri", "--lists", "Y=R"], "--players"),
+        (["record", NEW, "--title", b"Zo\xeb's night", *SET_UP], "--title"),  # a Latin-1 terminal
+        (["analyse", "--seed", b"\xff", VECTORS / "one-party.jsonl"], "--seed"),
+        (["analyse", "--jobs", b"\xff", VECTORS / "one-party.jsonl"], "--jobs"),
+        (["replay", VECTORS / "one-party.jsonl", "--as", b"Zo\xeb"], "--as"),
+        (["stats", "--versus", b"Zo\xeb", "Ben"], "--versus"),
+    ],
+)
+def test_text_that_is_not_utf8_is_one_usage_line_naming_the_option(tmp_path: Path, args, option) -> None:
+    log = tmp_path / "n.jsonl"
+    result = run_we(*[log if a == NEW else a for a in args], cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"{option}: not valid UTF-8 (is the terminal set to UTF-8?)" in one_line(result)
+    assert not log.exists()
+
+
+def test_file_names_that_are_not_utf8_work_as_paths_and_are_shown_escaped(tmp_path: Path) -> None:
+    made = run_we("record", b"night\xff.jsonl", *SET_UP, stdin=b"open R3\n", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    log = tmp_path / os.fsdecode(b"night\xff.jsonl")
+    assert "R3" in log.read_text()
+    lines = log.read_bytes().splitlines(keepends=True)
+    damaged = tmp_path / os.fsdecode(b"bad\xff.jsonl")
+    damaged.write_bytes(b"".join(lines[:3]) + b'{"x":\n')
+    for args in (["audit"], ["score"], ["replay"], ["replay", "--html", "page.html"]):
+        result = run_we(*args[:1], b"bad\xff.jsonl", *args[1:], cwd=tmp_path)
+        assert result.returncode == 1, (args, result.stderr)
+        err = result.stderr.decode("utf-8", "backslashreplace")
+        assert "Traceback" not in err, err
+        if args[0] != "audit":
+            assert "bad\\xff.jsonl: line 4: integrity" in err.splitlines()[-1]
+    assert "bad\\xff.jsonl: line 4" in (tmp_path / "page.html").read_text()
+    missing = run_we("score", b"gone\xff.jsonl", cwd=tmp_path)
+    assert missing.returncode == 1 and "gone\\xff.jsonl" in one_line(missing)
+
+
+# --- 3. --jobs starts no more processes than there is work for ----------------------------
+
+
+def most_descendants(command: list[str]) -> int:
+    """Run `command`; the most processes below it seen at once (looked at every few ms)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    most = 0
+    while process.poll() is None:
+        parents: dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat", "rb") as stat:
+                        parents[int(entry)] = int(stat.read().rsplit(b")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+        below = {process.pid}
+        grew = True
+        while grew:
+            more = {pid for pid, parent in parents.items() if parent in below} - below
+            below |= more
+            grew = bool(more)
+        most = max(most, len(below) - 1)
+        time.sleep(0.005)
+    assert process.returncode == 0, process.stderr.read() if process.stderr else ""
+    return most
+
+
+def test_jobs_are_capped_at_the_work_there_is(tmp_path: Path) -> None:
+    # one-party.jsonl has 8 decisions with 12 moves to roll out between them: 12 tasks.
+    vector = str(VECTORS / "one-party.jsonl")
+    we = [sys.executable, "-m", "cli.main"]
+    analysed = most_descendants([*we, "analyse", "-j", "40", "--rollouts", "1", vector])
+    cap = min(12, 4 * (os.cpu_count() or 1))
+    assert 1 <= analysed <= cap + 1, analysed  # the pool's workers and at most one helper
+    audited = most_descendants(
+        [*we, "audit", "--jobs", "24", vector, vector]
+    )
+    assert audited <= 3, audited
+
+
+@pytest.mark.parametrize("command", ["analyse", "audit"])
+@pytest.mark.parametrize("jobs", ["-1", "-5", "many"])
+def test_a_jobs_that_is_no_count_is_one_usage_line(command: str, jobs: str) -> None:
+    result = run_we(command, "--jobs", jobs, VECTORS / "one-party.jsonl")
+    assert result.returncode == 2 and "--jobs" in one_line(result)
+
+
+# --- 4. output into a pipe whose reader has gone keeps the command's exit status -----------
+
+REPLAYS = ROOT / "replays"
+
+
+def run_into_a_closed_pipe(*args: object) -> subprocess.CompletedProcess[bytes]:
+    """`we ARGS | head -0`, made certain: the pipe's reading end is closed before `we` starts,
+    so its first write finds nobody there."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        command = [sys.executable, "-m", "cli.main", *map(str, args)]
+        return subprocess.run(
+            command, stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT, env=env, timeout=300, check=False
+        )
+    finally:
+        os.close(write_end)
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("library") / "lib.db"
+    imported = run_we("import", "--db", db, REPLAYS / "bots-7p.jsonl", REPLAYS / "disputed-honest.jsonl")
+    assert imported.returncode == 0, imported.stderr
+    return db
+
+
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [
+        (["audit", REPLAYS / "disputed-honest.jsonl", REPLAYS / "disputed-edited.jsonl"], 1),
+        (["audit", "--json", REPLAYS / "disputed-honest.jsonl", REPLAYS / "disputed-edited.jsonl"], 1),
+        (["audit", REPLAYS / "disputed-honest.jsonl"], 0),
+        (["score", REPLAYS / "disputed-edited.jsonl"], 1),
+        (["score", REPLAYS / "disputed-honest.jsonl"], 0),
+        (["replay", REPLAYS / "bots-7p.jsonl"], 0),
+        (["replay", REPLAYS / "disputed-edited.jsonl"], 1),
+        (["games", "--db", "LIB"], 0),
+        (["stats", "--db", "LIB"], 0),
+        (["export", "sim-replays-1", "--db", "LIB", "-o", "-"], 0),
+    ],
+)
+def test_a_closed_pipe_keeps_the_exit_status_and_says_nothing_of_it(library: Path, args, status) -> None:
+    args = [library if a == "LIB" else a for a in args]
+    result = run_into_a_closed_pipe(*args)
+    err = result.stderr.decode()
+    assert result.returncode == status, err
+    assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err, err
+    assert status == 0 or len(err.splitlines()) <= 1, err
+
+
+# --- 5. messages that say what is really wrong ------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["audit", "replay", "score", "analyse", "import"])
+def test_a_fifo_device_or_broken_link_is_named_for_what_it_is(tmp_path: Path, command: str) -> None:
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    dangling = tmp_path / "dangling.jsonl"
+    dangling.symlink_to(tmp_path / "gone.jsonl")
+    db = ["--db", tmp_path / "lib.db"]
+    expected = ((fifo, "not a regular file (a FIFO)"), ("/dev/null", "not a regular file (a device)"))
+    for path, words in expected:
+        result = run_we(command, path, *db, cwd=tmp_path)
+        assert result.returncode == 1 and words in one_line(result) and "no such file" not in one_line(result)
+    result = run_we(command, dangling, *db, cwd=tmp_path)
+    assert result.returncode == 1 and "a broken symbolic link" in one_line(result), result.stderr
+    assert "vanished" not in one_line(result) and "no such file" not in one_line(result)
+
+
+def test_a_broken_link_in_an_audited_directory_is_named_and_the_rest_audited(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_bytes((VECTORS / "one-party.jsonl").read_bytes())
+    (tmp_path / "b.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    result = run_we("audit", tmp_path)
+    assert result.returncode == 1
+    assert "b.jsonl: a broken symbolic link" in result.stdout.decode() + result.stderr.decode()
+    assert "OK" in result.stdout.decode()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["export", "sim-replays-1", "--db", "LIB", "-o", "nodir/x.jsonl"],
+        ["replay", REPLAYS / "bots-7p.jsonl", "--html", "nodir/x.html"],
+        ["stats", "--fairness", "--db", "LIB", "--plot", "nodir/p.png"],
+    ],
+)
+def test_an_output_in_a_missing_directory_names_the_users_path(tmp_path: Path, library: Path, args) -> None:
+    result = run_we(*[library if a == "LIB" else a for a in args], cwd=tmp_path)
+    line = one_line(result)
+    assert result.returncode == 1 and "nodir" in line and "does not exist" in line, line
+    assert ".tmp" not in line and "/tmp" not in line.replace(str(tmp_path), "")
+
+
+def test_dash_is_standard_output_for_export_and_refused_elsewhere(tmp_path: Path, library: Path) -> None:
+    exported = run_we("export", "sim-replays-1", "--db", library, "-o", "-", cwd=tmp_path)
+    assert exported.returncode == 0 and not (tmp_path / "-").exists(), exported.stderr
+    assert run_we("export", "sim-replays-1", "--db", library, "-o", "f.jsonl", cwd=tmp_path).returncode == 0
+    assert exported.stdout == (tmp_path / "f.jsonl").read_bytes()
+    assert "to standard output" in exported.stderr.decode()
+    page = run_we("replay", REPLAYS / "bots-7p.jsonl", "--html", "-", cwd=tmp_path)
+    assert page.returncode == 1 and "standard output" in one_line(page) and not (tmp_path / "-").exists()
+
+
+def test_record_on_someone_elses_database_says_what_it_is(tmp_path: Path) -> None:
+    import sqlite3
+
+    other = tmp_path / "other-app.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("create table things (x)")
+    before = other.read_bytes()
+    result = run_we("record", other, cwd=tmp_path)
+    line = one_line(result)
+    assert result.returncode == 1 and "not a game log" in line and "SQLite database" in line
+    assert "repair" not in line and line.count("`") % 2 == 0
+    assert other.read_bytes() == before
+
+
+def test_an_overlong_title_is_a_title_error(tmp_path: Path) -> None:
+    result = run_we("record", tmp_path / "t.jsonl", "--title", "T" * 500, *SET_UP)
+    assert result.returncode == 1 and "--title: the title is longer than 200 characters" in one_line(result)
+
+
+@pytest.mark.parametrize("depth", [65, 1024, 1025, 5000])
+def test_any_nesting_past_the_limit_is_too_deep_not_bad_json(tmp_path: Path, depth: int) -> None:
+    log = tmp_path / "deep.jsonl"
+    log.write_text('{"x":' + "[" * (depth - 1) + "1" + "]" * (depth - 1) + "}\n")
+    report = json.loads(run_we("audit", "--json", log).stdout)
+    assert "nested more than 64 levels" in report["problems"][0]["message"], report["problems"][0]
+
+
+# --- 6. control characters in names and titles ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--players", "Xe\nna,Yuri,Zoe"), ("--players", "Xe\x1b[31mna,Yuri,Zoe"),
+     ("--players", "Xe\x85na,Yuri,Zoe"), ("--title", "Game\tnight"), ("--title", "Game\x7f")],
+)  # fmt: skip
+def test_control_characters_in_names_and_titles_are_refused(tmp_path: Path, option: str, value: str) -> None:
+    log = tmp_path / "c.jsonl"
+    flags = {"--players": "Xena,Yuri,Zoe", "--dealer": "Yuri", "--lists": "Yuri=BGO"}
+    flags[option] = value
+    result = run_we("record", "--no-library", log, *[x for pair in flags.items() for x in pair])
+    line = one_line(result)
+    assert result.returncode == 1 and f"{option}: " in line and "control character" in line, line
+    assert not log.exists()
