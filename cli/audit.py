@@ -31,6 +31,7 @@ from cli.common import (
     json_bytes_safe,
     logs_in_directory,
     one_line,
+    open_library,
     path_mode,
     worker_count,
 )
@@ -66,7 +67,13 @@ class Claim:
 
 
 def audit_one(source: GameSource, claims: Sequence[Claim] = ()) -> AuditResult:
-    return audit_game(source, claims, check_game)
+    return audit_game(source, claims, check_game, _summary_of)
+
+
+def _summary_of(source: GameSource) -> dict[str, Any] | None:
+    """What the library caches about a game (its games row), which the audit holds against
+    the game's events."""
+    return open_library(source.db_path).summary_of(source.game_id)  # type: ignore[arg-type]
 
 
 # --- arguments ----------------------------------------------------------------------

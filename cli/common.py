@@ -340,7 +340,23 @@ def library_exists(db: LibraryRef) -> bool:
         from eventstore.postgres import has_library
 
         return has_library(db)
-    return db.exists()
+    return library_file_exists(db)
+
+
+def library_file_exists(path: Path) -> bool:
+    """Whether `path` holds a library, or something to refuse as one: an empty file does not
+    (a read-only command leaves it empty), unless its -wal file holds what it has."""
+    try:
+        if path.stat().st_size > 0:
+            return True
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True  # there, but cannot be looked at: opening it says why
+    try:
+        return Path(f"{path}-wal").stat().st_size > 0
+    except OSError:
+        return False
 
 
 def resolve_game(text: str, db_path: LibraryRef | None) -> GameSource:

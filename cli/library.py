@@ -95,6 +95,14 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
     if not sources:
         raise CommandFailed("no *.jsonl logs to import" if from_db is None else "no games to import")
     counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0, "unreadable": 0, "not imported": 0}
+    if all(_missing(source, listed) for source, listed in sources):
+        # Nothing to import: the inputs are looked at before the library, which stays as it
+        # was (or is not created).
+        for source, _ in sources:
+            _refuse(f"{source.label}: no such file")
+        if len(sources) > 1:
+            click.echo(f"{len(sources)} refused.")
+        raise click.exceptions.Exit(1)
     # What was imported is said only once it is committed: a batch commits every so many rows
     # and at its end, and an interruption before a commit undoes what followed the last one.
     committed: list[str] = []
@@ -106,7 +114,7 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
             commits = getattr(library, "commits", 0)
             for source, listed in sources:
                 label = source.label
-                if not listed and source.path is not None and not os.path.lexists(source.path):
+                if _missing(source, listed):
                     _refuse(f"{label}: no such file")
                     counts["refused"] += 1
                     continue
@@ -122,6 +130,11 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
         echo(", ".join(f"{n} {what}" for what, n in counts.items() if n) + ".")
     if counts["refused"] or counts["unreadable"] or counts["not imported"]:
         raise click.exceptions.Exit(1)
+
+
+def _missing(source: GameSource, listed: bool) -> bool:
+    """A FILE given that is not there (one listed in a directory was, a moment ago)."""
+    return not listed and source.path is not None and not os.path.lexists(source.path)
 
 
 def _say(messages: list[str]) -> None:
@@ -377,7 +390,15 @@ def library_stats(db: LibraryRef) -> LibraryStats:
         rows = [(row["id"], row["started_at"]) for row in library.games() if row["id"] is not None]
     stats = LibraryStats()
     for game_id, started_at in rows:
-        report = check_game(GameSource(label=game_id, db_path=db, game_id=game_id))
+        try:
+            report = check_game(GameSource(label=game_id, db_path=db, game_id=game_id))
+        except WritesLostError:
+            raise
+        except StoreError:
+            # Its rows cannot even be read (a damaged games row): not counted, like a game
+            # failing the audit, which says why.
+            stats.invalid.append(game_id)
+            continue
         if report.problems:
             stats.invalid.append(game_id)
         elif not report.complete:

@@ -101,6 +101,11 @@ class GameLibrary(Protocol):
         """One summary per game, oldest first (the columns of `games`, `players` parsed)."""
         ...
 
+    def summary_of(self, game_id: str) -> dict[str, Any] | None:
+        """One game's row as `games` gives it (what the library caches about the game, which
+        `we audit` holds against its events), or None if there is no such game."""
+        ...
+
     def import_log(self, path: str | Path) -> Any:
         """Copy a JSONL log in, all or nothing: imported, extended, unchanged, or refused."""
         ...

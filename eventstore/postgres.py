@@ -19,11 +19,12 @@ passwords never in a message) that splitting would spread over several files.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import orjson
 import psycopg
@@ -106,9 +107,14 @@ _LAYOUT_LOCK = 0x7765_6C69_6272
 
 
 def display_url(url: str) -> str:
-    """The URL as messages show it: without its password (user:PASSWORD@ or ?password=)."""
-    parts = urlsplit(url)
-    if parts.password is not None:
+    """The URL as messages show it: without its password (user:PASSWORD@ or ?password=). A
+    URL too malformed to be split (an unclosed [ of an IPv6 host, say) is masked all the same."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return _mask_secrets(url, url)
+    if password is not None:
         user, host = parts.netloc.rsplit("@", 1)
         parts = parts._replace(netloc=f"{user.split(':', 1)[0]}:***@{host}")
     query = "&".join(
@@ -119,9 +125,29 @@ def display_url(url: str) -> str:
     return shown + (f"?{query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
 
 
-def _one_line(exc: BaseException) -> str:
+# user:PASSWORD@ after the scheme, and password=PASSWORD in the query.
+_PASSWORDS = re.compile(r"^[a-z]+://[^/?#@]*?:([^/?#]*)@|[?&]password=([^&#]*)", re.IGNORECASE)
+
+
+def _mask_secrets(text: str, url: str) -> str:
+    """`text` (a URL, or an error message that may quote it) with the URL's passwords, as
+    written and percent-decoded, replaced by ***."""
+    secrets: set[str] = set()
+    for match in _PASSWORDS.finditer(url):
+        for secret in match.groups():
+            if secret:
+                secrets.update((secret, unquote(secret)))
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
+def _one_line(exc: BaseException, url: str | None = None) -> str:
+    """An error's first line; with `url`, its passwords masked (libpq quotes what it cannot
+    parse of a URL)."""
     text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+    line = text[0] if text else type(exc).__name__
+    return _mask_secrets(line, url) if url else line
 
 
 def _schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
@@ -169,7 +195,7 @@ def has_library(url: str) -> bool:
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name="we")
     except psycopg.Error as exc:
-        raise StoreError(f"{where}: cannot open the game library: {_one_line(exc)}") from None
+        raise StoreError(f"{where}: cannot open the game library: {_one_line(exc, url)}") from None
     with conn:
         try:
             if _schema_version(conn, where) is not None:
@@ -218,7 +244,7 @@ class Library:
         try:
             self.conn = psycopg.connect(url, **options)
         except psycopg.Error as exc:
-            raise StoreError(f"{self.path}: cannot open the game library: {_one_line(exc)}") from None
+            raise StoreError(f"{self.path}: cannot open the game library: {_one_line(exc, url)}") from None
         try:
             self._lay_out()
         except BaseException:
@@ -427,6 +453,12 @@ class Library:
         names = _GAME_COLUMNS.split(", ")
         query = f"SELECT {_GAME_COLUMNS} FROM games ORDER BY started_at, id"
         return [game_summary(dict(zip(names, values, strict=True))) for values in self._read(query)]
+
+    def summary_of(self, game_id: str) -> dict[str, Any] | None:
+        """The games row of one game as `games` lists it, or None if there is none."""
+        names = _GAME_COLUMNS.split(", ")
+        row = self._read(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = %s", (game_id,)).fetchone()
+        return None if row is None else game_summary(dict(zip(names, row, strict=True)))
 
     def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
         """Keep rules-level facts the CLI computed; the store does not judge them."""
@@ -834,7 +866,8 @@ class Notifications:
                 if not lost:
                     lost = True
                     if self._on_lost is not None:
-                        self._on_lost(f"{self.where}: lost the database ({_one_line(exc)}); trying again")
+                        where, why = self.where, _one_line(exc, self.url)
+                        self._on_lost(f"{where}: lost the database ({why}); trying again")
                 self._stopping.wait(self._retry_s)
 
 
@@ -870,7 +903,7 @@ class LibraryPool:
             return psycopg.connect(self.url, autocommit=True, connect_timeout=5, application_name="we serve")
         except psycopg.Error as exc:
             raise ConnectionLostError(
-                f"{self.where}: the game library cannot be reached ({_one_line(exc)})"
+                f"{self.where}: the game library cannot be reached ({_one_line(exc, self.url)})"
             ) from None
 
     def _take(self) -> psycopg.Connection[Any]:

@@ -8,6 +8,7 @@ BEGIN IMMEDIATE transaction that re-reads the head, which serialises writers acr
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import sqlite3
@@ -34,17 +35,22 @@ from eventstore.sqlite_import import ImportResult, import_new_game, import_path,
 from eventstore.sqlite_schema import (
     GAME_COLUMNS,
     INSERT_EVENT,
+    KEY_LIMIT,
+    ROW_VALUES,
     SCHEMA_VERSION,
     SELECT_EVENTS,
     SELECT_EVENTS_AND_UNPLACED,
     SELECT_HEAD,
     SEQ_LIMIT,
+    as_bytes_where_text,
+    decoded,
     envelope_objs,
     event_row,
     first_event_meta,
     game_base,
     game_summary,
     lay_out,
+    missing_columns,
     refusal,
     table_names,
     too_long,
@@ -139,6 +145,11 @@ class Library:
         if size == 0:
             return
         uri = f"file:{urllib.parse.quote(os.fspath(self.path.absolute()))}?mode=ro"
+        if not os.path.lexists(f"{self.path}-wal"):
+            # Nobody is writing it (a writer of a database in WAL mode keeps its -wal file):
+            # immutable, or even a read-only connection leaves -wal and -shm files beside a
+            # database in WAL mode.
+            uri += "&immutable=1"
         try:
             peek = sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT_S)
         except sqlite3.Error:
@@ -146,8 +157,10 @@ class Library:
         try:
             why = refusal(peek)
         except sqlite3.DatabaseError as exc:
-            if "not a database" in str(exc) or "malformed" in str(exc):
+            if "not a database" in str(exc):
                 why = f"cannot open the game library: not an SQLite database ({exc})"
+            elif "malformed" in str(exc):
+                why = f"cannot open the game library: the file is damaged ({exc})"
             else:
                 return  # cannot look read-only (a WAL file in a read-only folder): open as usual
         finally:
@@ -180,6 +193,8 @@ class Library:
         tables = table_names(conn)
         if missing := [name for name in ("games", "events") if name not in tables]:
             raise StoreError(f"{self.path}: not a game library (no {' or '.join(missing)} table)")
+        if why := missing_columns(conn):
+            raise StoreError(f"{self.path}: {why}")
         # Only a library upgraded from schema 1 with rows edited by hand has this table.
         self._has_unplaced = "events_unplaced" in tables
 
@@ -332,17 +347,74 @@ class Library:
     def where(self, game_id: str) -> str:
         return f"game {game_id!r} in {self.path}"
 
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """SQLite's errors while reading as one line naming the library (a file damaged on
+        disk, say): never a traceback, and never taken for a failed write of another library
+        that is being written at the time (`import --from-db`)."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise self._read_error(exc) from None
+
+    def _read_error(self, exc: sqlite3.Error) -> StoreError:
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+        if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            return StoreError(f"{self.path}: cannot read the game library: the file is damaged ({exc})")
+        return StoreError(f"{self.path}: cannot read the game library: {exc}")
+
+    def _rows(
+        self, conn: sqlite3.Connection, sql: str, args: Sequence[Any], columns: str, plain: int
+    ) -> Iterator[tuple[Any, ...]]:
+        """The rows of `sql`, where a TEXT value that is not UTF-8 (a damaged or hand-edited
+        row), which the driver cannot decode, stays bytes; any other error is one line."""
+        with self._reading():
+            try:
+                return iter(conn.execute(sql, args).fetchall())
+            except sqlite3.OperationalError as exc:
+                if "decode" not in str(exc):
+                    raise
+            return (decoded(row, plain) for row in conn.execute(as_bytes_where_text(sql, columns), args))
+
+    def _envelope_rows(
+        self, conn: sqlite3.Connection, game_id: str, sql: str, args: Sequence[Any]
+    ) -> Iterator[dict[str, Any]]:
+        """A game's event rows as parsed envelopes, streamed. A TEXT value that is not UTF-8
+        fails the driver's decoding: the rows are then read again with their values as bytes,
+        from the one that failed on, and such a value stays bytes for the checks to flag."""
+
+        def resume(exc: Exception, given: int) -> Iterator[tuple[Any, ...]]:
+            if not isinstance(exc, sqlite3.OperationalError) or "decode" not in str(exc):
+                raise self._read_error(exc) from None  # type: ignore[arg-type]
+            with self._reading():
+                tolerant = conn.execute(as_bytes_where_text(sql, ROW_VALUES), args)
+            return (decoded(row, 1) for row in itertools.islice(tolerant, given, None))
+
+        with self._reading():
+            rows = conn.execute(sql, args)
+        return envelope_objs(game_id, rows, resume)
+
     def log(self, game_id: str) -> LibraryLog:
         return LibraryLog(self, game_id)
 
     def has_game(self, game_id: str) -> bool:
-        return self.conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
+        with self._reading():
+            return self.conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
 
     def games(self) -> list[dict[str, Any]]:
         """One summary per game, oldest first; `players` parsed, `complete` a bool, `damaged`
         for a row that is not what we writes (its odd values read as None)."""
         query = f"SELECT {GAME_COLUMNS} FROM games ORDER BY started_at, id"
-        return [game_summary(row) for row in self.db.query(query)]
+        names = GAME_COLUMNS.split(", ")
+        rows = self._rows(self.conn, query, (), GAME_COLUMNS, 0)
+        return [game_summary(dict(zip(names, row, strict=True))) for row in rows]
+
+    def summary_of(self, game_id: str) -> dict[str, Any] | None:
+        """The games row of one game as `games` lists it, or None if there is none."""
+        query = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
+        rows = list(self._rows(self.conn, query, (game_id,), GAME_COLUMNS, 0))
+        names = GAME_COLUMNS.split(", ")
+        return game_summary(dict(zip(names, rows[0], strict=True))) if rows else None
 
     def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
         """Keep rules-level facts the CLI computed; the store does not judge them."""
@@ -364,15 +436,24 @@ class Library:
             raise GameNotFoundError(self.where(game_id))
         base = game_base(key)
         if self._has_unplaced:
-            rows = conn.execute(SELECT_EVENTS_AND_UNPLACED, (base, base + SEQ_LIMIT, game_id))
+            query, args = SELECT_EVENTS_AND_UNPLACED, (base, base + SEQ_LIMIT, game_id)
         else:
-            rows = conn.execute(SELECT_EVENTS, (base, base + SEQ_LIMIT))
-        return envelope_objs(game_id, rows)
+            query, args = SELECT_EVENTS, (base, base + SEQ_LIMIT)
+        return self._envelope_rows(conn, game_id, query, args)
 
-    @staticmethod
-    def _game_key(conn: sqlite3.Connection, game_id: str) -> int | None:
-        row = conn.execute("SELECT key FROM games WHERE id = ?", (game_id,)).fetchone()
-        return None if row is None else row[0]
+    def _game_key(self, conn: sqlite3.Connection, game_id: str) -> int | None:
+        with self._reading():
+            row = conn.execute("SELECT key FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        key = row[0]
+        if not 0 < key < KEY_LIMIT:
+            # Edited by hand: its events' row ids would be past SQLite's integers.
+            raise StoreError(
+                f"{self.where(game_id)}: the library's row of this game is damaged (key {key} is"
+                " out of range), so its events cannot be found"
+            )
+        return key
 
     def _insert_game(
         self,
@@ -476,10 +557,10 @@ class LibraryLog(LibraryGameLog):
         if key is None:
             return None
         base = game_base(key)
-        row = conn.execute(SELECT_HEAD, (base, base + SEQ_LIMIT)).fetchone()
-        if row is None:
+        objs = list(self.library._envelope_rows(conn, self.game_id, SELECT_HEAD, (base, base + SEQ_LIMIT)))
+        if not objs:
             return None
-        (obj,) = envelope_objs(self.game_id, [row])
+        (obj,) = objs
         env = self._checked_head(obj)
         return base, env
 

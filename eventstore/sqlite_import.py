@@ -20,7 +20,15 @@ from eventstore import persistence
 from eventstore.canonical import fingerprint
 from eventstore.errors import GameNotFoundError, StoreError
 from eventstore.persistence import ImportResult, Summary
-from eventstore.sqlite_schema import INSERT_EVENT, SELECT_HEAD, SEQ_LIMIT, event_row, game_base, too_long
+from eventstore.sqlite_schema import (
+    INSERT_EVENT,
+    ROW_VALUES,
+    SELECT_HEAD,
+    SEQ_LIMIT,
+    event_row,
+    game_base,
+    too_long,
+)
 from eventstore.verify import Scanned, open_log, scan_lines
 
 if TYPE_CHECKING:
@@ -87,7 +95,8 @@ class _SqliteImport:
             self.base = game_base(self.library._insert_game(self.conn, first, first, self.summary))
             return True, 0, ""
         self.base = game_base(key)
-        head = self.conn.execute(SELECT_HEAD, (self.base, self.base + SEQ_LIMIT)).fetchone()
+        args = (self.base, self.base + SEQ_LIMIT)
+        head = next(self.library._rows(self.conn, SELECT_HEAD, args, ROW_VALUES, 1), None)
         return (False, 0, "") if head is None else (False, head[0], head[5])
 
     def store(self, objs: list[dict[str, Any]]) -> None:
@@ -105,7 +114,8 @@ class _SqliteImport:
             self.library._set_summary(self.conn, last["game"], summary)
 
     def stored_hash(self, seq: int) -> Any:
-        row = self.conn.execute("SELECT hash FROM events WHERE id = ?", (self.base + seq,)).fetchone()
+        query = "SELECT hash FROM events WHERE id = ?"
+        row = next(self.library._rows(self.conn, query, (self.base + seq,), "hash", 0), None)
         return None if row is None else row[0]
 
 

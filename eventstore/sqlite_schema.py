@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +36,18 @@ EVENT_COLUMNS = "id, type, data, at, prev, hash"
 INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
 # Rows as (seq, type, data, at, prev, hash), given the game's base row id and its end. From
 # the base on: a row at seq 0 can only be a hand edit, and the checks report it.
-_SELECT_ROWS = "SELECT id - ?1, type, data, at, prev, hash FROM events WHERE id >= ?1 AND id < ?2"
+ROW_VALUES = "type, data, at, prev, hash"
+_SELECT_ROWS = f"SELECT id - ?1, {ROW_VALUES} FROM events WHERE id >= ?1 AND id < ?2"
 SELECT_EVENTS = f"{_SELECT_ROWS} ORDER BY id"
+# A games key past this would put its events' row ids beyond SQLite's 64-bit integers: only a
+# row edited by hand (or damaged) has one.
+KEY_LIMIT = (1 << (63 - _SEQ_BITS)) - 1
+GAME_COLUMNS = "id, title, players, started_at, last_at, events, head_hash, complete, winner"
+# The columns each table must have for we to read it; a library missing one is damaged.
+REQUIRED_COLUMNS = {
+    "games": ("key", *GAME_COLUMNS.split(", ")),
+    "events": ("id", "type", "data", "at", "prev", "hash"),
+}
 SELECT_HEAD = f"{_SELECT_ROWS} ORDER BY id DESC LIMIT 1"
 # With the rows an upgrade set aside (?3: the game id), in schema 1's order of seq.
 SELECT_EVENTS_AND_UNPLACED = (
@@ -61,7 +72,6 @@ _SCHEMA = (
     # A range, not `events.id >> 32 = games.key`, so that one game's rows are a rowid range.
     " FROM games JOIN events ON events.id >= games.key << 32 AND events.id < (games.key + 1) << 32",
 )
-GAME_COLUMNS = "id, title, players, started_at, last_at, events, head_hash, complete, winner"
 _SCHEMA_1_GAMES = set(GAME_COLUMNS.split(", "))
 _SCHEMA_1_EVENTS = {"game", "seq", "type", "data", "at", "prev", "hash"}
 # Names the upgrade creates besides games and events.
@@ -72,6 +82,43 @@ def table_names(conn: sqlite3.Connection) -> set[str]:
     """The database's own tables (not SQLite's internal ones)."""
     rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     return {name for (name,) in rows}
+
+
+def missing_columns(conn: sqlite3.Connection) -> str | None:
+    """Why a library of this layout cannot be read, if a column we reads is gone (dropped by
+    hand): "no column winner in the games table"; None when every one is there."""
+    for table, needed in REQUIRED_COLUMNS.items():
+        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if gone := [name for name in needed if name not in have]:
+            plural = "s" if len(gone) > 1 else ""
+            return f"not a game library (the {table} table has no column{plural} {', '.join(gone)})"
+    return None
+
+
+def as_bytes_where_text(sql: str, columns: str) -> str:
+    """`sql` with each of `columns` (as they are written in it, "a, b, c") read as bytes, and
+    after it whether it was TEXT: for rows whose TEXT is not UTF-8, which the driver cannot
+    decode (`decoded` turns such a row back)."""
+    tolerant = ", ".join(
+        f"CASE typeof({c}) WHEN 'text' THEN CAST({c} AS BLOB) ELSE {c} END, typeof({c}) = 'text'"
+        for c in columns.split(", ")
+    )
+    assert columns in sql
+    return sql.replace(columns, tolerant)
+
+
+def decoded(row: Sequence[Any], plain: int = 0) -> tuple[Any, ...]:
+    """A row of `as_bytes_where_text`'s query (after `plain` columns read as they are) as the
+    driver would give it, except that TEXT which is not UTF-8 stays bytes: a value that is
+    not what we writes, for the checks and listings to flag."""
+    values = list(row[:plain])
+    for i in range(plain, len(row), 2):
+        value, was_text = row[i], row[i + 1]
+        if was_text:
+            with suppress(UnicodeDecodeError):
+                value = value.decode()
+        values.append(value)
+    return tuple(values)
 
 
 def game_base(key: int) -> int:
@@ -85,24 +132,38 @@ def event_row(base: int, obj: dict[str, Any]) -> tuple[Any, ...]:
     return (base + obj["seq"], obj["type"], data, obj["at"], obj["prev"], obj["hash"])
 
 
-def envelope_objs(game: str, rows: Iterable[Sequence[Any]]) -> Iterator[dict[str, Any]]:
-    """Stored rows as the parsed envelopes they came from, for the same checks as a file."""
+def envelope_objs(
+    game: str,
+    rows: Iterable[Sequence[Any]],
+    resume: Callable[[Exception, int], Iterable[Sequence[Any]]] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Stored rows as the parsed envelopes they came from, for the same checks as a file.
+
+    `resume`, given the database's error while reading the rows and how many were read, gives
+    the rows after those (read another way) or raises: the fast path pays nothing for it."""
     loads, bad_json = orjson.loads, orjson.JSONDecodeError
-    for seq, type_, data, at, prev, hash_ in rows:
-        try:
-            parsed = loads(data)
-        except bad_json:
-            parsed = data  # reported by the checks as `data` of the wrong type
-        yield {
-            "v": FORMAT_VERSION,
-            "game": game,
-            "seq": seq,
-            "at": at,
-            "type": type_,
-            "data": parsed,
-            "prev": prev,
-            "hash": hash_,
-        }
+    n = -1
+    try:
+        for n, (seq, type_, data, at, prev, hash_) in enumerate(rows):  # noqa: B007
+            try:
+                parsed = loads(data)
+            except bad_json:
+                parsed = data  # reported by the checks as `data` of the wrong type
+            yield {
+                "v": FORMAT_VERSION,
+                "game": game,
+                "seq": seq,
+                "at": at,
+                "type": type_,
+                "data": parsed,
+                "prev": prev,
+                "hash": hash_,
+            }
+    except sqlite3.Error as exc:
+        if resume is None:
+            raise
+        # Resumed rows that fail too go to `resume` again, which then raises.
+        yield from envelope_objs(game, resume(exc, n + 1), resume)
 
 
 def too_long(where: str) -> StoreError:
@@ -127,7 +188,9 @@ def refusal(conn: sqlite3.Connection) -> str | None:
     tables = table_names(conn)
     if version == SCHEMA_VERSION:
         missing = [name for name in ("games", "events") if name not in tables]
-        return f"not a game library (no {' or '.join(missing)} table)" if missing else None
+        if missing:
+            return f"not a game library (no {' or '.join(missing)} table)"
+        return missing_columns(conn)
     if version > SCHEMA_VERSION:
         return None  # lay_out words this one (a newer we), and writes nothing first
     if not tables:

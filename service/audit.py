@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from eventstore.problems import Problem, ProblemCode
+from eventstore.problems import Problem, ProblemCode, ProblemKind
 from service.checking import GameReport, GameSource
 from service.checking import check_game as check_source
 from wecore.scoring import Scoreboard, score
@@ -86,10 +86,18 @@ class AuditResult:
 # --- auditing one game --------------------------------------------------------------
 
 
+# A library game's cached summary (its games row, as GameLibrary.summary_of gives it).
+SummaryOf = Callable[[GameSource], "dict[str, Any] | None"]
+
+
 def audit_one(
-    source: GameSource, claims: Sequence[ScoreClaim] = (), check: Check = check_source
+    source: GameSource,
+    claims: Sequence[ScoreClaim] = (),
+    check: Check = check_source,
+    summary_of: SummaryOf | None = None,
 ) -> AuditResult:
-    """`check` reads the game (the CLI's reads library games through its connection)."""
+    """`check` reads the game (the CLI's reads library games through its connection);
+    `summary_of` gives a library game's cached summary, held against what its events say."""
     report = check(source, keep_envelopes=False)
     state = report.state
     board = score(state) if state.lists is not None else None
@@ -114,6 +122,13 @@ def audit_one(
         folded_to=state.seq,  # every folded event counts one, and folding starts at line 1
         problems_omitted=report.problems_omitted,
     )
+    if summary_of is not None and source.game_id is not None and not result.problems:
+        row = summary_of(source)
+        if row is not None:
+            at = max(report.events, 1)
+            result.problems.extend(
+                Problem(at, ProblemKind.INTEGRITY, message) for message in summary_mismatches(row, report)
+            )
     if claims:
         from wecore.claims import check_claim, explain_difference
 
@@ -128,6 +143,47 @@ def audit_one(
                 outcome = explain_difference(state, board, claim.player, claim.score, history)  # type: ignore[arg-type]
             result.claims.append(outcome)
     return result
+
+
+def summary_mismatches(row: dict[str, Any], report: GameReport) -> list[str]:
+    """Where a library's cached summary of a game (its games row) says something its events do
+    not: tampering or damage, in the library's words. A game not summarised (no winner, not
+    complete: what a game played through `we serve` has) claims nothing, so is not held
+    against it; every other value is kept by the store on each write and must match."""
+    from eventstore.canonical import fingerprint
+    from wecore.scoring import library_summary
+
+    state = report.state
+    complete, winner = library_summary(state)
+    said = "the library's summary says"
+    out: list[str] = []
+    if row.get("damaged"):
+        out.append("the library's row of this game is damaged (values that are not what we writes)")
+    if row["winner"] is not None and row["winner"] != winner:
+        events_say = f"the events say {winner}" if winner else "the events say the game is not over"
+        out.append(f"{said} the winner is {row['winner']}; {events_say}")
+    if row["complete"] and not complete:
+        out.append(f"{said} the game is over; the events say it is not")
+    if row["events"] is not None and row["events"] != report.events:
+        out.append(f"{said} the game has {row['events']} events; it has {report.events}")
+    if row["head_hash"] is not None and fingerprint(row["head_hash"]) != report.stored_fingerprint:
+        out.append(
+            f"{said} the newest event's fingerprint is {fingerprint(row['head_hash'])};"
+            f" the events end in {report.stored_fingerprint}"
+        )
+    # Names compare after NFC, as the events' readers compare them: the row keeps them as written.
+    players = list(state.players)
+    if row["players"] is not None and players and list(map(_nfc, row["players"])) != list(map(_nfc, players)):
+        out.append(f"{said} the players are {', '.join(row['players'])}; the events say {', '.join(players)}")
+    if row["title"] is not None and _nfc(row["title"]) != _nfc(state.title):
+        out.append(f"{said} the title is {row['title']!r}; the events say {state.title!r}")
+    return out
+
+
+def _nfc(text: str | None) -> str | None:
+    import unicodedata
+
+    return None if text is None else unicodedata.normalize("NFC", text)
 
 
 def _card_history(source: GameSource, check: Check) -> CardHistory:

@@ -215,7 +215,8 @@ COLUMNS = {
     "games": ["id", "title", "players", "started_at", "last_at", "events", "head_hash", "complete", "winner"],
 }
 sql_values = st.sampled_from(
-    ["x'ffff'", "x''", "'x'", "''", "5", "-1", "1e300", "NULL", "'[1,2'", "'{}'", "'[]'", "'null'",
+    ["x'ffff'", "x''", "CAST(x'ff' AS TEXT)", "CAST(x'6fc3' AS TEXT)",
+     "'x'", "''", "5", "-1", "1e300", "NULL", "'[1,2'", "'{}'", "'[]'", "'null'",
      "'" + "[" * 300 + "'", "'" + "9" * 30 + "'", "'{\"a\":" + "1" * 25 + "}'"]
 )  # fmt: skip
 
@@ -239,6 +240,9 @@ WHOLESALE = [
     "UPDATE events SET id = id + 1 WHERE id % 9 = 3",
     "PRAGMA user_version = 7",
     "PRAGMA user_version = 0",
+    "ALTER TABLE games DROP COLUMN winner",
+    "DROP VIEW envelopes; ALTER TABLE events DROP COLUMN data",
+    "UPDATE games SET key = key + 9223372036854775000 WHERE key = 1",
 ]
 
 
