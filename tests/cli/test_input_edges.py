@@ -134,9 +134,7 @@ def test_jobs_are_capped_at_the_work_there_is(tmp_path: Path) -> None:
     analysed = most_descendants([*we, "analyse", "-j", "40", "--rollouts", "1", vector])
     cap = min(12, 4 * (os.cpu_count() or 1))
     assert 1 <= analysed <= cap + 1, analysed  # the pool's workers and at most one helper
-    audited = most_descendants(
-        [*we, "audit", "--jobs", "24", vector, vector]
-    )
+    audited = most_descendants([*we, "audit", "--jobs", "24", vector, vector])
     assert audited <= 3, audited
 
 
