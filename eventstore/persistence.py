@@ -337,6 +337,22 @@ class ImportTarget(Protocol):
         ...
 
 
+class LibraryImportTarget:
+    """The part of an ImportTarget both libraries share: the game's row told about the events
+    just stored (its head, and for a game extended, the summary given)."""
+
+    library: Any
+    conn: Any
+
+    def finish_new(self, last: dict[str, Any]) -> None:
+        self.library._advance_game(self.conn, last)
+
+    def finish_extended(self, last: dict[str, Any], summary: Summary | None) -> None:
+        self.library._advance_game(self.conn, last)
+        if summary is not None:
+            self.library._set_summary(self.conn, last["game"], summary)
+
+
 # Events handed to ImportTarget.store at a time: large enough to amortise a call, small enough
 # that a 10 GB log does not sit in memory.
 IMPORT_CHUNK = 10_000

@@ -42,6 +42,7 @@ from eventstore.errors import (
 from eventstore.persistence import (
     ImportResult,
     LibraryGameLog,
+    LibraryImportTarget,
     StoreAfterHead,
     Summary,
     import_scanned,
@@ -669,7 +670,7 @@ class Library:
         return write_new_log(self._events_of(game_id), path)
 
 
-class _PostgresImport:
+class _PostgresImport(LibraryImportTarget):
     """import_scanned's target: one game's rows in the PostgreSQL library, inside its write."""
 
     def __init__(self, library: Library, conn: psycopg.Connection[Any], summary: Summary | None) -> None:
@@ -687,13 +688,8 @@ class _PostgresImport:
         key = self.key
         self.library._copy_events(self.conn, [_event_row(key, obj) for obj in objs])
 
-    def finish_new(self, last: dict[str, Any]) -> None:
-        self.library._advance_game(self.conn, last)
-
     def finish_extended(self, last: dict[str, Any], summary: Summary | None) -> None:
-        self.library._advance_game(self.conn, last)
-        if summary is not None:
-            self.library._set_summary(self.conn, last["game"], summary)
+        super().finish_extended(last, summary)
         _notify(self.conn, last["game"], last["seq"])
 
     def stored_hash(self, seq: int) -> Any:

@@ -19,7 +19,7 @@ import orjson
 from eventstore import persistence
 from eventstore.canonical import fingerprint
 from eventstore.errors import GameNotFoundError, StoreError
-from eventstore.persistence import ImportResult, Summary
+from eventstore.persistence import ImportResult, LibraryImportTarget, Summary
 from eventstore.sqlite_schema import (
     INSERT_EVENT,
     ROW_VALUES,
@@ -79,7 +79,7 @@ def import_new_game(
     return ImportResult(game, "imported", added, added, fingerprint(last["hash"]), msg)
 
 
-class _SqliteImport:
+class _SqliteImport(LibraryImportTarget):
     """import_scanned's target: one game's rows in the SQLite library, inside its write."""
 
     def __init__(
@@ -104,14 +104,6 @@ class _SqliteImport:
             raise too_long(self.label)
         base = self.base
         self.conn.executemany(INSERT_EVENT, [event_row(base, obj) for obj in objs])
-
-    def finish_new(self, last: dict[str, Any]) -> None:
-        self.library._advance_game(self.conn, last)
-
-    def finish_extended(self, last: dict[str, Any], summary: Summary | None) -> None:
-        self.library._advance_game(self.conn, last)
-        if summary is not None:
-            self.library._set_summary(self.conn, last["game"], summary)
 
     def stored_hash(self, seq: int) -> Any:
         query = "SELECT hash FROM events WHERE id = ?"
