@@ -77,12 +77,12 @@ def valid_at(s: object) -> bool:
 
 def at_ok(s: str) -> bool:
     """valid_at for a str, with a fast path for an already seen minute (the same test is inlined
-    in eventstore.verify._scan). s[-1] is there: s[17:20] has three characters only if s has 20."""
+    in eventstore.verify._scan). A whole second's tail ("03Z") is in AT_WHOLE_SECONDS only if s
+    has 20 characters; a fraction's is tested only if it is not."""
     return (
         (
             s[17:] in AT_WHOLE_SECONDS
-            if len(s) == 20
-            else (s[17:20] in AT_SECONDS_POINT and s[-1] == "Z" and s.isascii() and s[20:-1].isdigit())
+            or (s[17:20] in AT_SECONDS_POINT and s[-1] == "Z" and s.isascii() and s[20:-1].isdigit())
         )
         and s[:17] in AT_MINUTES_SEEN
     ) or valid_at(s)

@@ -17,6 +17,7 @@ INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
 # orjson reads an integer beyond 64 bits as a float; any float this large came from a number
 # outside the range (an in-range float such as 2.0 is a schema problem, as before).
 FLOAT_EDGE = float(1 << 63)
+_FLAT = frozenset({str, type(None), bool})
 TOO_DEEP = Flaw(ProblemCode.TOO_DEEP, f"nested more than {DEPTH_LIMIT} levels deep (the format's limit)")
 # The bytes a line adds to its canonical form without `hash`: `,"hash":"sha256:<64 hex>"`.
 HASH_FIELD_BYTES = len(',"hash":""') + len("sha256:") + 64
@@ -27,11 +28,16 @@ def over_limits(container: Any, depth: int) -> Flaw | None:
     on what writers write: a few strings and small integers per payload."""
     if depth > DEPTH_LIMIT:
         return TOO_DEEP
+    flat = _FLAT.issuperset
     for value in container.values() if type(container) is dict else container:
         kind = type(value)
         if kind is str or (kind is int and INT_MIN <= value <= INT_MAX):
             continue
         if kind is dict or kind is list:
+            # A container of strings, nulls and booleans (a gift list, an attic) is within the
+            # limits unless it is too deep itself.
+            if flat(map(type, value.values() if kind is dict else value)) and depth < DEPTH_LIMIT:
+                continue
             if (problem := over_limits(value, depth + 1)) is not None:
                 return problem
         elif kind is int or (kind is float and not -FLOAT_EDGE < value < FLOAT_EDGE):

@@ -38,7 +38,7 @@ from eventstore.envelope import (
 )
 from eventstore.errors import StoreError
 from eventstore.limits import (
-    DEPTH_LIMIT,  # noqa: F401 - re-exported for readers of a log
+    DEPTH_LIMIT,
     FLOAT_EDGE,
     HASH_FIELD_BYTES,
     INT_MAX,
@@ -67,6 +67,21 @@ _loads = orjson.loads
 _dumps = orjson.dumps
 _SORT = orjson.OPT_SORT_KEYS
 _DecodeError = orjson.JSONDecodeError
+_EncodeError = orjson.JSONEncodeError
+# The limits at a glance, without walking a payload's values in Python. A line read as text
+# is within them when the canonical form orjson writes for it
+# - was written under OPT_STRICT_INTEGER, so every integer is within 53 bits;
+# - holds no "+", which every float of 1e16 or more is written with ("9.3e+18"), so no float
+#   stands for an integer beyond 64 bits;
+# - and either holds no "[" and is at most _GLANCE_BYTES long, too short to nest objects
+#   deeper than the limit (below), or holds at most DEPTH_LIMIT "[" and "{" in all.
+# A "+", "[" or "{" inside a string only sends the line to the walk of its values.
+# Bytes are searched by code (`43 in line`): bytes.find parses its arguments the slow way.
+_PLUS, _OPEN_BRACKET = ord("+"), ord("[")
+# A canonical envelope takes at least 84 bytes besides its payload (58 of punctuation and key
+# names, `at` 20, `game` 1, `prev` 4 as null, `seq` 1); the payload is level 2, and each object
+# nested below it to level DEPTH_LIMIT + 1 adds at least 5 bytes (`"":{` and `}`).
+_GLANCE_BYTES = 84 + 2 + 5 * (DEPTH_LIMIT - 1) - 1
 
 # Lines are read through a large buffer: fewer syscalls, still bounded memory.
 _READ_BUFFER = 1 << 18
@@ -556,7 +571,11 @@ def _scan(
         # as iterating the file), so a line over the limit is never held whole. Lines given
         # in memory are judged by the same limit.
         items = iter(partial(readline, READ_CAP), b"") if readline is not None else map(_within_limit, items)
-    over, lo, hi = over_limits, INT_MIN, INT_MAX
+    over, lo, hi, depth = over_limits, INT_MIN, INT_MAX, DEPTH_LIMIT
+    strict, plus, bracket = _SORT | orjson.OPT_STRICT_INTEGER, _PLUS, _OPEN_BRACKET
+    # Objects not parsed here from text (library rows, envelopes in memory) have their values
+    # walked: only orjson's own parse is known to hold no float such as inf, written as null.
+    glance = -1 if parsed else _GLANCE_BYTES
     hashed_line = HASH_FIELD_BYTES + _NEWLINE
     n = 0
     # Line 1's game id once known valid; until then _UNKNOWN, equal to nothing (not even a
@@ -571,75 +590,92 @@ def _scan(
     passed: dict[str, Any] | None = None
     for item in items:
         n += 1
-        obj = None
         if parsed:
             obj = item
         elif item[-1:] == b"\n":
-            try:  # noqa: SIM105 - suppress() would cost a context manager per line
+            try:
                 obj = loads(item)
             except _DecodeError:
-                pass
-        elif readline is not None and len(item) == READ_CAP:
-            item = rest_of_line(item, readline)
-            if type(item) is not LongLine:
-                try:  # noqa: SIM105
-                    obj = loads(item)
-                except _DecodeError:
-                    pass
+                obj = None
+        else:
+            obj = None
+            if readline is not None and len(item) == READ_CAP:
+                item = rest_of_line(item, readline)
+                if type(item) is not LongLine:
+                    try:  # noqa: SIM105 - suppress() would cost a context manager per line
+                        obj = loads(item)
+                    except _DecodeError:
+                        pass
         if type(obj) is dict and len(obj) == 8:
             try:
-                v, g, seq, at = obj["v"], obj["game"], obj["seq"], obj["at"]
-                t, data, prev, h = obj["type"], obj["data"], obj["prev"], obj["hash"]
+                # One assignment each: a tuple assignment of four builds and unpacks a tuple.
+                v = obj["v"]
+                g = obj["game"]
+                seq = obj["seq"]
+                at = obj["at"]
+                t = obj["type"]
+                data = obj["data"]
+                prev = obj["prev"]
+                h = obj["hash"]
             except KeyError:
                 pass
             else:
                 if (
                     v == 1 and type(v) is int and seq == n and type(seq) is int
                     and g == game and prev == expect_prev and type(t) is str
-                    and type(data) is dict and type(h) is str and type(at) is str
+                    and type(data) is dict and type(at) is str  # a `hash` not a str fails below
                     and ((  # at_ok, inlined
-                        (at[17:] in seconds if len(at) == 20 else (
+                        (at[17:] in seconds or (
                             at[17:20] in points and at[-1] == "Z" and at.isascii() and at[20:-1].isdigit()
                         ))
                         and at[:17] in minutes
                     ) or valid(at))
                 ):  # fmt: skip
-                    # The limits, judged by the payload's values (the other fields are checked
-                    # above): strings, nulls and 64-bit integers pass at a glance, and anything else
-                    # has the whole payload walked once. Before hashing, which a deep enough
-                    # value would make fail.
-                    for x in data.values():
-                        tx = type(x)
-                        if tx is str or x is None or (tx is int and lo <= x <= hi):
-                            continue
-                        beyond = over(data, 2) is not None
-                        break
-                    else:
-                        beyond = False
-                    if beyond:
-                        pass  # judged by LineChecker below, which words the problem
-                    else:
-                        del obj["hash"]
-                        canonical = dumps(obj, option=sort)
-                        digest = prefix + sha(canonical).hexdigest()
-                        obj["hash"] = h
-                        # A line longer than its canonical form may hide a repeated key (see
-                        # _duplicate): only such a line is read a second time to look.
-                        if h == digest and (
-                            parsed
-                            or len(item) == len(canonical) + hashed_line
-                            or _duplicate(obj, item) is None
-                        ):
-                            expect_prev = h
-                            if fold is None:
-                                yield n, obj, None, True
-                            else:
-                                if keep is not None:
-                                    keep.append(obj)
-                                if folding:
-                                    folding = fold(n, t, data)
-                                passed = obj
-                            continue
+                    # The limits (log-format.md), before the line counts as clean: judged at a
+                    # glance from the canonical form (see _GLANCE_BYTES), else by walking the
+                    # payload's values. A line beyond them is judged by LineChecker below,
+                    # which words the problem.
+                    del obj["hash"]
+                    try:
+                        canonical = dumps(obj, option=strict)
+                    except _EncodeError:  # an integer beyond 53 bits, or nesting orjson refuses
+                        canonical = b"+"
+                    obj["hash"] = h
+                    size = len(canonical)
+                    if (size > glance or plus in canonical or bracket in canonical) and (
+                        parsed or plus in canonical or canonical.count(b"[") + canonical.count(b"{") > depth
+                    ):
+                        for x in data.values():
+                            tx = type(x)
+                            if tx is str or x is None or (tx is int and lo <= x <= hi):
+                                continue
+                            beyond = over(data, 2) is not None
+                            break
+                        else:
+                            beyond = False
+                        if beyond:
+                            canonical, h = b"", None  # not hashed, and no hash can match
+                        else:
+                            del obj["hash"]
+                            canonical = dumps(obj, option=sort)
+                            obj["hash"] = h
+                            size = len(canonical)
+                    digest = prefix + sha(canonical).hexdigest()
+                    # A line longer than its canonical form may hide a repeated key (see
+                    # _duplicate): only such a line is read a second time to look.
+                    if h == digest and (
+                        parsed or len(item) - size == hashed_line or _duplicate(obj, item) is None
+                    ):
+                        expect_prev = h
+                        if fold is None:
+                            yield n, obj, None, True
+                        else:
+                            if keep is not None:
+                                keep.append(obj)
+                            if folding:
+                                folding = fold(n, t, data)
+                            passed = obj
+                        continue
         checker.line = n - 1
         checker.prev_hash = None if expect_prev is _UNKNOWN else expect_prev
         # Judge the object already parsed (and left as parsed) rather than parse it again.

@@ -73,7 +73,7 @@ def check_game(
 
     checker = GameChecker()
     # Clean lines go straight from the scan to the fold, unless every envelope is wanted.
-    fold = None if keep_envelopes else checker.feed
+    fold = None if keep_envelopes else checker.feed_payload
     end = ScanEnd()
     kept: list[dict[str, Any]] | None = [] if keep_lines else None
     if source.path is not None:

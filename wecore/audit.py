@@ -6,12 +6,12 @@ schema or rules problem with its line. Folding stops there: the state after it i
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from wecore.errors import EventSchemaError, RuleViolation
-from wecore.fastpath import fast_fold, fast_paths
+from wecore.fastpath import FastFold, fast_fold, fast_paths
 from wecore.reducer import evolve
 from wecore.state import INITIAL_STATE, GameState
 
@@ -43,12 +43,28 @@ class GameChecker:
 
     def __init__(self, state: GameState = INITIAL_STATE) -> None:
         self.state = state
-        self.fast = fast_paths(state)  # kept, not asked per event: feed is the audit's inner loop
+        self.fast = self._paths(state)  # kept, not asked per event: feed is the audit's inner loop
         self.problem: RuleProblem | None = None
         self.events = 0
         # True once folding has stopped: at a problem, or because the caller said so (a line
         # the store could not read leaves a hole in the game).
         self.halted = False
+
+    def _paths(self, state: GameState) -> Mapping[str, FastFold]:
+        """fast_paths(state), whose game_started, before the start, also moves this checker on
+        to the paths after it (so that feed need not compare each event's type)."""
+        paths = fast_paths(state)
+        if state.players:
+            return paths
+        start = paths["game_started"]
+
+        def started(state: GameState, data: dict[str, Any]) -> GameState | None:
+            after = start(state, data)
+            if after is not None:
+                self.fast = fast_paths(after)
+            return after
+
+        return {"game_started": started}
 
     def halt(self) -> None:
         """Fold nothing more: feed returns False from now on."""
@@ -56,22 +72,32 @@ class GameChecker:
 
     def feed(self, line: int, event_type: object, data: object) -> bool:
         """Fold one event; False once a problem (or halt) has stopped the fold."""
+        if type(event_type) is str and type(data) is dict:
+            return self.feed_payload(line, event_type, data)
         if self.halted:
             return False
         self.events += 1
-        if type(event_type) is str and type(data) is dict:
-            fast = self.fast.get(event_type)
-            if fast is not None:
-                try:
-                    state = fast(self.state, data)
-                except RuleViolation as exc:
-                    self._stop(RuleProblem(line, RULES, f"{event_type}: {exc}"))
-                    return False
-                if state is not None:
-                    if event_type == "game_started":
-                        self.fast = fast_paths(state)
-                    self.state = state
-                    return True
+        return self._feed_model(line, event_type, data)
+
+    def feed_payload(self, line: int, event_type: str, data: dict[str, Any]) -> bool:
+        """`feed` for an event type that is a str and a payload that is a dict, as in any envelope
+        the store passed: the audit's inner loop, which need not ask again."""
+        if self.halted:
+            return False
+        self.events += 1
+        fast = self.fast.get(event_type)
+        if fast is not None:
+            try:
+                state = fast(self.state, data)
+            except RuleViolation as exc:
+                self._stop(RuleProblem(line, RULES, f"{event_type}: {exc}"))
+                return False
+            if state is not None:
+                self.state = state
+                return True
+        return self._feed_model(line, event_type, data)
+
+    def _feed_model(self, line: int, event_type: object, data: object) -> bool:
         from wecore.events import parse_event  # pydantic loads only when a payload needs it
 
         try:
@@ -91,7 +117,7 @@ class GameChecker:
         except RuleViolation as exc:
             self._stop(RuleProblem(line, RULES, f"{event.TYPE}: {exc}"))
             return False
-        self.fast = fast_paths(self.state)
+        self.fast = self._paths(self.state)
         return True
 
     def result(self) -> FoldResult:

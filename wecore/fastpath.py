@@ -40,7 +40,10 @@ from wecore.state import GameState
 
 def _fast_brought(state: GameState, data: dict[str, Any]) -> GameState | None:
     if len(data) == 3:
-        party, player, card = data.get("party"), data.get("player"), data.get("card", _ABSENT)
+        try:
+            party, player, card = data["party"], data["player"], data["card"]
+        except KeyError:
+            return None
         if type(party) is int and type(player) is str and (player.isascii() or _is_normalized("NFC", player)):
             if card is None:
                 return bring_gift(state, party, player, None)
@@ -53,7 +56,10 @@ def _fast_brought(state: GameState, data: dict[str, Any]) -> GameState | None:
 
 def _fast_opened(state: GameState, data: dict[str, Any]) -> GameState | None:
     if len(data) == 3:
-        party, player, card = data.get("party"), data.get("player"), data.get("card")
+        try:
+            party, player, card = data["party"], data["player"], data["card"]
+        except KeyError:
+            return None
         if (
             type(party) is int
             and type(player) is str
@@ -68,7 +74,10 @@ def _fast_opened(state: GameState, data: dict[str, Any]) -> GameState | None:
 
 def _fast_stolen(state: GameState, data: dict[str, Any]) -> GameState | None:
     if len(data) == 4:
-        party, player, owner, card = data.get("party"), data.get("player"), data.get("from"), data.get("card")
+        try:
+            party, player, owner, card = data["party"], data["player"], data["from"], data["card"]
+        except KeyError:
+            return None
         if (
             type(party) is int
             and type(player) is str

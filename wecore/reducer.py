@@ -42,12 +42,21 @@ MAX_TITLE_LENGTH = 200
 
 def evolve(state: GameState, event: Event) -> GameState:
     """The state after `event`; RuleViolation if the rules do not allow it here."""
+    # By the event's class: cheaper than reading its TYPE through pydantic's attribute hook.
+    handler = _HANDLER_OF_CLASS.get(type(event))
+    if handler is None:
+        handler = _handler_of(event)
+    if state.phase is NOT_STARTED and handler is not _game_started:
+        raise RuleViolation(f"a log must begin with game_started, not {event.TYPE}")
+    return handler(state, event)
+
+
+def _handler_of(event: Event) -> Callable[[GameState, Any], GameState]:
     handler = _HANDLERS.get(getattr(event, "TYPE", None))  # type: ignore[arg-type]
     if handler is None:
         raise RuleViolation(f"no rule handles events of type {type(event).__name__}")
-    if state.phase is NOT_STARTED and event.TYPE != "game_started":
-        raise RuleViolation(f"a log must begin with game_started, not {event.TYPE}")
-    return handler(state, event)
+    _HANDLER_OF_CLASS[type(event)] = handler
+    return handler
 
 
 def fold(events: Iterable[Event], state: GameState = INITIAL_STATE) -> GameState:
@@ -226,7 +235,8 @@ def deal_attics(state: GameState, attics_by_player: Mapping[str, Sequence[str]])
 
 
 def _gift_brought(state: GameState, event: GiftBrought) -> GameState:
-    return bring_gift(state, event.party, event.player, event.card)
+    fields = event.__dict__
+    return bring_gift(state, fields["party"], fields["player"], fields["card"])
 
 
 def bring_gift(state: GameState, party: int, player: str, card: str | None) -> GameState:
@@ -245,7 +255,10 @@ def bring_gift(state: GameState, party: int, player: str, card: str | None) -> G
     if brought[seat]:
         raise RuleViolation(f"{player} has already brought a gift to party {state.party}")
     attics = state.attics
-    values = _successor(state)
+    values = state.__dict__.copy()
+    seq = values["seq"] + 1
+    values["seq"] = seq
+    values["undo"] = (seq, state)
     if attics is not None:
         if card is None:
             raise RuleViolation(f"the attics were dealt, so {player}'s gift must be named (not unseen)")
@@ -278,7 +291,8 @@ def _refuse_mover(state: GameState, player: str, party: int, action: str) -> Non
 
 
 def _gift_opened(state: GameState, event: GiftOpened) -> GameState:
-    return open_gift(state, event.party, event.player, event.card)
+    fields = event.__dict__
+    return open_gift(state, fields["party"], fields["player"], fields["card"])
 
 
 def open_gift(state: GameState, party: int, player: str, card: str) -> GameState:
@@ -299,7 +313,10 @@ def open_gift(state: GameState, party: int, player: str, card: str) -> GameState
         unseen -= 1
         seen = seen | {card}
     holding = _set_seat(state.holding, seat, card)
-    values = _successor(state)
+    values = state.__dict__.copy()
+    seq = values["seq"] + 1
+    values["seq"] = seq
+    values["undo"] = (seq, state)
     values["face_down"] = face_down
     values["unseen_face_down"] = unseen
     values["seen"] = seen
@@ -367,7 +384,8 @@ def _fresh_party(count: int) -> dict[str, object]:
 
 
 def _gift_stolen(state: GameState, event: GiftStolen) -> GameState:
-    return steal_gift(state, event.party, event.player, event.from_player, event.card)
+    fields = event.__dict__
+    return steal_gift(state, fields["party"], fields["player"], fields["from_player"], fields["card"])
 
 
 def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) -> GameState:
@@ -382,7 +400,10 @@ def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) 
     holding_list = list(state.holding)
     holding_list[victim] = None
     holding_list[seat] = card
-    values = _successor(state)
+    values = state.__dict__.copy()
+    seq = values["seq"] + 1
+    values["seq"] = seq
+    values["undo"] = (seq, state)
     values["holding"] = tuple(holding_list)
     values["locked"] = state.locked | {card}
     values["to_move"] = victim
@@ -488,3 +509,4 @@ _HANDLERS: dict[str, Callable[[GameState, Any], GameState]] = {
     "tie_broken": _tie_broken,
     "note": _note,
 }
+_HANDLER_OF_CLASS: dict[type, Callable[[GameState, Any], GameState]] = {}
