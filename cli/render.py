@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 from functools import cache
 
+import rich.text
 from rich.console import Console, RenderableType
 from rich.segment import Segment
 from rich.table import Table
@@ -34,10 +35,18 @@ def _plain_requested() -> bool:
     return bool(os.environ.get("NO_COLOR"))
 
 
+# rich drops BEL, BS, VT, FF and CR from every Text it builds (rich.text calls
+# rich.control.strip_control_codes), so a name "B\rB\x07" would be shown as "BB": another
+# name, with nothing to tell. Every Text is made terminal_safe as it is built instead, so these
+# are shown as escapes like any other control, and tables are laid out for the escapes' width.
+rich.text.strip_control_codes = terminal_safe
+
+
 class _Console(Console):
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
-        # The one place rich output is made terminal_safe: after layout, before styles become
-        # escape codes (our own colours stay; a log's ESC, CR or U+202E is shown as an escape).
+        # What reaches the terminal is terminal_safe once more after layout, before styles
+        # become escape codes (our own colours stay; a log's ESC, CR or U+202E is shown as an
+        # escape), for any text that did not come through a Text (see above).
         # Control segments (cursor moves of a progress display) are rich's own and pass.
         return super()._render_buffer(
             segment if segment.control else Segment(terminal_safe(segment.text), segment.style)
@@ -93,7 +102,7 @@ _CARD_IN_TEXT = re.compile(r"\b[ROYGB](?:10|[1-9])\b")
 def story_text(sentence: str, style: str = "") -> Text:
     """A sentence of plain text with every card in it (R7, B10) in its colour."""
     text = Text(sentence, style=style)
-    for match in _CARD_IN_TEXT.finditer(sentence):
+    for match in _CARD_IN_TEXT.finditer(text.plain):  # where the cards are once escaped
         text.stylize(CARD_STYLES[CARD_COLOUR[match.group(0)]], match.start(), match.end())
     return text
 
