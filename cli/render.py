@@ -9,6 +9,7 @@ import os
 import re
 from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
 import rich.text
 from rich.console import Console, RenderableType
@@ -43,6 +44,12 @@ rich.text.strip_control_codes = terminal_safe
 
 
 class _Console(Console):
+    def __init__(self, **options: Any) -> None:
+        # No markup and no emoji codes, ever: a str printed or put in a table is shown as it
+        # stands. A player named "[/]" would otherwise end the command with rich's MarkupError
+        # (a traceback), and "[red]Ann" or ":smile:" be shown as something else.
+        super().__init__(**{"markup": False, "emoji": False, **options})
+
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
         # What reaches the terminal is terminal_safe once more after layout, before styles
         # become escape codes (our own colours stay; a log's ESC, CR or U+202E is shown as an

@@ -59,25 +59,31 @@ def terminal_actions(text: str) -> list[str]:
     ]
 
 
-def _swap(value: object) -> object:
+def _swap(value: object, names: dict[str, str]) -> object:
     if isinstance(value, str):
-        return HOSTILE_NAMES.get(value, value)
+        return names.get(value, value)
     if isinstance(value, list):
-        return [_swap(v) for v in value]
+        return [_swap(v, names) for v in value]
     if isinstance(value, dict):
-        return {_swap(k): _swap(v) for k, v in value.items()}
+        return {_swap(k, names): _swap(v, names) for k, v in value.items()}
     return value
 
 
-def hostile_log(tmp_path: Path, broken: bool = False) -> Path:
+def hostile_log(
+    tmp_path: Path,
+    broken: bool = False,
+    names: dict[str, str] = HOSTILE_NAMES,
+    title: str = HOSTILE_TITLE,
+    note: str = HOSTILE_NOTE,
+) -> Path:
     """A finished, correctly hashed game whose names, title and a note hold control characters
     (`broken`: with a move by a player who is not in the game, so errors list the names)."""
     we("simulate", "--seed", "hostile", "--out", tmp_path / "sim", "--force", cwd=tmp_path).check_returncode()
     (source,) = (tmp_path / "sim").glob("*.jsonl")
     envelopes = [json.loads(line) for line in source.read_text().splitlines()]
-    envelopes = [dict(e, data=_swap(e["data"])) for e in envelopes]
-    envelopes[0]["data"]["title"] = HOSTILE_TITLE
-    envelopes.insert(4, dict(envelopes[3], type="note", data={"text": HOSTILE_NOTE}))
+    envelopes = [dict(e, data=_swap(e["data"], names)) for e in envelopes]
+    envelopes[0]["data"]["title"] = title
+    envelopes.insert(4, dict(envelopes[3], type="note", data={"text": note}))
     if broken:
         envelopes[5]["data"] = dict(envelopes[5]["data"], player="Zed\x1b[2J")
     for seq, envelope in enumerate(envelopes, start=1):
@@ -173,6 +179,32 @@ def test_every_control_rich_would_drop_is_escaped_in_a_table() -> None:
     assert "A\\x07\\x08\\x0b\\x0c\\rZ" in shown and "note: \\r\\x07" in shown, shown
     widths = {len(line) for line in shown.splitlines()[:3]}
     assert len(widths) == 1, shown  # laid out for the escapes, not for the raw characters
+
+
+def test_names_that_look_like_rich_markup_are_shown_as_they_are(tmp_path: Path) -> None:
+    """A name "[/]" ended audit, games and stats with rich's MarkupError (a traceback); "[red]Ben"
+    and ":smile:" were shown as something else."""
+    names = {"Ann": "[/]", "Ben": "[red]Ben", "Cat": ":smile:"}
+    log = hostile_log(tmp_path, names=names, title="[/bold]T[blink]", note="[link=x]n")
+    db = tmp_path / "lib.db"
+    we("import", log, "--db", db, cwd=tmp_path).check_returncode()
+    runs = [
+        ("replay", log),
+        ("score", log, "--explain"),
+        ("audit", log),
+        ("games", "--db", db),
+        ("stats", "--db", db),
+        ("stats", "--db", db, "--by", "evening"),
+        ("stats", "--db", db, "--versus", "[/]", "[red]Ben"),
+    ]
+    for args in runs:
+        result = we(*args, cwd=tmp_path)
+        assert result.returncode == 0, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert "[/]" in result.stdout and "[red]Ben" in result.stdout, (args, result.stdout)
+    assert ":smile:" in we("replay", log, cwd=tmp_path).stdout
+    assert "[/bold]T[blink]" in we("games", "--db", db, cwd=tmp_path).stdout
+    assert "Note: [link=x]n" in we("replay", log, cwd=tmp_path).stdout
 
 
 def test_json_output_stays_exact(tmp_path: Path) -> None:
