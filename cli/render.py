@@ -17,7 +17,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from cli.common import terminal_safe
+from cli.common import one_line, terminal_safe
 from wecore.cards import CARD_COLOUR, PERSON_OF, Colour
 from wecore.scoring import PlayerScore, Scoreboard
 
@@ -107,8 +107,10 @@ _CARD_IN_TEXT = re.compile(r"\b[ROYGB](?:10|[1-9])\b")
 
 
 def story_text(sentence: str, style: str = "") -> Text:
-    """A sentence of plain text with every card in it (R7, B10) in its colour."""
-    text = Text(sentence, style=style)
+    """A sentence of plain text with every card in it (R7, B10) in its colour. One line: a
+    newline in it (a note's, or a title or name a log holds) is shown as `\\n`, so one event
+    never looks like several."""
+    text = Text(one_line(sentence), style=style)
     for match in _CARD_IN_TEXT.finditer(text.plain):  # where the cards are once escaped
         text.stylize(CARD_STYLES[CARD_COLOUR[match.group(0)]], match.start(), match.end())
     return text
@@ -124,7 +126,7 @@ def explanation_line(entry: PlayerScore, with_party: bool = False) -> Text:
     card was kept: 'red R8 (party 2)'."""
     # A player keeps one gift per party, in party order.
     party_of = {card: number for number, card in enumerate(entry.kept, start=1)}
-    text = Text(f"{entry.player}: ")
+    text = Text(f"{one_line(entry.player)}: ")
     for index, (colour, card) in enumerate(entry.counted.items()):
         if index:
             text.append(" + ")
@@ -151,7 +153,7 @@ def standings_table(board: Scoreboard, explain: bool = False, title: str | None 
     for position, entry in enumerate(ranked, start=1):
         if entry.total != previous:
             rank, previous = position, entry.total
-        name = Text(entry.player)
+        name = Text(one_line(entry.player))
         if entry.player in board.winners and board.complete:
             name.append(" (winner)", style="bold")
         row: list[Text | str] = [str(rank), name, str(entry.total)]

@@ -207,6 +207,37 @@ def test_names_that_look_like_rich_markup_are_shown_as_they_are(tmp_path: Path) 
     assert "Note: [link=x]n" in we("replay", log, cwd=tmp_path).stdout
 
 
+def test_a_newline_in_a_note_title_or_name_cannot_fake_lines_of_output(tmp_path: Path) -> None:
+    """A note (which `we serve` takes with newlines), a title or a name from a log with a
+    newline in it was printed across lines, the second looking like an event or a row of its
+    own. Each such newline is shown as `\\n`: one event, one row, one line."""
+    fake_event = "   6  Ben steals R9 from Cat."
+    names = {"Ann": "Ann\n   9  Zed wins"}
+    log = hostile_log(tmp_path, names=names, title="Xmas\n   2  fake line", note="first\n" + fake_event)
+    db = tmp_path / "lib.db"
+    we("import", log, "--db", db, cwd=tmp_path).check_returncode()
+    runs = {
+        ("replay", log): ["Note: first\\n" + fake_event, "Xmas\\n   2  fake line", "Ann\\n   9  Zed wins"],
+        ("replay", log, "--at", "20"): ["Ann\\n   9  Zed wins"],
+        ("score", log, "--explain"): ["Xmas\\n   2  fake line", "Ann\\n   9  Zed wins"],
+        ("audit", log): ["Ann\\n   9  Zed wins"],
+        ("games", "--db", db): ["Xmas\\n   2  fake line", "Ann\\n   9  Zed wins"],
+        ("stats", "--db", db): ["Ann\\n   9  Zed wins"],
+        ("stats", "--db", db, "--by", "evening"): ["Xmas\\n   2  fake line", "Ann\\n   9  Zed wins"],
+        ("stats", "--db", db, "--versus", names["Ann"], "Ben"): ["Ann\\n   9  Zed wins"],
+    }
+    for args, expected in runs.items():
+        result = we(*args, cwd=tmp_path)
+        assert result.returncode == 0, (args, result.stderr)
+        for text in expected:
+            assert text in result.stdout, (args, text, result.stdout)
+        for line in result.stdout.splitlines():
+            assert not line.lstrip(" \u2502").startswith(("6  Ben steals", "9  Zed wins", "2  fake line")), (
+                args,
+                line,
+            )
+
+
 def test_json_output_stays_exact(tmp_path: Path) -> None:
     log = hostile_log(tmp_path)
     data = json.loads(we("score", log, "--json", cwd=tmp_path).stdout)
