@@ -528,10 +528,7 @@ def refuse_unsafe_output(
     if str(target) == "-":
         # Where `-` would mean standard output the command says so and never gets here.
         raise CommandFailed("`-` (standard output) is not taken here: name a file to write")
-    folder = target.parent
-    if not os.path.isdir(folder):
-        missing = "does not exist" if not os.path.lexists(folder) else "is not a directory"
-        raise CommandFailed(f"cannot write {target}: the directory {folder} {missing}")
+    refuse_missing_directory(target)
     try:
         link = os.lstat(target)
     except FileNotFoundError:
@@ -563,6 +560,14 @@ def refuse_unsafe_output(
     if not force:
         raise CommandFailed(exists or f"{target} already exists; use --force to replace it")
     return True
+
+
+def refuse_missing_directory(target: Path) -> None:
+    """CommandFailed naming the directory `target` would go in, if there is none by that name."""
+    folder = target.parent
+    if not os.path.isdir(folder):
+        missing = "does not exist" if not os.path.lexists(folder) else "is not a directory"
+        raise CommandFailed(f"cannot write {target}: the directory {folder} {missing}")
 
 
 def _is_library(path: Path) -> bool:

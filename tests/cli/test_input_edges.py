@@ -231,6 +231,8 @@ def test_a_broken_link_in_an_audited_directory_is_named_and_the_rest_audited(tmp
         ["export", "sim-replays-1", "--db", "LIB", "-o", "nodir/x.jsonl"],
         ["replay", REPLAYS / "bots-7p.jsonl", "--html", "nodir/x.html"],
         ["stats", "--fairness", "--db", "LIB", "--plot", "nodir/p.png"],
+        ["record", "nodir/g.jsonl", *SET_UP],
+        ["record", "nodir/g.jsonl"],  # said before the flags a new game needs are asked for
     ],
 )
 def test_an_output_in_a_missing_directory_names_the_users_path(tmp_path: Path, library: Path, args) -> None:
@@ -238,6 +240,20 @@ def test_an_output_in_a_missing_directory_names_the_users_path(tmp_path: Path, l
     line = one_line(result)
     assert result.returncode == 1 and "nodir" in line and "does not exist" in line, line
     assert ".tmp" not in line and "/tmp" not in line.replace(str(tmp_path), "")
+
+
+def test_a_file_where_an_outputs_directory_should_be_is_named(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("mine")
+    record = run_we("record", "afile/g.jsonl", *SET_UP, cwd=tmp_path)
+    line = one_line(record)
+    assert (
+        record.returncode == 1
+        and "cannot write afile/g.jsonl: the directory afile is not a directory" in line
+    )
+    simulate = run_we("simulate", "--seed", "a", "--out", "afile/sub", cwd=tmp_path)
+    line = one_line(simulate)
+    assert simulate.returncode == 1 and "cannot create the directory afile/sub: Not a directory" in line, line
+    assert (tmp_path / "afile").read_text() == "mine"
 
 
 def test_dash_is_standard_output_for_export_and_refused_elsewhere(tmp_path: Path, library: Path) -> None:
