@@ -98,6 +98,27 @@ def test_file_names_that_are_not_utf8_work_as_paths_and_are_shown_escaped(tmp_pa
     assert missing.returncode == 1 and "gone\\xff.jsonl" in one_line(missing)
 
 
+def test_a_file_name_that_is_not_utf8_is_shown_escaped_on_stdout_too(tmp_path: Path) -> None:
+    """Not only in errors: "OK  night\\xff.jsonl", "Recording game ... in night\\xff.jsonl".
+    The raw byte reached the terminal, which shows U+FFFD: not which file was meant."""
+    made = run_we("record", b"night\xff.jsonl", *SET_UP, stdin=b"open R3\n", cwd=tmp_path)
+    library = tmp_path / "lib.db"
+    runs = {
+        "record": made,
+        "audit": run_we("audit", b"night\xff.jsonl", cwd=tmp_path),
+        "audit DIR": run_we("audit", ".", cwd=tmp_path),
+        "import": run_we("import", b"night\xff.jsonl", "--db", library, cwd=tmp_path),
+        "repair": run_we("repair", b"night\xff.jsonl", cwd=tmp_path),
+        "replay --html": run_we("replay", b"night\xff.jsonl", "--html", b"page\xff.html", cwd=tmp_path),
+    }
+    for name, result in runs.items():
+        assert result.returncode == 0, (name, result.stderr)
+        said = result.stdout + result.stderr
+        assert b"\xff" not in said, (name, said)
+        said.decode("utf-8")  # all of it text a terminal shows as it is
+        assert b"\\xff.jsonl" in said or b"page\\xff.html" in said, (name, said)
+
+
 # --- 3. --jobs starts no more processes than there is work for ----------------------------
 
 
