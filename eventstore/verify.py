@@ -27,6 +27,7 @@ import orjson
 from eventstore.canonical import HASH_PREFIX, fingerprint
 from eventstore.envelope import (
     AT_MINUTES_SEEN,
+    AT_SECONDS_POINT,
     AT_WHOLE_SECONDS,
     ENVELOPE_KEYS,
     Envelope,
@@ -562,7 +563,7 @@ def _scan(
     # `"game": null`), so every line goes to the slow path.
     game: Any = _UNKNOWN
     expect_prev: Any = _UNKNOWN
-    seconds, minutes, valid = AT_WHOLE_SECONDS, AT_MINUTES_SEEN, valid_at
+    seconds, points, minutes, valid = AT_WHOLE_SECONDS, AT_SECONDS_POINT, AT_MINUTES_SEEN, valid_at
     loads, dumps, sha, sort, prefix = _loads, _dumps, sha256, _SORT, HASH_PREFIX
     folding = fold is not None
     obj: Any = None
@@ -596,7 +597,12 @@ def _scan(
                     v == 1 and type(v) is int and seq == n and type(seq) is int
                     and g == game and prev == expect_prev and type(t) is str
                     and type(data) is dict and type(h) is str and type(at) is str
-                    and ((at[17:] in seconds and at[:17] in minutes) or valid(at))
+                    and ((  # at_ok, inlined
+                        (at[17:] in seconds if len(at) == 20 else (
+                            at[17:20] in points and at[-1] == "Z" and at.isascii() and at[20:-1].isdigit()
+                        ))
+                        and at[:17] in minutes
+                    ) or valid(at))
                 ):  # fmt: skip
                     # The limits, judged by the payload's values (the other fields are checked
                     # above): strings, nulls and 64-bit integers pass at a glance, and anything else

@@ -437,3 +437,29 @@ def test_a_game_argument_that_cannot_be_looked_at_says_why(monkeypatch):
     assert result.exit_code == 1
     assert one_error_line(result) == "we: error: locked.jsonl: cannot read: Permission denied"
     assert we("score", f"{ONE}/").exit_code == 0  # a trailing slash still names the file
+
+
+def test_a_log_written_now_has_microseconds_and_audits_clean_on_the_fast_path(tmp_path, monkeypatch):
+    """Writers write `at` with microseconds; the integrity check judges such an `at` by its fast
+    path (a minute already seen, then the seconds and fraction), not by the regex every line."""
+    import re
+
+    from weharness import NEW3, read_log
+
+    from eventstore import verify
+
+    log = tmp_path / "now.jsonl"
+    recorded = we("record", log, *NEW3, input="open R7\nbob steal ann\nundo\nbob open b4\n")
+    assert recorded.exit_code == 0, recorded.stderr
+    lines = read_log(log)
+    assert len(lines) >= 8
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", e["at"]) for e in lines), lines
+    judged_slowly: list[str] = []
+    slow = verify.valid_at
+    monkeypatch.setattr(verify, "valid_at", lambda at: judged_slowly.append(at) or slow(at))
+    result = we("audit", "--json", log)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    (report,) = json_lines(result.stdout)
+    assert report["ok"] and report["problems"] == []
+    # At most the first `at` of each minute goes the slow way.
+    assert len(judged_slowly) <= len({e["at"][:17] for e in lines}), judged_slowly

@@ -34,7 +34,7 @@ def test_new_game_writes_the_set_up_with_house_rules_and_timestamps(tmp_path):
     lines = read_log(log)
     assert [e["type"] for e in lines] == ["game_started", "gift_lists_dealt"]
     assert {e["game"] for e in lines} == {"thanksgiving-2026"}
-    assert {e["at"] for e in lines} == {"2026-11-26T19:00:05Z"}
+    assert {e["at"] for e in lines} == {"2026-11-26T19:00:05.000000Z"}
     assert lines[0]["data"] == {
         "players": ["Ann", "Bob", "Cat"],
         "dealer": "Cat",
@@ -472,7 +472,8 @@ def test_a_second_sitting_carries_on_the_same_chain(tmp_path):
     events = read_log(log)
     assert [e["seq"] for e in events] == list(range(1, 8))
     assert events[-1]["prev"] == events[-2]["hash"]
-    assert events[-1]["at"] == "2026-11-26T20:15:00Z" and events[-2]["at"] == "2026-11-26T19:00:00Z"
+    assert events[-1]["at"] == "2026-11-26T20:15:00.000000Z"
+    assert events[-2]["at"] == "2026-11-26T19:00:00.000000Z"
     assert verify_log(log).ok
 
 

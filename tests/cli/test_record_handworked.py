@@ -105,8 +105,8 @@ def test_hand_worked_game_in_two_sittings(tmp_path):
         (20, "gift_opened"),
     ]
     assert events[9]["data"] == {"voids": 9, "reason": "Cat stole, she did not open"}
-    assert {e["at"] for e in events[:12]} == {"2026-11-26T19:00:00Z"}
-    assert {e["at"] for e in events[12:]} == {"2026-11-27T10:00:00Z"}
+    assert {e["at"] for e in events[:12]} == {"2026-11-26T19:00:00.000000Z"}
+    assert {e["at"] for e in events[12:]} == {"2026-11-27T10:00:00.000000Z"}
     fingerprint = events[-1]["hash"][7:19]
     assert f"Fingerprint: {fingerprint} (note it down; `we audit` proves a log against it)" in second.stdout
 

@@ -231,6 +231,21 @@ def test_voids_and_notes_on_the_timeline(open_page):
     assert page.text_content("#winners") == "Winner: Cat"
 
 
+def test_the_timeline_tells_the_time_to_the_second(open_page):
+    """Writers add microseconds to `at`; an event's time on the timeline reads as it always did."""
+    from eventstore.envelope import seal
+
+    log = load_log("one-party.jsonl")
+    written, prev = [], None
+    for e in log:
+        envelope = seal(e["game"], e["seq"], e["at"][:-1] + ".123456Z", e["type"], e["data"], prev)
+        written.append(envelope.to_dict())
+        prev = envelope.hash
+    page = open_page(written)
+    titles = page.eval_on_selector_all("#timeline li button", "buttons => buttons.map((b) => b.title)")
+    assert titles == [e["at"] for e in log]
+
+
 def test_without_javascript_the_standings_still_show(browser, tmp_path):
     out = tmp_path / "nojs.html"
     out.write_text(render_html(load_log("one-party.jsonl"), viewer=None, fingerprint=None), encoding="utf-8")

@@ -202,9 +202,6 @@ def test_the_hosts_undo_button_says_what_it_takes_back(server: Server, browser: 
     for player in ("Ben", "Cat"):  # their gifts, put down from their phones
         with server.client(key_of(game["links"]["seats"][player])) as phone:
             seq = move(phone, gid, seq, type="bring", card=None).json()["seq"]
-    # `at` has whole seconds, and a bring in the very second of the open is taken for one written
-    # with it (docs/decisions.md, "Undo and unseen brings"): the open below comes a second later.
-    time.sleep(1.05 - time.time() % 1)
     host = browser.new_page(viewport=LAPTOP)
     ann = browser.new_page(viewport=PHONE)
     host.goto(f"{server.url}/t/{gid}?k={server.host_key}")

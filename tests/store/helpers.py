@@ -15,7 +15,8 @@ from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "tests" / "vectors"
-FROZEN_AT = "2026-11-26T20:14:03Z"
+# What the writers write under freeze_time(FROZEN_AT): `at` has microseconds.
+FROZEN_AT = "2026-11-26T20:14:03.123456Z"
 
 Lines = list[bytes]
 Tamper = Callable[[Lines], Lines]

@@ -12,6 +12,7 @@ from eventstore.canonical import canonical_bytes, event_hash
 from eventstore.envelope import (
     GAME_ID_RE,
     Envelope,
+    at_ok,
     make_game_id,
     seal,
     utc_now,
@@ -76,6 +77,48 @@ def test_valid_at_cache_does_not_let_bad_seconds_through() -> None:
         assert not at_ok(bad), bad
 
 
+# Fractional seconds, right and wrong, in a minute the fast path has seen: at_ok must judge each
+# exactly as valid_at does.
+FRACTIONS = [
+    ("2026-11-26T20:14:03.123456Z", True),
+    ("2026-11-26T20:14:03.000000Z", True),
+    ("2026-11-26T20:14:59.999999Z", True),
+    ("2026-11-26T20:14:00.1Z", True),
+    ("2026-11-26T20:14:03.123456789Z", True),
+    ("2026-11-26T20:14:03.Z", False),
+    ("2026-11-26T20:14:03.12x456Z", False),
+    ("2026-11-26T20:14:03.１23456Z", False),  # a full-width digit
+    ("2026-11-26T20:14:03.١٢٣Z", False),  # Arabic-Indic digits
+    ("2026-11-26T20:14:03.²Z", False),  # a digit to str.isdigit, not to \d with re.ASCII
+    ("2026-11-26T20:14:60.000000Z", False),  # a leap second only at 23:59
+    ("2026-11-26T20:14:61.5Z", False),
+    ("2026-11-26T20:14:6a.123456Z", False),
+    ("2026-11-26T20:14:03.123456z", False),
+    ("2026-11-26T20:14:03.123456", False),
+    ("2026-11-26T20:14:03.123456ZZ", False),
+    ("2026-11-26T20:14:03.123456Z\n", False),
+    ("2026-11-26T20:14:03..123Z", False),
+    ("2026-11-26T20:14:03.+123Z", False),
+    ("2026-11-26T20:14:03.1_2Z", False),
+    ("2026-11-26T20:14:03. 123Z", False),
+    ("2026-11-26T20:14:03,123456Z", False),
+    ("2026-11-26T20:14:03.", False),
+    ("2026-11-26T20:14:0.5Z", False),
+]
+
+
+@pytest.mark.parametrize(("at", "good"), FRACTIONS)
+def test_the_fast_path_judges_fractions_as_valid_at_does(at: str, good: bool) -> None:
+    assert valid_at("2026-11-26T20:14:09Z")  # the minute is now one the fast path knows
+    assert valid_at(at) is good
+    assert at_ok(at) is good
+
+
+def test_a_leap_second_with_a_fraction_is_left_to_valid_at() -> None:
+    assert valid_at("2016-12-31T23:59:59Z")
+    assert at_ok("2016-12-31T23:59:60.5Z") and valid_at("2016-12-31T23:59:60.5Z")
+
+
 def test_valid_at_rejects_non_strings() -> None:
     assert not valid_at(20261126)
     assert not valid_at(None)
@@ -114,11 +157,13 @@ def test_make_game_id_long_title() -> None:
     assert gid == "a" * 63
 
 
-def test_utc_now_is_whole_seconds_utc() -> None:
+def test_utc_now_is_utc_with_microseconds() -> None:
     with freeze_time("2026-11-26 20:14:03.987654"):
-        assert utc_now() == "2026-11-26T20:14:03Z"
+        assert utc_now() == "2026-11-26T20:14:03.987654Z"
+    with freeze_time("2026-11-26 20:14:03"):
+        assert utc_now() == "2026-11-26T20:14:03.000000Z"  # always six digits
     with freeze_time(datetime(2026, 11, 26, 21, 14, 3).astimezone()):
-        assert valid_at(utc_now())
+        assert valid_at(utc_now()) and at_ok(utc_now())
 
 
 def test_seal_hash_is_the_spec_hash() -> None:

@@ -24,7 +24,7 @@ from eventstore.sqlite import Library, default_db_path
 from eventstore.sqlite_schema import SCHEMA_VERSION, table_names
 from eventstore.verify import VerifyResult, verify_log, verify_objects
 
-from .helpers import FIRST, VECTORS, edit, events, split_lines
+from .helpers import FIRST, FROZEN_AT, VECTORS, edit, events, split_lines
 
 pytestmark = pytest.mark.usefixtures("frozen")
 VECTOR_FILES = ["one-party.jsonl", "four-players-dealt.jsonl"]
@@ -75,7 +75,7 @@ def test_games_and_summaries(library: Library) -> None:
     listed = {g["id"]: g for g in library.games()}
     assert listed["zoe"] == {
         "id": "zoe", "title": "Zoë's party", "players": ["Zoë", "李", "Ann"],
-        "started_at": "2026-11-26T20:14:03Z", "last_at": "2026-11-26T21:00:00Z", "events": 4,
+        "started_at": FROZEN_AT, "last_at": "2026-11-26T21:00:00Z", "events": 4,
         "head_hash": log.head()[1], "complete": False, "winner": None, "damaged": False,
     }  # fmt: skip
     assert listed["bare"]["title"] is None and listed["bare"]["players"] is None

@@ -284,6 +284,42 @@ def test_problems_in_line_order() -> None:
     assert got == sorted(got) and got[0] == 2 and {2, 5, 7} <= set(got)
 
 
+def make_fractional_log(n: int = 5) -> list[bytes]:
+    """A log as writers write it now: `at` with microseconds."""
+    lines, prev = [], None
+    for seq, (type_, data) in enumerate([FIRST, *events(n - 1)], start=1):
+        env = seal("g", seq, f"2026-11-26T20:14:{seq:02d}.{seq * 123457 % 1_000_000:06d}Z", type_, data, prev)
+        lines.append(env.to_line())
+        prev = env.hash
+    return lines
+
+
+def test_a_log_with_microsecond_at_is_clean() -> None:
+    result = verify_log(make_fractional_log())
+    assert result.ok and result.events == 5
+
+
+@pytest.mark.parametrize(
+    "at",
+    [
+        "2026-11-26T20:14:03.Z",
+        "2026-11-26T20:14:03.12x456Z",
+        "2026-11-26T20:14:03.١٢٣٤٥٦Z",  # non-ASCII digits
+        "2026-11-26T20:14:03.１２３Z",  # full-width digits
+        "2026-11-26T20:14:60.000000Z",  # a leap second only at 23:59
+        "2026-11-26T20:14:03.123456",
+        "2026-11-26T20:14:03.123456z",
+        "2026-11-26T20:14:03,123456Z",
+    ],
+)
+def test_a_malformed_fraction_is_an_integrity_problem(at: str) -> None:
+    lines = make_fractional_log()
+    lines[-1] = edit(lines[-1], rehash=True, at=at)  # the last line: nothing else is wrong
+    result = verify_log(lines)
+    assert [(p.line, p.kind, p.code) for p in result.problems] == [(5, "integrity", ProblemCode.TIMESTAMP)]
+    assert "is not an RFC 3339 UTC timestamp ending in Z" in result.problems[0].message
+
+
 def test_hash_covers_the_parsed_object() -> None:
     lines = make_log(2)
     obj = json.loads(lines[1])
@@ -312,7 +348,9 @@ FIELD_VALUES = {
     "seq": [-1, 0, 1, 2, 3, 4, 7, True, 2.0, "3"],
     "at": ["2026-11-26T20:14:09Z", "2026-11-26T20:15:09.5Z", "2026-11-26T20:14:60Z",
            "2016-12-31T23:59:60Z", "2026-02-30T00:00:00Z", "2026-11-26 20:14:09Z",
-           "2026-11-26T20:14:09", 20261126],
+           "2026-11-26T20:14:09", 20261126, "2026-11-26T20:14:09.123456Z",
+           "2026-11-26T20:14:09.Z", "2026-11-26T20:14:09.12x456Z", "2026-11-26T20:14:60.000000Z",
+           "2026-11-26T20:14:09.١٢٣Z"],
     "type": ["note", "", None, 5],
     "data": [{}, {"a": 1}, [], None, "x"],
     "prev": [None, "sha256:00", 5, "sha256:" + "0" * 64],
