@@ -176,10 +176,10 @@ def print_text(result: AuditResult) -> None:
             title = "Scores so far"
         print_table(scores_table(board, title))
         if result.ok:
-            out.print(winners_line(board))
+            out.print(one_line(winners_line(board)))
     for claim in result.claims:
         verdict = Text("  claim ")
-        verdict.append(f"{claim.player}={claim.claimed} ")
+        verdict.append(f"{one_line(claim.player)}={claim.claimed} ")
         verdict.append("holds" if claim.holds else "fails", style="bold green" if claim.holds else "bold red")
         verdict.append(": ")
         verdict.append_text(_story(claim.explanation))
@@ -200,7 +200,7 @@ def scores_table(board: Scoreboard, title: str) -> Any:
     table.add_column("counts")
     table.add_column("does not count")
     for entry in board.players:
-        name = entry.player + (" *" if board.complete and entry.player in board.winners else "")
+        name = one_line(entry.player) + (" *" if board.complete and entry.player in board.winners else "")
         counts = Text(" + ").join(
             Text.assemble(colour_text(colour), " ", card_text(card)) for colour, card in entry.counted.items()
         )

@@ -53,15 +53,20 @@ _SHOWN_AS_ESCAPE = {
     0x09: "\\t",
     0x0D: "\\r",
     **{code: f"\\u{code:04x}" for code in _BIDI_AND_SEPARATORS},
+    # A file name's bytes that are not UTF-8 reach us as lone surrogates (U+DC80-U+DCFF, see
+    # `shown`): written as the bytes they stand for, `bad\xff.jsonl`, not as the terminal's
+    # guess (a U+FFFD in place of each, which says nothing of which file is meant).
+    **{code: f"\\x{code - 0xDC00:02x}" for code in range(0xDC80, 0xDD00)},
 }
 _ONE_LINE = {**_SHOWN_AS_ESCAPE, 0x0A: "\\n"}
 
 
 def terminal_safe(text: str) -> str:
     """`text` with every character a terminal would act on written as its escape (`\\x1b`,
-    `\\u202e`); newlines stay. Everything `we` prints for people goes through here (rich
-    output in cli.render, plain lines through `echo`), so a hostile log cannot clear the
-    screen, move the cursor or overwrite a FAILED line. JSON output is exact instead."""
+    `\\u202e`), and a file name's bytes that are not UTF-8 as theirs (`\\xff`); newlines stay.
+    Everything `we` prints for people goes through here (rich output in cli.render, plain
+    lines through `echo`), so a hostile log cannot clear the screen, move the cursor or
+    overwrite a FAILED line. JSON output is exact instead."""
     return text.translate(_SHOWN_AS_ESCAPE)
 
 
@@ -91,8 +96,10 @@ def json_bytes_safe(encoded: bytes) -> bytes:
 
 def shown_path(text: str) -> str:
     """A path as given, for a message: whole, unless it is longer than any useful path (a
-    100,000-character argument is cut as other values are, at a length a real path fits in)."""
-    return clipped(text, PATH_SHOWN_LENGTH)
+    100,000-character argument is cut as other values are, at a length a real path fits in).
+    Bytes that are not UTF-8 are shown as `\\xff` (by `shown`, and by terminal_safe for any
+    output that names the path without it)."""
+    return clipped(shown(text), PATH_SHOWN_LENGTH)
 
 
 PATH_SHOWN_LENGTH = 300
@@ -528,10 +535,7 @@ def refuse_unsafe_output(
     if str(target) == "-":
         # Where `-` would mean standard output the command says so and never gets here.
         raise CommandFailed("`-` (standard output) is not taken here: name a file to write")
-    folder = target.parent
-    if not os.path.isdir(folder):
-        missing = "does not exist" if not os.path.lexists(folder) else "is not a directory"
-        raise CommandFailed(f"cannot write {target}: the directory {folder} {missing}")
+    refuse_missing_directory(target)
     try:
         link = os.lstat(target)
     except FileNotFoundError:
@@ -563,6 +567,14 @@ def refuse_unsafe_output(
     if not force:
         raise CommandFailed(exists or f"{target} already exists; use --force to replace it")
     return True
+
+
+def refuse_missing_directory(target: Path) -> None:
+    """CommandFailed naming the directory `target` would go in, if there is none by that name."""
+    folder = target.parent
+    if not os.path.isdir(folder):
+        missing = "does not exist" if not os.path.lexists(folder) else "is not a directory"
+        raise CommandFailed(f"cannot write {target}: the directory {folder} {missing}")
 
 
 def _is_library(path: Path) -> bool:

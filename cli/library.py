@@ -310,12 +310,12 @@ def games(db_path: LibraryRef | None) -> None:
         damaged += bool(row.get("damaged"))
         table.add_row(
             (row["id"] or "?") + (" (damaged row)" if row.get("damaged") else ""),
-            row["title"] or "-",
-            ", ".join(row["players"] or []) or "-",
+            one_line(row["title"] or "-"),
+            one_line(", ".join(row["players"] or []) or "-"),
             _date(row["started_at"]),
             str(row["events"]) if row["events"] is not None else "?",
             "yes" if row["complete"] else "no",
-            row["winner"] or "-",
+            one_line(row["winner"] or "-"),
         )
     print_table(table)
     echo(f"{len(rows)} game{'s' if len(rows) != 1 else ''} in {library_name(db)}.")
@@ -519,7 +519,7 @@ def _overall(db_path: Path | None) -> None:
         )
         for player, entry in ranked:
             table.add_row(
-                player,
+                one_line(player),
                 str(entry.games),
                 str(entry.wins),
                 f"{entry.wins / entry.games:.0%}",

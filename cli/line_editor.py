@@ -17,6 +17,8 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
 
+from cli.common import terminal_safe
+
 
 def history_path(log: Path) -> Path:
     """The history of the lines typed for `log`: a hidden file beside it, `.NAME.history`."""
@@ -77,12 +79,14 @@ class LineEditor:
             history=KeptHistory(str(history_path(log))),
             completer=WordCompleter(choices),
             complete_while_typing=False,  # Tab asks; typing stays quiet
-            bottom_toolbar=toolbar,
+            # The prompt and the toolbar name players from the log: shown terminal_safe, as all
+            # output is (prompt_toolkit would show a C0 control as ^M, but write U+202E as it is).
+            bottom_toolbar=lambda: terminal_safe(toolbar()),
         )
 
     def read(self, prompt: str) -> str | None:
         """A line, or None at end of input (Ctrl-D). Ctrl-C raises KeyboardInterrupt."""
         try:
-            return self.session.prompt(prompt)
+            return self.session.prompt(terminal_safe(prompt))
         except EOFError:
             return None

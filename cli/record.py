@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed, db_option, library_path
+from cli.common import CommandFailed, db_option, library_path, refuse_missing_directory
 from cli.house_rules import given_flags, house_rule_options, pop_house_rule_flags
 from cli.record_setup import resume, set_up
 
@@ -118,6 +118,8 @@ def record(
             )
         session = resume(file, lists=lists, attics=attics)
     else:
+        # Before a question is asked or a flag judged: a new log needs a directory to go in.
+        refuse_missing_directory(file)
         session = set_up(file, players, dealer, lists, title, game_id, house_flags, attics)
     session.library = None if no_library else library_path(db_path)
     session.run()

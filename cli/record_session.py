@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.text import Text
 
-from cli.common import CommandFailed, GameSource, check_game, echo
+from cli.common import CommandFailed, GameSource, check_game, echo, one_line
 from cli.glance import openable_cards, table_at_a_glance
 from cli.record_grammar import (
     AFTER_THE_END,
@@ -200,7 +200,7 @@ class Session:
         return fingerprint(self.last_hash)
 
     def prompt(self) -> str:
-        return prompt(turn(self.state))
+        return one_line(prompt(turn(self.state)))  # a name from a log with a newline in it
 
     def greet(self) -> None:
         state = self.state

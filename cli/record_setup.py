@@ -17,7 +17,7 @@ from typing import Any
 import click
 from rich.text import Text
 
-from cli.common import CommandFailed, GameSource, _is_library, check_game
+from cli.common import CommandFailed, GameSource, _is_library, check_game, terminal_safe
 from cli.house_rules import options_from_flags
 from cli.record_grammar import Rejected, names_clash, parse_players, split_entries
 from cli.record_session import Session
@@ -110,11 +110,11 @@ def set_up(
             raise click.BadParameter("give the players' names, separated by commas")
         clash = names_clash(names)
         if clash:
-            raise click.BadParameter(clash)
+            raise click.BadParameter(terminal_safe(clash))
         try:
             _start(names, names[0], options_for(len(names)), title)
         except WeError as exc:
-            raise click.BadParameter(str(exc)) from None
+            raise click.BadParameter(terminal_safe(str(exc))) from None
         return names
 
     # Players, then the dealer: asked for on a terminal, else taken from the flags.
@@ -141,7 +141,7 @@ def set_up(
         try:
             return resolve_player(probe, text)
         except WeError as exc:
-            raise click.BadParameter(str(exc)) from None
+            raise click.BadParameter(terminal_safe(str(exc))) from None
 
     if dealer is None:
         dealer_name = click.prompt("Dealer", value_proc=check_dealer)
@@ -191,14 +191,18 @@ def _deal(state: GameState, lists: str | None, attics: str | None) -> tuple[list
                 try:
                     colours = parse_gift_list(text)
                 except WeError as exc:
-                    raise click.BadParameter(str(exc)) from None
+                    raise click.BadParameter(terminal_safe(str(exc))) from None
                 for other, theirs in chosen.items():
                     if set(theirs) == set(colours):
-                        raise click.BadParameter(f"{other} already has that list: every list differs")
+                        raise click.BadParameter(
+                            terminal_safe(f"{other} already has that list: every list differs")
+                        )
                 return colours
 
+            # click.prompt writes its prompt and its complaints as they are: a log's names (a
+            # set-up cut off after game_started) are made terminal_safe first.
             chosen[name] = click.prompt(
-                f"{name}'s gift list (three colours, e.g. RGY)", value_proc=check_list
+                terminal_safe(f"{name}'s gift list (three colours, e.g. RGY)"), value_proc=check_list
             )
         gift_lists = chosen
     else:

@@ -9,13 +9,15 @@ import os
 import re
 from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
+import rich.text
 from rich.console import Console, RenderableType
 from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from cli.common import terminal_safe
+from cli.common import one_line, terminal_safe
 from wecore.cards import CARD_COLOUR, PERSON_OF, Colour
 from wecore.scoring import PlayerScore, Scoreboard
 
@@ -34,10 +36,24 @@ def _plain_requested() -> bool:
     return bool(os.environ.get("NO_COLOR"))
 
 
+# rich drops BEL, BS, VT, FF and CR from every Text it builds (rich.text calls
+# rich.control.strip_control_codes), so a name "B\rB\x07" would be shown as "BB": another
+# name, with nothing to tell. Every Text is made terminal_safe as it is built instead, so these
+# are shown as escapes like any other control, and tables are laid out for the escapes' width.
+rich.text.strip_control_codes = terminal_safe
+
+
 class _Console(Console):
+    def __init__(self, **options: Any) -> None:
+        # No markup and no emoji codes, ever: a str printed or put in a table is shown as it
+        # stands. A player named "[/]" would otherwise end the command with rich's MarkupError
+        # (a traceback), and "[red]Ann" or ":smile:" be shown as something else.
+        super().__init__(**{"markup": False, "emoji": False, **options})
+
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
-        # The one place rich output is made terminal_safe: after layout, before styles become
-        # escape codes (our own colours stay; a log's ESC, CR or U+202E is shown as an escape).
+        # What reaches the terminal is terminal_safe once more after layout, before styles
+        # become escape codes (our own colours stay; a log's ESC, CR or U+202E is shown as an
+        # escape), for any text that did not come through a Text (see above).
         # Control segments (cursor moves of a progress display) are rich's own and pass.
         return super()._render_buffer(
             segment if segment.control else Segment(terminal_safe(segment.text), segment.style)
@@ -91,9 +107,11 @@ _CARD_IN_TEXT = re.compile(r"\b[ROYGB](?:10|[1-9])\b")
 
 
 def story_text(sentence: str, style: str = "") -> Text:
-    """A sentence of plain text with every card in it (R7, B10) in its colour."""
-    text = Text(sentence, style=style)
-    for match in _CARD_IN_TEXT.finditer(sentence):
+    """A sentence of plain text with every card in it (R7, B10) in its colour. One line: a
+    newline in it (a note's, or a title or name a log holds) is shown as `\\n`, so one event
+    never looks like several."""
+    text = Text(one_line(sentence), style=style)
+    for match in _CARD_IN_TEXT.finditer(text.plain):  # where the cards are once escaped
         text.stylize(CARD_STYLES[CARD_COLOUR[match.group(0)]], match.start(), match.end())
     return text
 
@@ -108,7 +126,7 @@ def explanation_line(entry: PlayerScore, with_party: bool = False) -> Text:
     card was kept: 'red R8 (party 2)'."""
     # A player keeps one gift per party, in party order.
     party_of = {card: number for number, card in enumerate(entry.kept, start=1)}
-    text = Text(f"{entry.player}: ")
+    text = Text(f"{one_line(entry.player)}: ")
     for index, (colour, card) in enumerate(entry.counted.items()):
         if index:
             text.append(" + ")
@@ -135,7 +153,7 @@ def standings_table(board: Scoreboard, explain: bool = False, title: str | None 
     for position, entry in enumerate(ranked, start=1):
         if entry.total != previous:
             rank, previous = position, entry.total
-        name = Text(entry.player)
+        name = Text(one_line(entry.player))
         if entry.player in board.winners and board.complete:
             name.append(" (winner)", style="bold")
         row: list[Text | str] = [str(rank), name, str(entry.total)]

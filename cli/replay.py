@@ -21,6 +21,7 @@ from cli.common import (
     db_option,
     json_text,
     load_game,
+    one_line,
     put_in_place,
     refuse_unsafe_output,
     require_valid,
@@ -60,7 +61,7 @@ from wecore.views import SeatView, view
 
 def party_header(state: GameState, party: int) -> Text:
     """'── Party 2 of 3 · Cat starts ──', from a state in that party."""
-    return Text(f"\u2500\u2500 {party_heading(state, party)} \u2500\u2500", style="bold")
+    return Text(f"\u2500\u2500 {one_line(party_heading(state, party))} \u2500\u2500", style="bold")
 
 
 def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
@@ -75,7 +76,7 @@ def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
     if attics is not None:
         table.add_column("attic")
     for name in sv.players:
-        label = Text(name)
+        label = Text(one_line(name))
         if name == sv.to_move:
             label.append(" \u2190 to move", style="bold")
         if name == sv.viewer:
@@ -99,7 +100,7 @@ def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
             cards = attics.get(name)
             row.append(cards_text(cards) if isinstance(cards, list) else Text(f"{cards} cards", style="dim"))
         table.add_row(*row)
-    lines: list[RenderableType] = [Text(table_heading(turn_of_view(sv))), table]
+    lines: list[RenderableType] = [Text(one_line(table_heading(turn_of_view(sv)))), table]
     face_down = len(sv.face_down_known) + sv.face_down_hidden
     if face_down:
         down = Text(f"Face down: {face_down} gift{'s' if face_down > 1 else ''}")
@@ -119,7 +120,7 @@ def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
 
 def standings(board: Scoreboard, explain: bool = False) -> RenderableType:
     title = "Final standings" if board.complete else "Standings so far"
-    return Group(standings_table(board, explain=explain, title=title), Text(winners_line(board)))
+    return Group(standings_table(board, explain=explain, title=title), Text(one_line(winners_line(board))))
 
 
 def explanation(board: Scoreboard) -> RenderableType:
@@ -420,7 +421,7 @@ def score(game: str, explain: bool, as_json: bool, db_path: Path | None) -> None
         click.echo(json_text(score_json(report.game, board, state)))
         return
     out = console()
-    title = f"{report.game}" + (f" \u201c{state.title}\u201d" if state.title else "")
+    title = f"{report.game}" + (f" \u201c{one_line(state.title)}\u201d" if state.title else "")
     progress = "complete" if state.is_over else f"in progress \u2014 {parties_played(state)}"
     out.print(Text(f"{title}: {progress}", style="bold"))
     print_table(standings(board))

@@ -296,7 +296,10 @@ def simulate(
     if out_dir is not None:
         if out_dir.exists() and not out_dir.is_dir():
             raise CommandFailed(f"{out_dir} is not a directory")
-        out_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file where a directory on the way should be, no permission
+            raise CommandFailed(f"cannot create the directory {out_dir}: {exc.strerror or exc}") from None
         paths = [out_dir / f"{sim_game_id(seed, i)}.jsonl" for i in range(1, count + 1)]
         for path in paths:
             # --force replaces earlier logs, never the library, a FIFO, a device or a link.

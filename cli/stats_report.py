@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed, echo, json_text
+from cli.common import CommandFailed, echo, json_text, one_line
 from wecore.errors import shown
 
 PLOT_SIZE_INCHES = (8.0, 5.0)
@@ -227,11 +227,11 @@ def emit_fairness(fairness: Any, source: str, as_json: bool, plot: Path | None) 
 
 def _scores_text(game: Any) -> str:
     ranked = sorted(zip(game.players, game.scores, strict=True), key=lambda pair: -pair[1])
-    return ", ".join(f"{name} {points}" for name, points in ranked)
+    return one_line(", ".join(f"{name} {points}" for name, points in ranked))
 
 
 def _winners_text(game: Any) -> str:
-    names = [game.players[seat] for seat in game.winners]
+    names = [one_line(game.players[seat]) for seat in game.winners]
     if len(names) > 1:
         return " and ".join(names) + " (shared)"
     return names[0] + (" (tie broken)" if game.tie_broken else "")
@@ -287,7 +287,7 @@ def _print_evenings(nights: Sequence[Any], streaks: dict[str, int]) -> None:
         for name in ("game", "title", "winner", "scores"):
             grid.add_column(name)
         for game in night.games:
-            grid.add_row(game.game, game.title or "-", _winners_text(game), _scores_text(game))
+            grid.add_row(game.game, one_line(game.title or "-"), _winners_text(game), _scores_text(game))
         print_table(grid)
     _print_streaks(streaks)
 
@@ -295,7 +295,7 @@ def _print_evenings(nights: Sequence[Any], streaks: dict[str, int]) -> None:
 def _print_streaks(streaks: dict[str, int]) -> None:
     from cli.render import console
 
-    parts = [f"{name} {run}" for name, run in streaks.items()]
+    parts = [f"{one_line(name)} {run}" for name, run in streaks.items()]
     console().print(
         "Longest winning streak (games won in a row, a shared win counts): " + (", ".join(parts) or "-"),
         markup=False,
@@ -329,7 +329,7 @@ def _print_versus(result: Any) -> None:
     from cli.render import console, print_table
 
     out = console()
-    a, b = result.first, result.second
+    a, b = one_line(result.first), one_line(result.second)  # as shown; looked up as they are
     count = len(result.games)
     out.print(f"{a} and {b} played {count} finished game{'s' if count != 1 else ''} together.", markup=False)
     if not count:
@@ -346,8 +346,8 @@ def _print_versus(result: Any) -> None:
             game.game,
             game.evening or "-",
             _winners_text(game),
-            str(game.scores[by_name[same_name(a)]]),
-            str(game.scores[by_name[same_name(b)]]),
+            str(game.scores[by_name[same_name(result.first)]]),
+            str(game.scores[by_name[same_name(result.second)]]),
         )
     print_table(grid)
     out.print(

@@ -276,6 +276,21 @@ def _last_newline(fd: int, size: int) -> int:
     return 0
 
 
+def _is_the_next_event(fd: int, offset: int, size: int, result: VerifyResult) -> bool:
+    """Whether the torn last line (`size` bytes at `offset`) is, but for its newline, a whole
+    event that follows the log's lines: good on its own, next in seq, chained to the last."""
+    if size > LINE_LIMIT:
+        return False
+    envelope, problems = check_tail_line(os.pread(fd, size, offset) + b"\n")
+    return (
+        envelope is not None
+        and not problems
+        and envelope.seq == result.events
+        and envelope.game == result.game
+        and envelope.prev == result.head_hash
+    )
+
+
 def repair(path: str | os.PathLike[str]) -> RepairResult:
     """Cut a torn last line off a game log, keeping a backup of the file as it was.
 
@@ -318,12 +333,20 @@ def repair(path: str | os.PathLike[str]) -> RepairResult:
         backup = _backup_copy(fd, path)
         removed = size - complete
         head_seq = result.events - 1
+        whole_event = _is_the_next_event(fd, complete, removed, result)
         os.ftruncate(fd, complete)
         os.fsync(fd)
-        msg = (
-            f"{path}: removed torn line {result.events} ({removed:,} bytes); "
-            f"the log now ends at seq {head_seq}"
-        )
-        return RepairResult(path, True, backup, removed, head_seq, msg + f"; backup: {backup}")
+        msg = f"{path}: removed torn line {result.events} ({removed:,} bytes); "
+        if whole_event:
+            # The spec calls it torn all the same: the newline is what finishes an append, so
+            # whoever wrote it was never told the event was in. Say so, and where it is kept.
+            msg += (
+                "it was a complete, correctly hashed event, but without its newline the append"
+                " never finished, so it was never acknowledged; the log now ends at seq"
+                f" {head_seq}; the line is kept in the backup: {backup}"
+            )
+        else:
+            msg += f"the log now ends at seq {head_seq}; backup: {backup}"
+        return RepairResult(path, True, backup, removed, head_seq, msg)
     finally:
         os.close(fd)

@@ -110,14 +110,13 @@ _LAYOUT_LOCK = 0x7765_6C69_6272
 def display_url(url: str) -> str:
     """The URL as messages show it: without its password (user:PASSWORD@ or ?password=). A
     URL too malformed to be split (an unclosed [ of an IPv6 host, say) is masked all the same."""
+    # user:PASSWORD@ first, by libpq's reading rather than urlsplit's: a `?` or `#` in a
+    # password does not end it (urlsplit would take it for the query and show the password).
+    url = _USERINFO.sub(r"\1***@", url, count=1)
     try:
         parts = urlsplit(url)
-        password = parts.password
     except ValueError:
         return _mask_secrets(url, url)
-    if password is not None:
-        user, host = parts.netloc.rsplit("@", 1)
-        parts = parts._replace(netloc=f"{user.split(':', 1)[0]}:***@{host}")
     query = "&".join(
         "password=***" if field.lower().startswith("password=") else field for field in parts.query.split("&")
     )
@@ -126,20 +125,27 @@ def display_url(url: str) -> str:
     return shown + (f"?{query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
 
 
-# user:PASSWORD@ after the scheme, and password=PASSWORD in the query.
-_PASSWORDS = re.compile(r"^[a-z]+://[^/?#@]*?:([^/?#]*)@|[?&]password=([^&#]*)", re.IGNORECASE)
+# The password of user:PASSWORD@: from the first `:` after `//` to the last `@` before the
+# path's `/` (libpq reads up to the first `@` or `/`; an `@` typed raw in a password, which
+# libpq would take for the end of it, is masked with the rest rather than shown).
+_USERINFO = re.compile(r"^([a-z][a-z0-9+.-]*://[^/@:]*:)([^/]*)@", re.IGNORECASE)
+# ... and password=PASSWORD in the query.
+_QUERY_PASSWORD = re.compile(r"[?&]password=([^&#]*)", re.IGNORECASE)
 
 
 def _mask_secrets(text: str, url: str) -> str:
     """`text` (a URL, or an error message that may quote it) with the URL's passwords, as
     written and percent-decoded, replaced by ***."""
-    secrets: set[str] = set()
-    for match in _PASSWORDS.finditer(url):
-        for secret in match.groups():
-            if secret:
-                secrets.update((secret, unquote(secret)))
+    secrets: dict[str, str] = {}
+    found = [m.group(2) for m in _USERINFO.finditer(url)] + _QUERY_PASSWORD.findall(url)
+    for secret in found:
+        if secret:
+            secrets.update(dict.fromkeys((secret, unquote(secret)), "***"))
+            # libpq ends a password at its first `@` and takes the rest for the host, which it
+            # quotes ("failed to resolve host 'rest@db.example'"): mask that rest too.
+            secrets.update({f"{rest}@": "***@" for rest in secret.split("@")[1:] if rest})
     for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, "***")
+        text = text.replace(secret, secrets[secret])
     return text
 
 

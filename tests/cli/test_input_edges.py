@@ -98,6 +98,27 @@ def test_file_names_that_are_not_utf8_work_as_paths_and_are_shown_escaped(tmp_pa
     assert missing.returncode == 1 and "gone\\xff.jsonl" in one_line(missing)
 
 
+def test_a_file_name_that_is_not_utf8_is_shown_escaped_on_stdout_too(tmp_path: Path) -> None:
+    """Not only in errors: "OK  night\\xff.jsonl", "Recording game ... in night\\xff.jsonl".
+    The raw byte reached the terminal, which shows U+FFFD: not which file was meant."""
+    made = run_we("record", b"night\xff.jsonl", *SET_UP, stdin=b"open R3\n", cwd=tmp_path)
+    library = tmp_path / "lib.db"
+    runs = {
+        "record": made,
+        "audit": run_we("audit", b"night\xff.jsonl", cwd=tmp_path),
+        "audit DIR": run_we("audit", ".", cwd=tmp_path),
+        "import": run_we("import", b"night\xff.jsonl", "--db", library, cwd=tmp_path),
+        "repair": run_we("repair", b"night\xff.jsonl", cwd=tmp_path),
+        "replay --html": run_we("replay", b"night\xff.jsonl", "--html", b"page\xff.html", cwd=tmp_path),
+    }
+    for name, result in runs.items():
+        assert result.returncode == 0, (name, result.stderr)
+        said = result.stdout + result.stderr
+        assert b"\xff" not in said, (name, said)
+        said.decode("utf-8")  # all of it text a terminal shows as it is
+        assert b"\\xff.jsonl" in said or b"page\\xff.html" in said, (name, said)
+
+
 # --- 3. --jobs starts no more processes than there is work for ----------------------------
 
 
@@ -231,6 +252,8 @@ def test_a_broken_link_in_an_audited_directory_is_named_and_the_rest_audited(tmp
         ["export", "sim-replays-1", "--db", "LIB", "-o", "nodir/x.jsonl"],
         ["replay", REPLAYS / "bots-7p.jsonl", "--html", "nodir/x.html"],
         ["stats", "--fairness", "--db", "LIB", "--plot", "nodir/p.png"],
+        ["record", "nodir/g.jsonl", *SET_UP],
+        ["record", "nodir/g.jsonl"],  # said before the flags a new game needs are asked for
     ],
 )
 def test_an_output_in_a_missing_directory_names_the_users_path(tmp_path: Path, library: Path, args) -> None:
@@ -238,6 +261,20 @@ def test_an_output_in_a_missing_directory_names_the_users_path(tmp_path: Path, l
     line = one_line(result)
     assert result.returncode == 1 and "nodir" in line and "does not exist" in line, line
     assert ".tmp" not in line and "/tmp" not in line.replace(str(tmp_path), "")
+
+
+def test_a_file_where_an_outputs_directory_should_be_is_named(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("mine")
+    record = run_we("record", "afile/g.jsonl", *SET_UP, cwd=tmp_path)
+    line = one_line(record)
+    assert (
+        record.returncode == 1
+        and "cannot write afile/g.jsonl: the directory afile is not a directory" in line
+    )
+    simulate = run_we("simulate", "--seed", "a", "--out", "afile/sub", cwd=tmp_path)
+    line = one_line(simulate)
+    assert simulate.returncode == 1 and "cannot create the directory afile/sub: Not a directory" in line, line
+    assert (tmp_path / "afile").read_text() == "mine"
 
 
 def test_dash_is_standard_output_for_export_and_refused_elsewhere(tmp_path: Path, library: Path) -> None:

@@ -226,6 +226,35 @@ def test_repair_cuts_a_torn_tail_and_keeps_a_backup(tmp_path):
     assert fingerprint(log) == "abb6aa1e5ad9"
 
 
+def test_repair_says_when_the_cut_line_was_a_whole_event_never_acknowledged(tmp_path):
+    """A last line that is a complete, correctly hashed event lacking only its newline is torn
+    (log-format.md: the append did not finish) and is cut, but the message says what it was and
+    where it is kept, instead of passing it off as a fragment."""
+    log = tmp_path / "game.jsonl"
+    whole = ONE.read_bytes()
+    log.write_bytes(whole[:-1])
+    result = we("repair", log)
+    assert result.exit_code == 0, result.stderr
+    backup = Path(f"{log}.bak")
+    message = result.stdout.strip()
+    assert "\n" not in message
+    assert "removed torn line 13" in message
+    assert "complete, correctly hashed event" in message and "never acknowledged" in message
+    assert "without its newline the append never finished" in message
+    assert f"the line is kept in the backup: {backup}" in message
+    assert backup.read_bytes() == whole[:-1]
+    assert whole.startswith(log.read_bytes()) and log.read_bytes().count(b"\n") == 12
+    # A line whose own hash is wrong is only torn: no such claim.
+    lines = whole.splitlines(keepends=True)
+    digit = lines[-1].rindex(b"sha256:") + len(b"sha256:")  # the line's own hash
+    flipped = b"1" if lines[-1][digit : digit + 1] == b"0" else b"0"
+    bad = lines[-1][:digit] + flipped + lines[-1][digit + 1 : -1]
+    log.write_bytes(b"".join(lines[:-1]) + bad)
+    result = we("repair", log)
+    assert result.exit_code == 0, result.stderr
+    assert "removed torn line 13" in result.stdout and "complete" not in result.stdout
+
+
 def test_repair_refuses_corruption_elsewhere_and_changes_nothing(tmp_path):
     log = tmp_path / "game.jsonl"
     damaged = EDITED.read_bytes()[:-1]  # torn at the end, but also edited on line 20

@@ -59,25 +59,31 @@ def terminal_actions(text: str) -> list[str]:
     ]
 
 
-def _swap(value: object) -> object:
+def _swap(value: object, names: dict[str, str]) -> object:
     if isinstance(value, str):
-        return HOSTILE_NAMES.get(value, value)
+        return names.get(value, value)
     if isinstance(value, list):
-        return [_swap(v) for v in value]
+        return [_swap(v, names) for v in value]
     if isinstance(value, dict):
-        return {_swap(k): _swap(v) for k, v in value.items()}
+        return {_swap(k, names): _swap(v, names) for k, v in value.items()}
     return value
 
 
-def hostile_log(tmp_path: Path, broken: bool = False) -> Path:
+def hostile_log(
+    tmp_path: Path,
+    broken: bool = False,
+    names: dict[str, str] = HOSTILE_NAMES,
+    title: str = HOSTILE_TITLE,
+    note: str = HOSTILE_NOTE,
+) -> Path:
     """A finished, correctly hashed game whose names, title and a note hold control characters
     (`broken`: with a move by a player who is not in the game, so errors list the names)."""
     we("simulate", "--seed", "hostile", "--out", tmp_path / "sim", "--force", cwd=tmp_path).check_returncode()
     (source,) = (tmp_path / "sim").glob("*.jsonl")
     envelopes = [json.loads(line) for line in source.read_text().splitlines()]
-    envelopes = [dict(e, data=_swap(e["data"])) for e in envelopes]
-    envelopes[0]["data"]["title"] = HOSTILE_TITLE
-    envelopes.insert(4, dict(envelopes[3], type="note", data={"text": HOSTILE_NOTE}))
+    envelopes = [dict(e, data=_swap(e["data"], names)) for e in envelopes]
+    envelopes[0]["data"]["title"] = title
+    envelopes.insert(4, dict(envelopes[3], type="note", data={"text": note}))
     if broken:
         envelopes[5]["data"] = dict(envelopes[5]["data"], player="Zed\x1b[2J")
     for seq, envelope in enumerate(envelopes, start=1):
@@ -128,6 +134,108 @@ def test_no_command_lets_a_log_drive_the_terminal(tmp_path: Path) -> None:
     # Not dropped either: the names are shown, as escapes.
     assert shown_escaped >= 10
     assert "\\u202e" in we("replay", log, cwd=tmp_path).stdout
+
+
+def test_the_controls_rich_drops_are_shown_too(tmp_path: Path) -> None:
+    """rich silently drops BEL, BS, VT, FF and CR from the text it is given: Ben's name
+    "B\\rB\\x08\\x07" was shown as "BB", another name. Each is shown as its escape instead,
+    wherever a log's text reaches the terminal."""
+    log = hostile_log(tmp_path)
+    db = tmp_path / "lib.db"
+    we("import", log, "--db", db, cwd=tmp_path).check_returncode()
+    carried_on = tmp_path / "carried.jsonl"
+    carried_on.write_bytes(log.read_bytes())
+    ben = "B\\rB\\x08\\x07"
+    title = "T\\x1b]0;pwned\\x07\\x1b[2J\\r\\u202e"
+    runs = {
+        ("replay", log): [ben, title, "N\\x1b[2J\\x1b[H\\r\\x08\\u2066x"],
+        ("score", log): [ben, title],
+        ("score", log, "--explain"): [ben],
+        ("audit", log): [ben],
+        ("games", "--db", db): [ben, title],
+        ("record", carried_on): [ben],
+    }
+    for args, expected in runs.items():
+        result = we(*args, cwd=tmp_path, stdin="status\nquit\n")
+        assert result.returncode == 0, (args, result.stderr)
+        for text in expected:
+            assert text in result.stdout, (args, text, result.stdout)
+        assert terminal_actions(result.stdout + result.stderr) == [], args
+
+
+def test_every_control_rich_would_drop_is_escaped_in_a_table() -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from cli.render import _Console
+
+    out = _Console(highlight=False, soft_wrap=True, width=100, color_system=None)
+    table = Table("player", "score")
+    table.add_row(Text("A\x07\x08\x0b\x0c\rZ"), "3")
+    with out.capture() as captured:
+        out.print(table)
+        out.print("note: \r\x07")
+    shown = captured.get()
+    assert "A\\x07\\x08\\x0b\\x0c\\rZ" in shown and "note: \\r\\x07" in shown, shown
+    widths = {len(line) for line in shown.splitlines()[:3]}
+    assert len(widths) == 1, shown  # laid out for the escapes, not for the raw characters
+
+
+def test_names_that_look_like_rich_markup_are_shown_as_they_are(tmp_path: Path) -> None:
+    """A name "[/]" ended audit, games and stats with rich's MarkupError (a traceback); "[red]Ben"
+    and ":smile:" were shown as something else."""
+    names = {"Ann": "[/]", "Ben": "[red]Ben", "Cat": ":smile:"}
+    log = hostile_log(tmp_path, names=names, title="[/bold]T[blink]", note="[link=x]n")
+    db = tmp_path / "lib.db"
+    we("import", log, "--db", db, cwd=tmp_path).check_returncode()
+    runs = [
+        ("replay", log),
+        ("score", log, "--explain"),
+        ("audit", log),
+        ("games", "--db", db),
+        ("stats", "--db", db),
+        ("stats", "--db", db, "--by", "evening"),
+        ("stats", "--db", db, "--versus", "[/]", "[red]Ben"),
+    ]
+    for args in runs:
+        result = we(*args, cwd=tmp_path)
+        assert result.returncode == 0, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert "[/]" in result.stdout and "[red]Ben" in result.stdout, (args, result.stdout)
+    assert ":smile:" in we("replay", log, cwd=tmp_path).stdout
+    assert "[/bold]T[blink]" in we("games", "--db", db, cwd=tmp_path).stdout
+    assert "Note: [link=x]n" in we("replay", log, cwd=tmp_path).stdout
+
+
+def test_a_newline_in_a_note_title_or_name_cannot_fake_lines_of_output(tmp_path: Path) -> None:
+    """A note (which `we serve` takes with newlines), a title or a name from a log with a
+    newline in it was printed across lines, the second looking like an event or a row of its
+    own. Each such newline is shown as `\\n`: one event, one row, one line."""
+    fake_event = "   6  Ben steals R9 from Cat."
+    names = {"Ann": "Ann\n   9  Zed wins"}
+    log = hostile_log(tmp_path, names=names, title="Xmas\n   2  fake line", note="first\n" + fake_event)
+    db = tmp_path / "lib.db"
+    we("import", log, "--db", db, cwd=tmp_path).check_returncode()
+    runs = {
+        ("replay", log): ["Note: first\\n" + fake_event, "Xmas\\n   2  fake line", "Ann\\n   9  Zed wins"],
+        ("replay", log, "--at", "20"): ["Ann\\n   9  Zed wins"],
+        ("score", log, "--explain"): ["Xmas\\n   2  fake line", "Ann\\n   9  Zed wins"],
+        ("audit", log): ["Ann\\n   9  Zed wins"],
+        ("games", "--db", db): ["Xmas\\n   2  fake line", "Ann\\n   9  Zed wins"],
+        ("stats", "--db", db): ["Ann\\n   9  Zed wins"],
+        ("stats", "--db", db, "--by", "evening"): ["Xmas\\n   2  fake line", "Ann\\n   9  Zed wins"],
+        ("stats", "--db", db, "--versus", names["Ann"], "Ben"): ["Ann\\n   9  Zed wins"],
+    }
+    for args, expected in runs.items():
+        result = we(*args, cwd=tmp_path)
+        assert result.returncode == 0, (args, result.stderr)
+        for text in expected:
+            assert text in result.stdout, (args, text, result.stdout)
+        for line in result.stdout.splitlines():
+            assert not line.lstrip(" \u2502").startswith(("6  Ben steals", "9  Zed wins", "2  fake line")), (
+                args,
+                line,
+            )
 
 
 def test_json_output_stays_exact(tmp_path: Path) -> None:
@@ -367,3 +475,49 @@ def test_a_megabyte_game_id_is_cut_in_the_audit_header(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert _longest_line(result) < 400, result.stdout[:300]
     assert "(1,000,000 characters)" in result.stdout
+
+
+def test_the_recorders_prompts_at_a_terminal_show_a_logs_names_escaped(tmp_path: Path) -> None:
+    """At a terminal `we record` asks through click (a set-up cut off after game_started) and
+    prompt_toolkit (each move): neither is rich, and both wrote a log's names as they are."""
+    pexpect = pytest.importorskip("pexpect")
+    log = hostile_log(tmp_path)
+    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut_off = tmp_path / "setup.jsonl"
+    cut_off.write_text(lines[0], encoding="utf-8")
+    bringing = tmp_path / "bringing.jsonl"
+    bringing.write_text("".join(lines[:3]), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS")}
+    env.update(PYTHONPATH=str(ROOT), TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1")
+
+    def spawn(path: Path) -> object:
+        return pexpect.spawn(
+            sys.executable,
+            ["-m", "cli.main", "record", str(path)],
+            cwd=str(tmp_path),
+            env=env,
+            encoding="utf-8",
+            timeout=20,
+            dimensions=(40, 200),
+        )
+
+    child = spawn(cut_off)
+    child.expect_exact("\\x1b[31mX\\x1b[2J's gift list")
+    child.sendline("RGY")
+    child.expect_exact("B\\rB\\x08\\x07's gift list")
+    child.sendline("gyr")  # Ann's colours again: refused, naming her
+    child.expect_exact("Error: \\x1b[31mX\\x1b[2J already has that list")
+    seen = child.before
+    child.sendcontrol("c")
+    child.expect(pexpect.EOF)
+    assert "\x1b[2J" not in seen and "B\rB" not in seen, repr(seen)
+
+    child = spawn(bringing)
+    child.expect_exact("Still to bring")
+    child.expect_exact("party 1 \u00b7 bring (")
+    child.expect_exact(")>")
+    prompt = child.before
+    child.sendcontrol("c")
+    child.expect(pexpect.EOF)
+    assert "D\\u202eved" in prompt and "B\\rB\\x08\\x07" in prompt, repr(prompt)
+    assert "\u202e" not in prompt and "\x1b[2J" not in prompt, repr(prompt)
