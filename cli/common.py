@@ -78,6 +78,7 @@ def one_line(text: str) -> str:
 # In JSON, C0 controls are escaped by any encoder; these pass raw as UTF-8 unless asked.
 _JSON_RAW = [*range(0x7F, 0xA0), *_BIDI_AND_SEPARATORS]
 _JSON_ESCAPES = {code: f"\\u{code:04x}" for code in _JSON_RAW}
+_DEL = 0x7F
 _JSON_RAW_BYTES = re.compile("|".join(re.escape(chr(code)) for code in _JSON_RAW).encode())
 
 
@@ -89,7 +90,8 @@ def json_text(data: Any) -> str:
 
 def json_bytes_safe(encoded: bytes) -> bytes:
     """json_text's escaping for JSON already encoded (orjson): the same value, terminal-safe."""
-    if not _JSON_RAW_BYTES.search(encoded):
+    # Every character escaped is DEL or beyond ASCII: most lines are known safe by two C scans.
+    if (encoded.isascii() and _DEL not in encoded) or not _JSON_RAW_BYTES.search(encoded):
         return encoded
     return _JSON_RAW_BYTES.sub(lambda m: f"\\u{ord(m.group().decode()):04x}".encode(), encoded)
 

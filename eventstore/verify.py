@@ -307,7 +307,12 @@ class LineChecker:
         # Each check tests the common case first; the wording of problems lives in the
         # branches a good line never enters.
         kind = type(obj)
-        if (kind is dict or kind is list) and (over := over_limits(obj, 1)) is not None:
+        compact = over = None
+        if kind is dict or kind is list:
+            # A line of text whose compact form shows it within the limits is not walked.
+            compact = _compact_within_limits(obj) if line is not None else None
+            over = over_limits(obj, 1) if compact is None else None
+        if over is not None:
             # Like a line that is not JSON: nothing in it is trusted (nor hashed: the canonical
             # form of something this deep may not even be computable).
             self.prev_hash = None
@@ -323,7 +328,7 @@ class LineChecker:
                 [Flaw(ProblemCode.NOT_AN_OBJECT, f"not a JSON object (got {_json_type(obj)})")],
                 False,
             )
-        if line is not None and (dup := _duplicate(obj, line)) is not None:
+        if line is not None and (dup := _duplicate(obj, line, compact)) is not None:
             # Like a line that is not JSON: which value of the key counts is anybody's guess.
             self.prev_hash = None
             return None, [dup], False
@@ -418,13 +423,27 @@ _FIELDS = ProblemCode.ENVELOPE_FIELDS
 _NEWLINE = 1
 
 
-def _duplicate(obj: dict[str, Any] | Any, line: bytes) -> Flaw | None:
+def _duplicate(obj: dict[str, Any] | Any, line: bytes, compact: bytes | None = None) -> Flaw | None:
     """The repeated-key problem of a parsed line, looked for only in a line longer than its
-    object's compact form (a re-indented line, a line from another writer, or one hiding a key)."""
+    object's compact form (a re-indented line, a line from another writer, or one hiding a key).
+    `compact`: that form, if already written."""
     content = len(line) - (line[-1:] == b"\n") - (line[-2:] == b"\r\n")
-    if content == len(_dumps(obj)):
+    if content == len(_dumps(obj) if compact is None else compact):
         return None
     return duplicate_key(line)
+
+
+def _compact_within_limits(obj: dict[str, Any] | list[Any]) -> bytes | None:
+    """The compact form of a value parsed from text, if it shows the value within the limits (as
+    _GLANCE_BYTES tells, by its integers, its "+" and its count of "[" and "{"); else None, and
+    the value must be walked."""
+    try:
+        compact = _dumps(obj, option=orjson.OPT_STRICT_INTEGER)
+    except _EncodeError:
+        return None
+    if _PLUS in compact or compact.count(b"[") + compact.count(b"{") > DEPTH_LIMIT:
+        return None
+    return compact
 
 
 def _shape_problems(obj: dict[str, Any]) -> tuple[list[str], bool]:

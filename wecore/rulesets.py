@@ -9,6 +9,7 @@ the rule *does* lives in `wecore.rules` (its predicate) and the reducer (its eff
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -181,6 +182,18 @@ def make_ruleset(
     player_count: int | None = None,
 ) -> Ruleset:
     """Validate a ruleset name and its options; RulesetError names the first bad one."""
+    if not options and type(name) is str and (player_count is None or type(player_count) is int):
+        # Most games play no house rule: their few rulesets are made once (a Ruleset is frozen).
+        return _ruleset_without_options(name, player_count)
+    return _make_ruleset(name, options, player_count)
+
+
+@functools.lru_cache(maxsize=32)
+def _ruleset_without_options(name: str, player_count: int | None) -> Ruleset:
+    return _make_ruleset(name, None, player_count)
+
+
+def _make_ruleset(name: str, options: Mapping[str, Any] | None, player_count: int | None) -> Ruleset:
     if name != RULESET_2011:
         raise RulesetError(f"unknown ruleset {name!r}: the only ruleset is {RULESET_2011!r}")
     options = options or {}

@@ -15,7 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from eventstore.jsonl import JsonlLog, repair
 from eventstore.sqlite import Library
@@ -25,6 +28,7 @@ from eventstore.verify import (
     PROBLEMS_LISTED,
     iter_log,
     verify_log,
+    verify_objects,
 )
 
 from .helpers import FIRST, events, ref_hash
@@ -222,3 +226,111 @@ def test_a_fifo_is_refused_not_read(tmp_path: Path) -> None:
         verify_log(fifo)
     with pytest.raises(Exception, match="not a regular file"):
         repair(fifo)
+
+
+# --- the limits at a glance, against a walk of the value -------------------------------------
+# The readers judge most lines within the limits from their canonical form, without walking
+# the payload (eventstore.verify, _GLANCE_BYTES). Held here to a plain walk of the value, on
+# payloads built to sit on the glance's edges: integers about 2^53 and 2^63, floats of 1e16 and
+# more, "+", "[" and "{" inside strings, nesting about 64 levels in lines about 400 bytes long.
+
+
+LIMIT_WORDS = {f"nested more than {DEPTH_LIMIT} levels deep (the format's limit)"}
+
+
+def beyond_limits(value: Any, level: int = 2) -> bool:
+    """The payload at `level` (2: `data`) nests or holds a number beyond the format's limits."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return False
+    if isinstance(value, int):
+        return not -(2**63) <= value < 2**63
+    if isinstance(value, float):
+        return abs(value) >= 2.0**63
+    if level > DEPTH_LIMIT:
+        return True
+    children = value.values() if isinstance(value, dict) else value
+    return any(beyond_limits(child, level + 1) for child in children)
+
+
+def holds_a_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict | list):
+        return any(map(holds_a_float, value.values() if isinstance(value, dict) else value))
+    return False
+
+
+EDGE_NUMBERS = [2**53 - 1, 2**53, 2**53 + 1, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64, 10**20,
+                1e15, 1e16, 9.2e18, 2.0**63, -(2.0**63), 1e300, 1.5, -0.0]  # fmt: skip
+LEAVES = st.one_of(
+    st.sampled_from(EDGE_NUMBERS),
+    st.integers(-(2**66), 2**66),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(alphabet='ab+[{}]e1 \\"', max_size=6),
+    st.booleans(),
+    st.none(),
+)
+TREES = st.recursive(
+    LEAVES,
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text("k+[", max_size=2), children, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@st.composite
+def deep_values(draw: st.DrawFn) -> Any:
+    """Nesting just under, at or over the limit, in as few bytes as the format allows, or padded."""
+    value: Any = draw(LEAVES)
+    shape = draw(st.sampled_from(["objects", "arrays", "mixed"]))
+    for _ in range(draw(st.integers(DEPTH_LIMIT - 4, DEPTH_LIMIT + 2))):
+        objects = shape == "objects" or (shape == "mixed" and draw(st.booleans()))
+        value = {"": value} if objects else [value]
+    return value
+
+
+@st.composite
+def payloads(draw: st.DrawFn) -> dict[str, Any]:
+    text = draw(st.sampled_from(["", "x", "x" * 300])) if draw(st.booleans()) else draw(st.text("x+[{e"))
+    return {"text": text, "v": draw(st.one_of(LEAVES, TREES, deep_values()))}
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(payloads())
+def test_every_reader_judges_the_limits_as_a_walk_of_the_value(data: dict[str, Any]) -> None:
+    lines = log_with(data)
+    at_line_4 = problems_at(lines, 4)
+    limits = [m for m in at_line_4 if m in LIMIT_WORDS or "signed 64-bit" in m]
+    if beyond_limits(data):
+        assert len(limits) == 1, at_line_4
+    elif not holds_a_float(data):
+        assert at_line_4 == []  # and its hash, written by the standard library, holds
+    else:
+        assert limits == []  # (a float the standard library writes otherwise fails the hash)
+    # Line 1, which the readers judge without their fast path (LineChecker alone).
+    alone = verify_log([dump_line(envelope(1, "game_started", data, None))]).problems
+    assert [p.message for p in alone if p.message in LIMIT_WORDS or "signed 64-bit" in p.message] == limits
+    # The same from the lines already parsed (a library's rows), and folded by the audit.
+    objects = [orjson.loads(line) for line in lines]
+    parsed = [p.message for p in verify_objects(objects).problems if p.line == 4]
+    assert [m for m in parsed if m in limits] == limits and len(parsed) >= len(limits)
+
+
+@pytest.mark.parametrize("levels", range(DEPTH_LIMIT - 3, DEPTH_LIMIT + 3))
+@pytest.mark.parametrize("shape", ["objects", "arrays"])
+def test_the_shortest_lines_nested_about_the_limit(levels: int, shape: str) -> None:
+    """The glance's length bound against the tightest line a reader can meet after line 1: an
+    empty type, a one-letter game, a payload of nothing but nesting."""
+    value: Any = None
+    for _ in range(levels - 2):  # `data` is level 2: the nesting inside it makes up the rest
+        value = {"": value} if shape == "objects" else [value]
+    first = envelope(1, FIRST[0], FIRST[1], None)
+    tight = envelope(2, "", {"": value}, first["hash"])
+    lines = [dump_line(first), dump_line(tight)]
+    assert beyond_limits(tight["data"]) == (levels > DEPTH_LIMIT)
+    too_deep = f"nested more than {DEPTH_LIMIT} levels deep (the format's limit)"
+    expected = [too_deep] if levels > DEPTH_LIMIT else []
+    assert problems_at(lines, 2) == expected
+    rows = [json.loads(x) for x in lines]
+    assert [p.message for p in verify_objects(rows).problems if p.line == 2] == expected
