@@ -82,7 +82,8 @@ class StoredGameLog(GameLog, Protocol):
     itself (`verify.scan_objects`), the cheapest way to audit a game in a database."""
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        """The stored events as parsed envelopes, in seq order; GameNotFoundError if none."""
+        """The stored events as parsed envelopes, in seq order; GameNotFoundError if none. Each
+        is orjson's parse of what is stored (JSON values only: see verify.scan_objects)."""
         ...
 
 

@@ -793,13 +793,13 @@ class LibraryLog(LibraryGameLog):
 
     def iter_lines(self) -> Iterator[LogLine]:
         """Every stored event with its integrity problems; never raises on a problem."""
-        return iter_objects(self._objects())
+        return iter_objects(self._objects(), from_json=True)
 
     def read_unchecked(self) -> Iterator[Envelope]:
         return map(envelope_from_raw, self._objects())
 
     def verify(self) -> VerifyResult:
-        return verify_objects(self._objects())
+        return verify_objects(self._objects(), from_json=True)
 
 
 def _event_row(key: int, obj: dict[str, Any]) -> tuple[Any, ...]:

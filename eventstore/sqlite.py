@@ -597,7 +597,7 @@ class LibraryLog(LibraryGameLog):
     def iter_lines(self) -> Iterator[LogLine]:
         """Every stored event with its integrity problems, like iter_log on a file; never raises
         on a problem (for audit, which reports them all)."""
-        return iter_objects(self._objects())
+        return iter_objects(self._objects(), from_json=True)
 
     def read_unchecked(self) -> Iterator[Envelope]:
         """The rows as envelopes, unchecked (a row always has all the fields; a tampered one is
@@ -605,4 +605,4 @@ class LibraryLog(LibraryGameLog):
         return map(envelope_from_raw, self._objects())
 
     def verify(self) -> VerifyResult:
-        return verify_objects(self._objects())
+        return verify_objects(self._objects(), from_json=True)

@@ -263,7 +263,7 @@ class LineChecker:
     number, game id, previous stored hash). scan_lines puts a fast path for good lines in front
     of it; this is the reference that decides and words every problem."""
 
-    __slots__ = ("game", "game_line", "game_ok", "line", "prev_hash", "standalone")
+    __slots__ = ("from_json", "game", "game_line", "game_ok", "line", "prev_hash", "standalone")
 
     def __init__(self, *, standalone: bool = False) -> None:
         self.line = 0
@@ -274,6 +274,8 @@ class LineChecker:
         self.prev_hash: str | None = None
         # Standalone: judging one line out of context (a log's tail), so no seq/prev checks.
         self.standalone = standalone
+        # Objects given parsed are orjson's parse of JSON text (see scan_objects).
+        self.from_json = False
 
     def feed(self, b: bytes) -> tuple[dict[str, Any] | None, list[str] | None, bool]:
         """Check one line (with its line ending). Returns (parsed object, problems, usable)."""
@@ -310,7 +312,7 @@ class LineChecker:
         compact = over = None
         if kind is dict or kind is list:
             # A line of text whose compact form shows it within the limits is not walked.
-            compact = _compact_within_limits(obj) if line is not None else None
+            compact = _compact_within_limits(obj) if line is not None or self.from_json else None
             over = over_limits(obj, 1) if compact is None else None
         if over is not None:
             # Like a line that is not JSON: nothing in it is trusted (nor hashed: the canonical
@@ -569,9 +571,16 @@ def scan_objects(
     fold: Fold | None = None,
     end: ScanEnd | None = None,
     keep: list[dict[str, Any]] | None = None,
+    *,
+    from_json: bool = False,
 ) -> Iterator[Scanned]:
-    """LineChecker over parsed envelopes (rows from a database), with the same fast path."""
-    return _scan(objs, True, fold, end, keep)
+    """LineChecker over parsed envelopes (rows from a database), with the same fast path.
+
+    from_json: the objects are what orjson parsed from JSON text (a library's rows, see
+    sqlite_schema.envelope_objs), so their limits can be judged at a glance as a line's are;
+    otherwise (objects made in Python, which may hold a float such as inf, which orjson writes
+    as null) every payload is walked."""
+    return _scan(objs, True, fold, end, keep, walk=not from_json)
 
 
 def _scan(
@@ -580,8 +589,10 @@ def _scan(
     fold: Fold | None = None,
     end: ScanEnd | None = None,
     keep: list[dict[str, Any]] | None = None,
+    walk: bool = False,
 ) -> Iterator[Scanned]:
     checker = LineChecker()
+    checker.from_json = parsed and not walk
     slow, slow_parsed = checker.feed, checker.feed_obj
     readline: Callable[[int], bytes] | None = None
     if not parsed:
@@ -592,9 +603,9 @@ def _scan(
         items = iter(partial(readline, READ_CAP), b"") if readline is not None else map(_within_limit, items)
     over, lo, hi, depth = over_limits, INT_MIN, INT_MAX, DEPTH_LIMIT
     strict, plus, bracket = _SORT | orjson.OPT_STRICT_INTEGER, _PLUS, _OPEN_BRACKET
-    # Objects not parsed here from text (library rows, envelopes in memory) have their values
-    # walked: only orjson's own parse is known to hold no float such as inf, written as null.
-    glance = -1 if parsed else _GLANCE_BYTES
+    # Objects not known to be orjson's parse of JSON text have their values walked (see
+    # scan_objects): only such a parse is known to hold no float such as inf, written as null.
+    glance = -1 if walk else _GLANCE_BYTES
     hashed_line = HASH_FIELD_BYTES + _NEWLINE
     n = 0
     # Line 1's game id once known valid; until then _UNKNOWN, equal to nothing (not even a
@@ -657,12 +668,15 @@ def _scan(
                     del obj["hash"]
                     try:
                         canonical = dumps(obj, option=strict)
+                        size = len(canonical)
                     except _EncodeError:  # an integer beyond 53 bits, or nesting orjson refuses
-                        canonical = b"+"
+                        canonical, size = None, glance + 1
                     obj["hash"] = h
-                    size = len(canonical)
                     if (size > glance or plus in canonical or bracket in canonical) and (
-                        parsed or plus in canonical or canonical.count(b"[") + canonical.count(b"{") > depth
+                        walk
+                        or canonical is None
+                        or plus in canonical
+                        or canonical.count(b"[") + canonical.count(b"{") > depth
                     ):
                         for x in data.values():
                             tx = type(x)
@@ -674,7 +688,7 @@ def _scan(
                             beyond = False
                         if beyond:
                             canonical, h = b"", None  # not hashed, and no hash can match
-                        else:
+                        elif canonical is None:
                             del obj["hash"]
                             canonical = dumps(obj, option=sort)
                             obj["hash"] = h
@@ -738,9 +752,9 @@ def iter_log(source: Source) -> Iterator[LogLine]:
         yield from _loglines(scan_lines(lines))
 
 
-def iter_objects(objs: Iterable[dict[str, Any]]) -> Iterator[LogLine]:
-    """Like iter_log, for envelopes already parsed (rows from a database)."""
-    return _loglines(scan_objects(objs))
+def iter_objects(objs: Iterable[dict[str, Any]], *, from_json: bool = False) -> Iterator[LogLine]:
+    """Like iter_log, for envelopes already parsed (rows from a database; see scan_objects)."""
+    return _loglines(scan_objects(objs, from_json=from_json))
 
 
 class VerifyTally:
@@ -808,9 +822,9 @@ def verify_log(source: Source) -> VerifyResult:
         return _verify(scan_lines(lines))
 
 
-def verify_objects(objs: Iterable[dict[str, Any]]) -> VerifyResult:
-    """Like verify_log, for envelopes already parsed (rows from a database)."""
-    return _verify(scan_objects(objs))
+def verify_objects(objs: Iterable[dict[str, Any]], *, from_json: bool = False) -> VerifyResult:
+    """Like verify_log, for envelopes already parsed (rows from a database; see scan_objects)."""
+    return _verify(scan_objects(objs, from_json=from_json))
 
 
 def check_tail_line(b: bytes) -> tuple[Envelope | None, list[str]]:

@@ -126,9 +126,8 @@ def audit_one(
         row = summary_of(source)
         if row is not None:
             at = max(report.events, 1)
-            result.problems.extend(
-                Problem(at, ProblemKind.INTEGRITY, message) for message in summary_mismatches(row, report)
-            )
+            mismatches = summary_mismatches(row, report, board)
+            result.problems.extend(Problem(at, ProblemKind.INTEGRITY, message) for message in mismatches)
     if claims:
         from wecore.claims import check_claim, explain_difference
 
@@ -145,7 +144,7 @@ def audit_one(
     return result
 
 
-def summary_mismatches(row: dict[str, Any], report: GameReport) -> list[str]:
+def summary_mismatches(row: dict[str, Any], report: GameReport, board: Scoreboard | None = None) -> list[str]:
     """Where a library's cached summary of a game (its games row) says something its events do
     not: tampering or damage, in the library's words. A game not summarised (no winner, not
     complete: what a game played through `we serve` has) claims nothing, so is not held
@@ -154,7 +153,7 @@ def summary_mismatches(row: dict[str, Any], report: GameReport) -> list[str]:
     from wecore.scoring import library_summary
 
     state = report.state
-    complete, winner = library_summary(state)
+    complete, winner = library_summary(state, board)
     said = "the library's summary says"
     out: list[str] = []
     if row.get("damaged"):
@@ -173,9 +172,14 @@ def summary_mismatches(row: dict[str, Any], report: GameReport) -> list[str]:
         )
     # Names compare after NFC, as the events' readers compare them: the row keeps them as written.
     players = list(state.players)
-    if row["players"] is not None and players and list(map(_nfc, row["players"])) != list(map(_nfc, players)):
+    if (
+        row["players"] is not None
+        and players
+        and row["players"] != players
+        and list(map(_nfc, row["players"])) != list(map(_nfc, players))
+    ):
         out.append(f"{said} the players are {', '.join(row['players'])}; the events say {', '.join(players)}")
-    if row["title"] is not None and _nfc(row["title"]) != _nfc(state.title):
+    if row["title"] is not None and row["title"] != state.title and _nfc(row["title"]) != _nfc(state.title):
         out.append(f"{said} the title is {row['title']!r}; the events say {state.title!r}")
     return out
 

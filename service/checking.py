@@ -90,7 +90,9 @@ def check_game(
     if library_rows is None:
         raise ValueError(f"{source.label}: a library game needs a reader of its rows")
     rows = library_rows(source)
-    return _check_scanned(source, scan_objects(rows, fold, end, kept), checker, end, keep_envelopes, kept)
+    # A library's rows, as its log gives them (StoredGameLog.rows): orjson's parse of its JSON.
+    scanned = scan_objects(rows, fold, end, kept, from_json=True)
+    return _check_scanned(source, scanned, checker, end, keep_envelopes, kept)
 
 
 def _check_scanned(

@@ -112,12 +112,13 @@ def score(state: GameState) -> Scoreboard:
     return Scoreboard(entries, winners, state.is_over, tie_broken_by, state.tie_reason)  # type: ignore[arg-type]
 
 
-def library_summary(state: GameState) -> tuple[bool, str | None]:
+def library_summary(state: GameState, board: Scoreboard | None = None) -> tuple[bool, str | None]:
     """(complete, winner) as a game library lists a game: the winners joined by commas (a tie
-    not broken names them all), and no winner before the game is over."""
+    not broken names them all), and no winner before the game is over. `board`: the state's
+    score, if already made."""
     if not state.is_over:
         return False, None
-    return True, ", ".join(score(state).winners)
+    return True, ", ".join((score(state) if board is None else board).winners)
 
 
 def tied_leaders(state: GameState) -> tuple[str, ...]:

@@ -311,10 +311,12 @@ def test_every_reader_judges_the_limits_as_a_walk_of_the_value(data: dict[str, A
     # Line 1, which the readers judge without their fast path (LineChecker alone).
     alone = verify_log([dump_line(envelope(1, "game_started", data, None))]).problems
     assert [p.message for p in alone if p.message in LIMIT_WORDS or "signed 64-bit" in p.message] == limits
-    # The same from the lines already parsed (a library's rows), and folded by the audit.
-    objects = [orjson.loads(line) for line in lines]
-    parsed = [p.message for p in verify_objects(objects).problems if p.line == 4]
-    assert [m for m in parsed if m in limits] == limits and len(parsed) >= len(limits)
+    # The same from the lines already parsed: a library's rows (orjson's parse, judged at a
+    # glance too), and objects made in Python (walked).
+    for from_json in (True, False):
+        objects = [orjson.loads(line) for line in lines]
+        parsed = [p.message for p in verify_objects(objects, from_json=from_json).problems if p.line == 4]
+        assert [m for m in parsed if m in limits] == limits and len(parsed) >= len(limits)
 
 
 @pytest.mark.parametrize("levels", range(DEPTH_LIMIT - 3, DEPTH_LIMIT + 3))
@@ -332,5 +334,7 @@ def test_the_shortest_lines_nested_about_the_limit(levels: int, shape: str) -> N
     too_deep = f"nested more than {DEPTH_LIMIT} levels deep (the format's limit)"
     expected = [too_deep] if levels > DEPTH_LIMIT else []
     assert problems_at(lines, 2) == expected
-    rows = [json.loads(x) for x in lines]
-    assert [p.message for p in verify_objects(rows).problems if p.line == 2] == expected
+    for from_json in (True, False):
+        rows = [json.loads(x) for x in lines]
+        problems = verify_objects(rows, from_json=from_json).problems
+        assert [p.message for p in problems if p.line == 2] == expected
