@@ -39,13 +39,13 @@ class FoldResult:
 class GameChecker:
     """Folds events one at a time and remembers the first problem."""
 
-    __slots__ = ("events", "fast", "halted", "problem", "state")
+    __slots__ = ("fast", "first_seq", "halted", "problem", "state")
 
     def __init__(self, state: GameState = INITIAL_STATE) -> None:
         self.state = state
         self.fast = self._paths(state)  # kept, not asked per event: feed is the audit's inner loop
         self.problem: RuleProblem | None = None
-        self.events = 0
+        self.first_seq = state.seq
         # True once folding has stopped: at a problem, or because the caller said so (a line
         # the store could not read leaves a hole in the game).
         self.halted = False
@@ -66,6 +66,13 @@ class GameChecker:
 
         return {"game_started": started}
 
+    @property
+    def events(self) -> int:
+        """Events fed and judged: every rule function folds one event into one more `seq`, and
+        the event with the problem, if any, was judged too. (Counted, not kept: feed is the
+        audit's inner loop.)"""
+        return self.state.seq - self.first_seq + (self.problem is not None)
+
     def halt(self) -> None:
         """Fold nothing more: feed returns False from now on."""
         self.halted = True
@@ -76,7 +83,6 @@ class GameChecker:
             return self.feed_payload(line, event_type, data)
         if self.halted:
             return False
-        self.events += 1
         return self._feed_model(line, event_type, data)
 
     def feed_payload(self, line: int, event_type: str, data: dict[str, Any]) -> bool:
@@ -84,7 +90,6 @@ class GameChecker:
         the store passed: the audit's inner loop, which need not ask again."""
         if self.halted:
             return False
-        self.events += 1
         fast = self.fast.get(event_type)
         if fast is not None:
             try:
