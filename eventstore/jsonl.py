@@ -27,7 +27,7 @@ from eventstore.errors import (
     StoreError,
     TornTailError,
 )
-from eventstore.persistence import SealingLog, StoreAfterHead
+from eventstore.persistence import SealingLog, StoreAfterHead, Summary
 from eventstore.verify import (
     EMPTY,
     INTEGRITY,
@@ -188,7 +188,7 @@ class JsonlLog(SealingLog):
         try:
             size, head = self._head_locked(fd)
 
-            def store(sealed: list[Envelope]) -> None:
+            def store(sealed: list[Envelope], summary: Summary | None) -> None:  # a file keeps none
                 try:
                     for env in sealed:
                         _write_all(fd, env.to_line())

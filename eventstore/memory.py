@@ -18,7 +18,7 @@ from eventstore.errors import (
     LogIntegrityError,
     TornTailError,
 )
-from eventstore.persistence import SealingLog, StoreAfterHead
+from eventstore.persistence import SealingLog, StoreAfterHead, Summary
 from eventstore.verify import LogLine, VerifyResult, check_tail_line, iter_log, verify_log
 
 
@@ -89,7 +89,7 @@ class MemoryLog(SealingLog):
         with self._lock:
             head = self._head_locked()
 
-            def store(sealed: list[Envelope]) -> None:
+            def store(sealed: list[Envelope], summary: Summary | None) -> None:  # kept nowhere
                 self._lines.extend(env.to_line() for env in sealed)
                 self._head = sealed[-1]
 

@@ -42,10 +42,13 @@ from eventstore.verify import PROBLEMS_LISTED, LogLine, Scanned, VerifyResult, c
 Payload = tuple[str, dict[str, Any]]
 # (seq, hash, game id) of a log's newest event; (0, None, None) when there is no log yet.
 Head = tuple[int, str | None, str | None]
-# Stores sealed envelopes after the head just read, all or nothing.
-StoreAfterHead = Callable[[list[Envelope]], None]
 # What a game library keeps about a game that the store does not judge: (complete, winner).
 Summary = tuple[bool, "str | None"]
+# A summary that claims nothing: what a game library keeps when its writer gives none.
+NO_SUMMARY: Summary = (False, None)
+# Stores sealed envelopes after the head just read, all or nothing, with the game's summary
+# after them (a library keeps it in the same write; a file or memory keeps none).
+StoreAfterHead = Callable[[list[Envelope], "Summary | None"], None]
 
 
 @runtime_checkable
@@ -60,9 +63,18 @@ class GameLog(Protocol):
 
     def head(self) -> Head: ...
 
-    def append(self, events: Sequence[Payload], expected_seq: int, at: str | None = None) -> list[Envelope]:
+    def append(
+        self,
+        events: Sequence[Payload],
+        expected_seq: int,
+        at: str | None = None,
+        summary: Summary | None = None,
+    ) -> list[Envelope]:
         """Seal and store `events` after event `expected_seq`, all or nothing, durably before it
-        returns; ConcurrencyError (nothing stored) when the newest event is another."""
+        returns; ConcurrencyError (nothing stored) when the newest event is another. A game in
+        a library keeps `summary` (complete, winner), which the caller computed from the game's
+        state after these events, in the same write; without one it keeps NO_SUMMARY (the store
+        does not judge the game). A file keeps no summary."""
         ...
 
     def read(self) -> Iterator[Envelope]:
@@ -222,9 +234,15 @@ class SealingLog(ABC):
         self._store_first(envelopes[0])
         if len(envelopes) > 1:
             with self._locked_head() as (_, store):
-                store(envelopes[1:])
+                store(envelopes[1:], None)
 
-    def append(self, events: Sequence[Payload], expected_seq: int, at: str | None = None) -> list[Envelope]:
+    def append(
+        self,
+        events: Sequence[Payload],
+        expected_seq: int,
+        at: str | None = None,
+        summary: Summary | None = None,
+    ) -> list[Envelope]:
         with self._locked_head() as (head, store):
             if head is None:
                 raise GameNotFoundError(self.where)
@@ -240,7 +258,7 @@ class SealingLog(ABC):
                 sealed.append(envelope)
                 prev = envelope.hash
             if sealed:
-                store(sealed)
+                store(sealed, summary)
         return sealed
 
     def read(self) -> Iterator[Envelope]:
@@ -340,7 +358,8 @@ class ImportTarget(Protocol):
 
 class LibraryImportTarget:
     """The part of an ImportTarget both libraries share: the game's row told about the events
-    just stored (its head, and for a game extended, the summary given)."""
+    just stored (its head, and for a game extended, the summary given, else NO_SUMMARY, as an
+    append without one keeps)."""
 
     library: Any
     conn: Any
@@ -349,9 +368,7 @@ class LibraryImportTarget:
         self.library._advance_game(self.conn, last)
 
     def finish_extended(self, last: dict[str, Any], summary: Summary | None) -> None:
-        self.library._advance_game(self.conn, last)
-        if summary is not None:
-            self.library._set_summary(self.conn, last["game"], summary)
+        self.library._advance_game(self.conn, last, NO_SUMMARY if summary is None else summary)
 
 
 # Events handed to ImportTarget.store at a time: large enough to amortise a call, small enough

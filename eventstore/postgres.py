@@ -40,6 +40,7 @@ from eventstore.errors import (
     StoreError,
 )
 from eventstore.persistence import (
+    NO_SUMMARY,
     ImportResult,
     LibraryGameLog,
     LibraryImportTarget,
@@ -553,10 +554,21 @@ class Library:
         return key, False
 
     @staticmethod
-    def _advance_game(conn: psycopg.Connection[Any], last: dict[str, Any]) -> None:
+    def _advance_game(
+        conn: psycopg.Connection[Any], last: dict[str, Any], summary: Summary | None = None
+    ) -> None:
+        """The game's row after new events up to `last`; with `summary`, that too."""
+        if summary is None:
+            conn.execute(
+                "UPDATE games SET last_at = %s, events = %s, head_hash = %s WHERE id = %s",
+                (last["at"], last["seq"], last["hash"], last["game"]),
+            )
+            return
+        complete, winner = summary
         conn.execute(
-            "UPDATE games SET last_at = %s, events = %s, head_hash = %s WHERE id = %s",
-            (last["at"], last["seq"], last["hash"], last["game"]),
+            "UPDATE games SET last_at = %s, events = %s, head_hash = %s, complete = %s, winner = %s"
+            " WHERE id = %s",
+            (last["at"], last["seq"], last["hash"], complete, winner, last["game"]),
         )
 
     def _copy_events(self, conn: psycopg.Connection[Any], rows: Sequence[tuple[Any, ...]]) -> None:
@@ -766,20 +778,24 @@ class LibraryLog(LibraryGameLog):
         with self.library._write() as conn:
             key, head = self._head_row(conn, lock=True) or (0, None)
 
-            def store(sealed: list[Envelope]) -> None:
+            def store(sealed: list[Envelope], summary: Summary | None) -> None:
                 objs = [e.to_dict() for e in sealed]
                 with conn.cursor() as cur:
                     cur.executemany(_INSERT_EVENT, [_event_row(key, obj) for obj in objs])
-                self.library._advance_game(conn, objs[-1])
+                self.library._advance_game(conn, objs[-1], NO_SUMMARY if summary is None else summary)
                 _notify(conn, self.game_id, objs[-1]["seq"])
 
             yield head, store
 
     def append(
-        self, events: Sequence[tuple[str, dict[str, Any]]], expected_seq: int, at: str | None = None
+        self,
+        events: Sequence[tuple[str, dict[str, Any]]],
+        expected_seq: int,
+        at: str | None = None,
+        summary: Summary | None = None,
     ) -> list[Envelope]:
         try:
-            return super().append(events, expected_seq, at)
+            return super().append(events, expected_seq, at, summary)
         except _Retry:
             # Another writer's event at the same seq (the unique key), or a deadlock: stale.
             raise ConcurrencyError(self.where, expected_seq, self.head()[0]) from None

@@ -30,7 +30,7 @@ from eventstore.errors import (
     StoreError,
     WritesLostError,
 )
-from eventstore.persistence import LibraryGameLog, StoreAfterHead, Summary, write_new_log
+from eventstore.persistence import NO_SUMMARY, LibraryGameLog, StoreAfterHead, Summary, write_new_log
 from eventstore.sqlite_import import ImportResult, import_new_game, import_path, import_scanned
 from eventstore.sqlite_schema import (
     GAME_COLUMNS,
@@ -474,10 +474,18 @@ class Library:
         return cursor.lastrowid
 
     @staticmethod
-    def _advance_game(conn: sqlite3.Connection, last: dict[str, Any]) -> None:
+    def _advance_game(conn: sqlite3.Connection, last: dict[str, Any], summary: Summary | None = None) -> None:
+        """The game's row after new events up to `last`; with `summary`, that too."""
+        if summary is None:
+            conn.execute(
+                "UPDATE games SET last_at = ?, events = ?, head_hash = ? WHERE id = ?",
+                (last["at"], last["seq"], last["hash"], last["game"]),
+            )
+            return
+        complete, winner = summary
         conn.execute(
-            "UPDATE games SET last_at = ?, events = ?, head_hash = ? WHERE id = ?",
-            (last["at"], last["seq"], last["hash"], last["game"]),
+            "UPDATE games SET last_at = ?, events = ?, head_hash = ?, complete = ?, winner = ? WHERE id = ?",
+            (last["at"], last["seq"], last["hash"], int(complete), winner, last["game"]),
         )
 
     def import_log(self, path: str | os.PathLike[str]) -> ImportResult:
@@ -577,12 +585,12 @@ class LibraryLog(LibraryGameLog):
         with self.library._write() as conn:
             base, head = self._head_row(conn) or (0, None)
 
-            def store(sealed: list[Envelope]) -> None:
+            def store(sealed: list[Envelope], summary: Summary | None) -> None:
                 if sealed[-1].seq >= SEQ_LIMIT:
                     raise too_long(self.where)
                 objs = [e.to_dict() for e in sealed]
                 conn.executemany(INSERT_EVENT, [event_row(base, obj) for obj in objs])
-                self.library._advance_game(conn, objs[-1])
+                self.library._advance_game(conn, objs[-1], NO_SUMMARY if summary is None else summary)
 
             yield head, store
 

@@ -168,6 +168,34 @@ def test_append_at_explicit_time(backend: Backend) -> None:
         log.append(events(1), expected_seq=7, at="2026-12-24 18:00:00")
 
 
+def test_a_library_keeps_the_summary_each_append_gives(backend: Backend) -> None:
+    """The writer computes the summary (the store judges no game) and the library keeps it in
+    the same write as the events; an append without one leaves the row claiming nothing, so a
+    summary never outlives the events it was made for. A file or memory keeps none."""
+    log = six_events(backend)
+    (e,) = log.append(events(1), expected_seq=6, summary=(True, "Ann"))
+    assert list(log.read())[-1] == e  # the events are the same, with a summary or without
+    library = getattr(backend, "library", None)
+    if library is None:
+        return
+
+    def summary() -> tuple[bool, str | None, int]:
+        row = library.summary_of("party")
+        return row["complete"], row["winner"], row["events"]
+
+    assert summary() == (True, "Ann", 7)
+    log.append(events(1), expected_seq=7, summary=(True, "Ann, Ben"))
+    assert summary() == (True, "Ann, Ben", 8)
+    log.append(events(1), expected_seq=8, summary=(False, None))  # an undo that opens the game
+    assert summary() == (False, None, 9)
+    log.append(events(1), expected_seq=9, summary=(True, "Ben"))
+    with pytest.raises(ConcurrencyError):  # nothing written, the summary included
+        log.append(events(1), expected_seq=9, summary=(False, None))
+    assert summary() == (True, "Ben", 10)
+    log.append(events(1), expected_seq=10)  # said nothing: claims nothing
+    assert summary() == (False, None, 11)
+
+
 def test_unicode_names(backend: Backend) -> None:
     log = backend.new_log("unicode")
     names = ["Zoë", "李", "Ann"]
