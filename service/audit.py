@@ -147,8 +147,9 @@ def audit_one(
 def summary_mismatches(row: dict[str, Any], report: GameReport, board: Scoreboard | None = None) -> list[str]:
     """Where a library's cached summary of a game (its games row) says something its events do
     not: tampering or damage, in the library's words. A game not summarised (no winner, not
-    complete: what a game played through `we serve` has) claims nothing, so is not held
-    against it; every other value is kept by the store on each write and must match."""
+    complete: a game not over, or one appended to through the store's API without a summary)
+    claims nothing, so is not held against it; every other value is kept by the store on each
+    write and must match."""
     from eventstore.canonical import fingerprint
     from wecore.scoring import library_summary
 

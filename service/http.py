@@ -508,7 +508,7 @@ def create_app(
             else:
                 new = _events_for(state, move, actor)
             with folder.writer(game) as log:
-                written = commit(log, new, asked.expect)
+                written = commit(log, new, asked.expect, state)
         except Refused as exc:
             raise ApiError(422, str(exc)) from None
         except StaleHead as exc:

@@ -33,6 +33,7 @@ from wecore.events import AtticsDealt, Event, GiftBrought, GiftListsDealt, GiftO
 from wecore.moves import Bring, Open, Steal, Swap
 from wecore.narrate import gist
 from wecore.reducer import fold
+from wecore.scoring import library_summary
 from wecore.state import INITIAL_STATE, GameState
 
 DEFAULT_UNDO_REASON = "undone at the table"
@@ -161,12 +162,18 @@ def tie_events(state: GameState, winner: str, reason: str) -> list[Event]:
 # --- writing -------------------------------------------------------------------------------
 
 
-def commit(log: Any, events: Sequence[Event], expect: int) -> list[Envelope]:
+def commit(log: Any, events: Sequence[Event], expect: int, state: GameState | None = None) -> list[Envelope]:
     """Append `events` after event `expect`: under the log's lock, with the head re-read there,
-    fsynced before it returns. StaleHead (nothing written) when `expect` is not the head."""
+    fsynced before it returns. StaleHead (nothing written) when `expect` is not the head.
+
+    `state`: the game's state at `expect`. A game in a library keeps, in the same write, its
+    summary (complete, winner) after these events, as `we import` computes it; the head check
+    makes sure `state` is the stored game's. Without it the library keeps a summary that claims
+    nothing."""
     payloads = [event_payload(e) for e in events]
+    summary = None if state is None else library_summary(fold(events, state))
     try:
-        return log.append(payloads, expected_seq=expect, at=utc_now())
+        return log.append(payloads, expected_seq=expect, at=utc_now(), summary=summary)
     except ConcurrencyError as exc:
         raise StaleHead(expect, exc.actual) from None
 

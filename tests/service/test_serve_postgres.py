@@ -4,6 +4,7 @@ open, says so, and catches up when it is back."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import tempfile
@@ -134,3 +135,65 @@ def test_serve_says_what_it_needs() -> None:
     unreachable = we("serve", "--db", "postgresql://we:secret-word@127.0.0.1:1/x", "--port", "0")
     assert unreachable.returncode == 1 and "cannot open the game library" in unreachable.stderr
     assert "secret-word" not in unreachable.stderr and "Traceback" not in unreachable.stderr
+
+
+def play_to_the_end(server: Server, gid: str) -> int:
+    """The host plays the first legal move (never an undo) until there is none; the head."""
+    with server.host as host:
+        while True:
+            current = host.get(f"/api/v1/games/{gid}").json()
+            choices = [m for m in current["legal"] if m["type"] != "undo"]
+            if not choices:
+                return current["seq"]
+            body = {"expect": current["seq"], "move": choices[0]}
+            answer = host.post(f"/api/v1/games/{gid}/moves", json=body)
+            assert answer.status_code == 201, answer.text
+
+
+def listed_and_audited(url: str, gid: str) -> tuple[dict, dict]:
+    """The game's row as `we games --db` lists it (the library's summary, also read through the
+    library), and `we audit --db --json` of it, which holds that row against the events."""
+    from served import we
+
+    listing = we("games", "--db", url, check=True).stdout
+    with Library(url) as library:
+        row = library.summary_of(gid)
+    assert row is not None
+    (line,) = [line for line in listing.splitlines() if line.split()[:1] == [gid]]
+    complete, winner = [cell.strip() for cell in line.split("│")][-2:]  # the last two columns
+    assert (complete, winner) == ("yes" if row["complete"] else "no", row["winner"] or "-"), line
+    audit = json.loads(we("audit", "--db", url, gid, "--json").stdout)
+    return row, audit
+
+
+def test_a_game_played_through_the_server_keeps_its_summary(pg_url: str) -> None:
+    """The library's summary (complete, winner) of a game played on phones is kept on every
+    move, as `we import` computes it: `we games` shows the end and the winner, an undo that
+    opens the game again clears them, and `we audit` finds the row true all along."""
+    server = start_server(None, "--db", pg_url)
+    try:
+        game = new_game(server, title="Served to the end", lists=None, deal_attics=True)
+        gid = game["id"]
+        row, audit = listed_and_audited(pg_url, gid)
+        assert (row["complete"], row["winner"]) == (False, None)
+        head = play_to_the_end(server, gid)
+        row, audit = listed_and_audited(pg_url, gid)
+        assert audit["ok"] and audit["complete"], audit["problems"]
+        assert row["events"] == head
+        assert row["complete"] is True
+        assert row["winner"] == ", ".join(audit["winners"])
+        with server.host as host:
+            # The undo of the last move opens the game again: the row claims nothing any more.
+            answer = move(host, gid, head, type="undo")
+        assert answer.status_code == 201, answer.text
+        head = answer.json()["seq"]
+        row, audit = listed_and_audited(pg_url, gid)
+        assert audit["ok"] and not audit["complete"], audit["problems"]
+        assert (row["complete"], row["winner"], row["events"]) == (False, None, head)
+        # Played to the end again: over again, with its winner.
+        head = play_to_the_end(server, gid)
+        row, audit = listed_and_audited(pg_url, gid)
+        assert audit["ok"] and audit["complete"], audit["problems"]
+        assert (row["complete"], row["winner"], row["events"]) == (True, ", ".join(audit["winners"]), head)
+    finally:
+        assert server.stop() == 0
