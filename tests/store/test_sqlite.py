@@ -189,6 +189,30 @@ def test_import_prefix_and_extension(library: Library, tmp_path: Path) -> None:
     assert game["events"] == 87 and game["head_hash"] == log.head()[1]
 
 
+def test_an_extension_keeps_the_summary_given_else_claims_nothing(library: Library, tmp_path: Path) -> None:
+    """The summary of a game's first 30 events is not kept for its 60: the store judges no
+    game, so an import that gives no summary leaves the row claiming nothing."""
+    lines = split_lines((VECTORS / "four-players-dealt.jsonl").read_bytes())
+    half, more = tmp_path / "half.jsonl", tmp_path / "more.jsonl"
+    half.write_bytes(b"".join(lines[:30]))
+    more.write_bytes(b"".join(lines[:60]))
+    game_id = library.import_log(half).game_id
+    library.set_summary(game_id, complete=True, winner="Ann")  # say, by a writer of its own
+
+    def summary() -> tuple[bool, str | None, int]:
+        row = library.summary_of(game_id)
+        assert row is not None
+        return row["complete"], row["winner"], row["events"]
+
+    assert library.import_log(half).status == "unchanged"
+    assert summary() == (True, "Ann", 30)  # nothing added: the row as it was
+    assert library.import_log(more).status == "extended"
+    assert summary() == (False, None, 60)
+    whole = [json.loads(line) for line in lines]
+    assert library.import_verified(whole, "whole", (True, "Ann, Ben")).status == "extended"
+    assert summary() == (True, "Ann, Ben", 87)
+
+
 def write_other_game(path: Path, game_id: str, n: int, start: int = 0) -> None:
     log = JsonlLog(path)
     log.create(FIRST, game_id)
