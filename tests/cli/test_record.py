@@ -517,11 +517,11 @@ def test_someone_else_appending_meanwhile_is_caught_up_with_and_the_line_refused
     log, _ = new_game(tmp_path)
     real_append = JsonlLog.append
 
-    def sneaky(self, events, expected_seq, at=None):
+    def sneaky(self, events, expected_seq, at=None, summary=None):
         if not getattr(sneaky, "done", False):
             sneaky.done = True
             real_append(self, [("note", {"text": "from another recorder"})], expected_seq, at)
-        return real_append(self, events, expected_seq, at)
+        return real_append(self, events, expected_seq, at, summary)
 
     monkeypatch.setattr(JsonlLog, "append", sneaky)
     result = we("record", log, input="note mine\nnote mine again\n")
