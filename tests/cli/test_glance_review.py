@@ -52,3 +52,5 @@ def test_audit_reports_a_short_too_deep_line_as_too_deep(tmp_path: Path) -> None
     found = [(p["seq"], p["kind"], p["message"]) for p in report["problems"]]
     assert found[0][:2] == (1, "integrity") and "`hash`" in found[0][2]
     assert found[1:] == [(2, "integrity", "nested more than 64 levels deep (the format's limit)")]
+    # A line beyond the limits has no hash to show: the stored fingerprint is not line 2's.
+    assert report["stored_fingerprint"] is None
