@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import stat
@@ -85,6 +84,8 @@ _JSON_RAW_BYTES = re.compile("|".join(re.escape(chr(code)) for code in _JSON_RAW
 def json_text(data: Any) -> str:
     """`data` as indented JSON for stdout: exact (it parses back to the same values), with the
     characters a terminal would act on written as \\u escapes, as C0 controls always are."""
+    import json  # only where JSON is printed: every command imports this module
+
     return json.dumps(data, ensure_ascii=False, indent=2).translate(_JSON_ESCAPES)
 
 

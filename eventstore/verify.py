@@ -78,10 +78,11 @@ _EncodeError = orjson.JSONEncodeError
 # A "+", "[" or "{" inside a string only sends the line to the walk of its values.
 # Bytes are searched by code (`43 in line`): bytes.find parses its arguments the slow way.
 _PLUS, _OPEN_BRACKET = ord("+"), ord("[")
-# A canonical envelope takes at least 84 bytes besides its payload (58 of punctuation and key
-# names, `at` 20, `game` 1, `prev` 4 as null, `seq` 1); the payload is level 2, and each object
-# nested below it to level DEPTH_LIMIT + 1 adds at least 5 bytes (`"":{` and `}`).
-_GLANCE_BYTES = 84 + 2 + 5 * (DEPTH_LIMIT - 1) - 1
+# A canonical envelope takes at least 82 bytes besides its payload (58 of punctuation and key
+# names, `at` 20, `game` 1, `prev` 2 as "": a line's `prev` repeats whatever hash the line before
+# stored, `seq` 1); the payload is level 2, and each object nested below it to level
+# DEPTH_LIMIT + 1 adds at least 5 bytes (`"":{` and `}`).
+_GLANCE_BYTES = 82 + 2 + 5 * (DEPTH_LIMIT - 1) - 1
 
 # Lines are read through a large buffer: fewer syscalls, still bounded memory.
 _READ_BUFFER = 1 << 18
@@ -263,7 +264,7 @@ class LineChecker:
     number, game id, previous stored hash). scan_lines puts a fast path for good lines in front
     of it; this is the reference that decides and words every problem."""
 
-    __slots__ = ("from_json", "game", "game_line", "game_ok", "line", "prev_hash", "standalone")
+    __slots__ = ("game", "game_line", "game_ok", "line", "prev_hash", "standalone")
 
     def __init__(self, *, standalone: bool = False) -> None:
         self.line = 0
@@ -274,8 +275,6 @@ class LineChecker:
         self.prev_hash: str | None = None
         # Standalone: judging one line out of context (a log's tail), so no seq/prev checks.
         self.standalone = standalone
-        # Objects given parsed are orjson's parse of JSON text (see scan_objects).
-        self.from_json = False
 
     def feed(self, b: bytes) -> tuple[dict[str, Any] | None, list[str] | None, bool]:
         """Check one line (with its line ending). Returns (parsed object, problems, usable)."""
@@ -294,6 +293,8 @@ class LineChecker:
                 return None, [Flaw(ProblemCode.BLANK_LINE, "blank line")], False
             if "depth limit" in str(exc):  # orjson gives up at 1,024 levels: past ours anyway
                 return None, [TOO_DEEP], False
+            if "infinity" in str(exc) and _is_json(b):  # a number too large for a double
+                return None, [_TOO_LARGE], False
             return None, [Flaw(ProblemCode.NOT_JSON, f"not valid JSON ({exc})")], False
         return self._check(obj, b)
 
@@ -312,7 +313,7 @@ class LineChecker:
         compact = over = None
         if kind is dict or kind is list:
             # A line of text whose compact form shows it within the limits is not walked.
-            compact = _compact_within_limits(obj) if line is not None or self.from_json else None
+            compact = _compact_within_limits(obj) if line is not None else None
             over = over_limits(obj, 1) if compact is None else None
         if over is not None:
             # Like a line that is not JSON: nothing in it is trusted (nor hashed: the canonical
@@ -423,6 +424,20 @@ _FIELDS = ProblemCode.ENVELOPE_FIELDS
 # key written twice would make it longer (no form of a value is shorter than the compact one,
 # floats aside, which the format has none of): only a longer line can hide a repeated key.
 _NEWLINE = 1
+
+
+_TOO_LARGE = Flaw(ProblemCode.INTEGER_RANGE, "an integer outside the signed 64-bit range (too large to read)")
+
+
+def _is_json(line: bytes) -> bool:
+    """Whether the standard library reads `line` as JSON (it reads numbers orjson cannot)."""
+    import json
+
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _duplicate(obj: dict[str, Any] | Any, line: bytes, compact: bytes | None = None) -> Flaw | None:
@@ -576,10 +591,11 @@ def scan_objects(
 ) -> Iterator[Scanned]:
     """LineChecker over parsed envelopes (rows from a database), with the same fast path.
 
-    from_json: the objects are what orjson parsed from JSON text (a library's rows, see
-    sqlite_schema.envelope_objs), so their limits can be judged at a glance as a line's are;
+    from_json: each object's `data` is what orjson parsed from JSON text (a library's rows, see
+    sqlite_schema.envelope_objs), so its limits can be judged at a glance as a line's are;
     otherwise (objects made in Python, which may hold a float such as inf, which orjson writes
-    as null) every payload is walked."""
+    as null) every payload is walked. The other fields are the database's values, judged by
+    their types; a row off the fast path is walked whole."""
     return _scan(objs, True, fold, end, keep, walk=not from_json)
 
 
@@ -592,7 +608,6 @@ def _scan(
     walk: bool = False,
 ) -> Iterator[Scanned]:
     checker = LineChecker()
-    checker.from_json = parsed and not walk
     slow, slow_parsed = checker.feed, checker.feed_obj
     readline: Callable[[int], bytes] | None = None
     if not parsed:
