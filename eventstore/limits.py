@@ -76,3 +76,42 @@ def duplicate_key(line: bytes) -> Flaw | None:
         ProblemCode.DUPLICATE_KEY,
         f"the key {key!r} appears twice in one object: readers differ on which value counts",
     )
+
+
+def reads_as_json(text: str | bytes) -> bool:
+    """Whether `text` is JSON, read by the standard library, which reads what orjson cannot: a
+    number too large for a double, integers of any length (taken by their digits, never
+    converted). NaN and Infinity are not JSON."""
+    try:
+        json.loads(text, parse_int=len, parse_constant=_not_json)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _not_json(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def beyond_orjson(text: str | bytes, error: Exception) -> Any:
+    """What the checks are to see of stored JSON text orjson could not read: a stand-in beyond
+    the same limit when it failed for one (nested past its 1,024 levels, or a number too large
+    for a double), as the same line in a file is judged; else the text itself, a value of the
+    wrong type."""
+    message = str(error)
+    if "depth limit" in message:
+        return _NESTED_PAST_THE_LIMIT
+    if "infinity" in message and reads_as_json(text):
+        return [float("inf")]
+    return text
+
+
+def _nested(levels: int) -> Any:
+    value: list[Any] = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+# As a payload (level 2), lists nested to level DEPTH_LIMIT + 1.
+_NESTED_PAST_THE_LIMIT = _nested(DEPTH_LIMIT)

@@ -25,6 +25,7 @@ import orjson
 
 from eventstore.envelope import FORMAT_VERSION
 from eventstore.errors import StoreError
+from eventstore.limits import beyond_orjson
 
 _SORT = orjson.OPT_SORT_KEYS
 # PRAGMA user_version of the layout this module writes; 0 is a new file or schema 1.
@@ -147,8 +148,9 @@ def envelope_objs(
         for n, (seq, type_, data, at, prev, hash_) in enumerate(rows):  # noqa: B007
             try:
                 parsed = loads(data)
-            except bad_json:
-                parsed = data  # reported by the checks as `data` of the wrong type
+            except bad_json as exc:
+                # Reported by the checks as `data` of the wrong type, or beyond a limit.
+                parsed = beyond_orjson(data, exc)
             yield {
                 "v": FORMAT_VERSION,
                 "game": game,

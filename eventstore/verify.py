@@ -48,6 +48,7 @@ from eventstore.limits import (
     duplicate_key,
     integer_words,
     over_limits,
+    reads_as_json,
 )
 
 # Problems are defined in `problems`; readers of a log take them from here too.
@@ -293,7 +294,7 @@ class LineChecker:
                 return None, [Flaw(ProblemCode.BLANK_LINE, "blank line")], False
             if "depth limit" in str(exc):  # orjson gives up at 1,024 levels: past ours anyway
                 return None, [TOO_DEEP], False
-            if "infinity" in str(exc) and _is_json(b):  # a number too large for a double
+            if "infinity" in str(exc) and reads_as_json(b):  # a number too large for a double
                 return None, [_TOO_LARGE], False
             return None, [Flaw(ProblemCode.NOT_JSON, f"not valid JSON ({exc})")], False
         return self._check(obj, b)
@@ -427,17 +428,6 @@ _NEWLINE = 1
 
 
 _TOO_LARGE = Flaw(ProblemCode.INTEGER_RANGE, "an integer outside the signed 64-bit range (too large to read)")
-
-
-def _is_json(line: bytes) -> bool:
-    """Whether the standard library reads `line` as JSON (it reads numbers orjson cannot)."""
-    import json
-
-    try:
-        json.loads(line)
-    except (ValueError, RecursionError):
-        return False
-    return True
 
 
 def _duplicate(obj: dict[str, Any] | Any, line: bytes, compact: bytes | None = None) -> Flaw | None:

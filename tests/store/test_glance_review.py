@@ -162,13 +162,6 @@ def test_an_integer_of_four_hundred_digits_is_outside_the_range_not_bad_json() -
     assert [(p.line, p.code) for p in problems][:1] == [(3, ProblemCode.INTEGER_RANGE)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="LineChecker.feed (9b5f38e) takes orjson's 'number is infinity' error for a number too large "
-    "when the standard library reads the line, but json.loads also reads NaN and Infinity, which are "
-    "not JSON: a line with 1e400 and then NaN is reported as outside the 64-bit range, while the "
-    "same line without the 1e400 is not JSON",
-)
 def test_a_line_with_a_huge_number_and_nan_is_not_json() -> None:
     lines = good_lines(4)
     lines[2] = lines[2].replace(b'"text":"event 3"', b'"text":"event 3","n":1e400,"m":NaN')
@@ -178,13 +171,6 @@ def test_a_line_with_a_huge_number_and_nan_is_not_json() -> None:
     assert [(p.line, p.code) for p in verify_log(lines).problems][:1] == [(3, ProblemCode.NOT_JSON)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="LineChecker.feed (9b5f38e) asks the standard library whether the line is JSON, but Python "
-    "refuses to read an integer of more than 4,300 digits (sys.get_int_max_str_digits, a ValueError), "
-    "so such a line is called not JSON rather than outside the 64-bit range; json.loads with "
-    "parse_int (given the digits as text) and a parse_constant that refuses NaN/Infinity would do",
-)
 @pytest.mark.parametrize("digits", [4301, 100_000])
 def test_an_integer_of_thousands_of_digits_is_outside_the_range(digits: int) -> None:
     lines = good_lines(4)
@@ -223,12 +209,6 @@ def test_a_repeated_key_is_found_when_a_short_float_makes_up_its_length() -> Non
     assert reference(lines)[2][1] is not None  # LineChecker misses it too (the same test)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pre-existing: a library's `data` that orjson cannot parse for a limit (nested past its 1,024 "
-    "levels, or a number too large for a double) is kept as a string (sqlite_schema.envelope_objs) and "
-    "reported as `data` of the wrong type, where the same line in a file is beyond the limits",
-)
 @pytest.mark.parametrize(
     ("data", "code"),
     [
