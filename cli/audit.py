@@ -22,7 +22,6 @@ from cli.common import (
     EXIT_INVALID,
     FILE_NAME,
     CommandFailed,
-    GameSource,
     check_game,
     collector_settled_for_a_batch,
     db_option,
@@ -38,6 +37,7 @@ from cli.common import (
 from eventstore.errors import StoreError
 from service.audit import AuditResult
 from service.audit import audit_one as audit_game
+from service.checking import GameSource
 from wecore.errors import clipped, shown
 from wecore.scoring import NotCounted, Scoreboard
 

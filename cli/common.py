@@ -15,15 +15,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from eventstore.errors import StoreError
-from service.checking import GameReport, GameSource
-from service.checking import check_game as _check_game
 from wecore.errors import WeError, clipped
 from wecore.errors import shown as quoted
 
 if TYPE_CHECKING:
     from eventstore.persistence import GameLibrary
+    from service.checking import GameReport, GameSource
 
-__all__ = ["GameReport", "GameSource"]  # their home is service.checking; commands import them here
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -377,6 +375,9 @@ def resolve_game(text: str, db_path: LibraryRef | None) -> GameSource:
 def game_source(text: str, db_path: LibraryRef | None, mode: int | None) -> GameSource:
     """resolve_game for an argument already stat'ed (`mode`: its st_mode, None if nothing is
     there), so that auditing twenty thousand game ids costs one stat each, not four."""
+    # Imported here, not at the top: `we --help` and commands that read no game skip it.
+    from service.checking import GameSource
+
     if mode is not None and stat.S_ISDIR(mode):
         raise CommandFailed(f"{shown_path(text)} is a directory, not a game log")
     if mode is not None:
@@ -505,6 +506,8 @@ def connect_library(path: LibraryRef) -> GameLibrary:
 
 def check_game(source: GameSource, keep_envelopes: bool = False, keep_lines: bool = False) -> GameReport:
     """service.checking.check_game, reading library games through this command's connection."""
+    from service.checking import check_game as _check_game
+
     return _check_game(source, keep_envelopes, keep_lines, _library_rows)
 
 

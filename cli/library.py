@@ -17,8 +17,6 @@ import click
 from cli.common import (
     FILE_NAME,
     CommandFailed,
-    GameReport,
-    GameSource,
     LibraryParam,
     LibraryRef,
     check_game,
@@ -36,6 +34,7 @@ from cli.common import (
     temporary_beside,
 )
 from eventstore.errors import LibraryBusyError, StoreError, WritesLostError
+from service.checking import GameReport, GameSource
 from wecore.errors import shown
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.text import Text
 
-from cli.common import CommandFailed, GameSource, check_game, echo, one_line
+from cli.common import CommandFailed, check_game, echo, one_line
 from cli.glance import openable_cards, table_at_a_glance
 from cli.record_grammar import (
     AFTER_THE_END,
@@ -40,6 +40,7 @@ from cli.record_grammar import (
 )
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
+from service.checking import GameSource
 from service.play import (
     DEFAULT_TIE_REASON,
     DEFAULT_UNDO_REASON,

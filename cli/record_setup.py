@@ -17,11 +17,11 @@ from typing import Any
 import click
 from rich.text import Text
 
-from cli.common import CommandFailed, GameSource, _is_library, check_game, terminal_safe
+from cli.common import CommandFailed, _is_library, check_game, terminal_safe
 from cli.house_rules import options_from_flags
 from cli.record_grammar import Rejected, names_clash, parse_players, split_entries
 from cli.record_session import Session
-from service.checking import damage_sentence
+from service.checking import GameSource, damage_sentence
 from service.play import (
     start_game,
 )

@@ -55,6 +55,7 @@ from eventstore.verify import (
     Scanned,
     VerifyResult,
     iter_objects,
+    open_log,
     scan_lines,
     scan_objects,
     verify_objects,
@@ -596,7 +597,7 @@ class Library:
 
     def _import_path(self, path: Path) -> ImportResult:
         try:
-            f = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 - closed below
+            f = open_log(path)
         except FileNotFoundError:
             raise GameNotFoundError(str(path)) from None
         except OSError as exc:

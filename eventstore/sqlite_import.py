@@ -39,7 +39,7 @@ _SORT = orjson.OPT_SORT_KEYS
 
 def import_path(library: Library, conn: sqlite3.Connection, path: Path) -> ImportResult:
     try:
-        f = open_log(path, buffering=1 << 20)
+        f = open_log(path)
     except FileNotFoundError:
         raise GameNotFoundError(str(path)) from None
     except OSError as exc:

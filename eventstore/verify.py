@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from functools import partial
 from hashlib import sha256
+from itertools import chain
 from typing import Any, BinaryIO
 
 import orjson
@@ -85,8 +85,9 @@ _PLUS, _OPEN_BRACKET = ord("+"), ord("[")
 # DEPTH_LIMIT + 1 adds at least 5 bytes (`"":{` and `}`).
 _GLANCE_BYTES = 82 + 2 + 5 * (DEPTH_LIMIT - 1) - 1
 
-# Lines are read through a large buffer: fewer syscalls, still bounded memory.
-_READ_BUFFER = 1 << 18
+# A log file is read in blocks of this size (see file_lines): smaller than READ_CAP, so that in
+# a block only a line begun in the block before can be over the limit.
+_READ_BLOCK = 1 << 17
 
 # A line is read with this cap: one that fits, "\n" included, is within the limit; one that
 # does not is finished (or skipped) by rest_of_line without being held.
@@ -131,6 +132,60 @@ def rest_of_line(first: bytes, readline: Callable[[int], bytes]) -> bytes:
     return LongLine(size, False)
 
 
+def file_lines(read: Callable[[int], bytes]) -> Iterator[bytes]:
+    """The lines of a binary file, given its `read`, as iterating it gives them, but never
+    holding more than the first READ_CAP + 1 bytes of a line: one over the limit is a LongLine.
+
+    The file is read a block at a time and each block's whole lines are cut by C code (a
+    BytesIO's line iterator finds newlines with memchr): per line, this costs what iterating the
+    file costs, and less than a capped `readline` call, which a log of short lines pays for every
+    line."""
+    return chain.from_iterable(_line_blocks(read))
+
+
+def _line_blocks(read: Callable[[int], bytes]) -> Iterator[Iterable[bytes]]:
+    start = b""  # the beginning of a line that the last block cut: no newline in it
+    while True:
+        # A block never holds more of a line begun before it than the limit needs to judge it.
+        block = read(_READ_BLOCK if not start else min(_READ_BLOCK, READ_CAP + 2 - len(start)))
+        if not block:
+            if start:  # the torn last line
+                yield (start if len(start) <= LINE_LIMIT else LongLine(len(start), False),)
+            return
+        if start:
+            block = start + block
+            start = b""
+            if len(block) > READ_CAP:
+                # Only a line begun in an earlier block can be this long, and only it (the
+                # first) can be over the limit: a line ending in "\r\n" may take one byte more.
+                first = block.find(b"\n") + 1
+                if not first or first > READ_CAP + (block[first - 2 : first] == b"\r\n"):
+                    long_line, block = _skip_line(block, read)
+                    yield (long_line,)
+        end = block.rfind(b"\n") + 1
+        if end < len(block):
+            start = block[end:]
+            block = block[:end]
+        if block:
+            yield io.BytesIO(block)
+
+
+def _skip_line(block: bytes, read: Callable[[int], bytes]) -> tuple[LongLine, bytes]:
+    """`block` begins with a line over the limit: read on to its end, keeping none of it. The
+    LongLine, and what follows its newline."""
+    size = 0
+    last = b""  # the byte before the block, for a "\r\n" that a block boundary split
+    while block:
+        end = block.find(b"\n")
+        if end >= 0:
+            cr = (block[end - 1 : end] if end else last) == b"\r"
+            return LongLine(size + end - cr, True), block[end + 1 :]
+        size += len(block)
+        last = block[-1:]
+        block = read(_SKIP_BLOCK)
+    return LongLine(size, False), b""
+
+
 def _within_limit(line: bytes) -> bytes:
     """A line from an iterable of lines (already in memory), judged by the same limit."""
     size = len(line)
@@ -143,10 +198,13 @@ def _within_limit(line: bytes) -> bytes:
     return LongLine(content, ended)
 
 
-def open_log(path: str | os.PathLike[str], buffering: int = _READ_BUFFER) -> BinaryIO:
+def open_log(path: str | os.PathLike[str], buffering: int = 0) -> BinaryIO:
     """Open a log for reading: only a regular file is a log. A FIFO, device or directory is
     refused at once (StoreError) rather than read, which could block or never end. Raises
-    FileNotFoundError if there is nothing there, StoreError if it cannot be opened."""
+    FileNotFoundError if there is nothing there, StoreError if it cannot be opened.
+
+    Unbuffered unless `buffering` says otherwise: the scan reads it in blocks (file_lines),
+    which a buffer would only copy once more. A reader by `readline` wants a buffer."""
     try:
         # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -599,13 +657,11 @@ def _scan(
 ) -> Iterator[Scanned]:
     checker = LineChecker()
     slow, slow_parsed = checker.feed, checker.feed_obj
-    readline: Callable[[int], bytes] | None = None
     if not parsed:
-        readline = getattr(items, "readline", None)
-        # A file: read a line at most READ_CAP bytes at a time (a C-level iterator, as quick
-        # as iterating the file), so a line over the limit is never held whole. Lines given
-        # in memory are judged by the same limit.
-        items = iter(partial(readline, READ_CAP), b"") if readline is not None else map(_within_limit, items)
+        # A file is read so that a line over the limit is never held whole; lines given in
+        # memory are judged by the same limit.
+        read = getattr(items, "read", None)
+        items = file_lines(read) if read is not None else map(_within_limit, items)
     over, lo, hi, depth = over_limits, INT_MIN, INT_MAX, DEPTH_LIMIT
     strict, plus, bracket = _SORT | orjson.OPT_STRICT_INTEGER, _PLUS, _OPEN_BRACKET
     # Objects not known to be orjson's parse of JSON text have their values walked (see
@@ -634,14 +690,14 @@ def _scan(
                 obj = None
         else:
             obj = None
-            if readline is not None and len(item) == READ_CAP:
-                item = rest_of_line(item, readline)
-                if type(item) is not LongLine:
-                    try:  # noqa: SIM105 - suppress() would cost a context manager per line
-                        obj = loads(item)
-                    except _DecodeError:
-                        pass
-        if type(obj) is dict and len(obj) == 8:
+        # CPython 3.11 specializes a comparison (an int or str `==` at a fraction of the
+        # cost) only when a short conditional jump follows it. The fast path's tests are
+        # written `if not (...): pass` so that they jump to the next line, not past the
+        # long body: a jump that far takes an extra instruction, and the comparisons
+        # before it are never specialized.
+        if not (type(obj) is dict and len(obj) == 8):
+            pass  # the slow path below judges it
+        else:
             try:
                 # One assignment each: a tuple assignment of four builds and unpacks a tuple.
                 v = obj["v"]
@@ -655,7 +711,7 @@ def _scan(
             except KeyError:
                 pass
             else:
-                if (
+                if not (
                     v == 1 and type(v) is int and seq == n and type(seq) is int
                     and g == game and prev == expect_prev and type(t) is str
                     and type(data) is dict and type(at) is str  # a `hash` not a str fails below
@@ -666,6 +722,8 @@ def _scan(
                         and at[:17] in minutes
                     ) or valid(at))
                 ):  # fmt: skip
+                    pass  # the slow path below judges it
+                else:
                     # The limits (log-format.md), before the line counts as clean: judged at a
                     # glance from the canonical form (see _GLANCE_BYTES), else by walking the
                     # payload's values. A line beyond them is judged by LineChecker below,

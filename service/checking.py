@@ -79,7 +79,7 @@ def check_game(
     if source.path is not None:
         try:
             # Only a regular file is a log: a FIFO or device is refused before it is read.
-            log = open_log(source.path, buffering=1 << 20)
+            log = open_log(source.path)
         except FileNotFoundError:
             if os.path.islink(source.path):
                 raise StoreError(f"{source.label}: a broken symbolic link, so not a log") from None

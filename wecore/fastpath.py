@@ -31,12 +31,6 @@ from wecore.reducer import (
 from wecore.rulesets import option_shape_error
 from wecore.state import GameState
 
-# Most of an archive is brings, opens and steals written exactly as a good writer writes them.
-# For those, checking the shape by hand and calling the rule directly skips building a model.
-# Each test accepts only payloads the pydantic model certainly accepts unchanged (exact keys,
-# exact JSON types, a card in notation, a name already in NFC) and returns None
-# for anything else, which then takes the model's path, where a schema problem is worded.
-
 
 def _fast_brought(state: GameState, data: dict[str, Any]) -> GameState | None:
     if len(data) == 3:
@@ -73,22 +67,23 @@ def _fast_opened(state: GameState, data: dict[str, Any]) -> GameState | None:
 
 
 def _fast_stolen(state: GameState, data: dict[str, Any]) -> GameState | None:
-    if len(data) == 4:
-        try:
-            party, player, owner, card = data["party"], data["player"], data["from"], data["card"]
-        except KeyError:
-            return None
-        if (
-            type(party) is int
-            and type(player) is str
-            and type(owner) is str
-            and type(card) is str
-            and (player.isascii() or _is_normalized("NFC", player))
-            and (owner.isascii() or _is_normalized("NFC", owner))
-        ):
-            card = _CANONICAL.get(card)
-            if card is not None:
-                return steal_gift(state, party, player, owner, card)
+    if len(data) != 4:
+        return None
+    try:
+        party, player, owner, card = data["party"], data["player"], data["from"], data["card"]
+    except KeyError:
+        return None
+    if (
+        type(party) is int
+        and type(player) is str
+        and type(owner) is str
+        and type(card) is str
+        and (player.isascii() or _is_normalized("NFC", player))
+        and (owner.isascii() or _is_normalized("NFC", owner))
+    ):
+        card = _CANONICAL.get(card)
+        if card is not None:
+            return steal_gift(state, party, player, owner, card)
     return None
 
 

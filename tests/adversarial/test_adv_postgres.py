@@ -20,8 +20,9 @@ import orjson
 from advcases import all_cases
 from test_adv_library import ROUND_TRIP, audit, we, write
 
-from cli.common import GameSource, check_game
+from cli.common import check_game
 from eventstore.postgres import Library as PgLibrary
+from service.checking import GameSource
 
 ENVELOPE_KEYS = ["v", "game", "seq", "at", "type", "data", "prev", "hash"]
 

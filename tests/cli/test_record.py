@@ -9,8 +9,9 @@ import pytest
 from freezegun import freeze_time
 from weharness import NEW3, VECTORS, one_error_line, read_log, rejections, we
 
-from cli.common import GameSource, check_game
+from cli.common import check_game
 from eventstore.verify import verify_log
+from service.checking import GameSource
 
 # --- a new game ------------------------------------------------------------------------------
 

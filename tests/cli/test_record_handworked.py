@@ -35,8 +35,9 @@ import json
 from freezegun import freeze_time
 from weharness import NEW3, one_error_line, read_log, rejections, we
 
-from cli.common import GameSource, check_game
+from cli.common import check_game
 from eventstore.verify import verify_log
+from service.checking import GameSource
 
 FIRST_SITTING = """\
 # party 1: Ann starts

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from cli import __version__
-from cli.common import GameSource, check_game
+from cli.common import check_game
+from service.checking import GameSource
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
