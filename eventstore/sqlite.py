@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import orjson
-import sqlite_utils
 
 from eventstore.envelope import Envelope, envelope_from_raw
 from eventstore.errors import (
@@ -174,13 +173,13 @@ class Library:
         # isolation_level=None: this module issues BEGIN IMMEDIATE / COMMIT itself, so the
         # driver must not open transactions behind its back.
         conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
-        self.db = sqlite_utils.Database(conn)
         self.conn = conn
         conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
         # Only a new, empty database takes this (before WAL and the first table): an event row
         # is a few hundred bytes, and 16 KiB pages import about a fifth faster than 4 KiB.
         conn.execute("PRAGMA page_size = 16384")
-        self.db.enable_wal()
+        # WAL: readers (a listing, an audit, phones following a game) never wait for a writer.
+        conn.execute("PRAGMA journal_mode = WAL")
         # FULL: a commit reported to the caller survives a power cut, as a JSONL fsync does.
         conn.execute("PRAGMA synchronous = FULL")
         if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
