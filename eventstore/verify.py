@@ -189,7 +189,7 @@ def _skip_line(block: bytes, read: Callable[[int], bytes]) -> tuple[LongLine, by
 def _within_limit(line: bytes) -> bytes:
     """A line from an iterable of lines (already in memory), judged by the same limit."""
     size = len(line)
-    if size <= READ_CAP:
+    if size <= LINE_LIMIT:
         return line
     ended = line[-1:] == b"\n"
     content = size - ended - (line[-2:] == b"\r\n")
