@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from eventstore.errors import StoreError
+from eventstore.errors import StoreError, file_kind
 from wecore.errors import WeError, clipped
 from wecore.errors import shown as quoted
 
@@ -536,8 +536,6 @@ def refuse_unsafe_output(
     device, a directory or a symbolic link (whose target would be what changes) are refused
     with or without --force; an existing regular file only with --force. True if `target`
     exists (and may be replaced)."""
-    from eventstore.verify import file_kind
-
     if str(target) == "-":
         # Where `-` would mean standard output the command says so and never gets here.
         raise CommandFailed("`-` (standard output) is not taken here: name a file to write")

@@ -6,6 +6,7 @@ CLI can print it as it stands.
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -109,3 +110,16 @@ class WritesLostError(StoreError):
 class ConnectionLostError(WritesLostError):
     """A database server's library went away mid-write: nothing more can be written through
     this connection, so a command stops rather than refuse every game after it."""
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"

@@ -26,6 +26,7 @@ from eventstore.errors import (
     NotALogError,
     StoreError,
     TornTailError,
+    file_kind,
 )
 from eventstore.persistence import SealingLog, StoreAfterHead, Summary
 from eventstore.verify import (
@@ -38,7 +39,6 @@ from eventstore.verify import (
     ProblemCode,
     VerifyResult,
     check_tail_line,
-    file_kind,
     iter_log,
     verify_log,
 )

@@ -36,7 +36,7 @@ from eventstore.envelope import (
     valid_at,
     valid_game_id,
 )
-from eventstore.errors import StoreError
+from eventstore.errors import StoreError, file_kind
 from eventstore.limits import (
     DEPTH_LIMIT,
     FLOAT_EDGE,
@@ -221,19 +221,6 @@ def open_log(path: str | os.PathLike[str], buffering: int = 0) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
-
-
-def file_kind(mode: int) -> str:
-    """What a non-regular file is, in words."""
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
 
 
 @dataclass(frozen=True, slots=True)

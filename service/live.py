@@ -28,13 +28,12 @@ import orjson
 
 from eventstore.canonical import fingerprint
 from eventstore.envelope import valid_game_id
-from eventstore.errors import StoreError
+from eventstore.errors import StoreError, file_kind
 from eventstore.problems import TORN, Flaw, Problem, ProblemCode
 from eventstore.verify import (
     READ_CAP,
     LineChecker,
     LongLine,
-    file_kind,
     open_log,
     rest_of_line,
 )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wecore.cards import sort_key
-from wecore.rules import gift_refusal, swap_refusal
+from wecore.rules import held_gift_refusal, steals_capped, swap_refusal
 from wecore.state import GameState, Phase
 
 
@@ -85,10 +85,14 @@ def legal_moves(state: GameState) -> list[Move]:
     if state.unseen_face_down:
         moves.append(_open_move(None, mover))
     # The opens above are the face-down gifts themselves. A steal is generated only for a gift
-    # another player holds, which leaves the rules of rules.steal_refusal that can still say no.
+    # another player holds, which leaves the rules of rules.gift_refusal that can still say no:
+    # the cap on steals in a row (asked once: it refuses every steal or none), and each gift's
+    # lock and freeze.
+    if steals_capped(state):
+        return moves
     players = state.players
     for seat, card in enumerate(state.holding):
-        if card is not None and gift_refusal(state, card, players[seat]) is None:
+        if card is not None and held_gift_refusal(state, card, players[seat]) is None:
             moves.append(_steal_move(players[seat], mover, card))
     return moves
 

@@ -5,7 +5,8 @@ let through, and the recorder's hints word them, so the three can never disagree
 (python-chess works the same way: `is_legal` and move generation share one predicate.)
 
 The gift-level part of a steal (`gift_refusal`) is separate so that move generation, which
-already knows that the thief is to move and the owner holds the gift, can ask only it;
+already knows that the thief is to move and the owner holds the gift, can ask only it (the cap
+on steals in a row once, `steals_capped`, then each gift's lock and freeze, `held_gift_refusal`);
 `steal_refusal` is the whole rule for any steal a person may type, and the reducer, which has
 checked the turn with the event's party, asks `taking_refusal` (the same without the turn).
 """
@@ -81,6 +82,12 @@ def gift_refusal(state: GameState, card: str, holder: str) -> str | None:
             f"{steals} been made since the last open, the most the house rule allows in a row:"
             f" {state.player_to_move} must open a gift"
         )
+    return held_gift_refusal(state, card, holder)
+
+
+def held_gift_refusal(state: GameState, card: str, holder: str) -> str | None:
+    """`gift_refusal` without the cap on steals in a row, which is the same for every gift: the
+    gift's own lock and freeze. (Move generation asks the cap, `steals_capped`, once.)"""
     if card in state.locked:
         return f"{holder} just stole it and no gift has been opened since"
     if card in state.frozen:
