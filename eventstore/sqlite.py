@@ -1,4 +1,4 @@
-"""Many games in one SQLite library (through sqlite-utils): a GameLibrary, each game a GameLog.
+"""Many games in one SQLite library (the standard sqlite3 module): a GameLibrary, each game a GameLog.
 
 This module opens the library, runs its transactions and reads and writes a game's rows; the
 layout and its upgrade are in `sqlite_schema`, imports in `sqlite_import`. Every write is one

@@ -7,6 +7,7 @@ one byte over, a "\r\n" split by the cap or by a block's end, a long line torn a
 from __future__ import annotations
 
 import io
+import itertools
 from unittest import mock
 
 from hypothesis import given, settings
@@ -89,3 +90,24 @@ def test_the_limits_exactly() -> None:
     }
     for data, expected in cases.items():
         assert by_blocks(b"{}\n" + data) == [b"{}\n", expected], len(data)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    data=st.lists(pieces, max_size=30).map(b"".join),
+    block=st.integers(min_value=1, max_value=10),
+    skip=st.integers(min_value=1, max_value=5),
+    cuts=st.lists(st.integers(min_value=1, max_value=12), min_size=1, max_size=40),
+)
+def test_short_reads_change_nothing(data: bytes, block: int, skip: int, cuts: list[int]) -> None:
+    # A read may return fewer bytes than asked (a file still being written, a network file
+    # system): the lines, and how each is judged, are the same as with whole reads.
+    f = io.BytesIO(data)
+    turns = itertools.cycle(cuts)
+
+    def read(size: int) -> bytes:
+        return f.read(min(size, next(turns)))
+
+    limits = {**SMALL_LIMITS, "_SKIP_BLOCK": skip}
+    with mock.patch.multiple(verify, _READ_BLOCK=block, **limits):
+        assert [shown(line) for line in file_lines(read)] == as_the_format_says(data)
