@@ -89,8 +89,9 @@ _GLANCE_BYTES = 82 + 2 + 5 * (DEPTH_LIMIT - 1) - 1
 # a block only a line begun in the block before can be over the limit.
 _READ_BLOCK = 1 << 17
 
-# A line is read with this cap: one that fits, "\n" included, is within the limit; one that
-# does not is finished (or skipped) by rest_of_line without being held.
+# A line that fits in this many bytes, "\n" included, is within the limit (one ending in "\r\n"
+# may take one more). Readers hold no more of a line than that: the rest of one over the limit is
+# skipped in blocks of _SKIP_BLOCK (file_lines; rest_of_line for a follower reading by line).
 READ_CAP = LINE_LIMIT + 1
 _SKIP_BLOCK = 1 << 16
 # Problems listed per log; the rest are counted ("and N more").
