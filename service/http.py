@@ -9,6 +9,7 @@ rather than by FastAPI, because FastAPI would judge the body before the key.
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -71,7 +72,9 @@ class OpenMove(BaseModel):
     model_config = _STRICT
     type: Literal["open"]
     as_: str | None = Field(None, alias="as")
-    card: str | None
+    card: str | None = None
+    # A face-down gift by its place on the table (from 1, as the key's view shows them).
+    gift: Annotated[int, Field(ge=1)] | None = None
 
 
 class StealMove(BaseModel):
@@ -133,6 +136,8 @@ class NewGame(BaseModel):
     deal_attics: bool = False
     options: dict[str, Any] = Field(default_factory=dict)
     title: str | None = None
+    # Seats a bot plays: {"Cat": "greedy"}; only with dealt attics.
+    bots: dict[str, str] = Field(default_factory=dict)
 
 
 def _body_schema(model: Any, components: dict[str, Any]) -> dict[str, Any]:
@@ -208,7 +213,7 @@ async def read_body(request: Request, model: Any) -> Any:
 # --- the app -------------------------------------------------------------------------------
 
 
-def _responses(*statuses: int, stream: bool = False) -> dict[int | str, dict[str, Any]]:
+def _responses(*statuses: int, stream: bool = False, page: bool = False) -> dict[int | str, dict[str, Any]]:
     words = {
         400: "Bad request",
         401: "No key, or not a key of this service",
@@ -219,7 +224,9 @@ def _responses(*statuses: int, stream: bool = False) -> dict[int | str, dict[str
         422: "The body or the move is refused",
         503: "The game library (a database) cannot be reached just now",
     }
-    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    error: dict[str, Any] = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    if page:  # a page's refusal is a page to read (pages.error_page)
+        error = {"text/html": {"schema": {"type": "string"}}}
     return {s: {"description": words[s], "content": error} for s in statuses}
 
 
@@ -248,15 +255,38 @@ def create_app(
     # What the follower cannot read (a file, the database gone) goes to the server's log.
     folder.on_error = _log_problem
     stopping = asyncio.Event()
+    from service.bots import BotPlayer, BotSeats, bot_refusal
+
+    bot_seats = BotSeats(None if directory is None else directory / ".we" / "bots.json")
+
+    def served(game_id: str) -> LiveGame | None:
+        game = folder.get(game_id)
+        if game is not None:
+            folder.refresh(game)
+        return game
+
+    def bot_post(game: LiveGame, role: Role, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """A bot's move, through the path of every move: the body read as a request's is."""
+        try:
+            asked = TypeAdapter(MoveRequest).validate_python(body)
+            return _make_move(game, role, asked)
+        except ValidationError as exc:
+            return 422, {"error": _error_sentence(exc)}
+        except ApiError as exc:
+            return exc.status, {"error": exc.sentence}
+
+    bots = BotPlayer(bot_seats, served, bot_post, _log_problem)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.loop = asyncio.get_running_loop()
         folder.start()
+        bots.start()
         try:
             yield
         finally:
             stopping.set()
+            bots.stop()
             folder.stop()
 
     app = FastAPI(
@@ -300,16 +330,25 @@ def create_app(
         sentence = str(exc).encode("utf-8", "replace").decode("utf-8").splitlines()
         return JSONResponse({"error": sentence[0] if sentence else "the log cannot be read"}, 422)
 
+    def refused(request: Request, status: int, sentence: str, **extra: Any) -> Response:
+        """{"error": sentence} for the API; for a page (the lobby, a table), a page to read."""
+        path = request.url.path
+        if path == "/" or path.startswith("/t/"):
+            from service.pages import error_page
+
+            return HTMLResponse(error_page(status, sentence), status_code=status, headers=_PAGE_HEADERS)
+        return JSONResponse({"error": sentence, **extra}, status_code=status)
+
     @app.exception_handler(ApiError)
-    async def api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse({"error": exc.sentence, **exc.extra}, status_code=exc.status)
+    async def api_error(request: Request, exc: ApiError) -> Response:
+        return refused(request, exc.status, exc.sentence, **exc.extra)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404 and keys.role_of(_key_text(request)) is None:
-            return JSONResponse({"error": "a key is needed (?k=KEY or Authorization: Bearer KEY)"}, 401)
+            return refused(request, 401, "a key is needed (?k=KEY or Authorization: Bearer KEY)")
         sentence = "no such page" if exc.status_code == 404 else str(exc.detail)
-        return JSONResponse({"error": sentence}, status_code=exc.status_code)
+        return refused(request, exc.status_code, sentence)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -346,9 +385,15 @@ def create_app(
         return role
 
     def links(game_id: str, players: tuple[str, ...]) -> dict[str, Any]:
+        """The table's link and a link per seat a person plays (a bot's seat gets none)."""
+        played_by_bots = bot_seats.of(game_id)
         return {
             "table": f"{base_url}/t/{game_id}?k={keys.table_key(game_id)}",
-            "seats": {p: f"{base_url}/t/{game_id}?k={keys.seat_key(game_id, p)}" for p in players},
+            "seats": {
+                p: f"{base_url}/t/{game_id}?k={keys.seat_key(game_id, p)}"
+                for p in players
+                if p not in played_by_bots
+            },
         }
 
     app.state.links = links
@@ -389,9 +434,14 @@ def create_app(
     async def create_game(request: Request) -> JSONResponse:
         host_only(request, "start a game")
         spec: NewGame = await read_body(request, NewGame)
+        refusal = bot_refusal(spec.bots, spec.players, spec.deal_attics)
+        if refusal is not None:
+            raise ApiError(422, refusal)
         events = await asyncio.to_thread(_new_game_events, spec)
         written, game = await asyncio.to_thread(folder.start_new, spec.title, events)
         game_id = written[0].game
+        bot_seats.add(game_id, spec.bots)
+        bots.poke()
         players = game.current.players or tuple(spec.players)
         body = {"id": game_id, "seq": written[-1].seq, "links": links(game_id, players)}
         return JSONResponse(body, status_code=201)
@@ -506,7 +556,7 @@ def create_app(
                 plan = plan_undo(state, events, written_at, reason)
                 new, undone = plan.voids, undone_sentence(plan, reason)
             else:
-                new = _events_for(state, move, actor)
+                new = _events_for(state, move, actor, role)
             with folder.writer(game) as log:
                 written = commit(log, new, asked.expect, state)
         except Refused as exc:
@@ -523,6 +573,7 @@ def create_app(
             sentence = damage_sentence(game.label, report.problems) if report.problems else str(exc)
             raise ApiError(422, sentence) from None
         folder.refresh(game)
+        bots.poke()  # a bot's turn, perhaps
         seq = written[-1].seq
         with game.lock:
             view = game.view_object(seq, role)
@@ -541,17 +592,18 @@ def create_app(
         from service.checking import GameSource
 
         source = GameSource(label=game.label, path=game.path)
-        return audit_one(source, check=lambda _source, **how: folder.check(game, **how)).to_json()
+        result = audit_one(source, check=lambda _source, **how: folder.check(game, **how)).to_json()
+        return result if role.kind == HOST or result["complete"] else without_hashes(result)
 
     # --- pages ---
-    @app.get("/", response_class=HTMLResponse, responses=_responses(401, 403))
+    @app.get("/", response_class=HTMLResponse, responses=_responses(401, 403, page=True))
     def lobby(request: Request) -> HTMLResponse:
         host_only(request, "open the lobby")
         from service.pages import lobby_page
 
         return HTMLResponse(lobby_page(folder, links, host_key), headers=_PAGE_HEADERS)
 
-    @app.get("/t/{game_id}", response_class=HTMLResponse, responses=_responses(401, 403, 404))
+    @app.get("/t/{game_id}", response_class=HTMLResponse, responses=_responses(401, 403, 404, 422, page=True))
     def table_page(game_id: str, request: Request) -> HTMLResponse:
         role, game = game_for(request, game_id)
         from service.pages import live_page
@@ -560,6 +612,18 @@ def create_app(
         return HTMLResponse(live_page(game, role, key), headers=_PAGE_HEADERS)
 
     return app
+
+
+# Twelve hex digits or more: a fingerprint, or a part of a line's hash a message quotes.
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{12,}")
+
+
+def without_hashes(audit: dict[str, Any]) -> dict[str, Any]:
+    """An audit as a table key may read it before the game is complete: no fingerprint, and no
+    run of a hash in a problem's words (a hash of a line with one hidden card is broken by
+    trying 50 cards)."""
+    problems = [{**p, "message": _HEX_RUN.sub("(a hash)", p["message"])} for p in audit["problems"]]
+    return {**audit, "fingerprint": None, "stored_fingerprint": None, "problems": problems}
 
 
 def _shortened(text: str, keep: int = 64) -> str:
@@ -599,16 +663,49 @@ def _actor(state: Any, role: Role, move: Any) -> str | None:
     return named
 
 
-def _events_for(state: Any, move: Any, actor: str | None) -> list[Any]:
+def _named_card(state: Any, move: Any, role: Role) -> str | None:
+    """The card a bring or an open names, or the one under the face-down gift it names by
+    place. For a seat, a card it has not seen gets one answer whatever the card
+    (wecore.views.hidden_card_refusal): no refusal tells it what lies where."""
+    from wecore.cards import parse_card
+    from wecore.errors import WeError
+    from wecore.views import gift_at, hidden_card_refusal
+
+    gift = getattr(move, "gift", None)
+    if gift is not None:
+        if move.card is not None:
+            raise ApiError(422, 'name the card or the gift\'s place ("gift"), not both')
+        seat = role.seat if role.kind == SEAT else None
+        try:
+            card = gift_at(state, seat, gift, omniscient=role.kind == HOST)
+        except ValueError as exc:
+            raise ApiError(422, str(exc)) from None
+        if card is None:
+            raise ApiError(422, f"face-down gift {gift} was brought unseen: name the card turned over")
+        return card
+    if move.card is None:
+        return None
+    try:
+        card = parse_card(move.card)
+    except WeError as exc:
+        raise ApiError(422, str(exc)) from None
+    if role.kind == SEAT and role.seat is not None:
+        refusal = hidden_card_refusal(state, role.seat, move.type, card)
+        if refusal is not None:
+            raise ApiError(422, refusal)
+    return card
+
+
+def _events_for(state: Any, move: Any, actor: str | None, role: Role) -> list[Any]:
     from wecore.moves import Bring, Open, Steal, Swap
 
     match move:
         case OpenMove():
-            return decide_move(state, Open(card=move.card, player=actor))
+            return decide_move(state, Open(card=_named_card(state, move, role), player=actor))
         case StealMove():
             return decide_move(state, Steal(from_player=move.from_, player=actor))
         case BringMove():
-            return decide_move(state, Bring(player=actor or "", card=move.card))
+            return decide_move(state, Bring(player=actor or "", card=_named_card(state, move, role)))
         case SwapMove():
             return decide_move(state, Swap(with_player=move.with_, player=actor))
         case NoteMove():

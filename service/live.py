@@ -48,7 +48,7 @@ from wecore.narrate import describe, taken_back
 from wecore.reducer import evolve
 from wecore.scoring import score
 from wecore.state import INITIAL_STATE, GameState, Phase
-from wecore.views import face_down_known, redact_log, view
+from wecore.views import redact_log, seat_moves, view
 
 POLL_SECONDS = 0.2
 # Small: a followed log is mostly read a line or two at a time, as moves come in.
@@ -77,15 +77,16 @@ def redact_envelope(envelope: dict[str, Any], role: Role) -> dict[str, Any]:
 
 def legal_for(state: GameState, role: Role, undoes: str | None) -> list[dict[str, Any]]:
     """The moves this key may send now, as move objects (`undoes`: what the host's undo would
-    take back, None when there is nothing it may undo)."""
+    take back, None when there is nothing it may undo). A seat's are what it may see of them
+    (wecore.views.seat_moves)."""
     if role.kind == TABLE:
         return []
+    if role.kind == SEAT:
+        return seat_moves(state, role.seat) if role.seat is not None else []
     moves = [move_object(m) for m in legal_moves(state)]  # type: ignore[arg-type]
     if state.phase is Phase.BRINGING and state.attics is None and state.starter_name is not None:
         # Gifts not recorded go down unseen with the starter's first open, as in `we record`.
         moves.append({"type": "open", "as": state.starter_name, "card": None})
-    if role.kind == SEAT:
-        return _as_the_seat_knows([m for m in moves if m["as"] == role.seat], state, role.seat)
     if undoes is not None:
         moves.append({"type": "undo"})
     return moves
@@ -104,16 +105,6 @@ class _WrittenAt(Sequence[str | None]):
         if isinstance(index, slice):
             return [e.get("at") for e in self.envelopes[index]]
         return self.envelopes[index].get("at")
-
-
-def _as_the_seat_knows(moves: list[dict[str, Any]], state: GameState, seat: str | None) -> list[dict]:
-    """A seat's moves with the opens of face-down gifts it cannot see made one open of "any card
-    not yet seen": naming them would show another player's face-down card."""
-    known = set(face_down_known(state, seat))
-    shown = [m for m in moves if m["type"] != "open" or m["card"] is None or m["card"] in known]
-    if len(shown) < len(moves) and not any(m["type"] == "open" and m["card"] is None for m in shown):
-        shown.append({"type": "open", "as": seat, "card": None})
-    return shown
 
 
 def shown_name(path: Path) -> str:

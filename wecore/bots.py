@@ -228,3 +228,19 @@ def _play(state: GameState, move: Move, record: Callable[[tuple[str, dict[str, A
         return final_swap(state, party, move.player, move.with_player, move.takes)  # type: ignore[arg-type]
     record(("gift_brought", {"party": party, "player": move.player, "card": move.card}))
     return bring_gift(state, party, move.player, move.card)
+
+
+def bot_move(state: GameState, player: str, bot: Bot, seed: str) -> Move | None:
+    """The move the bot at `player`'s seat makes now (None when none is theirs to make), as
+    `we simulate` has its bots choose: from that player's legal moves, with a random source
+    drawn from `seed` (a served game's id), the event count and the player, so a game played
+    again from the same log makes the same choices."""
+    if state.phase is Phase.BRINGING:
+        if player not in state.waiting_to_bring:
+            return None
+    elif state.player_to_move != player:
+        return None
+    own = [m for m in legal_moves(state) if m.player == player]
+    if not own:
+        return None
+    return bot.choose(state, own, SeededRandom(f"{seed}/{state.seq}/{player}"))

@@ -1,8 +1,13 @@
-"""The table as one seat, or a spectator, may see it, and the log as that seat may read it.
+"""The table as one seat, or a spectator, may see it, the log as that seat may read it, and
+the moves that seat may be offered.
 
 A seat sees its own attic and the gift it brought; other attics and face-down gifts it
 did not bring are only counts. Opened, held and kept cards are public. `sees_private` is that
-rule; the view of the table, the narration and the redacted log all ask it.
+rule; the view of the table, the narration, the redacted log and the seat's moves all ask it.
+
+A seat's moves never name a card it has not seen: it opens a face-down gift it cannot see by
+its place on the table (`"gift": N`, `face_down_places`), and a card it names that it has not
+seen gets one answer whatever the card (`hidden_card_refusal`), so no answer is an oracle.
 """
 
 from __future__ import annotations
@@ -11,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from wecore.cards import sort_key
-from wecore.state import GameState
+from wecore.moves import Move, Open, legal_moves, move_object
+from wecore.state import GameState, Phase
 
 SPECTATOR = None
 
@@ -131,3 +137,96 @@ def redact_log(envelopes: list[dict[str, Any]], viewer: str | None) -> list[dict
             line["data"] = seat_data(envelope.get("type"), envelope["data"], viewer)
         redacted.append(line)
     return redacted
+
+
+# --- the moves a seat may see --------------------------------------------------------------
+
+BRING_UNSEEN = (
+    "without dealt attics a gift is brought face down from a seat, whatever the card: send"
+    ' "card": null (the card is told when the gift is opened)'
+)
+OPEN_BY_PLACE = (
+    "a face-down gift you have not seen is opened by its place on the table, whatever the card:"
+    ' send "gift": N (N counting the face-down gifts from 1, as the table shows them)'
+)
+
+
+def face_down_places(state: GameState, viewer: str | None, omniscient: bool = False) -> list[str | None]:
+    """This party's face-down gifts in the order the table shows them to `viewer`: the ones it
+    knows first, then the others in the order they were brought; each is the card under it
+    where the log holds one, None for a gift brought unseen. Gift N of an open by place is
+    [N - 1]: the place is public, the card under it is not."""
+    known = face_down_known(state, viewer, omniscient)
+    others = [card for card in state.face_down if card not in known]
+    pending = len(state.waiting_to_bring) if _first_open_writes_brings(state) else 0
+    return [*known, *others, *([None] * (state.unseen_face_down + pending))]
+
+
+def _first_open_writes_brings(state: GameState) -> bool:
+    """Gifts not recorded go down unseen with the party's first open (no attics dealt)."""
+    return state.phase is Phase.BRINGING and state.attics is None and state.starter_name is not None
+
+
+def seat_moves(state: GameState, seat: str) -> list[dict[str, Any]]:
+    """Every move `seat` may send now, as move objects, none naming a card it has not seen:
+    its own face-down gift by its card, the others whose card the log holds by their place,
+    and one `"card": null` open (name the card turned over) where gifts were brought unseen."""
+    mine = [m for m in legal_moves(state) if m.player == seat]
+    if _first_open_writes_brings(state) and state.starter_name == seat:
+        mine.append(Open(None, seat))
+    if not any(isinstance(m, Open) for m in mine):
+        return [move_object(m) for m in mine]
+    opens: list[dict[str, Any]] = []
+    known = face_down_known(state, seat)
+    for place, card in enumerate(face_down_places(state, seat), start=1):
+        if card is None:
+            continue
+        if card in known:
+            opens.append({"type": "open", "as": seat, "card": card})
+        else:
+            opens.append({"type": "open", "as": seat, "gift": place})
+    if None in face_down_places(state, seat):
+        opens.append({"type": "open", "as": seat, "card": None})
+    others = [move_object(m) for m in mine if not isinstance(m, Open)]
+    return others + opens if state.phase is Phase.BRINGING else opens + others
+
+
+def seat_move_object(state: GameState, seat: str, move: Move) -> dict[str, Any]:
+    """A legal move (a bot's choice, say) as `seat` sends it: an open of a face-down gift the
+    seat has not seen goes by its place."""
+    shown = move_object(move)
+    if isinstance(move, Open) and move.card is not None and move.card not in face_down_known(state, seat):
+        places = face_down_places(state, seat)
+        if move.card in places:
+            return {"type": "open", "as": seat, "gift": places.index(move.card) + 1}
+    return shown
+
+
+def gift_at(state: GameState, viewer: str | None, place: int, omniscient: bool = False) -> str | None:
+    """The card under face-down gift `place` (from 1, as the table shows them to `viewer`);
+    None when it was brought unseen. ValueError, in the table's words, for no such place."""
+    places = face_down_places(state, viewer, omniscient)
+    if not places:
+        raise ValueError("there is no face-down gift on the table")
+    if not 1 <= place <= len(places):
+        shown = f"1 to {len(places)}" if len(places) > 1 else "1"
+        raise ValueError(f"there is no face-down gift {place}: the table shows {shown}")
+    return places[place - 1]
+
+
+def hidden_card_refusal(state: GameState, seat: str, kind: str, card: str | None) -> str | None:
+    """Why a card `seat` names in a bring or an open is refused before the rules are asked, so
+    that the answer is one for every card the seat has not seen (None: ask the rules).
+
+    Without dealt attics a seat's bring is unseen, whatever the card. Where the log holds every
+    face-down gift's card, a seat opens the ones it has not seen by place: a card it names that
+    is not its own face-down gift gets one sentence, whether or not it lies face down."""
+    if card is None:
+        return None
+    if kind == "bring":
+        return BRING_UNSEEN if state.attics is None and seat in state.waiting_to_bring else None
+    if kind != "open" or state.phase is not Phase.PLAYING or state.player_to_move != seat:
+        return None  # not theirs to make: the rules say so, whatever the card
+    if card in face_down_known(state, seat) or None in face_down_places(state, seat):
+        return None
+    return OPEN_BY_PLACE
