@@ -33,6 +33,7 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
         fingerprint = None
     live = {
         "stream": f"/api/v1/games/{game.game}/stream?k={key}",
+        "view": f"/api/v1/games/{game.game}",
         "moves": f"/api/v1/games/{game.game}/moves",
         "key": key,
         "seat": role.seat if role.kind == SEAT else None,
@@ -67,8 +68,33 @@ fieldset { border: 1px solid #c9c6bd; border-radius: 0.5rem; }
 label { display: grid; gap: 0.2rem; }
 input, button { font: inherit; min-height: 2.5rem; padding: 0.2rem 0.5rem; }
 #start-error { color: #b3261e; font-weight: 600; }
+.error { font-size: 1.25rem; padding-top: 2rem; } .error h1 { font-size: 1.8rem; color: #b3261e; }
 a { color: #0b57d0; overflow-wrap: anywhere; }
 """
+
+
+_ERROR_HEADINGS = {
+    401: "This link does not open anything here",
+    403: "This link is not enough for this page",
+    404: "There is no such game here",
+}
+
+
+def error_page(status: int, sentence: str) -> str:
+    """A refused page in words a guest can read on a phone (the API's answers stay JSON)."""
+    heading = _ERROR_HEADINGS.get(status, "This page cannot be shown")
+    what = (
+        "The link may be cut short, mistyped, or from an earlier evening: the host's links change"
+        " when the host's key does."
+        if status == 401
+        else "Ask the host for your own link: it is on the host's lobby, as a QR code per seat."
+    )
+    body = (
+        f'<main class="error" data-status="{status}"><h1>{html.escape(heading)}</h1>'
+        f"<p>{html.escape(sentence[:1].upper() + sentence[1:])}.</p><p>{html.escape(what)}</p>"
+        "<p>Ask the host for a new link.</p></main>"
+    )
+    return _plain_page(heading, body)
 
 
 def _plain_page(title: str, body: str, script: str = "") -> str:

@@ -59,9 +59,9 @@ def test_a_move_on_a_phone_shows_on_the_table(server: Server, browser: Any, tmp_
         live(page)
 
     # Ann starts: she turns over a face-down gift and says which card it was
-    ann.once("dialog", lambda dialog: dialog.accept("R7"))
+    ann.get_by_role("textbox", name="The card turned over").fill("R7")
     clicked = time.monotonic()
-    ann.get_by_role("button", name="Open a face-down gift").click()
+    ann.get_by_role("button", name="Open the gift turned over").click()
     table.wait_for_function(f"() => ({HOLDING})('Ann') === 'R7'", timeout=LIVE_WAIT_MS)
     assert time.monotonic() - clicked < 1.5  # the click, the POST, the append, the stream, the redraw
 
@@ -73,7 +73,7 @@ def test_a_move_on_a_phone_shows_on_the_table(server: Server, browser: Any, tmp_
     assert table.evaluate("() => document.querySelector('#to-move').dataset.player") == "Ann"
     # the table key has no moves; Ann's phone offers hers (it is her turn again)
     assert table.locator("#moves").is_hidden()
-    assert ann.get_by_role("button", name="Open a face-down gift").is_visible()
+    assert ann.get_by_role("button", name="Open the gift turned over").is_visible()
 
     # On the phone the standings are near the top: above the felt, within the first screen
     standings = ann.locator("#standings-box").bounding_box()
@@ -95,8 +95,8 @@ def test_a_refused_move_is_explained_on_the_page(server: Server, browser: Any) -
     ann = browser.new_page(viewport=PHONE)
     ann.goto(game["links"]["seats"]["Ann"])
     live(ann)
-    ann.once("dialog", lambda dialog: dialog.accept("Q9"))
-    ann.get_by_role("button", name="Open a face-down gift").click()
+    ann.get_by_role("textbox", name="The card turned over").fill("Q9")
+    ann.get_by_role("button", name="Open the gift turned over").click()
     ann.wait_for_function(
         "() => document.getElementById('move-error')?.textContent.includes('Q9')", timeout=LIVE_WAIT_MS
     )
@@ -211,8 +211,8 @@ def test_the_hosts_undo_button_says_what_it_takes_back(server: Server, browser: 
     undo = host.locator('#moves button.move[data-move=\'{"type":"undo"}\']')
     assert undo.text_content() == f"Undo: event {seq}, Cat bringing a gift"
 
-    ann.once("dialog", lambda dialog: dialog.accept("R7"))
-    ann.get_by_role("button", name="Open a face-down gift").click()
+    ann.get_by_role("textbox", name="The card turned over").fill("R7")
+    ann.get_by_role("button", name="Open the gift turned over").click()
     opened = "Undo: event 6, Ann opening R7, with the 1 unseen bring recorded for it"
     host.wait_for_function(
         "(text) => [...document.querySelectorAll('#moves button.move')].some((b) => b.textContent === text)",
@@ -222,6 +222,14 @@ def test_the_hosts_undo_button_says_what_it_takes_back(server: Server, browser: 
     with server.host as api:
         assert "Undo: " + api.get(f"/api/v1/games/{gid}").json()["undoes"] == opened
 
+    # Undo takes back a guest's move: it asks first, and a "no" takes nothing back
+    asked: list[str] = []
+    host.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    undo.click()
+    host.wait_for_timeout(300)
+    assert asked == [opened.replace("Undo: ", "Undo ") + "?"]
+    assert len((server.directory / f"{gid}.jsonl").read_text().splitlines()) == 6
+    host.once("dialog", lambda dialog: dialog.accept())
     undo.click()
     host.wait_for_function("() => document.documentElement.dataset.head === '8'", timeout=LIVE_WAIT_MS)
     host.wait_for_function(
