@@ -147,12 +147,7 @@ def standings_table(board: Scoreboard, explain: bool = False, title: str | None 
     if explain:
         table.add_column("counted (per list colour)")
         table.add_column("did not count")
-    ranked = sorted(board.players, key=lambda e: -e.total)
-    rank = 0
-    previous: int | None = None
-    for position, entry in enumerate(ranked, start=1):
-        if entry.total != previous:
-            rank, previous = position, entry.total
+    for rank, entry in board.ranks():
         name = Text(one_line(entry.player))
         if entry.player in board.winners and board.complete:
             name.append(" (winner)", style="bold")

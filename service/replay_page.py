@@ -160,6 +160,7 @@ def board_dict(board: Scoreboard) -> dict[str, Any]:
         "winners": list(board.winners),
         "tie_broken_by": board.tie_broken_by,
         "tie_reason": board.tie_reason,
+        "ranked": [entry.player for entry in board.ranked],  # the standings' order
         "players": [
             {
                 "player": entry.player,
@@ -204,7 +205,7 @@ def _noscript(state: GameState, fingerprint: str | None, label: str, cut: str | 
     board = score(state)
     heading = "Final standings" if board.complete else "Standings so far (the game is not over)"
     rows = []
-    for entry in sorted(board.players, key=lambda e: -e.total):
+    for entry in board.ranked:
         parts = html.escape(
             ", ".join(f"{c.value} ({PERSON_OF[c]}) {card or 'none'}" for c, card in entry.counted.items())
         )

@@ -70,6 +70,28 @@ class Scoreboard:
     def totals(self) -> dict[str, int]:
         return {p.player: p.total for p in self.players}
 
+    @property
+    def ranked(self) -> tuple[PlayerScore, ...]:
+        """The standings' order: highest score first, and once the game is over its winners
+        ahead of everyone (after a tie-break, the winner before those it was tied with); seat
+        order between equals."""
+        winners = set(self.winners) if self.complete else set()
+        return tuple(sorted(self.players, key=lambda e: (e.player not in winners, -e.total)))
+
+    def ranks(self) -> list[tuple[int, PlayerScore]]:
+        """`ranked` with each place: equal places for equal scores, but a tie-break's winner
+        alone in first."""
+        winners = set(self.winners) if self.complete else set()
+        places: list[tuple[int, PlayerScore]] = []
+        previous: tuple[bool, int] | None = None
+        place = 0
+        for position, entry in enumerate(self.ranked, start=1):
+            standing = (entry.player in winners, entry.total)
+            if standing != previous:
+                place, previous = position, standing
+            places.append((place, entry))
+        return places
+
     def of(self, player: str) -> PlayerScore:
         for entry in self.players:
             if entry.player == player:

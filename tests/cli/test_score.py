@@ -103,3 +103,13 @@ def test_no_such_game(tmp_path):
     result = we("score", "no-such-game", "--db", tmp_path / "games.db")
     assert result.exit_code == 1
     assert "no game 'no-such-game'" in one_error_line(result)
+
+
+def test_after_a_tie_break_the_winner_is_listed_first():
+    """Ben and Cat tie on 19; Cat wins the tie-break, so Cat heads the standings, alone in first."""
+    from weharness import ROOT
+
+    result = we("score", ROOT / "replays" / "tie-5p.jsonl")
+    assert result.exit_code == 0, result.stderr
+    rows = [line.split("│") for line in result.stdout.splitlines() if "│" in line]
+    assert [(r[0].strip(), r[1].strip()) for r in rows[:2]] == [("1", "Cat (winner)"), ("2", "Ben")]

@@ -250,3 +250,15 @@ def test_frozen_gifts_are_in_the_views(frozen_log):
     assert frozen_held, "the sample game should freeze a gift"
     seq = frozen_held[0]["seq"]
     assert frozen_held[0]["view"] == expected_view(frozen_log, seq, None)
+
+
+def test_after_a_tie_break_the_page_lists_the_winner_first():
+    from pathlib import Path
+
+    log = Path(__file__).resolve().parents[2] / "replays" / "tie-5p.jsonl"
+    envelopes = [json.loads(line) for line in log.read_text().splitlines()]
+    document = render_html(envelopes, viewer=None, fingerprint=None)
+    board = embedded(document, "we-replay")["steps"][-1]["board"]
+    assert board["ranked"][:2] == ["Cat", "Ben"] and board["tie_broken_by"] == "Cat"
+    noscript = document[document.index("<noscript>") :]
+    assert noscript.index("<strong>Cat</strong>") < noscript.index("<strong>Ben</strong>")

@@ -72,11 +72,12 @@ class Server:
             raise AssertionError(f"`we serve` did not stop within {within} s of signal {sig}") from None
 
 
-def start_server(directory: Path | None, *options: str) -> Server:
-    """`we serve DIRECTORY` (or, with no directory, `we serve OPTIONS`: --db URL)."""
+def start_server(directory: Path | None, *options: str, port: int = 0) -> Server:
+    """`we serve DIRECTORY` (or, with no directory, `we serve OPTIONS`: --db URL), on `port`
+    (0: any free one)."""
     where = [str(directory)] if directory is not None else []
     process = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve", *where, *options, "--port", "0"],
+        [sys.executable, "-m", "cli.main", "serve", *where, *options, "--port", str(port)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from chromium import launched_chromium
-from served import ARTIFACTS, Server, new_game
+from served import ARTIFACTS, Server, key_of, move, new_game, start_server
 
 TV = {"width": 1920, "height": 1080}
 LAPTOP = {"width": 1280, "height": 900}
@@ -24,6 +25,7 @@ HOLDING = "(name) => document.querySelector(`[data-seat='${name}'] [data-role=ho
 # How long a page may take to show what the stream brought: generous, since CI's two cores
 # also run the server and the browser; a wait only ends early when the page is right.
 LIVE_WAIT_MS = 15_000
+SHORT = {"attic_sizes": {"3": 3}}  # a game of three parties of three
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +92,9 @@ def test_a_move_on_a_phone_shows_on_the_table(server: Server, browser: Any, tmp_
         page.close()
 
 
-def test_a_refused_move_is_explained_on_the_page(server: Server, browser: Any) -> None:
+def test_a_refused_move_is_explained_on_the_page_until_the_table_moves_on(
+    server: Server, browser: Any
+) -> None:
     game = new_game(server, title="Refused on a phone")
     ann = browser.new_page(viewport=PHONE)
     ann.goto(game["links"]["seats"]["Ann"])
@@ -100,6 +104,101 @@ def test_a_refused_move_is_explained_on_the_page(server: Server, browser: Any) -
     ann.wait_for_function(
         "() => document.getElementById('move-error')?.textContent.includes('Q9')", timeout=LIVE_WAIT_MS
     )
+    with server.client(key_of(game["links"]["seats"]["Ben"])) as ben:  # Ben's gift goes down
+        assert move(ben, game["id"], game["seq"], type="bring", card=None).status_code == 201
+    ann.wait_for_function("() => document.documentElement.dataset.head === '3'", timeout=LIVE_WAIT_MS)
+    assert ann.evaluate("() => document.getElementById('move-error').textContent") == ""
+    ann.close()
+
+
+def test_a_bad_or_taken_back_key_gets_a_page_to_read(tmp_path: Path, browser: Any) -> None:
+    """A garbled link opens a page a guest can read (not JSON); a page open when the host's key
+    is renewed (every link taken back) stops reconnecting and says why."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    running = start_server(tmp_path, port=port)
+    try:
+        game = new_game(running, title="Taken back")
+        ann = browser.new_page(viewport=PHONE)
+        ann.goto(f"{running.url}/t/{game['id']}?k=garbled-{running.host_key[:9]}")
+        heading = ann.locator("h1")
+        assert heading.is_visible() and "link" in heading.text_content()
+        assert not ann.locator("body").text_content().lstrip().startswith("{")
+        size = ann.evaluate("() => parseFloat(getComputedStyle(document.querySelector('main p')).fontSize)")
+        assert size >= 16
+        ann.goto(game["links"]["seats"]["Ann"])
+        live(ann)
+        running.stop()
+        (tmp_path / ".we" / "host-key").unlink()  # a new host key: every link handed out is void
+        running = start_server(tmp_path, port=port)
+        ann.wait_for_function(
+            "() => document.getElementById('live-status').dataset.state === 'revoked'", timeout=LIVE_WAIT_MS
+        )
+        assert "no longer works" in ann.locator("#live-status").text_content()
+        ann.wait_for_timeout(1700)  # past the page's reconnect delay (1.5 s): it stays given up
+        assert ann.evaluate("() => document.getElementById('live-status').dataset.state") == "revoked"
+        ann.close()
+    finally:
+        running.stop()
+
+
+def test_the_tv_shows_the_scores_on_its_first_screen(server: Server, browser: Any, tmp_path: Path) -> None:
+    """At 1920x1080 the ranked final standings of a finished game, and the scores of a running
+    one, are on the first screen: nobody scrolls a TV."""
+    bots = {"Ann": "greedy", "Ben": "random", "Cat": "greedy"}
+    over = new_game(server, title="Bots alone", lists=None, deal_attics=True, bots=bots, options=SHORT)
+    running = new_game(server, title="Still going", lists=None, deal_attics=True, bots={"Ben": "random"})
+    tv = browser.new_page(viewport=TV)
+    tv.goto(running["links"]["table"])
+    live(tv)
+    scores = tv.locator("#standings .score")
+    assert scores.count() == 3
+    assert all(
+        scores.nth(i).bounding_box()["y"] + scores.nth(i).bounding_box()["height"] <= TV["height"]
+        for i in range(3)
+    )
+    tv.goto(over["links"]["table"])
+    tv.wait_for_function("() => document.documentElement.dataset.complete === 'true'", timeout=LIVE_WAIT_MS)
+    box = tv.locator("#standings-box").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= TV["height"]
+    assert tv.locator("#standings .score").first.get_attribute("class") == "score winner"  # the winner first
+    assert tv.evaluate("() => document.documentElement.scrollTop") == 0
+    keep(tv, "live-tv-finished", tmp_path)
+    tv.close()
+
+
+def test_one_person_against_two_bots_on_a_phone(server: Server, browser: Any, tmp_path: Path) -> None:
+    """Ann plays from her phone; Ben and Cat are bots. Her moves are buttons (a face-down gift
+    by its place, never a card to guess), and the bots' moves arrive on her page as they come."""
+    game = new_game(
+        server,
+        title="Ann and the bots",
+        lists=None,
+        deal_attics=True,
+        bots={"Ben": "greedy", "Cat": "random"},
+    )
+    ann = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    problems: list[str] = []
+    ann.on("pageerror", lambda exc: problems.append(str(exc)))
+    ann.on("dialog", lambda dialog: problems.append("a dialog: " + dialog.message))
+    ann.goto(game["links"]["seats"]["Ann"])
+    live(ann)
+    ann.locator("#moves button.move").first.click()  # her bring, from her attic
+    by_place = ann.locator("#moves button.move", has_text="Open face-down gift")
+    by_place.first.wait_for(timeout=LIVE_WAIT_MS)  # she starts party 1: the gifts by place
+    assert by_place.count() == 2 and ann.locator("#moves input").count() == 0
+    keep(ann, "live-phone-open-by-place", tmp_path)
+    by_place.first.click()
+    bots_moved = (
+        "() => [...document.querySelectorAll('#timeline li')]"
+        ".filter((li) => /(Ben|Cat) (opens|steals)/.test(li.textContent)).length >= 2"
+    )
+    ann.wait_for_function(bots_moved, timeout=LIVE_WAIT_MS)
+    ann.locator("#moves button.move").first.wait_for(timeout=LIVE_WAIT_MS)  # her turn again
+    keep(ann, "live-phone-against-bots", tmp_path)
+    assert ann.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    assert problems == []
     ann.close()
 
 
@@ -194,8 +293,6 @@ def test_on_a_phone_your_own_seat_comes_right_after_the_table(server: Server, br
 def test_the_hosts_undo_button_says_what_it_takes_back(server: Server, browser: Any) -> None:
     """At a table with guests on their phones, the host sees what Undo will take back before
     pressing it, in the recorder's words, and the button follows the game as moves arrive."""
-    from served import key_of, move
-
     game = new_game(server, title="Undo with guests")
     gid = game["id"]
     seq = game["seq"]
