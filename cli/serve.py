@@ -128,10 +128,13 @@ def serve(games_dir: Path | None, db_url: str | None, host: str | None, port: in
     echo(f"Serving the games in {where} at {base_url}")
     echo(f"Host (keep this link to yourself): {host_url}")
     if lan:
-        echo(f"Phones on this network open {base_url}; players scan their seat's code in the lobby.")
+        # The code opens the host's lobby (the base URL alone is a 401): the host scans it, and
+        # each player then scans their own seat's code there.
+        echo("The host's phone scans this code to open the lobby (it holds the host key: show it to")
+        echo("nobody else); there each player scans the code of their own seat.")
         import segno
 
-        segno.make(base_url, error="m").terminal(out=sys.stdout, compact=True)
+        segno.make(host_url, error="m").terminal(out=sys.stdout, compact=True)
     echo("Ctrl-C stops the server.", err=False)
     sys.stdout.flush()
 

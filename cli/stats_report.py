@@ -114,7 +114,7 @@ def plot_fairness(report: dict[str, Any], path: Path) -> None:
     seats.set_xlabel("seat")
     _rates_panel(lists, report["by_list"], "list", "by gift list", fair)
     lists.set_xlabel("gift list")
-    figure.suptitle(f"Win rates over {report['games']} games")
+    figure.suptitle(win_rates_title(report["games"]))
     _save(figure, path)
 
 
@@ -367,3 +367,7 @@ def _print_versus(result: Any) -> None:
         f"Longest winning streak over all their games: {a} {result.streaks[0]}, {b} {result.streaks[1]}.",
         markup=False,
     )
+
+
+def win_rates_title(games: int) -> str:
+    return f"Win rates over {games} game{'' if games == 1 else 's'}"

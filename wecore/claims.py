@@ -79,7 +79,8 @@ def check_claim(
             + entry.explain(),
         )
     if entry.total == claimed:
-        return ClaimResult(player, claimed, entry.total, True, f"the claim holds: {entry.explain()}")
+        # The verdict says "holds" (the CLI's line, the JSON's field): the explanation only explains.
+        return ClaimResult(player, claimed, entry.total, True, entry.explain())
     return None
 
 

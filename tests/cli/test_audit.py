@@ -463,3 +463,10 @@ def test_a_log_written_now_has_microseconds_and_audits_clean_on_the_fast_path(tm
     assert report["ok"] and report["problems"] == []
     # At most the first `at` of each minute goes the slow way.
     assert len(judged_slowly) <= len({e["at"][:17] for e in lines}), judged_slowly
+
+
+def test_a_true_claim_in_text_mode_says_it_holds_once():
+    result = we("audit", FOUR, "--claim", "Ann=22")
+    assert result.exit_code == 0, result.stdout
+    (line,) = [x for x in result.stdout.splitlines() if "claim Ann=22" in x]
+    assert line.strip().startswith("claim Ann=22 holds: ") and line.count("holds") == 1, line

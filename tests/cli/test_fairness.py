@@ -251,3 +251,9 @@ def test_report_under_house_rules_names_them_and_plays_the_final_swap(tmp_path):
     assert any('"final_swap"' in path.read_text() for path in (tmp_path / "logs").glob("*.jsonl"))
     text = we("simulate", *args, "--report")
     assert "with house rules:" in text.stdout.splitlines()[0]
+
+
+def test_the_plot_of_one_game_says_game():
+    from cli.stats_report import win_rates_title
+
+    assert (win_rates_title(1), win_rates_title(2)) == ("Win rates over 1 game", "Win rates over 2 games")

@@ -3,14 +3,18 @@ docs/service.md, keys, the check order, and the same refusals as `we record`."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
+import subprocess
+import sys
 import threading
 
 import httpx
 import pytest
-from served import Server, key_of, move, new_game, we
+import segno
+from served import Server, key_of, move, new_game, we, we_env
 
 
 def test_healthz_needs_no_key(server: Server) -> None:
@@ -475,3 +479,30 @@ def test_undo_takes_back_only_the_brings_written_with_the_open(server: Server) -
         assert r.status_code == 201, r.text
         # the open, then the three unseen brings that went down with it
         assert [e["data"]["voids"] for e in r.json()["events"]] == [seq, seq - 1, seq - 2, seq - 3]
+
+
+def test_with_lan_the_terminal_code_opens_the_hosts_lobby(tmp_path) -> None:
+    """The QR code `we serve --lan` prints is the host's link, key and all: the bare address
+    would answer 401."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "serve", str(tmp_path), "--lan", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=we_env(),
+    )
+    try:
+        lines = []
+        for line in process.stdout:  # type: ignore[union-attr]
+            lines.append(line)
+            if line.startswith("Ctrl-C"):
+                break
+    finally:
+        process.terminate()
+        process.wait(10)
+    text = "".join(lines)
+    host_url = next(x.split(": ", 1)[1].strip() for x in lines if x.startswith("Host ("))
+    assert "?k=" in host_url
+    expected = io.StringIO()
+    segno.make(host_url, error="m").terminal(out=expected, compact=True)
+    assert expected.getvalue() in text
