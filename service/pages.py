@@ -124,8 +124,13 @@ document.getElementById("start").addEventListener("submit", (event) => {
     const value = Number(input.value);
     options[name] = input.dataset.shape === "counts" ? { [String(players.length)]: value } : value;
   }
+  const bots = {};
+  for (const pair of form.bots.value.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const [player, bot] = pair.split("=").map((s) => s.trim());
+    bots[player] = bot || "greedy";
+  }
   const body = { players, dealer: form.dealer.value.trim() || players[0] || "",
-    lists: null, deal_attics: form.attics.checked, options, title: form.title.value.trim() || null };
+    lists: null, deal_attics: form.attics.checked, options, title: form.title.value.trim() || null, bots };
   fetch("/api/v1/games", { method: "POST", headers: { "Content-Type": "application/json",
     "Authorization": "Bearer " + form.dataset.key }, body: JSON.stringify(body) })
     .then((r) => r.json().then((b) => {
@@ -193,6 +198,8 @@ def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str,
         '<label>Players, clockwise <input name="players" required placeholder="Ann, Ben, Cat"></label>'
         '<label>Dealer <input name="dealer" placeholder="Ann"></label>'
         '<label><span><input type="checkbox" name="attics"> deal the attics too</span></label>'
+        '<label>Bots at seats (with the attics dealt) <input name="bots"'
+        ' placeholder="Ben=greedy, Cat=random"></label>'
         f"{_house_rule_fields()}"
         '<button type="submit">Start (gift lists dealt at random)</button><p id="start-error"></p></form>'
     )

@@ -3,7 +3,7 @@
 from wecore import view
 
 from .games import game_two_way_tie
-from .helpers import ANN, BEN, CAT, three_players
+from .helpers import ANN, BEN, CAT, Table, three_players
 
 A3 = {ANN: ["R7", "B3"], BEN: ["Y9", "G5"], CAT: ["O4", "R2"]}
 
@@ -141,3 +141,38 @@ def test_the_redacted_log_shows_a_seat_what_its_view_shows() -> None:
             assert "hash" not in line and "prev" not in line
             if line["type"] == "gift_brought":
                 assert (line["data"]["card"] is not None) == (line["data"]["player"] == viewer)
+
+
+def test_a_seat_opens_the_gifts_it_has_not_seen_by_place():
+    from wecore.views import OPEN_BY_PLACE, face_down_places, gift_at, hidden_card_refusal, seat_moves
+
+    table = bringing()
+    table.bring(CAT, "O4")  # Ann starts party 1
+    state = table.state
+    assert face_down_places(state, ANN) == ["R7", "Y9", "O4"]  # her own first, then as brought
+    assert face_down_places(state, CAT) == ["O4", "R7", "Y9"]
+    assert seat_moves(state, ANN) == [
+        {"type": "open", "as": ANN, "card": "R7"},
+        {"type": "open", "as": ANN, "gift": 2},
+        {"type": "open", "as": ANN, "gift": 3},
+    ]
+    assert seat_moves(state, BEN) == []  # not his turn
+    assert gift_at(state, ANN, 3) == "O4"
+    # one sentence for every card she has not seen; her own is left to the rules
+    said = {card: hidden_card_refusal(state, ANN, "open", card) for card in ("Y9", "O4", "B3", "G1")}
+    assert set(said.values()) == {OPEN_BY_PLACE}
+    assert hidden_card_refusal(state, ANN, "open", "R7") is None
+
+
+def test_without_attics_a_seats_bring_is_unseen_whatever_the_card():
+    from wecore.views import BRING_UNSEEN, hidden_card_refusal, seat_moves
+
+    table = Table()
+    table.start()
+    table.lists(
+        {ANN: ["red", "green", "yellow"], BEN: ["blue", "green", "orange"], CAT: ["red", "blue", "orange"]}
+    )
+    table.bring(ANN, "R7")  # written with its card, at a recorder
+    state = table.state
+    assert {hidden_card_refusal(state, BEN, "bring", card) for card in ("R7", "R8")} == {BRING_UNSEEN}
+    assert seat_moves(state, BEN) == [{"type": "bring", "as": BEN, "card": None}]

@@ -272,6 +272,16 @@ def test_the_lobby_form_starts_a_game_with_house_rules(server: Server, browser: 
     assert cap.evaluate("(input) => input.validity.valid") is False
     lobby.wait_for_timeout(500)
     assert not (server.directory / "zero-steals.jsonl").exists()
+    # bots at seats, from the form: their seats get no code to scan
+    lobby.fill("[data-option=max_steals_per_gift]", "")
+    lobby.fill("input[name=title]", "Bot night")
+    lobby.fill("input[name=players]", "Ann, Ben, Cat, Dan")
+    lobby.check("input[name=attics]")
+    lobby.fill("input[name=bots]", "Ben=greedy, Cat=random")
+    lobby.click("button[type=submit]")
+    lobby.wait_for_selector("[data-game=bot-night]", timeout=LIVE_WAIT_MS)
+    seats = lobby.locator("[data-game=bot-night] [data-seat]")
+    assert sorted(seats.nth(i).get_attribute("data-seat") for i in range(seats.count())) == ["Ann", "Dan"]
     lobby.close()
 
 
