@@ -207,3 +207,21 @@ def play_file(plays: Iterable[Play], location: str | None = None, now: str | Non
         "locations": locations,
         "plays": out_plays,
     }
+
+
+def served_play(game: Any) -> dict[str, Any]:
+    """What a served game's end shows (a service.live.LiveGame, as it holds the game now): the
+    link, and its QR code for the TV (inline SVG). ValueError if it is not a finished game
+    whose log is whole."""
+    import segno
+
+    with game.lock:
+        state, envelopes, head, stopped = game.state, list(game.envelopes), game.head, game.stopped
+        fp = game.fingerprint(head) if head else None
+    if stopped is not None:
+        raise ValueError(stopped)
+    if not state.is_over or not envelopes or fp is None:
+        raise ValueError("the game is not over yet, so it is no play to log")
+    url = link(play_of(game.game, fp, state, envelopes[0]["at"], envelopes[-1]["at"]))
+    qr = segno.make(url, error="l").svg_inline(scale=2, border=2, title="Log this play in BG Stats")
+    return {"bgstats": url, "qr_svg": str(qr)}

@@ -28,6 +28,8 @@ Check = Callable[..., GameReport]
 # Where a sealed game is now: the GameSource to read it from, or None with why it cannot be.
 Locate = Callable[[SealedGame], "GameSource | str"]
 
+# The ledger `we serve` seals into, beside the games of its folder.
+SEASON_FILE = "season.jsonl"
 # A race with another sealer is retried this often before giving up.
 _ATTEMPTS = 5
 
@@ -274,3 +276,16 @@ def _game_finding(sealed: SealedGame, check: Check, locate: Locate) -> str | Non
         first = report.problems[0]
         return f"fails the audit now: line {first.line}: {first.kind}: {first.message}"
     return None
+
+
+def seal_in_folder(directory: Path, source: GameSource) -> AddResult:
+    """`we serve`'s seal: one game of the folder into the folder's SEASON_FILE, named after it."""
+    from service.checking import check_game
+
+    return add_games(directory / SEASON_FILE, [source], check_game, name=directory.resolve().name or None)
+
+
+def folder_season(directory: Path) -> LedgerReading | None:
+    """The folder's season as the lobby shows it; None when nothing was sealed yet."""
+    ledger = directory / SEASON_FILE
+    return read_ledger(ledger) if ledger.is_file() else None
