@@ -28,7 +28,8 @@ Check = Callable[..., GameReport]
 # Where a sealed game is now: the GameSource to read it from, or None with why it cannot be.
 Locate = Callable[[SealedGame], "GameSource | str"]
 
-# The ledger `we serve` seals into, beside the games of its folder.
+# The ledger `we serve` seals into, beside the games of its folder (`we audit DIR`, `we import
+# DIR` and the served folder pass it over by this name: cli.common.logs_in_directory).
 SEASON_FILE = "season.jsonl"
 # A race with another sealer is retried this often before giving up.
 _ATTEMPTS = 5
