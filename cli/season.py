@@ -6,6 +6,7 @@ service.season's and wecore.season's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -80,7 +81,7 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
         raise click.exceptions.Exit(1)
 
 
-def _locator(ledger: Path, db_path: LibraryRef | None):  # type: ignore[no-untyped-def]
+def _locator(ledger: Path, db_path: LibraryRef | None) -> Callable[[SealedGame], GameSource | str]:
     from service.season import locate_file
 
     def locate(sealed: SealedGame) -> GameSource | str:

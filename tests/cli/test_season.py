@@ -81,6 +81,14 @@ def test_seal_refuse_verify_show_with_files(folder: Path) -> None:
     assert ledger.read_bytes() == after  # verify and show only read
 
 
+def test_a_season_jsonl_beside_the_games_is_no_game_to_audit_or_import(tmp_path: Path) -> None:
+    shutil.copy(REPLAYS / "tie-5p.jsonl", tmp_path / "tie-5p.jsonl")
+    assert we("season", "add", tmp_path / "season.jsonl", tmp_path / "tie-5p.jsonl").exit_code == 0
+    audited = we("audit", tmp_path, "--json")
+    assert audited.exit_code == 0 and len(audited.stdout.strip().splitlines()) == 1
+    assert we("import", tmp_path, "--db", tmp_path / "games.db").exit_code == 0
+
+
 def test_verify_names_a_swapped_a_cut_and_a_gone_game_and_an_edited_line(folder: Path) -> None:
     ledger = folder / "season.jsonl"
     assert we("season", "add", ledger, *(folder / name for name in GAMES)).exit_code == 0
