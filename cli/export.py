@@ -106,7 +106,9 @@ def export(
     )
     what = f"{len(plays)} play{'s' if len(plays) != 1 else ''}"
     if output is not None and str(output) == "-":
-        sys.stdout.buffer.write(data)
+        from cli.common import json_bytes_safe
+
+        sys.stdout.buffer.write(json_bytes_safe(data))  # names that would steer a terminal, as \u escapes
         sys.stdout.buffer.flush()
         echo(f"exported {what} for BG Stats to standard output", err=True)
         return

@@ -423,7 +423,11 @@ def score(
 
     An invalid game is refused with its first problem (exit status 1).
     """
+    if location is not None and not bgstats_link:
+        raise click.UsageError("--location goes with --bgstats-link")
     if bgstats_link:
+        if as_json or explain:
+            raise click.UsageError("--bgstats-link prints the link alone: not with --json or --explain")
         click.echo(_bgstats_link(game, location, db_path))
         return
     report = require_valid(load_game(game, db_path, keep_envelopes=False))
