@@ -76,7 +76,10 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
         )
     for refusal in [*refused, *result.refused]:
         echo(f"we: refused {one_line(refusal.label)}: {one_line(refusal.reason)}", err=True)
-    echo(f"{ledger}: {len(result.season.games)} games sealed; season fingerprint {result.fingerprint}")
+    if result.fingerprint is not None:
+        echo(f"{ledger}: {len(result.season.games)} games sealed; season fingerprint {result.fingerprint}")
+    else:
+        echo(f"{ledger}: nothing sealed, so no season was started", err=True)
     if refused or result.refused:
         raise click.exceptions.Exit(1)
 

@@ -144,26 +144,20 @@ def add_games(
 ) -> AddResult:
     """Seal every source that is a finished game passing the audit and not sealed yet, in one
     append; the others are refused, each with its reason. A ledger that is not there is started
-    (named `name`, else after its file). A damaged ledger is never appended to (StoreError)."""
+    (named `name`, else after its file) in the same write as its first games, and not at all
+    when every game is refused. A damaged ledger is never appended to (StoreError)."""
     sources = list(sources)
     log = JsonlLog(ledger)
-    result = AddResult()
     for _ in range(_ATTEMPTS):
-        if not ledger.exists():
-            try:
-                log.create(season_started(name or ledger.stem), season_id(ledger))
-                result.created = True
-            except LogExistsError:
-                pass  # another sealer started it meanwhile: read theirs
-        reading = read_ledger(ledger)
+        new = not ledger.exists()
+        reading = LedgerReading(Season(name or ledger.stem), [], 0, None) if new else read_ledger(ledger)
         if reading.problems:
             line, message = reading.problems[0]
             raise StoreError(
-                f"{ledger}: line {line}: {message};"
-                f" refusing to seal onto a damaged ledger (see `we season verify`)"
+                f"{ledger}: line {line}: {message}; refusing to seal into it (see `we season verify`)"
             )
         season = reading.season
-        result = AddResult(created=result.created)
+        result = AddResult(created=new)
         chosen: list[SealedGame] = []
         for source in sources:
             outcome = _sealable(source, ledger, check, Season(season.name, season.games + chosen))
@@ -171,10 +165,18 @@ def add_games(
                 result.refused.append(outcome)
             else:
                 chosen.append(outcome)
+        if not chosen and new:
+            result.created = False
+            return result  # nothing to seal: no ledger is started
         if chosen:
+            events = [game_sealed(g) for g in chosen]
             try:
-                envelopes = log.append([game_sealed(g) for g in chosen], reading.events, at=utc_now())
-            except ConcurrencyError:
+                if new:
+                    start = season_started(season.name or ledger.stem)
+                    envelopes = log.create_many([start, *events], season_id(ledger), at=utc_now())[1:]
+                else:
+                    envelopes = log.append(events, reading.events, at=utc_now())
+            except (ConcurrencyError, LogExistsError):
                 continue  # someone sealed meanwhile: judge again against what they sealed
             result.sealed = [
                 SealedGame(**{**g.__dict__, "line": env.seq})
