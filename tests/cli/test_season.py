@@ -201,3 +201,27 @@ def test_the_format_vectors() -> None:
     assert hashlib.sha256(canonical.group(1).encode()).hexdigest() == digest.group(1)
     first = json.loads((SEASON_VECTORS / "season.jsonl").read_text().splitlines()[0])
     assert first["hash"] == f"sha256:{digest.group(1)}"
+
+
+def test_two_sealers_at_once_both_get_their_game_in(folder: Path) -> None:
+    """Real processes racing on one ledger: the recorder's lock and head check keep one chain."""
+    import os
+    import subprocess
+    import sys
+
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, folder / GAMES[0]).exit_code == 0
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "cli.main", "season", "add", str(ledger), str(folder / name)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for name in GAMES[1:]
+    ]
+    for racer in racers:
+        assert racer.wait(120) == 0, racer.stderr.read() if racer.stderr else ""
+    report = json.loads(we("season", "verify", ledger, "--json").stdout)
+    assert report["ok"] and report["games"] == 3 and report["events"] == 4
