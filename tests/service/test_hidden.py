@@ -140,6 +140,7 @@ def test_no_part_of_a_hash_reaches_a_table_or_seat_before_the_end(server: Server
         answers.append(table.get(f"/api/v1/games/{gid}").text)
         answers.append(table.get(f"/api/v1/games/{gid}/audit").text)
         answers.append(table.get(f"/api/v1/games/{gid}/events").text)
+        answers.append(table.get(f"/api/v1/games/{gid}/play").text)  # BG Stats: only at the end
         if n % 16 == 0:  # the pages hold all of it again
             answers.append(table.get(f"/t/{gid}").text)
             answers.append(seats["Ann"].get(f"/t/{gid}").text)
