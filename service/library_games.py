@@ -116,6 +116,9 @@ class StoredGames:
         with self.lock:
             return sorted(self.by_id.values(), key=lambda g: g.label)
 
+    def unserved(self) -> list[tuple[LiveGame, str]]:
+        return []  # a library holds a game id once
+
     # --- what the service writes ---
     @contextmanager
     def writer(self, game: LiveGame) -> Iterator[Any]:

@@ -316,13 +316,19 @@ def _file_of(game: LiveGame) -> tuple[int, int] | None:
 
 
 class Folder:
-    """Every game log in GAMES_DIR, by game id, kept up to date by a background thread."""
+    """Every game log in GAMES_DIR, by game id, kept up to date by a background thread.
+
+    Every `*.jsonl` is followed, served or not. A game id is served from one file: the first
+    by name at the start, and then the one that served it for as long as it does (a stream
+    never jumps from one file to another). Another file holding the same game (a copy) is
+    followed too and listed as not served, with why; it is served once the first file is gone
+    or holds another game. A file that is a link to a served one is the same log, not a copy."""
 
     def __init__(self, directory: Path, keys: KeyRing) -> None:
         self.directory = directory
         self.keys = keys
         self.by_path: dict[Path, LiveGame] = {}
-        self.by_id: dict[str, LiveGame] = {}
+        self.by_id: dict[str, LiveGame] = {}  # the file each game id is served from
         self.lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -338,11 +344,11 @@ class Folder:
         paths = [self.directory / name for name in sorted(names) if not name.startswith(".")]
         for path in paths:
             with self.lock:
-                known = self.by_path.get(path)
-                if known is None:
-                    known = self.by_path[path] = LiveGame(path)
-            if known.game is None:
-                self._refresh(known)
+                found = self.by_path.get(path)
+                if found is None:
+                    found = self.by_path[path] = LiveGame(path)
+            if found.game is None:
+                self._refresh(found)
         self._last_scan = time.monotonic()
 
     def _refresh(self, game: LiveGame) -> None:
@@ -357,21 +363,71 @@ class Folder:
         except OSError as exc:
             self._tell(game.path, f"{game.label}: cannot read: {exc.strerror or exc}")
             return
-        self._told.pop(game.path, None)  # readable again: a new failure is worth a new line
         if game.game is None and game.stopped is not None and valid_game_id(game.path.stem):
             game.game = game.path.stem  # line 1 is unreadable: still listed, under its file's name
-        if game.game is not None:
-            with self.lock:
-                if self.by_id.get(game.game) is not game:
-                    for stale in [gid for gid, g in self.by_id.items() if g is game]:
-                        del self.by_id[stale]  # rewritten under another game id
-                    if game.game not in self.by_id:
-                        self.by_id[game.game] = game
-                        self.keys.add_game(game.game, game.current.players)
-        elif game.stopped is not None:
-            self._tell(game.path, f"{game.stopped}; not served (its name is no game id)")
+        said = self._place(game)
+        if said is None:
+            self._told.pop(game.path, None)  # readable and served: a new failure is worth a new line
+        else:
+            self._tell(game.path, said)
         if grew:
             game.wake()
+
+    def _place(self, game: LiveGame) -> str | None:
+        """Serve the game under the id its file holds now, if no other file serves it; what the
+        server's log should say of it, or None."""
+        with self.lock:
+            if game.game is not None and self.by_id.get(game.game) is game:
+                return None
+            for held in [gid for gid, g in self.by_id.items() if g is game]:
+                del self.by_id[held]  # rewritten under another game id
+                self._serve_another(held)
+            if game.game is None:
+                if game.stopped is None:
+                    return None
+                return f"{game.stopped}; not served (its name is no game id)"
+            serving = self.by_id.get(game.game)
+            if serving is None:
+                self._serve(game)
+                return None
+            return self.twin_sentence(game, serving)
+
+    def _serve(self, game: LiveGame) -> None:
+        assert game.game is not None
+        self.by_id[game.game] = game
+        self.keys.add_game(game.game, game.current.players)
+
+    def _serve_another(self, game_id: str) -> LiveGame | None:
+        """The game no longer served from its file: served from the next file holding it."""
+        twins = sorted((g for g in self.by_path.values() if g.game == game_id), key=lambda g: g.label)
+        if not twins:
+            return None
+        self._serve(twins[0])
+        self._told.pop(twins[0].path, None)
+        twins[0].wake()
+        return twins[0]
+
+    def twin_sentence(self, game: LiveGame, serving: LiveGame) -> str | None:
+        """Why `game`'s file is not served: `serving` serves its game id. None when the two
+        are one file (one is a link to the other)."""
+        if _file_of(game) is not None and _file_of(game) == _file_of(serving):
+            return None
+        return (
+            f"{game.label}: holds game {game.game} too, which is served from {serving.label};"
+            " not served (move one of the two out of the folder to serve the other)"
+        )
+
+    def unserved(self) -> list[tuple[LiveGame, str]]:
+        """The files holding a game id that another file serves, each with why, by name."""
+        with self.lock:
+            twins = []
+            for game in self.by_path.values():
+                serving = self.by_id.get(game.game) if game.game is not None else None
+                if serving is not None and serving is not game:
+                    said = self.twin_sentence(game, serving)
+                    if said is not None:
+                        twins.append((game, said))
+        return sorted(twins, key=lambda twin: twin[0].label)
 
     def _tell(self, path: Path, message: str) -> None:
         """One line in the server's log per thing it cannot read, not one per look."""
@@ -380,15 +436,21 @@ class Folder:
             self.on_error(message)
 
     def _gone(self, game: LiveGame) -> None:
-        """The log was deleted (or moved away) while served: it is no longer listed."""
+        """The log was deleted (or moved away) while followed: it is no longer listed; another
+        file holding its game is served in its place, if there is one."""
         with self.lock:
             self.by_path.pop(game.path, None)
-            served = [gid for gid, g in self.by_id.items() if g is game]
-            for gid in served:
-                del self.by_id[gid]
-        if served:
+            served = game.game is not None and self.by_id.get(game.game) is game
+            now = None
+            if served:
+                del self.by_id[game.game]  # type: ignore[arg-type]
+                now = self._serve_another(game.game)  # type: ignore[arg-type]
+        self._told.pop(game.path, None)
+        if now is not None:
+            self.on_error(f"{game.label}: the log is gone from {self.directory}; now served from {now.label}")
+        elif served:
             self.on_error(f"{game.label}: the log is gone from {self.directory}; no longer served")
-        else:
+        elif game.game is None:
             self._tell(game.path, f"{game.label}: cannot read: no such file (a link to nothing?)")
         game.wake()
 
@@ -402,7 +464,7 @@ class Folder:
             found = self.by_id.get(game_id)
         if found is None and time.monotonic() - self._last_scan >= POLL_SECONDS:
             try:
-                self.scan()  # made a moment ago by another program?
+                self.look()  # made a moment ago by another program, or moved over another log?
             except OSError as exc:
                 self._tell(self.directory, f"{self.directory}: {exc.strerror or exc}")
             with self.lock:
@@ -476,12 +538,19 @@ class Folder:
         if self._thread is not None:
             self._thread.join(timeout=2)
 
+    def look(self, scan: bool = True) -> None:
+        """Every followed file looked at, the unserved too (a copy rewritten is read again),
+        after looking for new ones in the folder (`scan`)."""
+        if scan:
+            self.scan()
+        with self.lock:
+            followed = list(self.by_path.values())
+        for game in followed:
+            self._refresh(game)
+
     def _follow(self) -> None:
         while not self._stop.wait(POLL_SECONDS):
             try:
-                if time.monotonic() - self._last_scan >= SCAN_SECONDS:
-                    self.scan()
-                for game in self.games():
-                    self._refresh(game)
+                self.look(scan=time.monotonic() - self._last_scan >= SCAN_SECONDS)
             except OSError as exc:  # the folder itself went away; keep serving what we have
                 self._tell(self.directory, f"{self.directory}: {exc.strerror or exc}")
