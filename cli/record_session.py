@@ -1,29 +1,27 @@
-"""The recording session of `we record`: read a line, decide through the service, append it
-durably, tell the table; undo, notes, ties, `start over`, catching up with another recorder, and
-the game into the library when it ends.
+"""The recording session of `we record`: read a line, make it through the table (service.table),
+tell the table what happened; undo, notes, ties, `start over`, and the game into the library
+when it ends.
 
-Over 500 lines with a reason: it is one class, because every step shares the log's head and
-the state folded from it, and cutting it in two would split one object for the line count. The
-words people type are read by `cli.record_grammar`; the terminal layer is apart:
-`cli.line_editor` (history, editing, completion) and `cli.glance` (what the toolbar shows).
+Every line, `status` and `quit` is judged against the log as it stands, not a picture kept from
+before: the session looks at the log first (a stat while nothing changed) and says in one line
+what anyone else (another recorder, a phone) added meanwhile; the table object decides and
+writes. At a terminal the prompt and toolbar follow the log while it waits (`cli.line_editor`).
+The words people type are read by `cli.record_grammar`; plain input by `cli.record_input`.
 """
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from rich.text import Text
 
 from cli.common import CommandFailed, check_game, echo, one_line
-from cli.glance import openable_cards, table_at_a_glance
+from cli.glance import table_at_a_glance
 from cli.record_grammar import (
     AFTER_THE_END,
     COMMAND_WORDS,
@@ -34,145 +32,109 @@ from cli.record_grammar import (
     Rejected,
     _is_number,
     _without_comment,
+    completions,
     did_you_mean,
     split_entries,
     spoken_card,
 )
+from cli.record_input import (
+    MAX_INPUT_LINE,
+    OverlongLine,
+    backup_path,
+    ctrl_c_after_this,
+    read_bounded_line,
+    shorten,
+    stdout_is_a_terminal,
+)
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
 from service.checking import GameSource
-from service.play import (
-    DEFAULT_TIE_REASON,
-    DEFAULT_UNDO_REASON,
-    GAME_OVER,
-    Refused,
-    RuleRefused,
-    StaleHead,
-    commit,
-    decide_move,
-    note_events,
-    plan_undo,
-    tie_events,
-    undone_sentence,
-)
-from wecore.cards import is_card, parse_card, parse_gift_list
-from wecore.decider import (
+from service.play import DEFAULT_TIE_REASON, DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused
+from service.table import (
+    AddNote,
+    BreakTie,
     Bring,
-    Command,
+    Damaged,
     DealLists,
+    Happened,
     Open,
+    Standing,
     Steal,
     Swap,
-    decide,
+    Table,
+    TableCommand,
+    Undo,
     resolve_player,
 )
+from wecore.cards import is_card, parse_card, parse_gift_list
 from wecore.errors import UnknownPlayerError, WeError
-from wecore.events import (
-    AtticsDealt,
-    Event,
-    GiftBrought,
-    GiftListsDealt,
-    TieBroken,
-)
-from wecore.moves import legal_moves
-from wecore.narrate import describe, party_end, unseen_brings, winners_line
-from wecore.reducer import evolve, fold
+from wecore.events import AtticsDealt, EventVoided, GiftBrought, GiftListsDealt, TieBroken
+from wecore.narrate import describe, party_end, taken_back, unseen_brings, winners_line
 from wecore.state import GameState, Phase
 from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, turn
 from wecore.views import view
 
-if TYPE_CHECKING:
-    from eventstore.persistence import GameLog
-
 IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)  # a party's moves, and its starter's final swap
-
-# The longest input line taken, in characters. A typed move is a few words; a set-up line of
-# gift lists for a big table is well under this. A longer line (a file piped in by mistake,
-# /dev/zero) is refused and skipped in pieces this size, so it is never held in memory whole.
-MAX_INPUT_LINE = 4096
-
-
-class _OverlongLine(str):
-    """What the plain reader hands on for an input line over MAX_INPUT_LINE: its start only."""
-
-
-def read_bounded_line(stream: Any, limit: int = MAX_INPUT_LINE) -> str:
-    """One line of `stream` (a text file), "" at its end. A line over `limit` characters comes
-    back as an _OverlongLine of its first `limit`, the rest of it read and dropped piece by piece."""
-    line = stream.readline(limit + 1)
-    if len(line) <= limit or line.endswith("\n"):
-        return line
-    start = _OverlongLine(line[:limit])
-    while True:
-        rest = stream.readline(limit)
-        if not rest or rest.endswith("\n"):
-            return start
-
-
-def shorten(text: str, width: int = 60) -> str:
-    """`text` as an error message shows it: at most `width` characters."""
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 class _Finished(Exception):
     """The recording went on in a new session (after `start over`), which has said goodbye."""
 
 
-def backup_path(path: Path) -> Path:
-    """Where an abandoned set-up is kept: FILE.abandoned, FILE.abandoned-2, ... never overwritten."""
-    candidate = path.with_name(f"{path.name}.abandoned")
-    number = 1
-    while candidate.exists():
-        number += 1
-        candidate = path.with_name(f"{path.name}.abandoned-{number}")
-    return candidate
-
-
-@contextmanager
-def _ctrl_c_after_this() -> Iterator[None]:
-    """Ctrl-C while a line is being written waits until it is written and told, so the
-    goodbye counts what is in the file."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pressed: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if pressed:
-        raise KeyboardInterrupt
-
-
-def _stdout_is_a_terminal() -> bool:
-    try:
-        return sys.stdout.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
 @dataclass
 class Session:
     path: Path
-    log: GameLog
-    state: GameState
-    events: list[Event]  # every event in the log; events[i] has seq i + 1
-    head: int  # seq of the last event in the log
-    last_hash: str | None
+    table: Table
     interactive: bool
     game: str
+    told: int = 0  # the head the table has been told of: what is after it is news
     line_no: int = 0  # lines read from the input
     library: Any = None  # where the game goes when it ends (a file or a URL); None: nowhere
     house_flags: dict[str, Any] = field(default_factory=dict)  # the set-up's, kept for `start over`
     in_library: int = 0  # the head last added to the library
-    # The envelopes' `at`, [i] for seq i + 1: undo tells the unseen brings written with an open
-    # from those players made on their phones (`we serve` on the same log) by it.
-    written_at: list[str | None] = field(default_factory=list)
-    stopped: str | None = None  # why a piped script was stopped before its end (then exit 1)
+    stopped: str | None = None  # why the recording was stopped before its input's end (then exit 1)
     # Piped: the input lines refused (the first's number), so a script's run ends in exit 1.
     refused_lines: int = 0
     first_refused: int | None = None
+    now: Standing = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.now = self.table.look()
+
+    # --- the game as the log stands ---
+    @property
+    def state(self) -> GameState:
+        return self.now.state
+
+    @property
+    def head(self) -> int:
+        return self.now.head
+
+    @property
+    def fingerprint(self) -> str | None:
+        return self.now.fingerprint
+
+    def look(self) -> None:
+        """Read the log as it stands and tell the table what others added since it was told."""
+        self.now = self.table.look()
+        news = self.table.since(self.told, self.now.head)
+        self.told = max(self.told, self.now.head)
+        if news:
+            self.tell_meanwhile(news)
+
+    def has_news(self) -> bool:
+        """Whether the log grew since the table was told (a look: a stat while nothing changed)."""
+        self.now = self.table.look()
+        return self.now.head != self.told
+
+    def tell_meanwhile(self, news: list[Happened]) -> None:
+        first, last = news[0].seq, news[-1].seq
+        which = f"event {first}" if first == last else f"events {first}-{last}"
+        # Nothing in a log tells which program wrote a line, so no writer is named.
+        self.say(story_text(f"Meanwhile ({which}): " + " ".join(self.sentences(news, transitions=False))))
+        for happened in news:
+            self.transitions(happened.before, happened.after)
+        self.add_to_library()
 
     # --- output ---
     def say(self, text: Text | str) -> None:
@@ -194,12 +156,6 @@ class Session:
         err = error_console()
         err.print(line, soft_wrap=not err.is_terminal)
 
-    @property
-    def fingerprint(self) -> str | None:
-        from eventstore.canonical import fingerprint
-
-        return fingerprint(self.last_hash)
-
     def prompt(self) -> str:
         return one_line(prompt(turn(self.state)))  # a name from a log with a newline in it
 
@@ -211,7 +167,7 @@ class Session:
             )
         )
         if state.is_over:
-            self.final_words()
+            self.final_words(state)
             self.say("The game is over: only tie, undo, note, status and quit are taken now.")
         elif state.phase is Phase.SETTING_UP:
             self.say(LISTS_AGAIN)
@@ -248,13 +204,16 @@ class Session:
             )
 
     def line_reader(self) -> Callable[[], str | None]:
-        """At a terminal, an editing prompt with history, completion and a toolbar; otherwise
-        plain lines from stdin exactly as they come."""
-        if self.interactive and _stdout_is_a_terminal():
+        """At a terminal, an editing prompt with history, completion and a toolbar that follow
+        the log; otherwise plain lines from stdin exactly as they come."""
+        if self.interactive and stdout_is_a_terminal():
             from cli.line_editor import LineEditor
 
-            editor = LineEditor(self.path, self.completions, self.toolbar)
-            return lambda: editor.read(self.prompt())
+            def choices(before: list[str]) -> list[str]:
+                return completions(self.state, before)
+
+            editor = LineEditor(self.path, choices, self.toolbar, self.has_news, self.look)
+            return lambda: editor.read(self.prompt)
         stdin = sys.stdin
 
         def plain() -> str | None:
@@ -268,53 +227,6 @@ class Session:
             return line
 
         return plain
-
-    # --- what can be typed now (Tab) and the table at a glance (the toolbar) ---
-    def completions(self, before: list[str]) -> list[str]:
-        """The words that can come next after `before`, asking wecore what is legal now."""
-        state = self.state
-        if not before:
-            return [*COMMAND_WORDS, *state.players]
-        verb = VERBS.get(before[0].lower())
-        if verb is None:
-            # "Ann open R7", "Ann Marie: open R7": the name first, as a check (read as dispatch
-            # reads it: up to three words before the move).
-            moved = [i for i in range(1, min(len(before), 4)) if VERBS.get(before[i].lower()) in MOVES]
-            at = moved[0] if moved else None
-            if at is not None:
-                verb, before = VERBS[before[at].lower()], before[at:]
-            elif state.phase is Phase.PLAYING and (len(before) == 1 or self._a_player(before)):
-                return list(MOVES)
-            else:
-                return []
-        if len(before) == 1:
-            if verb == "open":
-                return openable_cards(state)
-            if verb == "steal":
-                return [m.from_player for m in legal_moves(state) if isinstance(m, Steal) and m.from_player]
-            if verb == "bring":
-                return list(state.waiting_to_bring)
-            if verb == "swap":
-                return [m.with_player for m in legal_moves(state) if isinstance(m, Swap) and m.with_player]
-            if verb == "tie" and state.is_over:
-                return list(state.scoreboard.winners)
-            if verb == "start":
-                return ["over"]
-        if len(before) >= 2 and verb == "bring" and state.attics is not None:
-            player = self._a_player(before[1:])
-            if player is None:
-                return []
-            return [
-                m.card for m in legal_moves(state) if isinstance(m, Bring) and m.player == player and m.card
-            ]
-        return []
-
-    def _a_player(self, words: list[str]) -> str | None:
-        """The player these words name, or None."""
-        try:
-            return resolve_player(self.state, " ".join(words).rstrip(":,"))
-        except WeError:
-            return None
 
     def toolbar(self) -> str:
         return table_at_a_glance(self.state)
@@ -349,6 +261,7 @@ class Session:
             self.say(f"The library {library_name(self.library)} has the new events of {result.game_id} too.")
 
     def farewell(self) -> None:
+        self.look()  # the file's count and fingerprint, whoever wrote its last lines
         self.add_to_library()  # in case the last sitting was cut off before it could
         if self.state.is_over:
             self.say(f"Saved: {self.head} events in {self.path}. Fingerprint: {self.fingerprint}")
@@ -361,14 +274,18 @@ class Session:
     def handle(self, line: str) -> bool:
         """One line; False to stop."""
         self.line_no += 1
-        if isinstance(line, _OverlongLine):
+        if isinstance(line, OverlongLine):
             self.complain(f"the line is longer than {MAX_INPUT_LINE:,} characters (skipped)", line)
             return True
         text = line.strip()
         if not text or text.startswith("#"):
             return True
         try:
+            self.look()  # judged against the log as it stands, whoever wrote to it meanwhile
             return self.dispatch(text)
+        except Damaged as exc:
+            self.stopped = str(exc)
+            return False
         except (Rejected, Refused, WeError) as exc:
             self.complain(str(exc), text)
         return True
@@ -443,12 +360,11 @@ class Session:
         elif verb == "note":
             if not rest:
                 raise Rejected("a note needs some text, e.g. `note Ben spilled cocoa on the red 9`")
-            self.commit(note_events(state, rest))
+            self.make(AddNote(text=rest))
         elif verb == "tie":
             if not args:
                 raise Rejected("say who wins the tie, e.g. `tie Ann best speech for Fluffy the Cat`")
-            winner, reason = self.tie_words(args)
-            self.commit(tie_events(state, winner, reason))
+            self.make(BreakTie(*self.tie_words(args)))
         return True
 
     def deal_lists(self, text: str) -> None:
@@ -466,12 +382,12 @@ class Session:
         lists = {}
         for name, value in entries:
             lists[resolve_player(self.state, name)] = parse_gift_list(value)
-        self.commit(decide(self.state, DealLists(lists=lists)))
+        self.make(DealLists(lists=lists))
         self.say(next_up(turn(self.state)))
 
     def start_over(self) -> bool:
         """Before the first gift: set the game up again in a new FILE, the old one kept."""
-        if any(isinstance(e, GiftBrought) for e in self.events):
+        if any(isinstance(e, GiftBrought) for e in self.now.events):
             raise Rejected(
                 "gifts have been brought already, so the game cannot start over; `undo` takes back moves"
             )
@@ -518,102 +434,91 @@ class Session:
                     return player
             raise Rejected(f"nobody holds {card} now") from None
 
-    def move(self, command: Command) -> None:
+    def move(self, command: TableCommand) -> None:
         try:
-            events = decide_move(self.state, command)
+            self.make(command)
         except RuleRefused as exc:
             raise Rejected(f"{exc}. {moves_hint(self.state, refused=str(exc))}") from None
-        self.commit(events)
 
     def undo(self, reason: str) -> None:
-        state = self.state
-        was_over = state.is_over
+        was_over = self.state.is_over
         try:
-            plan = plan_undo(state, self.events, self.written_at, reason, lists_too=True)
+            outcome = self.make(Undo(reason=reason), narrate=False)
         except Refused as exc:
-            if state.undo is not None and isinstance(self.events[state.undo[0] - 1], AtticsDealt):
+            state = self.state
+            if state.undo is not None and isinstance(self.now.events[state.undo[0] - 1], AtticsDealt):
                 # The service's sentence, and what the recorder can do that the service cannot.
                 raise Rejected(f"{exc} (`start over` does that, keeping this file as a backup)") from None
             raise
-        undone = plan.undone
-        self.commit(plan.voids, narrate=False)
-        self.say(story_text(undone_sentence(plan, reason)))
+        assert outcome.undone is not None and outcome.undo is not None
+        self.say(story_text(outcome.undone))
         if was_over and not self.state.is_over:
             self.say("The game is open again.")
-        if isinstance(undone, GiftListsDealt):
+        if isinstance(outcome.undo.undone, GiftListsDealt):
             self.say(LISTS_AGAIN)
         else:
             self.say(next_up(turn(self.state)))
 
     # --- writing ---
-    def commit(self, events: list[Event], narrate: bool = True) -> None:
+    def make(self, command: TableCommand, narrate: bool = True) -> Any:
+        """Make `command` through the table and tell what happened: first anything others
+        added meanwhile, then this line's events. A refusal is judged against the log as it
+        stands, and what others added before it is told first too."""
         try:
-            with _ctrl_c_after_this():
-                written = commit(self.log, events, self.head)
-                self.absorb(events, written, narrate=narrate)
-            return
-        except StaleHead:
-            # Another recorder wrote to this file meanwhile. Nothing of this line was written;
-            # catch up with the log, show what was added, and let the table decide whether the
-            # move still stands.
-            seen = self.head
-            self.catch_up()
-            added = self.head - seen
-            plural = "s" if added != 1 else ""
-            self.say(
-                Text(
-                    f"Added to {self.path} by another recorder meanwhile ({added} event{plural}):",
-                    style="bold",
-                )
-            )
-            state = self.replayed_to(seen)
-            for seq, event in enumerate(self.events[seen:], start=seen + 1):
-                after = evolve(state, event)
-                self.say(story_text(f"  {seq}. {describe(event, state, after)}"))
-                state = after
-            raise Rejected(
-                f"another recorder added to {self.path} meanwhile (shown above), so this line was not"
-                f" recorded; the log now has {self.head} events. {next_up(turn(self.state))} Type the move"
-                " again if it still stands."
-            ) from None
+            with ctrl_c_after_this():
+                outcome = self.table.move(command, since=self.told)
+                if outcome.meanwhile:
+                    self.tell_meanwhile(outcome.meanwhile)
+                self.now = self.table.look()
+                self.told = outcome.head
+                if narrate:
+                    self.narrate(outcome.steps)
+                self.add_to_library()
+        except Refused:
+            self.look()
+            raise
+        return outcome
 
-    def replayed_to(self, seq: int) -> GameState:
-        return fold(self.events[:seq])
+    def sentence(self, happened: Happened) -> str:
+        event = happened.event
+        if isinstance(event, EventVoided):
+            return taken_back(event, self.now.events[event.voids - 1], happened.after, None, True)
+        return describe(event, happened.before, happened.after)
 
-    def catch_up(self) -> None:
-        from cli.record_setup import resume  # imported here: record_setup imports this module
-
-        fresh = resume(self.path, greet=False)
-        self.state, self.events, self.written_at, self.head, self.last_hash = (
-            fresh.state,
-            fresh.events,
-            fresh.written_at,
-            fresh.head,
-            fresh.last_hash,
-        )
-
-    def absorb(self, events: list[Event], written: list[Any], narrate: bool = True) -> None:
-        """Fold events that are now in the log, and tell the table."""
+    def sentences(self, steps: list[Happened], transitions: bool) -> list[str]:
+        """The events in table language (unseen brings written together said in one sentence);
+        with `transitions`, each said as it comes and followed by the end of a party or game."""
+        out: list[str] = []
         unseen: list[str] = []
-        for event, envelope in zip(events, written, strict=True):
-            before, self.state = self.state, evolve(self.state, event)
-            self.events.append(event)
-            self.written_at.append(envelope.at)
-            self.head, self.last_hash = envelope.seq, envelope.hash
-            if not narrate:
-                continue
-            if isinstance(event, GiftBrought) and event.card is None and len(events) > 1:
+        grouped = len(steps) > 1
+
+        def flush() -> None:
+            if unseen:
+                out.append(unseen_brings(unseen))
+                if transitions:
+                    self.say(out[-1])
+                unseen.clear()
+
+        for happened in steps:
+            event = happened.event
+            if grouped and isinstance(event, GiftBrought) and event.card is None:
                 unseen.append(event.player)  # brought unseen for an open: said in one line
             else:
-                if unseen:
-                    self.say(unseen_brings(unseen))
-                    unseen = []
-                self.say(story_text(describe(event, before, self.state)))
-            self.transitions(before, event)
-        if unseen:
-            self.say(unseen_brings(unseen))
-        if narrate and self.state.is_over and any(isinstance(e, TieBroken) for e in events):
-            self.say(winners_line(self.state.scoreboard))
+                flush()
+                out.append(self.sentence(happened))
+                if transitions:
+                    self.say(story_text(out[-1]))
+            if transitions:
+                self.transitions(happened.before, happened.after)
+        flush()
+        return out
+
+    def narrate(self, steps: list[Happened]) -> None:
+        """This line's own events, one sentence each, and the end of a party or of the game."""
+        self.sentences(steps, transitions=True)
+        after = steps[-1].after if steps else self.state
+        if after.is_over and any(isinstance(h.event, TieBroken) for h in steps):
+            self.say(winners_line(after.scoreboard))
             self.say(
                 Text(
                     f"The fingerprint changed with the tie-break: {self.fingerprint}"
@@ -621,22 +526,20 @@ class Session:
                     style="bold",
                 )
             )
-        self.add_to_library()
 
-    def transitions(self, before: GameState, event: Event) -> None:
-        after = self.state
+    def transitions(self, before: GameState, after: GameState) -> None:
         if before.phase not in IN_PLAY or after.phase in IN_PLAY:
             if before.phase is Phase.SETTING_UP and after.phase is Phase.BRINGING:
                 self.say(party_header(after, after.party))
             return
         self.say(story_text(party_end(before, after)))
         if after.is_over:
-            self.final_words()
+            self.final_words(after)
         else:
             self.say(party_header(after, after.party))
 
-    def final_words(self) -> None:
-        board = self.state.scoreboard
+    def final_words(self, state: GameState) -> None:
+        board = state.scoreboard
         print_table(standings(board))
         self.say(explanation(board))
         if len(board.winners) > 1 and board.tie_broken_by is None:
@@ -650,6 +553,3 @@ class Session:
         if not state.is_over:
             self.say(moves_hint(state))
         self.say(f"{self.head} events recorded; fingerprint {self.fingerprint}.")
-
-
-# --- table language -------------------------------------------------------------------------
