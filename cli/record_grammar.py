@@ -14,9 +14,10 @@ from collections.abc import Sequence
 
 import click
 
+from service.play import DEFAULT_TIE_REASON
 from service.table import Bring, Steal, Swap, openable_cards, resolve_player
 from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card
-from wecore.errors import CardNotationError, WeError
+from wecore.errors import CardNotationError, UnknownPlayerError, WeError
 from wecore.moves import legal_moves
 from wecore.state import GameState, Phase
 
@@ -210,3 +211,28 @@ def completions(state: GameState, before: list[str]) -> list[str]:
             return []
         return [m.card for m in legal_moves(state) if isinstance(m, Bring) and m.player == player and m.card]
     return []
+
+
+def tie_words(state: GameState, args: list[str]) -> tuple[str, str]:
+    """`tie Ann Marie best speech`: the longest run of words naming a player, then the reason."""
+    for cut in range(min(len(args), 4), 0, -1):
+        try:
+            winner = resolve_player(state, " ".join(args[:cut]))
+        except UnknownPlayerError:
+            continue
+        return winner, " ".join(args[cut:]) or DEFAULT_TIE_REASON
+    return args[0], " ".join(args[1:]) or DEFAULT_TIE_REASON
+
+
+def victim(state: GameState, text: str) -> str:
+    """The player named, or (as a courtesy) the player holding the card named."""
+    try:
+        return resolve_player(state, text)
+    except UnknownPlayerError:
+        if not is_card(text):
+            raise
+        card = parse_card(text)
+        for player, held in state.holdings.items():
+            if held == card:
+                return player
+        raise Rejected(f"nobody holds {card} now") from None

@@ -6,7 +6,8 @@ Every line, `status` and `quit` is judged against the log as it stands, not a pi
 before: the session looks at the log first (a stat while nothing changed) and says in one line
 what anyone else (another recorder, a phone) added meanwhile; the table object decides and
 writes. At a terminal the prompt and toolbar follow the log while it waits (`cli.line_editor`).
-The words people type are read by `cli.record_grammar`; plain input by `cli.record_input`.
+What it tells is worded in `cli.record_story`, the words people type are read by
+`cli.record_grammar`, plain input by `cli.record_input`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.text import Text
 
 from cli.common import CommandFailed, check_game, echo, one_line
 from cli.glance import table_at_a_glance
@@ -36,6 +36,8 @@ from cli.record_grammar import (
     did_you_mean,
     split_entries,
     spoken_card,
+    tie_words,
+    victim,
 )
 from cli.record_input import (
     MAX_INPUT_LINE,
@@ -46,17 +48,16 @@ from cli.record_input import (
     shorten,
     stdout_is_a_terminal,
 )
-from cli.render import console, error_console, print_table, story_text
-from cli.replay import explanation, party_header, standings, view_table
+from cli.record_story import Teller
+from cli.render import story_text
 from service.checking import GameSource
-from service.play import DEFAULT_TIE_REASON, DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused
+from service.play import DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused
 from service.table import (
     AddNote,
     BreakTie,
     Bring,
     Damaged,
     DealLists,
-    Happened,
     Open,
     Standing,
     Steal,
@@ -66,15 +67,11 @@ from service.table import (
     Undo,
     resolve_player,
 )
-from wecore.cards import is_card, parse_card, parse_gift_list
-from wecore.errors import UnknownPlayerError, WeError
-from wecore.events import AtticsDealt, EventVoided, GiftBrought, GiftListsDealt, TieBroken
-from wecore.narrate import describe, party_end, taken_back, unseen_brings, winners_line
-from wecore.state import GameState, Phase
+from wecore.cards import parse_gift_list
+from wecore.errors import WeError
+from wecore.events import AtticsDealt, GiftBrought, GiftListsDealt
+from wecore.state import Phase
 from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, turn
-from wecore.views import view
-
-IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)  # a party's moves, and its starter's final swap
 
 
 class _Finished(Exception):
@@ -82,7 +79,7 @@ class _Finished(Exception):
 
 
 @dataclass
-class Session:
+class Session(Teller):
     path: Path
     table: Table
     interactive: bool
@@ -102,18 +99,6 @@ class Session:
         self.now = self.table.look()
 
     # --- the game as the log stands ---
-    @property
-    def state(self) -> GameState:
-        return self.now.state
-
-    @property
-    def head(self) -> int:
-        return self.now.head
-
-    @property
-    def fingerprint(self) -> str | None:
-        return self.now.fingerprint
-
     def look(self) -> None:
         """Read the log as it stands and tell the table what others added since it was told."""
         self.now = self.table.look()
@@ -127,55 +112,8 @@ class Session:
         self.now = self.table.look()
         return self.now.head != self.told
 
-    def tell_meanwhile(self, news: list[Happened]) -> None:
-        first, last = news[0].seq, news[-1].seq
-        which = f"event {first}" if first == last else f"events {first}-{last}"
-        # Nothing in a log tells which program wrote a line, so no writer is named.
-        self.say(story_text(f"Meanwhile ({which}): " + " ".join(self.sentences(news, transitions=False))))
-        for happened in news:
-            self.transitions(happened.before, happened.after)
-        self.add_to_library()
-
-    # --- output ---
-    def say(self, text: Text | str) -> None:
-        # A str is printed as it stands: no rich markup or emoji codes read into names and notes.
-        # At a terminal, long lines wrap at words; piped, each stays one line.
-        out = console()
-        out.print(Text(text) if isinstance(text, str) else text, soft_wrap=not out.is_terminal)
-
-    def complain(self, message: str, text: str) -> None:
-        """A refused line, on stderr; on a pipe it names the input line, so a script can be fixed."""
-        shown_text = "".join(c if c.isprintable() else "?" for c in shorten(text))
-        where = "" if self.interactive else f" (input line {self.line_no}: {shown_text})"
-        if not self.interactive:
-            self.refused_lines += 1
-            if self.first_refused is None:
-                self.first_refused = self.line_no
-        line = Text().append("rejected", style="bold red").append(f"{where}: ")
-        line.append_text(story_text(message))
-        err = error_console()
-        err.print(line, soft_wrap=not err.is_terminal)
-
     def prompt(self) -> str:
         return one_line(prompt(turn(self.state)))  # a name from a log with a newline in it
-
-    def greet(self) -> None:
-        state = self.state
-        self.say(
-            Text(
-                f"Carrying on with game {self.game} in {self.path} ({self.head} events so far).", style="bold"
-            )
-        )
-        if state.is_over:
-            self.final_words(state)
-            self.say("The game is over: only tie, undo, note, status and quit are taken now.")
-        elif state.phase is Phase.SETTING_UP:
-            self.say(LISTS_AGAIN)
-        else:
-            # The table as it stands, so whoever picks up the recording sees it at a glance.
-            self.say(party_header(state, state.party))
-            print_table(view_table(view(state, None, omniscient=True)))
-            self.say(moves_hint(state))
 
     # --- the loop ---
     def run(self) -> None:
@@ -341,11 +279,11 @@ class Session:
         elif verb == "steal":
             if not args:
                 raise Rejected("say whose gift is stolen, e.g. `steal Ann`")
-            self.move(Steal(from_player=self.victim(" ".join(args)), player=actor))
+            self.move(Steal(from_player=victim(self.state, " ".join(args)), player=actor))
         elif verb == "swap":
             if not args:
                 raise Rejected("say whose gift the starter takes, e.g. `swap Ann` (or `keep`: no swap)")
-            self.move(Swap(with_player=self.victim(" ".join(args)), player=actor))
+            self.move(Swap(with_player=victim(self.state, " ".join(args)), player=actor))
         elif verb == "keep":
             self.move(Swap(with_player=None, player=actor))
         elif verb == "bring":
@@ -364,7 +302,7 @@ class Session:
         elif verb == "tie":
             if not args:
                 raise Rejected("say who wins the tie, e.g. `tie Ann best speech for Fluffy the Cat`")
-            self.make(BreakTie(*self.tie_words(args)))
+            self.make(BreakTie(*tie_words(self.state, args)))
         return True
 
     def deal_lists(self, text: str) -> None:
@@ -411,29 +349,6 @@ class Session:
         fresh.run()
         raise _Finished
 
-    def tie_words(self, args: list[str]) -> tuple[str, str]:
-        """`tie Ann Marie best speech`: the longest run of words naming a player, then the reason."""
-        for cut in range(min(len(args), 4), 0, -1):
-            try:
-                winner = resolve_player(self.state, " ".join(args[:cut]))
-            except UnknownPlayerError:
-                continue
-            return winner, " ".join(args[cut:]) or DEFAULT_TIE_REASON
-        return args[0], " ".join(args[1:]) or DEFAULT_TIE_REASON
-
-    def victim(self, text: str) -> str:
-        """The player named, or (as a courtesy) the player holding the card named."""
-        try:
-            return resolve_player(self.state, text)
-        except UnknownPlayerError:
-            if not is_card(text):
-                raise
-            card = parse_card(text)
-            for player, held in self.state.holdings.items():
-                if held == card:
-                    return player
-            raise Rejected(f"nobody holds {card} now") from None
-
     def move(self, command: TableCommand) -> None:
         try:
             self.make(command)
@@ -478,78 +393,3 @@ class Session:
             self.look()
             raise
         return outcome
-
-    def sentence(self, happened: Happened) -> str:
-        event = happened.event
-        if isinstance(event, EventVoided):
-            return taken_back(event, self.now.events[event.voids - 1], happened.after, None, True)
-        return describe(event, happened.before, happened.after)
-
-    def sentences(self, steps: list[Happened], transitions: bool) -> list[str]:
-        """The events in table language (unseen brings written together said in one sentence);
-        with `transitions`, each said as it comes and followed by the end of a party or game."""
-        out: list[str] = []
-        unseen: list[str] = []
-        grouped = len(steps) > 1
-
-        def flush() -> None:
-            if unseen:
-                out.append(unseen_brings(unseen))
-                if transitions:
-                    self.say(out[-1])
-                unseen.clear()
-
-        for happened in steps:
-            event = happened.event
-            if grouped and isinstance(event, GiftBrought) and event.card is None:
-                unseen.append(event.player)  # brought unseen for an open: said in one line
-            else:
-                flush()
-                out.append(self.sentence(happened))
-                if transitions:
-                    self.say(story_text(out[-1]))
-            if transitions:
-                self.transitions(happened.before, happened.after)
-        flush()
-        return out
-
-    def narrate(self, steps: list[Happened]) -> None:
-        """This line's own events, one sentence each, and the end of a party or of the game."""
-        self.sentences(steps, transitions=True)
-        after = steps[-1].after if steps else self.state
-        if after.is_over and any(isinstance(h.event, TieBroken) for h in steps):
-            self.say(winners_line(after.scoreboard))
-            self.say(
-                Text(
-                    f"The fingerprint changed with the tie-break: {self.fingerprint}"
-                    " (note this one down instead; `we audit` proves a log against it)",
-                    style="bold",
-                )
-            )
-
-    def transitions(self, before: GameState, after: GameState) -> None:
-        if before.phase not in IN_PLAY or after.phase in IN_PLAY:
-            if before.phase is Phase.SETTING_UP and after.phase is Phase.BRINGING:
-                self.say(party_header(after, after.party))
-            return
-        self.say(story_text(party_end(before, after)))
-        if after.is_over:
-            self.final_words(after)
-        else:
-            self.say(party_header(after, after.party))
-
-    def final_words(self, state: GameState) -> None:
-        board = state.scoreboard
-        print_table(standings(board))
-        self.say(explanation(board))
-        if len(board.winners) > 1 and board.tie_broken_by is None:
-            self.say("To break the tie the rulebook's way (the best speech): `tie PLAYER REASON`.")
-        note = "note it down; `we audit` proves a log against it"
-        self.say(Text(f"Fingerprint: {self.fingerprint} ({note})", style="bold"))
-
-    def status(self) -> None:
-        state = self.state
-        print_table(view_table(view(state, None, omniscient=True)))
-        if not state.is_over:
-            self.say(moves_hint(state))
-        self.say(f"{self.head} events recorded; fingerprint {self.fingerprint}.")
