@@ -494,28 +494,19 @@ def test_the_prompt_follows_the_log_while_it_waits(tmp_path):
     move is told above the prompt, and the prompt names who is to move now."""
     log = tmp_path / "shared.jsonl"
     setup = ["--players", "Ann,Bob,Cat", "--dealer", "Cat", "--lists", "Ann=RGY,Bob=BGO,Cat=RBO"]
-    made = subprocess.run(
-        [sys.executable, "-m", "cli.main", "record", str(log), "--no-library", *setup],
-        cwd=ROOT,
-        env=terminal_env(),
-        input="",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert made.returncode == 0, made.stderr
+
+    def recorded(*lines: str, extra: tuple[str, ...] = ()) -> None:
+        """`we record LOG` given `lines` on a pipe, as another recorder on the same log."""
+        args = [sys.executable, "-m", "cli.main", "record", str(log), "--no-library", *extra]
+        done = subprocess.run(
+            args, cwd=ROOT, env=terminal_env(), input="".join(lines), capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+
+    recorded(extra=tuple(setup))
     child = spawn(["record", str(log), "--no-library"], ROOT, terminal_env())
     child.expect_exact("party 1 \u00b7 Ann>")
-    other = subprocess.run(
-        [sys.executable, "-m", "cli.main", "record", str(log), "--no-library"],
-        cwd=ROOT,
-        env=terminal_env(),
-        input="open R7\n",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert other.returncode == 0, other.stderr
+    recorded("open R7\n")
     # Nothing is typed here: the waiting recorder finds the move itself (it looks every 0.4 s).
     child.expect_exact("Meanwhile (events 3-6)", timeout=10)
     child.expect_exact("party 1 \u00b7 Bob>", timeout=10)

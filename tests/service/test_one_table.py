@@ -18,6 +18,8 @@ from pathlib import Path
 
 from served import ROOT, Server, key_of, move, new_game, we, we_env
 
+from service.play import GAME_OVER
+
 PLAYERS = ["--players", "Ann,Ben,Cat,Dan", "--dealer", "Dan", "--lists", "Ann=RGY,Ben=BGO,Cat=RBO,Dan=RYB"]
 
 
@@ -142,3 +144,24 @@ def test_a_line_no_longer_legal_gets_the_sentence_for_the_game_as_it_stands(tmp_
         assert line.split("): ", 1)[1].startswith(sentence), (line, sentence)
     assert "Meanwhile (events 3-7)" in out
     assert saved(out) == (7, audited(log)["fingerprint"])
+
+
+def test_a_move_after_someone_else_ended_the_game_gets_the_plain_game_over_refusal(tmp_path: Path) -> None:
+    log = tmp_path / "short.jsonl"
+    setup = ["--players", "Ann,Ben,Cat", "--dealer", "Cat", "--lists", "Ann=RGY,Ben=BGO,Cat=RBO"]
+    assert we("record", log, "--no-library", *setup, "--attic-size", "1", input="").returncode == 0
+    waiting = WaitingRecorder(log)
+    # Meanwhile another recorder plays the one party to its end: the game is over.
+    other = we("record", log, "--no-library", input="open R7\nopen G5\nopen B3\n")
+    assert other.returncode == 0, other.stderr
+    code, out, err = waiting.type("open O8\nstatus\n")
+    assert code == 1
+    refusals = [line for line in err.splitlines() if line.startswith("rejected")]
+    assert refusals == [
+        f"rejected (input line 1: open O8): {GAME_OVER};"
+        " `tie`, `undo`, `note`, `status` and `quit` still work"
+    ]
+    assert "Type the move again" not in out + err
+    report = audited(log)
+    assert report["complete"]
+    assert f"Saved: {report['events']} events in {log}. Fingerprint: {report['fingerprint']}" in out
