@@ -51,7 +51,7 @@ from cli.record_input import (
 from cli.record_story import Teller
 from cli.render import story_text
 from service.checking import GameSource
-from service.play import DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused
+from service.play import DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused, StaleHead
 from service.table import (
     AddNote,
     BreakTie,
@@ -392,4 +392,10 @@ class Session(Teller):
         except Refused:
             self.look()
             raise
+        except StaleHead:
+            self.look()  # decided again and again, another writer quicker each time: nothing written
+            raise Rejected(
+                f"other writers kept adding to {self.path} while this line was made, so it was not"
+                " recorded; type it again"
+            ) from None
         return outcome
