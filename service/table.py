@@ -22,6 +22,7 @@ The log is followed by a LiveGame (service.live): a look costs a stat while noth
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,6 +135,14 @@ class OneFile:
     def writer(self, game: LiveGame) -> Iterator[Any]:
         from eventstore.jsonl import JsonlLog
 
+        try:
+            inode = os.stat(game.path).st_ino
+        except FileNotFoundError:
+            raise GameNotFoundError(str(game.path)) from None
+        if game.signature is not None and inode != game.signature[0]:
+            # Another file is at the path now (`we repair`, a copy put back): what was decided
+            # was decided on the one read, so read again and decide again.
+            raise StaleHead(game.head, game.head)
         yield JsonlLog(game.path)
 
     def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
