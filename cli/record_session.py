@@ -73,6 +73,8 @@ from wecore.events import AtticsDealt, GiftBrought, GiftListsDealt
 from wecore.state import Phase
 from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, turn
 
+OVER_BUT = f"{GAME_OVER}; `tie`, `undo`, `note`, `status` and `quit` still work"
+
 
 class _Finished(Exception):
     """The recording went on in a new session (after `start over`), which has said goodbye."""
@@ -198,17 +200,6 @@ class Session(Teller):
         elif result.status == "extended":
             self.say(f"The library {library_name(self.library)} has the new events of {result.game_id} too.")
 
-    def farewell(self) -> None:
-        self.look()  # the file's count and fingerprint, whoever wrote its last lines
-        self.add_to_library()  # in case the last sitting was cut off before it could
-        if self.state.is_over:
-            self.say(f"Saved: {self.head} events in {self.path}. Fingerprint: {self.fingerprint}")
-        else:
-            self.say(
-                f"Saved: {self.head} events in {self.path}; carry on later with `we record {self.path}`."
-                f" Fingerprint so far: {self.fingerprint}"
-            )
-
     def handle(self, line: str) -> bool:
         """One line; False to stop."""
         self.line_no += 1
@@ -252,7 +243,7 @@ class Session(Teller):
             raise Rejected(f"`{verb}` takes nothing after it, but {' '.join(args)!r} followed")
 
         if state.is_over and verb not in AFTER_THE_END:
-            raise Rejected(f"{GAME_OVER}; `tie`, `undo`, `note`, `status` and `quit` still work")
+            raise Rejected(OVER_BUT)
         if verb == "quit":
             return False
         if verb == "help":
@@ -354,6 +345,10 @@ class Session(Teller):
             self.make(command)
         except RuleRefused as exc:
             raise Rejected(f"{exc}. {moves_hint(self.state, refused=str(exc))}") from None
+        except Refused as exc:
+            if str(exc) == GAME_OVER:  # ended by someone else after this line was first looked at
+                raise Rejected(OVER_BUT) from None
+            raise
 
     def undo(self, reason: str) -> None:
         was_over = self.state.is_over

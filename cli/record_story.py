@@ -50,6 +50,19 @@ class Teller:
 
     def add_to_library(self) -> None: ...
 
+    def look(self) -> None: ...
+
+    def farewell(self) -> None:
+        self.look()  # the file's count and fingerprint, whoever wrote its last lines
+        self.add_to_library()  # in case the last sitting was cut off before it could
+        if self.state.is_over:
+            self.say(f"Saved: {self.head} events in {self.path}. Fingerprint: {self.fingerprint}")
+        else:
+            self.say(
+                f"Saved: {self.head} events in {self.path}; carry on later with `we record {self.path}`."
+                f" Fingerprint so far: {self.fingerprint}"
+            )
+
     def tell_meanwhile(self, news: list[Happened]) -> None:
         first, last = news[0].seq, news[-1].seq
         which = f"event {first}" if first == last else f"events {first}-{last}"
