@@ -32,7 +32,7 @@ from eventstore.canonical import fingerprint
 from eventstore.envelope import Envelope
 from eventstore.errors import ConnectionLostError, GameNotFoundError, StoreError
 from service.checking import GameReport, GameSource, check_game, damage_sentence
-from service.live import LiveGame, _WrittenAt
+from service.live import LiveGame, _file_of, _WrittenAt
 from service.play import Refused, StaleHead, UndoPlan, commit, decide_move, plan_undo, undone_sentence
 from wecore.cards import ALL_CARDS
 from wecore.decider import AddNote, BreakTie, DealAttics, DealLists, Undo, resolve_player
@@ -136,10 +136,11 @@ class OneFile:
         from eventstore.jsonl import JsonlLog
 
         try:
-            inode = os.stat(game.path).st_ino
+            st = os.stat(game.path)
         except FileNotFoundError:
             raise GameNotFoundError(str(game.path)) from None
-        if game.signature is not None and inode != game.signature[0]:
+        read = _file_of(game)
+        if read is not None and read != (st.st_dev, st.st_ino):
             # Another file is at the path now (`we repair`, a copy put back): what was decided
             # was decided on the one read, so read again and decide again.
             raise StaleHead(game.head, game.head)
