@@ -20,7 +20,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "import": ("cli.library", "import_logs", "Import JSONL logs into the game library."),
     "export": ("cli.library", "export_game", "Export a game from the library to a JSONL log."),
     "games": ("cli.library", "games", "List the games in the library."),
-    "stats": ("cli.library", "stats", "Per-player results across the library."),
+    "stats": ("cli.stats", "stats", "Per-player results across the library."),
     "repair": ("cli.library", "repair", "Cut a torn last line off a log, keeping a backup."),
     "serve": ("cli.serve", "serve", "Serve a folder of games: a live table on the TV, a seat on each phone."),
 }
@@ -35,7 +35,7 @@ class LazyGroup(click.Group):
         if entry is None:
             return None
         module, attribute, _ = entry
-        from cli.common import refuse_undecodable_text
+        from cli.params import refuse_undecodable_text
 
         return refuse_undecodable_text(getattr(importlib.import_module(module), attribute))
 
@@ -69,7 +69,7 @@ def we() -> None:
 
 
 def main() -> None:
-    from cli.common import run
+    from cli.exits import run
 
     sys.exit(run(we))
 

@@ -175,7 +175,7 @@ def print_fairness(fairness: Any, source: str) -> None:
             cells = [
                 str(row[heading]),
                 str(row["games"]),
-                _wins(row["wins"]),
+                wins_text(row["wins"]),
                 f"{row['win_rate']:.1%}",
                 f"{row['low']:.1%} to {row['high']:.1%}",
             ]
@@ -208,7 +208,8 @@ def _verdict_line(test: Any, seats: Sequence[Any]) -> str:
     return seat_verdict(test, seats)
 
 
-def _wins(wins: float) -> str:
+def wins_text(wins: float) -> str:
+    """A count of wins: whole, or with the shares of shared wins (2.5, 1.33)."""
     return str(int(wins)) if float(wins).is_integer() else f"{wins:.2f}".rstrip("0")
 
 
@@ -351,7 +352,8 @@ def _print_versus(result: Any) -> None:
         )
     print_table(grid)
     out.print(
-        f"Wins: {a} {_wins(result.wins[0])}, {b} {_wins(result.wins[1])} (a shared win counts as a share).",
+        f"Wins: {a} {wins_text(result.wins[0])}, {b} {wins_text(result.wins[1])}"
+        " (a shared win counts as a share).",
         markup=False,
     )
     out.print(

@@ -186,16 +186,19 @@ def test_stats_per_player_and_per_seat(db, tmp_path):
     result = we("stats")
     assert result.exit_code == 0, result.stderr
     players = {row[0]: row[1:] for row in map(cells, result.stdout.splitlines()) if len(row) == 5}
-    # Ben: 4 in vector-one (lost), 22 in vector-two (shared win)
-    assert players["Ben"] == ["2", "1", "50%", "13.0"]
-    assert players["Ann"] == ["1", "1", "100%", "22.0"]
+    # Ben: 4 in vector-one (lost), 22 in vector-two (a win shared with Ann: half a win each,
+    # as --fairness counts it; the wins of the table add up to the games played)
+    assert players["Ben"] == ["2", "0.5", "25%", "13.0"]
+    assert players["Ann"] == ["1", "0.5", "50%", "22.0"]
     assert players["Cat"] == ["2", "1", "50%", "7.0"]
     assert players["Zo\u00eb"] == ["1", "0", "0%", "0.0"]
+    assert sum(float(players[name][1]) for name in ("Ann", "Ben", "Cat", "Dev", "Zo\u00eb")) == 2
     seats = {row[0]: row[1:] for row in map(cells, result.stdout.splitlines()) if len(row) == 4}
-    assert seats["1"] == ["2", "1", "50%"]  # Zoë lost, Ann won
+    assert seats["1"] == ["2", "0.5", "25%"]  # Zoë lost, Ann shared the win
     assert seats["3"] == ["2", "1", "50%"]  # Cat won vector-one
     assert seats["4"] == ["1", "0", "0%"]
     assert "2 finished games counted." in result.stdout
+    assert "1 game ended in a tie nobody broke: a shared win" in result.stdout
 
 
 def test_stats_leave_out_unfinished_games(db, tmp_path):
