@@ -13,7 +13,7 @@ from cli import __version__
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "record": ("cli.record", "record", "Record a game live at the table, one move per line."),
     "replay": ("cli.replay", "replay", "Tell the story of a saved game, from any point and any seat."),
-    "score": ("cli.replay", "score", "Show the standings of a game, card by card with --explain."),
+    "score": ("cli.score", "score", "Show the standings of a game, card by card with --explain."),
     "audit": ("cli.audit", "audit", "Prove logs untampered, check every event, explain every score."),
     "analyse": ("cli.analyse", "analyse", "Find a game's pivotal decisions: what each move was worth."),
     "simulate": ("cli.simulate", "simulate", "Play complete bot games from a seed and save their logs."),

@@ -123,8 +123,5 @@ def load_game(text: str, db_path: LibraryRef | None, keep_envelopes: bool = True
 def require_valid(report: GameReport) -> GameReport:
     """Commands that build on a game refuse a broken one, naming its first problem."""
     if report.problems:
-        first = report.problems[0]
-        others = len(report.problems) - 1 + report.problems_omitted
-        more = f" (and {others:,} more; see `we audit`)" if others else ""
-        raise CommandFailed(f"{report.source}: line {first.line}: {first.kind}: {first.message}{more}")
+        raise CommandFailed(report.first_problem())
     return report

@@ -61,10 +61,7 @@ def audited_for_import(source: GameSource, check: Check) -> GameReport | ImportO
     except OSError as exc:
         return ImportOutcome(UNREADABLE, f"{label}: cannot read: {exc.strerror or exc}")
     if report.problems:
-        first = report.problems[0]
-        more = len(report.problems) - 1 + report.problems_omitted
-        tail = f" (and {more:,} more; see `we audit {label}`)" if more else ""
-        return ImportOutcome(REFUSED, f"{label}: line {first.line}: {first.kind}: {first.message}{tail}")
+        return ImportOutcome(REFUSED, report.first_problem(label, audit=f"we audit {label}"))
     return report
 
 
