@@ -175,7 +175,7 @@ def test_out_must_be_a_directory(tmp_path):
 @pytest.mark.parametrize("count", [0, 1, 59, 60, 61, 3599, 3600, 3601, 4000])
 @pytest.mark.parametrize("game", [1, 2, 500])
 def test_timestamps_within_and_past_the_first_hour_match_strftime(game: int, count: int) -> None:
-    from cli.simulate import SIM_EPOCH, _at, _ats
+    from service.simulate import SIM_EPOCH, _at, _ats
 
     start = SIM_EPOCH + (game - 1) * 3600
     assert _ats(start, count) == [_at(start + seq) for seq in range(1, count + 1)]
