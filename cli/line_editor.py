@@ -17,7 +17,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
 
-from cli.common import terminal_safe
+from cli.terminal import terminal_safe
 
 
 def history_path(log: Path) -> Path:

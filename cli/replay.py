@@ -15,19 +15,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from cli.common import (
-    FILE_NAME,
-    CommandFailed,
-    check_game,
-    db_option,
-    json_text,
-    one_line,
-    put_in_place,
-    refuse_unsafe_output,
-    resolve_game,
-    shown,
-    temporary_beside,
-)
+from cli.exits import CommandFailed
+from cli.opening import check_game, resolve_game
+from cli.outputs import put_in_place, refuse_unsafe_output, temporary_beside
+from cli.params import FILE_NAME, db_option
 from cli.render import (
     card_text,
     cards_text,
@@ -39,6 +30,7 @@ from cli.render import (
     standings_table,
     story_text,
 )
+from cli.terminal import json_text, one_line, shown
 from service.checking import fold_what_can_be
 from wecore.cards import Colour
 from wecore.decider import resolve_player

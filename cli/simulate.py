@@ -12,17 +12,14 @@ from typing import Any
 
 import click
 
-from cli.common import (
-    CommandFailed,
-    LibraryParam,
-    LibraryRef,
-    collector_settled_for_a_batch,
-    connect_library,
-    library_name,
-    refuse_unsafe_output,
-)
+from cli.batch import collector_settled_for_a_batch
+from cli.exits import CommandFailed
 from cli.house_rules import house_rule_options, options_from_flags, pop_house_rule_flags
+from cli.opening import connect_library
+from cli.outputs import refuse_unsafe_output
+from cli.params import LibraryParam
 from eventstore.envelope import GAME_ID_MAX
+from eventstore.libraries import LibraryRef, library_name
 from service.library import store_played
 from service.simulate import seed_slug, sim_game_id, simulate_games
 from wecore.bots import BOTS

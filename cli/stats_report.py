@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed, echo, json_text, one_line
+from cli.exits import CommandFailed
+from cli.terminal import echo, json_text, one_line
 from wecore.errors import shown
 
 PLOT_SIZE_INCHES = (8.0, 5.0)
