@@ -223,6 +223,22 @@ def _responses(*statuses: int, stream: bool = False) -> dict[int | str, dict[str
     return {s: {"description": words[s], "content": error} for s in statuses}
 
 
+def _listed(game: LiveGame, problem: str | None, served: bool) -> dict[str, Any]:
+    """A game as GET /api/v1/games lists it."""
+    state = game.state
+    return {
+        "id": game.game,
+        "title": state.title,
+        "players": list(state.players),
+        "events": game.head,
+        "complete": state.is_over,
+        "to_move": state.player_to_move,
+        "fingerprint": game.fingerprint(game.head),
+        "problem": problem,
+        "served": served,  # false: another file holds this game id and is the one served
+    }
+
+
 def _log_problem(message: str) -> None:
     """One line on the server's stderr, with the time: what it could not read, and when."""
     import sys
@@ -364,20 +380,10 @@ def create_app(
         out = []
         for game in folder.games():
             folder.refresh(game)
-            state = game.state
-            out.append(
-                {
-                    "id": game.game,
-                    "title": state.title,
-                    "players": list(state.players),
-                    "events": game.head,
-                    "complete": state.is_over,
-                    "to_move": state.player_to_move,
-                    "fingerprint": game.fingerprint(game.head),
-                    # null, or why the game stops where it does, in `we audit`'s words
-                    "problem": game.stopped,
-                }
-            )
+            # null, or why the game stops where it does, in `we audit`'s words
+            out.append(_listed(game, game.stopped, served=True))
+        for game, why in folder.unserved():  # a second file with a served game's id
+            out.append(_listed(game, why, served=False))
         return out
 
     @app.post(
@@ -542,6 +548,37 @@ def create_app(
 
         source = GameSource(label=game.label, path=game.path)
         return audit_one(source, check=lambda _source, **how: folder.check(game, **how)).to_json()
+
+    # --- the end of a game: BG Stats, the season (service.bgstats, service.season) ---
+    @app.get("/api/v1/games/{game_id}/play", responses=_responses(401, 403, 404, 422))
+    def play(game_id: str, request: Request) -> dict[str, Any]:
+        _, game = game_for(request, game_id)
+        from service.bgstats import served_play
+
+        try:
+            return served_play(game)
+        except ValueError as exc:
+            raise ApiError(422, str(exc)) from None
+
+    @app.post("/api/v1/games/{game_id}/seal", responses=_responses(401, 403, 404, 409, 422))
+    def seal_game(game_id: str, request: Request) -> dict[str, Any]:
+        host_only(request, "seal a game into the season")
+        _, game = game_for(request, game_id)
+        if directory is None or game.path is None:
+            raise ApiError(422, "a season ledger lives beside the games of a folder: use `we season add`")
+        from service.checking import GameSource
+        from service.season import SEASON_FILE, seal_in_folder
+
+        result = seal_in_folder(directory, GameSource(label=game.label, path=game.path))
+        if result.refused:
+            reason = result.refused[0].reason
+            raise ApiError(409 if "already sealed" in reason else 422, f"{game.game}: {reason}")
+        sealed, season = result.sealed[0], {"file": SEASON_FILE, "games": len(result.season.games)}
+        return {
+            "game": sealed.game,
+            "fingerprint": sealed.fingerprint,
+            "season": {**season, "fingerprint": result.fingerprint},
+        }
 
     # --- pages ---
     @app.get("/", response_class=HTMLResponse, responses=_responses(401, 403))
