@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,6 +162,13 @@ def same_name(name: str) -> str:
     return unicodedata.normalize("NFC", name).casefold()
 
 
+def win_shares(seats: int, winners: Collection[int]) -> list[float]:
+    """A game's one win, by seat as listed: whole to a lone winner (or the player a tie_broken
+    event names), 1/k to each of the k winners of a tie nobody broke."""
+    share = 1 / len(winners) if winners else 0.0
+    return [share if seat in winners else 0.0 for seat in range(seats)]
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """A finished game: everything the statistics need."""
@@ -179,8 +186,7 @@ class GameRecord:
 
     def seat_wins(self) -> list[float]:
         """The win by seat as listed: 1/k to each of k sharing winners."""
-        share = 1 / len(self.winners)
-        return [share if seat in self.winners else 0.0 for seat in range(len(self.players))]
+        return win_shares(len(self.players), self.winners)
 
     def table_seat(self, seat: int) -> int:
         """The seat counted from the first party's starter: 1 is left of the dealer."""
@@ -220,7 +226,7 @@ def record_of(
 
 @dataclass
 class Rate:
-    """Win rate and mean score of one group (a seat, a gift list, a player count)."""
+    """Win rate and mean score of one group (a seat, a gift list, a player count, a player)."""
 
     key: Any
     games: int = 0
@@ -314,11 +320,22 @@ class Tally:
         self.ties_shared = 0
         self.ties_broken = 0
 
+    def add_result(self, players: Sequence[str], scores: Sequence[int], winners: Collection[int]) -> None:
+        """A game known by its result only (`winners`: seats as listed), as a season's sealed
+        game is: counted by player and by seat as listed, with the shares `add` counts."""
+        fair = 1 / len(players)
+        self.games += 1
+        self.ties_shared += len(winners) > 1
+        for seat, win in enumerate(win_shares(len(players), winners)):
+            points = scores[seat]
+            self.by_listed_seat.setdefault(seat + 1, Rate(seat + 1)).add(win, points, fair)
+            name = players[seat]
+            self.by_player.setdefault(same_name(name), Rate(name)).add(win, points, fair)
+
     def add(self, game: GameRecord) -> None:
+        self.add_result(game.players, game.scores, game.winners)
         count = len(game.players)
         fair = 1 / count
-        self.games += 1
-        self.ties_shared += len(game.winners) > 1
         self.ties_broken += game.tie_broken
         per_count = self.seats_by_players.setdefault(count, {})
         # One row per game by player count: a seat's equal share of the wins (1/n) and the mean
@@ -330,9 +347,6 @@ class Tally:
             table_seat = game.table_seat(seat)
             self.by_seat.setdefault(table_seat, Rate(table_seat)).add(win, points, fair)
             per_count.setdefault(table_seat, Rate(table_seat)).add(win, points, fair)
-            self.by_listed_seat.setdefault(seat + 1, Rate(seat + 1)).add(win, points, fair)
-            name = game.players[seat]
-            self.by_player.setdefault(same_name(name), Rate(name)).add(win, points, fair)
             if game.lists:
                 gift_list = game.lists[seat]
                 self.by_list.setdefault(gift_list, Rate(gift_list)).add(win, points, fair)

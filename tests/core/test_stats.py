@@ -8,6 +8,7 @@ import pytest
 from wecore.bots import GreedyBot, play_game
 from wecore.stats import (
     GameRecord,
+    Tally,
     chi_square_p_value,
     evenings,
     fairness,
@@ -127,6 +128,13 @@ def test_standings_share_a_tie_as_the_fairness_report_does():
     assert [seat.wins for seat in counted.listed_seats()] == [0.5, 1, 1.5]
     by_table_seat = sum(rate.wins for rate in counted.fairness().by_seat)
     assert sum(row.wins for row in rows.values()) == by_table_seat == counted.games == 3
+    # A game known by its result only (a season's sealed game) is counted the same way.
+    results = Tally()
+    for record in games:
+        results.add_result(record.players, record.scores, record.winners)
+    assert [(r.key, r.games, r.wins, r.points) for r in results.standings()] == [
+        (r.key, r.games, r.wins, r.points) for r in standings(games)
+    ]
 
 
 def test_equal_seats_chi_square_by_hand():
