@@ -32,8 +32,8 @@ from cli.render import (
 )
 from cli.terminal import json_text, one_line, shown
 from service.checking import fold_what_can_be
+from service.table import resolve_player
 from wecore.cards import Colour
-from wecore.decider import resolve_player
 from wecore.errors import WeError
 from wecore.events import (
     Event,
