@@ -2,17 +2,25 @@
 
 A *decision* is a move in effect in a log (a bring, an open, a steal, or any move kind
 `legal_moves` offers) together with every move its player could have made instead, as
-`legal_moves` lists them (an unseen face-down gift counts as one move, `Open(None)`). Each
-alternative is valued by playing the rest of the game many times from the position it leads
-to, every seat following one bot policy; the cards nobody at the table had seen at that point
-(unseen face-down gifts, the gifts still to come when attics were not dealt) are drawn at
-random among the cards not seen in the log up to that decision.
+`legal_moves` lists them, told apart as the player could tell them apart (`views.moves_told_apart`):
+every face-down gift whose card the player did not know is one move, `Open(None)` "open a gift",
+even when the log names the card (attics dealt). Each alternative is valued by playing the rest
+of the game many times from the position it leads to, every seat following one bot policy; the
+cards nobody at the table had seen at that point (unseen face-down gifts, the gifts still to
+come when attics were not dealt) are drawn at random among the cards not seen in the log up to
+that decision, and "open a gift" turns over one of the gifts the player had not seen, at random.
+
+Rollouts race (`Race`): every alternative is played out `first` times, then only the ones still
+in the race get more, a batch at a time, until each rival of the leader is told apart from it
+(its paired difference's 95% interval excludes 0) or known to within `margin` points, or has
+had `most` rollouts. The move played stays in the race to the end: its swing's margin is kept.
 
 Pure and seeded: rollout *i* of the decision at `seq` draws from `SeededRandom` of
 (seed, seq, i) only, so results do not depend on which worker ran them, or in what order. The
 same draws serve every alternative of a decision (common random numbers): the swing between
 two alternatives is measured on the same hidden cards, with far less noise than two
-independent samples would give.
+independent samples would give. Which alternatives race on depends only on those outcomes, so
+the race too is the same in any worker.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from wecore.rng import SeededRandom
 from wecore.scoring import score
 from wecore.state import GameState, Phase
 from wecore.stats import Z95, wilson_interval
+from wecore.views import gifts_not_seen_by, moves_told_apart
 
 # Events that are never a player's move: set-up, corrections, notes, the tie-break speech.
 NOT_MOVES = frozenset(
@@ -113,7 +122,8 @@ def decision_points(events: Iterable[Any]) -> list[DecisionPoint]:
         if player is None:
             continue
         before = step.before
-        moves = tuple(m for m in legal_moves(before) if mover_of(m) == player)
+        own = [m for m in legal_moves(before) if mover_of(m) == player]
+        moves = tuple(moves_told_apart(before, player, own))
         played = _played_index(before, step.after, moves, event)
         if played is None:
             continue
@@ -131,8 +141,8 @@ def _played_index(before: GameState, after: GameState, moves: Sequence[Move], ev
     card = getattr(event, "card", None)
     for index, move in enumerate(moves):
         if isinstance(move, Open) and move.card is None:
-            # An unseen gift: its card became known only when it was turned over.
-            if card is None or card in before.face_down:
+            # A gift the player had not seen: its card became known to them only when turned over.
+            if card is None or any(isinstance(m, Open) and m.card == card for m in moves):
                 continue
             move = Open(card, move.player)
         try:
@@ -158,20 +168,41 @@ def rollout_rng(seed: int | str, seq: int, index: int) -> SeededRandom:
 
 
 def rollouts(
-    point: DecisionPoint, alternative: int, policy: str, count: int, seed: int | str
+    point: DecisionPoint, alternative: int, policy: str, count: int, seed: int | str, start: int = 0
 ) -> list[Outcome]:
-    """`count` games played out from the position after `point.moves[alternative]`."""
+    """Rollouts `start` to `start + count` (exclusive) of the games played out from the position
+    after `point.moves[alternative]`."""
     bot = BOTS[policy]()
     seat = point.before.seat_of[point.player]
     move = point.moves[alternative]
     pool = hidden_pool(point.before)
+    not_seen: list[str] = []
+    if isinstance(move, Open) and move.card is None:
+        not_seen = gifts_not_seen_by(point.before, point.player)
     outcomes = []
-    for index in range(count):
+    for index in range(start, start + count):
         rng = rollout_rng(seed, point.seq, index)
         hidden = rng.fork("hidden").shuffled(pool)
-        final = play_out(point.before, move, bot, rng.fork("play"), hidden)
+        first = _opening(point, move, not_seen, rng) if not_seen else move
+        final = play_out(point.before, first, bot, rng.fork("play"), hidden)
         outcomes.append(_outcome(final, seat))
     return outcomes
+
+
+def first_move(point: DecisionPoint, alternative: int, seed: int | str, index: int) -> Move:
+    """The move rollout `index` of an alternative starts with: the alternative itself, or for
+    "open a gift" the gift it turns over (None: one brought unseen, drawn from the hidden cards)."""
+    move = point.moves[alternative]
+    if not (isinstance(move, Open) and move.card is None):
+        return move
+    not_seen = gifts_not_seen_by(point.before, point.player)
+    return _opening(point, move, not_seen, rollout_rng(seed, point.seq, index)) if not_seen else move
+
+
+def _opening(point: DecisionPoint, move: Move, not_seen: list[str], rng: SeededRandom) -> Move:
+    # "Open a gift": any face-down gift the player had not seen, each as likely.
+    pick = rng.fork("gift").randbelow(len(not_seen) + point.before.unseen_face_down)
+    return Open(not_seen[pick], point.player) if pick < len(not_seen) else move
 
 
 def play_out(state: GameState, first: Move, bot: Bot, rng: SeededRandom, hidden: list[str]) -> GameState:
