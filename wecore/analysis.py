@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wecore.bots import BOTS, Bot, _play
+from wecore.bots import BOTS, Bot, _play, apply_move
 from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
 from wecore.moves import Bring, Move, Open, Steal, legal_moves, move_object
@@ -76,6 +76,7 @@ class Alternative:
     win_chance: float
     win_low: float
     win_high: float
+    rollouts: int = 0  # games played out from it (the race gives rivals told apart early fewer)
 
 
 @dataclass(frozen=True)
@@ -232,7 +233,7 @@ def play_out(state: GameState, first: Move, bot: Bot, rng: SeededRandom, hidden:
 def _make(state: GameState, move: Move, hidden: list[str]) -> GameState:
     if isinstance(move, Open) and move.card is None:
         move = Open(hidden.pop(), move.player)
-    return _play(state, move, _ignore)
+    return apply_move(state, move)
 
 
 def _outcome(final: GameState, seat: int) -> Outcome:
@@ -253,8 +254,14 @@ def mean_interval(values: Sequence[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def summarise(point: DecisionPoint, outcomes: Sequence[Sequence[Outcome]]) -> Decision:
-    """The decision's alternatives valued from their rollouts (one list per move, same order)."""
+def summarise(
+    point: DecisionPoint, outcomes: Sequence[Sequence[Outcome]], racing: Sequence[int] | None = None
+) -> Decision:
+    """The decision's alternatives valued from their rollouts (one list per move, same order).
+
+    `racing`: the alternatives still in the race at its end (all of them when None), which have
+    the same number of rollouts; the best is the best of those.
+    """
     alternatives = []
     for move, results in zip(point.moves, outcomes, strict=True):
         mean, low, high = mean_interval([o.score for o in results])
@@ -269,19 +276,82 @@ def summarise(point: DecisionPoint, outcomes: Sequence[Sequence[Outcome]]) -> De
                 _r(wins / len(results)),
                 _r(win_low),
                 _r(win_high),
+                len(results),
             )
         )
-    means = [sum(o.score for o in results) / len(results) for results in outcomes]
-    # Ties go to the move played, then to the earlier move: a swing is never made of noise alone.
-    best = max(range(len(means)), key=lambda i: (means[i], i == point.played, -i))
+    best = _leader(point, outcomes, range(len(outcomes)) if racing is None else racing)
     swing, margin = 0.0, 0.0
     if best != point.played:
-        differences = [b.score - p.score for b, p in zip(outcomes[best], outcomes[point.played], strict=True)]
-        mean, low, _ = mean_interval(differences)
-        swing, margin = mean, mean - low
+        mean, half = _difference(outcomes[best], outcomes[point.played])
+        swing, margin = mean, half
     return Decision(
         point.seq, point.party, point.player, point.played, tuple(alternatives), _r(swing), _r(margin), best
     )
+
+
+def _leader(point: DecisionPoint, outcomes: Sequence[Sequence[Outcome]], among: Iterable[int]) -> int:
+    # Ties go to the move played, then to the earlier move: a swing is never made of noise alone.
+    means = {i: sum(o.score for o in outcomes[i]) / len(outcomes[i]) for i in among}
+    return max(means, key=lambda i: (means[i], i == point.played, -i))
+
+
+def _difference(better: Sequence[Outcome], worse: Sequence[Outcome]) -> tuple[float, float]:
+    """The mean of the paired differences of two alternatives' rollouts (the same draws), and
+    its 95% interval's half-width."""
+    differences = [b.score - w.score for b, w in zip(better, worse, strict=False)]
+    mean, low, _ = mean_interval(differences)
+    return mean, mean - low
+
+
+@dataclass(frozen=True)
+class Race:
+    """How far an alternative is played out: `first` rollouts each, then `batch` more at a time
+    for those still in the race, at most `most` in all. A rival of the leader leaves the race once
+    it is told apart (the 95% interval of its difference to the leader is above 0) or known to
+    within `margin` points; the move played leaves only in the second way, so its swing's margin
+    is at most `margin` unless `most` ran out first. `margin` 0: every alternative gets `most`."""
+
+    most: int = 100
+    margin: float = 0.5
+    first: int = 12
+    batch: int = 12
+
+
+def value_decision(point: DecisionPoint, policy: str, seed: int | str, race: Race) -> Decision:
+    """One decision valued by racing its alternatives' rollouts (see `Race`)."""
+    count = min(race.first, race.most) if race.margin > 0 else race.most
+    outcomes = [rollouts(point, a, policy, count, seed) for a in range(len(point.moves))]
+    racing = list(range(len(point.moves)))
+    while True:
+        leader = _leader(point, outcomes, racing)
+        still = [leader]
+        for rival in racing:
+            if rival == leader:
+                continue
+            mean, half = _difference(outcomes[leader], outcomes[rival])
+            if half <= race.margin or (rival != point.played and mean - half > 0):
+                if rival == point.played:
+                    still.append(rival)  # kept for the swing, with its rollouts in step
+                continue
+            still.append(rival)
+        done = len(outcomes[leader]) >= race.most or all(
+            rival == point.played or rival == leader for rival in still
+        )
+        if done and (point.played not in still or _settled(point, outcomes, leader, race)):
+            return summarise(point, outcomes, sorted(still))
+        step = min(race.batch, race.most - len(outcomes[leader]))
+        start = len(outcomes[leader])
+        for alternative in still:
+            more = rollouts(point, alternative, policy, step, seed, start)
+            outcomes[alternative] = [*outcomes[alternative], *more]
+        racing = sorted(still)
+
+
+def _settled(point: DecisionPoint, outcomes: Sequence[Sequence[Outcome]], leader: int, race: Race) -> bool:
+    """The played move's swing is known to within the margin, or the race is run."""
+    if len(outcomes[leader]) >= race.most or leader == point.played:
+        return True
+    return _difference(outcomes[leader], outcomes[point.played])[1] <= race.margin
 
 
 def pivotal(decisions: Sequence[Decision], top: int) -> list[Decision]:
@@ -300,17 +370,17 @@ def analyse(
     policy: str = "greedy",
     count: int = 100,
     seed: int | str = 0,
-    on_rollouts: Callable[[int], None] | None = None,
+    on_decision: Callable[[int], None] | None = None,
+    margin: float = 0.0,
 ) -> list[Decision]:
-    """Every decision valued, serially. (The CLI spreads the same tasks over processes.)"""
+    """Every decision valued, serially (the CLI spreads the same decisions over processes):
+    `count` rollouts per alternative, or a race to at most `count` when `margin` > 0."""
+    race = Race(most=count, margin=margin)
     decisions = []
     for point in points:
-        results = []
-        for alternative in range(len(point.moves)):
-            results.append(rollouts(point, alternative, policy, count, seed))
-            if on_rollouts is not None:
-                on_rollouts(count)
-        decisions.append(summarise(point, results))
+        decisions.append(value_decision(point, policy, seed, race))
+        if on_decision is not None:
+            on_decision(1)
     return decisions
 
 
@@ -330,6 +400,7 @@ def decision_object(decision: Decision) -> dict[str, Any]:
                 "win_chance": a.win_chance,
                 "win_low": a.win_low,
                 "win_high": a.win_high,
+                "rollouts": a.rollouts,
             }
             for a in decision.alternatives
         ],

@@ -288,3 +288,28 @@ def move_text(move) -> str:
     from wecore.analysis import describe_move
 
     return describe_move(move)
+
+
+def test_the_race_keeps_the_margin_and_spends_less_on_moves_told_apart():
+    from wecore.analysis import Race, value_decision
+    from wecore.bots import play_game
+
+    events, _ = play_game("race", 3, GreedyBot())
+    race = Race(most=48, margin=1.0, first=8, batch=8)
+    spent = full = 0
+    for point in decision_points(events)[-12:]:
+        decision = value_decision(point, "greedy", "r", race)
+        played = decision.alternatives[decision.played]
+        assert decision.swing_margin <= race.margin or played.rollouts == race.most
+        # The move played and the best one race to the end together: the swing is paired.
+        assert decision.alternatives[decision.best].rollouts == played.rollouts
+        for alternative in decision.alternatives:
+            assert race.first <= alternative.rollouts <= race.most
+            assert (alternative.rollouts - race.first) % race.batch == 0
+        spent += sum(a.rollouts for a in decision.alternatives)
+        full += race.most * len(decision.alternatives)
+        # Margin 0 plays every alternative out `most` times: the values the race builds on.
+        if point is decision_points(events)[-1]:
+            exhaustive = value_decision(point, "greedy", "r", Race(most=48, margin=0))
+            assert {a.rollouts for a in exhaustive.alternatives} == {48}
+    assert spent < full / 2
