@@ -28,7 +28,7 @@ from wecore.bots import BOTS
 from wecore.errors import shown
 
 DEFAULT_ROLLOUTS = 100
-DEFAULT_MARGIN = 0.5
+DEFAULT_MARGIN = 1.5
 DEFAULT_TOP = 5
 DEFAULT_JOBS = 0
 # Fewer decisions than this are valued in the process itself: starting workers and folding

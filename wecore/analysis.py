@@ -219,12 +219,12 @@ def play_out(state: GameState, first: Move, bot: Bot, rng: SeededRandom, hidden:
         if not moves:
             raise ValueError(f"no legal move in phase {state.phase} before the game is over")
         # legal_moves lists moves seat by seat: first and last by one player means one mover.
-        if len(moves) == 1 or mover_of(moves[0]) == mover_of(moves[-1]):
+        if len(moves) == 1 or moves[0].player == moves[-1].player:
             state = _make(state, bot.choose(state, moves, rng), hidden)
             continue
         by_player: dict[str | None, list[Move]] = {}
         for move in moves:
-            by_player.setdefault(mover_of(move), []).append(move)
+            by_player.setdefault(move.player, []).append(move)
         for own in by_player.values():
             state = _make(state, bot.choose(state, own, rng), hidden)
     return state
@@ -312,9 +312,9 @@ class Race:
     is at most `margin` unless `most` ran out first. `margin` 0: every alternative gets `most`."""
 
     most: int = 100
-    margin: float = 0.5
-    first: int = 12
-    batch: int = 12
+    margin: float = 1.5
+    first: int = 8
+    batch: int = 8
 
 
 def value_decision(point: DecisionPoint, policy: str, seed: int | str, race: Race) -> Decision:

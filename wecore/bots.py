@@ -53,6 +53,9 @@ _CARDS_BY_LETTER: dict[str, tuple[tuple[str, int], ...]] = {
     letter: tuple(sorted(((c, CARD_NUMBER[c]) for c in CARD_COLOUR if c[0] == letter), key=lambda p: p[1]))
     for letter in {card[0] for card in CARD_COLOUR}
 }
+_ALL_CARDS = frozenset(CARD_COLOUR)
+# Past this many cards out of play, the cards still unknown are fewer than those of three colours.
+_FEW_LEFT = len(CARD_COLOUR) - 3 * 10 // 2
 # Each game's gift lists as letters by seat ("RYG"), found by the identity of the state's
 # `lists` (the same tuple all game long) and checked by it, so a reused id never matches.
 _list_letters_of: dict[int, tuple[object, tuple[str, ...]]] = {}
@@ -118,6 +121,13 @@ def _expected_gain(state: GameState, own: str | None, best: dict[str, int] | Non
     if pool_size <= 0 or best is None:
         return 0.0
     total = 0
+    if len(seen) - len(face_down) > _FEW_LEFT:
+        # Most cards are out (attics dealt): visit the few that are not, whatever their colour.
+        for card in (_ALL_CARDS - seen).union(face_down):
+            held = best.get(card[0])
+            if held is not None and card != own and CARD_NUMBER[card] > held:
+                total += CARD_NUMBER[card] - held
+        return total / pool_size
     for letter, held in best.items():
         # Cards of a colour are listed by number 1 to 10: those above `held` are the slice.
         for card, number in _CARDS_BY_LETTER[letter][held:]:
@@ -157,7 +167,15 @@ class GreedyBot:
     def _bring(self, state: GameState, moves: Sequence[Bring]) -> Bring:
         seat = state.seat_of[moves[0].player]
         mine_best = _bests(state, seat)
-        rivals = [_bests(state, s) for s in range(len(state.players)) if s != seat]
+        # The best a rival gains from a card is its number above the lowest a rival listing its
+        # colour keeps: that lowest, by letter.
+        lowest_held: dict[str, int] = {}
+        for rival in range(len(state.players)):
+            rival_best = _bests(state, rival) if rival != seat else None
+            if rival_best is not None:
+                for letter, held in rival_best.items():
+                    if held < lowest_held.get(letter, 11):
+                        lowest_held[letter] = held
         # The first of the cheapest: (2 x own gain + the best rival's gain, own gain, number).
         chosen = moves[0]
         lowest: tuple[int, int, int] | None = None
@@ -167,12 +185,10 @@ class GreedyBot:
                 cost = (0, 0, 0)
             else:
                 mine = _gain(mine_best, card)
-                theirs = 0
-                for rival in rivals:
-                    rival_gain = _gain(rival, card)
-                    if rival_gain > theirs:
-                        theirs = rival_gain
-                cost = (2 * mine + theirs, mine, CARD_NUMBER[card])
+                number = CARD_NUMBER[card]
+                floor = lowest_held.get(card[0], 11)
+                theirs = number - floor if number > floor else 0
+                cost = (2 * mine + theirs, mine, number)
             if lowest is None or cost < lowest:
                 chosen, lowest = move, cost
         return chosen
