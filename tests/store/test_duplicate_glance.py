@@ -16,7 +16,8 @@ from eventstore.limits import duplicate_key, duplicate_key_of
 WHITESPACE = st.text(alphabet=" \t\n\r", max_size=3)
 # Characters of every kind the escaping treats differently: plain, space, slash, quote and
 # backslash, controls with and without short escapes, non-ASCII of 2 to 4 UTF-8 bytes.
-CHARACTERS = st.sampled_from(list("ab e1.:,/\"\\\b\f\n\r\t\x00\x1f\x7fé€😀\u2028"))
+CHARACTERS = st.sampled_from(list('ab e1.:,/"\\\b\f\n\r\t\x00\x1f\x7fé€😀\u2028'))
+SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 FLOAT_TEXT = st.sampled_from(["1E2", "1e15", "1.5", "-0.0", "100.0", "2.50", "1e-7", "0.1e1"])
 INT_TEXT = st.integers(min_value=-(10**6), max_value=10**6).map(str)
 
@@ -28,7 +29,7 @@ def string_text(draw: st.DrawFn) -> str:
         style = draw(st.integers(0, 2))
         code = ord(char)
         if char in '"\\' or code < 0x20:
-            short = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+            short = SHORT_ESCAPES
             out.append(short[char] if char in short and style else f"\\u{code:04x}")
         elif style == 0 and code > 0xFFFF:
             high, low = divmod(code - 0x10000, 0x400)
