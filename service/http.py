@@ -543,6 +543,37 @@ def create_app(
         source = GameSource(label=game.label, path=game.path)
         return audit_one(source, check=lambda _source, **how: folder.check(game, **how)).to_json()
 
+    # --- the end of a game: BG Stats, the season (service.bgstats, service.season) ---
+    @app.get("/api/v1/games/{game_id}/play", responses=_responses(401, 403, 404, 422))
+    def play(game_id: str, request: Request) -> dict[str, Any]:
+        _, game = game_for(request, game_id)
+        from service.bgstats import served_play
+
+        try:
+            return served_play(game)
+        except ValueError as exc:
+            raise ApiError(422, str(exc)) from None
+
+    @app.post("/api/v1/games/{game_id}/seal", responses=_responses(401, 403, 404, 409, 422))
+    def seal_game(game_id: str, request: Request) -> dict[str, Any]:
+        host_only(request, "seal a game into the season")
+        _, game = game_for(request, game_id)
+        if directory is None or game.path is None:
+            raise ApiError(422, "a season ledger lives beside the games of a folder: use `we season add`")
+        from service.checking import GameSource
+        from service.season import SEASON_FILE, seal_in_folder
+
+        result = seal_in_folder(directory, GameSource(label=game.label, path=game.path))
+        if result.refused:
+            reason = result.refused[0].reason
+            raise ApiError(409 if "already sealed" in reason else 422, f"{game.game}: {reason}")
+        sealed, season = result.sealed[0], {"file": SEASON_FILE, "games": len(result.season.games)}
+        return {
+            "game": sealed.game,
+            "fingerprint": sealed.fingerprint,
+            "season": {**season, "fingerprint": result.fingerprint},
+        }
+
     # --- pages ---
     @app.get("/", response_class=HTMLResponse, responses=_responses(401, 403))
     def lobby(request: Request) -> HTMLResponse:

@@ -40,6 +40,7 @@ from eventstore.verify import (
 from service.checking import GameReport, GameSource, check_game, damage_sentence
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from service.play import undo_preview
+from service.season import SEASON_FILE
 from wecore.audit import RULES, SCHEMA
 from wecore.errors import EventSchemaError, RulesetError, WeError
 from wecore.events import Event, EventVoided, parse_event
@@ -421,7 +422,8 @@ class Folder:
         device, a directory, a link to nothing) is left out, with one line in the server's log."""
         with os.scandir(self.directory) as entries:
             names = [e.name for e in entries if e.name.endswith(".jsonl")]
-        paths = [self.directory / name for name in sorted(names) if not name.startswith(".")]
+        # The season ledger beside the games is no game (service.season): never served as one.
+        paths = [self.directory / n for n in sorted(names) if not n.startswith(".") and n != SEASON_FILE]
         for path in paths:
             with self.lock:
                 known = self.by_path.get(path)
