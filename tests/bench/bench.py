@@ -8,15 +8,21 @@ card null), then measures on it, each as a whole process where the issue asks fo
 
 - the floor: orjson-parse every line, re-serialise it canonically without `hash`, SHA-256 it;
 - `we audit DIR --json`, serial and with --jobs, checking that every game is judged ok (and that
-  a handful of tampered logs are judged not ok);
+  a handful of tampered logs are judged not ok); and serially on a copy of the archive written
+  the way another program writes JSON (`json.dumps` defaults: spaces after ":" and ","),
+  beside the floor on the compact files and on the spaced ones;
 - decoding (parse_event) and folding (evolve over already decoded events), events per second;
 - `we simulate` with the random and greedy bots (and random under the house rules
   max_steals_between_opens 1 and starter_final_swap), complete 5-player games per second;
-- `we import` into a fresh SQLite library, and auditing the games from the library;
+- `we import` into a fresh SQLite library, beside its peer: the `eventsourcing` library's SQLite
+  recorder storing the same events without verifying them (when that library is installed);
+  and auditing the games from the library;
 - the peak memory of each child process (os.wait4), at N and N/4 games;
 - `we --help` start-up time;
-- `we analyse` of the sample 5-player game at its defaults (greedy, 100 rollouts), serial and
-  with --jobs, and what its time goes to (a profile of the same analysis at 20 rollouts).
+- `we analyse` of the sample games replays/tie-5p.jsonl and replays/bots-7p.jsonl at its
+  defaults and with --jobs 1 (the same bytes), each beside the floor over 3,000 games of the
+  archive, with its rollouts in all and the mean swing_margin over the decisions with a choice;
+  and what its time goes to (a profile of the same analysis at 20 rollouts).
 
 Exit status 1 when a command gave a wrong result (an audit verdict on a good or a tampered log, a
 simulated log that does not verify, an import that lost games) or a measurement failed; missed
@@ -648,7 +654,7 @@ def analysis_profile(sample: Path) -> str:
 
     bot = cumulative("wecore/bots.py", "choose")
     moves = cumulative("wecore/moves.py", "legal_moves")
-    rules = cumulative("wecore/bots.py", "_play")
+    rules = cumulative("wecore/bots.py", "apply_move") + cumulative("wecore/bots.py", "_play")
     draws = sum(tt for (f, _, _), (_, _, tt, _, _) in table.items() if f.endswith("wecore/rng.py"))
     scoring = cumulative("wecore/analysis.py", "_outcome")
     rest = total - bot - moves - rules - scoring
