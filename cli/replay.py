@@ -41,8 +41,8 @@ from cli.render import (
     story_text,
 )
 from service.checking import fold_what_can_be
+from service.table import resolve_player
 from wecore.cards import Colour
-from wecore.decider import resolve_player
 from wecore.errors import WeError
 from wecore.events import (
     Event,
