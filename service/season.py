@@ -21,7 +21,7 @@ from eventstore.jsonl import JsonlLog
 from eventstore.verify import verify_log
 from service.checking import GameReport, GameSource
 from wecore.scoring import score
-from wecore.season import SealedGame, Season, fold_season, game_sealed, season_started
+from wecore.season import SEASON_STARTED, SealedGame, Season, fold_season, game_sealed, season_started
 
 # Reads and checks one game (service.checking.check_game with the caller's library reader).
 Check = Callable[..., GameReport]
@@ -61,7 +61,14 @@ class LedgerReading:
 
 
 def read_ledger(path: Path) -> LedgerReading:
-    """The ledger's chain proved (eventstore.verify) and its events folded (wecore.season)."""
+    """The ledger's chain proved (eventstore.verify) and its events folded (wecore.season).
+
+    A file whose line 1 is not a `season_started` (a game log given by mistake, or junk) is no
+    ledger at all: that one problem is told at once, rather than one per line of a file that
+    may be huge."""
+    not_a_ledger = _not_a_ledger(path)
+    if not_a_ledger is not None:
+        return LedgerReading(Season(), [(1, not_a_ledger)], 0, None)
     result = verify_log(path)
     problems = [(p.line, p.message) for p in result.problems]
     broken = {p.line for p in result.problems}
@@ -75,6 +82,29 @@ def read_ledger(path: Path) -> LedgerReading:
     problems.extend((p.line, p.message) for p in season.problems)
     problems.sort()
     return LedgerReading(season, problems, result.events, result.fingerprint)
+
+
+def _not_a_ledger(path: Path) -> str | None:
+    """Why the file is no season ledger, judged on its first line alone; None when it may be one
+    (an empty or torn first line is left to the integrity checks, which name it)."""
+    from eventstore.limits import LINE_LIMIT
+    from eventstore.verify import check_tail_line, open_log
+
+    try:
+        with open_log(path, buffering=-1) as log:
+            first = log.readline(LINE_LIMIT + 1)
+    except FileNotFoundError:
+        return None  # verify_log says so
+    if len(first) > LINE_LIMIT:
+        return f"not a season ledger: no newline in its first {LINE_LIMIT:,} bytes"
+    if not first.endswith(b"\n"):
+        return None
+    envelope, messages = check_tail_line(first)
+    if envelope is None:
+        return f"not a season ledger: {messages[0] if messages else 'not an envelope'}"
+    if envelope.type != SEASON_STARTED:
+        return f"not a season ledger: {envelope.type!r}, not {SEASON_STARTED!r} (a game log?)"
+    return None
 
 
 def season_id(path: Path) -> str:

@@ -225,3 +225,22 @@ def test_two_sealers_at_once_both_get_their_game_in(folder: Path) -> None:
         assert racer.wait(120) == 0, racer.stderr.read() if racer.stderr else ""
     report = json.loads(we("season", "verify", ledger, "--json").stdout)
     assert report["ok"] and report["games"] == 3 and report["events"] == 4
+
+
+@pytest.mark.parametrize("command", ["verify", "show", "add"])
+def test_a_file_that_is_no_ledger_is_named_in_one_line(folder: Path, command: str) -> None:
+    """A game log, or junk, given as SEASON: one line saying it is not a season ledger, at
+    once (not a finding per line of a file that may be huge), and nothing appended."""
+    game = folder / "game-night-3p.jsonl"
+    junk = folder / "junk.bin"
+    junk.write_bytes(b"\xff\xfe junk\n" * 50_000)
+    for path in (game, junk):
+        before = path.read_bytes()
+        extra = [folder / "tie-5p.jsonl"] if command == "add" else []
+        result = we("season", command, path, *extra)
+        assert result.exit_code == 1, result.stdout + result.stderr
+        lines = [line for line in (result.stdout + result.stderr).splitlines() if str(path) in line]
+        assert len(lines) == 1 or (command == "verify" and len(lines) == 2), lines
+        assert "not a season ledger" in lines[0] and "line 1" in lines[0], lines
+        assert "Traceback" not in result.stderr
+        assert path.read_bytes() == before
