@@ -152,6 +152,11 @@ def _sealable(source: GameSource, ledger: Path, check: Check, season: Season) ->
         where = source_of(source, ledger)
     except ValueError as exc:
         return Refusal(label, str(exc))
+    return _sealed_result(report, game_id, where)
+
+
+def _sealed_result(report: GameReport, game_id: str, where: dict[str, str]) -> SealedGame:
+    """What a ledger seals of a finished game that passes the audit (read with keep_lines)."""
     state = report.state
     board = score(state)
     lines = report.lines
@@ -159,14 +164,18 @@ def _sealable(source: GameSource, ledger: Path, check: Check, season: Season) ->
         game=game_id,
         hash=lines[-1]["hash"],
         title=state.title,
-        players=state.players,
+        players=tuple(state.players),
         scores=tuple(entry.total for entry in board.players),
-        winners=board.winners,
+        winners=tuple(board.winners),
         events=report.events,
         started_at=lines[0]["at"],
         source=where,
         line=0,
     )
+
+
+# The result a game_sealed line holds besides which game it is: each must be the game's own.
+_RESULT_FIELDS = ("title", "players", "scores", "winners", "events", "started_at")
 
 
 def add_games(
@@ -308,7 +317,22 @@ def _game_finding(sealed: SealedGame, check: Check, locate: Locate) -> str | Non
     if report.problems:
         first = report.problems[0]
         return f"fails the audit now: line {first.line}: {first.kind}: {first.message}"
+    if not report.complete:
+        return "is not over, so it is not the finished game sealed"
+    # The same game, yet a result the game does not have: the ledger was edited and re-hashed.
+    now = _sealed_result(report, sealed.game, dict(sealed.source))
+    differ = [f for f in _RESULT_FIELDS if _plain(getattr(sealed, f)) != _plain(getattr(now, f))]
+    if differ:
+        said = "; ".join(
+            f"{f} sealed {_plain(getattr(sealed, f))!r}, the game has {_plain(getattr(now, f))!r}"
+            for f in differ
+        )
+        return f"the ledger's result is not the game's: {said}"
     return None
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple | list) else value
 
 
 def seal_in_folder(directory: Path, source: GameSource) -> AddResult:

@@ -244,3 +244,30 @@ def test_a_file_that_is_no_ledger_is_named_in_one_line(folder: Path, command: st
         assert "not a season ledger" in lines[0] and "line 1" in lines[0], lines
         assert "Traceback" not in result.stderr
         assert path.read_bytes() == before
+
+
+def test_a_ledger_re_hashed_around_a_forged_result_is_named(folder: Path) -> None:
+    """Editing a sealed result and re-hashing the chain after it keeps the chain clean, but the
+    result is no longer the game's: verify names the game, the field, and both values."""
+    from eventstore.envelope import seal
+
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, folder / "game-night-3p.jsonl", folder / "tie-5p.jsonl").exit_code == 0
+    out, prev = [], None
+    for seq, line in enumerate(ledger.read_bytes().splitlines(), start=1):
+        obj = json.loads(line)
+        if seq == 3:  # tie-5p: Ben 19 -> 29, and the win
+            obj["data"]["scores"][1] = 29
+            obj["data"]["winners"] = ["Ben"]
+        envelope = seal(obj["game"], seq, obj["at"], obj["type"], obj["data"], prev)
+        prev = envelope.hash
+        out.append(envelope.to_line())
+    ledger.write_bytes(b"".join(out))
+    result = we("season", "verify", ledger)
+    assert result.exit_code == 1
+    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1, result.stdout
+    assert "game 'new-years-eve-2026' (line 3)" in failed[0]
+    assert "scores" in failed[0] and "29" in failed[0] and "19" in failed[0], failed[0]
+    as_json = json.loads(we("season", "verify", ledger, "--json").stdout)
+    assert as_json["ok"] is False and as_json["problems"][0]["game"] == "new-years-eve-2026"
