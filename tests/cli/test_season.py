@@ -193,6 +193,15 @@ def test_the_format_vectors() -> None:
         report["fingerprint"] is None
         and report["problems"][0]["line"] == expected["season-edited.jsonl"]["broken_at"]
     )
+    forged_expected = expected["season-forged.jsonl"]
+    forged = we("season", "verify", SEASON_VECTORS / "season-forged.jsonl", "--json")
+    assert forged.exit_code == 1
+    forged_report = json.loads(forged.stdout)
+    assert forged_report["fingerprint"] == forged_expected["fingerprint"]  # the chain is clean
+    [problem] = forged_report["problems"]
+    [wanted] = forged_expected["problems"]
+    assert (problem["line"], problem["game"]) == (wanted["line"], wanted["game"])
+    assert all(f"{field} sealed" in problem["message"] for field in wanted["fields"])
     # The worked canonical form of line 1 in docs/season-format.md.
     doc = (ROOT / "docs" / "season-format.md").read_text(encoding="utf-8")
     canonical = re.search(r"```\n(\{.*\"type\":\"season_started\".*\})\n```", doc)
