@@ -223,6 +223,22 @@ def _responses(*statuses: int, stream: bool = False) -> dict[int | str, dict[str
     return {s: {"description": words[s], "content": error} for s in statuses}
 
 
+def _listed(game: LiveGame, problem: str | None, served: bool) -> dict[str, Any]:
+    """A game as GET /api/v1/games lists it."""
+    state = game.state
+    return {
+        "id": game.game,
+        "title": state.title,
+        "players": list(state.players),
+        "events": game.head,
+        "complete": state.is_over,
+        "to_move": state.player_to_move,
+        "fingerprint": game.fingerprint(game.head),
+        "problem": problem,
+        "served": served,  # false: another file holds this game id and is the one served
+    }
+
+
 def _log_problem(message: str) -> None:
     """One line on the server's stderr, with the time: what it could not read, and when."""
     import sys
@@ -364,20 +380,10 @@ def create_app(
         out = []
         for game in folder.games():
             folder.refresh(game)
-            state = game.state
-            out.append(
-                {
-                    "id": game.game,
-                    "title": state.title,
-                    "players": list(state.players),
-                    "events": game.head,
-                    "complete": state.is_over,
-                    "to_move": state.player_to_move,
-                    "fingerprint": game.fingerprint(game.head),
-                    # null, or why the game stops where it does, in `we audit`'s words
-                    "problem": game.stopped,
-                }
-            )
+            # null, or why the game stops where it does, in `we audit`'s words
+            out.append(_listed(game, game.stopped, served=True))
+        for game, why in folder.unserved():  # a second file with a served game's id
+            out.append(_listed(game, why, served=False))
         return out
 
     @app.post(

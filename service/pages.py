@@ -177,6 +177,12 @@ def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str,
             f'<p><a href="{table}">Table (for the TV)</a> · <a href="{host}">Host view</a></p>'
             f'<p>Each player scans their own code:</p><div class="seats">{seats}</div></section>'
         )
+    for game, why in folder.unserved():  # a second file with a served game's id: named, no links
+        parts.append(
+            f'<section class="game unserved" data-game="{html.escape(game.game or "")}">'
+            f"<h2>{html.escape(game.state.title or game.label)}</h2>"
+            f"<p>{html.escape(why)}</p></section>"
+        )
     parts.append(
         "<h2>Start a game</h2>"
         f'<form id="start" data-key="{html.escape(host_key)}">'

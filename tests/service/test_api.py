@@ -288,6 +288,7 @@ def test_games_list(server: Server) -> None:
         "to_move": None,
         "fingerprint": entry["fingerprint"],
         "problem": None,  # or why a damaged log stops where it does (docs/decisions.md)
+        "served": True,  # false for a second file holding a served game's id (docs/decisions.md)
     }
     assert len(entry["fingerprint"]) == 12
 
