@@ -279,7 +279,7 @@ def verify_season(ledger: Path, check: Check, locate: Locate, expected: str | No
     reading = read_ledger(ledger)
     findings = [Finding(message, line=line) for line, message in reading.problems]
     fp = reading.fingerprint
-    if expected is not None and fp is not None and not fp.startswith(expected.lower()):
+    if expected is not None and fp is not None and fp != expected.lower():
         findings.append(Finding(f"the ledger's fingerprint is {fp}, not {expected} as noted"))
     for sealed in reading.season.games:
         finding = _game_finding(sealed, check, locate)

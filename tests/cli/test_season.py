@@ -280,3 +280,18 @@ def test_a_ledger_re_hashed_around_a_forged_result_is_named(folder: Path) -> Non
     assert "scores" in failed[0] and "29" in failed[0] and "19" in failed[0], failed[0]
     as_json = json.loads(we("season", "verify", ledger, "--json").stdout)
     assert as_json["ok"] is False and as_json["problems"][0]["game"] == "new-years-eve-2026"
+
+
+def test_a_noted_fingerprint_is_twelve_hex_digits_and_must_be_the_ledgers(folder: Path) -> None:
+    """`--fingerprint ""` or a few digits would match any ledger: refused as a usage error."""
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, folder / "tie-5p.jsonl").exit_code == 0
+    noted = _fingerprint(ledger)
+    assert we("season", "verify", ledger, "--fingerprint", noted.upper()).exit_code == 0
+    for bad in ("", noted[:1], noted[:11], noted + "0", "zz" + noted[2:]):
+        result = we("season", "verify", ledger, "--fingerprint", bad)
+        assert result.exit_code == 2, (bad, result.stdout)
+        assert "12 hex digits" in result.stderr and "Traceback" not in result.stderr
+    other = "0" * 12 if noted != "0" * 12 else "1" * 12
+    wrong = we("season", "verify", ledger, "--fingerprint", other)
+    assert wrong.exit_code == 1 and f"not {other} as noted" in wrong.stdout
