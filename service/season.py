@@ -267,7 +267,8 @@ def locate_file(sealed: SealedGame, ledger: Path) -> GameSource | str:
     """A sealed file's source: its path from the ledger's folder, or why it is not there."""
     path = ledger.parent / sealed.source["file"]
     if not path.exists():
-        return f"gone: {sealed.source['file']} is not there any more"
+        where = f"looked for from the ledger's folder, at {path}"
+        return f"gone: {sealed.source['file']} is not there any more ({where})"
     return GameSource(label=str(path), path=path)
 
 

@@ -107,6 +107,7 @@ def test_verify_names_a_swapped_a_cut_and_a_gone_game_and_an_edited_line(folder:
     assert "game 'new-years-eve-2026' (line 3): swapped:" in by_message and "40 events" in by_message
     assert "game 'game-night-2026-12-05' (line 2): swapped:" in by_message
     assert re.search(r"game '[^']+' \(line 4\): gone: bots-7p.jsonl is not there any more", by_message)
+    assert f"(looked for from the ledger's folder, at {folder / 'bots-7p.jsonl'})" in by_message
     assert ledger.read_bytes() == sealed
 
     # An edited ledger line (a winner changed, nothing re-hashed) is named by its line.
