@@ -41,8 +41,8 @@ from cli.render import (
     story_text,
 )
 from service.checking import fold_what_can_be
+from service.table import resolve_player
 from wecore.cards import Colour
-from wecore.decider import resolve_player
 from wecore.errors import WeError
 from wecore.events import (
     Event,
@@ -354,9 +354,15 @@ def _write_html(
     dicts = [e.to_dict() for e in envelopes]
     analysis = None
     if analyse:
-        from cli.analyse import DEFAULT_ROLLOUTS, DEFAULT_TOP, analyse_with_progress, page_analysis
+        from cli.analyse import (
+            DEFAULT_JOBS,
+            DEFAULT_ROLLOUTS,
+            DEFAULT_TOP,
+            analyse_with_progress,
+            page_analysis,
+        )
 
-        _, decisions = analyse_with_progress(dicts, "greedy", DEFAULT_ROLLOUTS, "0", 1)
+        _, decisions = analyse_with_progress(dicts, "greedy", DEFAULT_ROLLOUTS, "0", DEFAULT_JOBS)
         analysis = page_analysis(decisions, "greedy", DEFAULT_ROLLOUTS, "0", DEFAULT_TOP)
     page = render_html(
         dicts,
