@@ -99,6 +99,16 @@ def _locator(ledger: Path, db_path: LibraryRef | None) -> Callable[[SealedGame],
     return locate
 
 
+def _noted_fingerprint(value: str | None) -> str | None:
+    """A noted season fingerprint: exactly the 12 hex digits printed (a shorter one, or none,
+    would match ledgers it does not stand for)."""
+    if value is None:
+        return None
+    if len(value) != 12 or any(c not in "0123456789abcdef" for c in value.lower()):
+        raise click.BadParameter(f"{one_line(value)!r} is not a season fingerprint: 12 hex digits")
+    return value.lower()
+
+
 @season.command()
 @click.argument(
     "ledger", metavar="SEASON.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path)
@@ -108,7 +118,8 @@ def _locator(ledger: Path, db_path: LibraryRef | None) -> Callable[[SealedGame],
     "expected",
     default=None,
     metavar="FP",
-    help="The season fingerprint noted before: it must still be this.",
+    callback=lambda _ctx, _param, value: _noted_fingerprint(value),
+    help="The season fingerprint noted before (12 hex digits): it must still be this.",
 )
 @click.option(
     "--json",

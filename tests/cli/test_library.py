@@ -318,3 +318,27 @@ def test_an_old_library_is_upgraded_once_and_says_so(db):
     again = we("games")
     assert again.stderr == "" and again.stdout == first.stdout
     assert fingerprint("vector-one", "--db", db) == fingerprint(ONE)
+
+
+def test_export_takes_a_log_file_and_writes_it_out_verified(db, tmp_path, monkeypatch):
+    """`we export LOGFILE`: the log written out byte for byte once it verifies; a tampered log
+    is refused in one line naming where, exit 1, and nothing is written."""
+    out = tmp_path / "out.jsonl"
+    exported = we("export", FOUR, "-o", out)
+    assert exported.exit_code == 0, exported.stderr
+    assert out.read_bytes() == FOUR.read_bytes()
+    assert f"fingerprint {fingerprint(FOUR)}" in exported.stdout
+    piped = we("export", FOUR, "-o", "-")
+    assert piped.exit_code == 0 and piped.stdout_bytes == FOUR.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    assert we("export", FOUR).exit_code == 0  # default: ./GAME-ID.jsonl
+    assert (tmp_path / "vector-two.jsonl").read_bytes() == FOUR.read_bytes()
+    again = we("export", tmp_path / "vector-two.jsonl", "--force")  # never onto itself
+    assert again.exit_code == 1 and "vector-two.jsonl" in one_error_line(again)
+
+    tampered = we("export", EDITED, "-o", tmp_path / "t.jsonl")
+    assert tampered.exit_code == 1
+    error = one_error_line(tampered)
+    assert str(EDITED) in error and "line " in error and "integrity" in error, error
+    assert not (tmp_path / "t.jsonl").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
