@@ -189,7 +189,7 @@ def show(ledger: Path, as_json: bool) -> None:
                         {
                             "player": s.player,
                             "games": s.games,
-                            "wins": s.wins,
+                            "wins": round(s.wins, 4),
                             "mean_score": round(s.mean_score, 4),
                         }
                         for s in table
@@ -201,6 +201,7 @@ def show(ledger: Path, as_json: bool) -> None:
     from rich.table import Table
 
     from cli.render import print_table
+    from cli.stats_report import wins_text
 
     echo(f"Season {reading.season.name!r}: {len(reading.season.games)} games")
     if table:
@@ -213,7 +214,7 @@ def show(ledger: Path, as_json: bool) -> None:
         ):
             rich_table.add_column(column, justify=justify)  # type: ignore[arg-type]
         for s in table:
-            rich_table.add_row(one_line(s.player), str(s.games), str(s.wins), f"{s.mean_score:.1f}")
+            rich_table.add_row(one_line(s.player), str(s.games), wins_text(s.wins), f"{s.mean_score:.1f}")
         print_table(rich_table)
     echo(f"Season fingerprint: {reading.fingerprint}")
 

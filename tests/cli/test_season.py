@@ -70,14 +70,15 @@ def test_seal_refuse_verify_show_with_files(folder: Path) -> None:
     # Standings through the same numbers `we score --json` gives each game.
     shown = json.loads(we("season", "show", ledger, "--json").stdout)
     expected: dict[str, list[int]] = {}
-    wins: dict[str, int] = {}
+    wins: dict[str, float] = {}
     for name in GAMES:
         board = json.loads(we("score", folder / name, "--json").stdout)
         for player, points in board["scores"].items():
             expected.setdefault(player, []).append(points)
-            wins[player] = wins.get(player, 0) + (player in board["winners"])
+            share = 1 / len(board["winners"]) if player in board["winners"] else 0
+            wins[player] = wins.get(player, 0) + share
     assert {s["player"]: (s["games"], s["wins"], s["mean_score"]) for s in shown["standings"]} == {
-        p: (len(v), wins[p], round(sum(v) / len(v), 4)) for p, v in expected.items()
+        p: (len(v), round(wins[p], 4), round(sum(v) / len(v), 4)) for p, v in expected.items()
     }
     assert shown["fingerprint"] == report["fingerprint"]
     assert ledger.read_bytes() == after  # verify and show only read
