@@ -12,6 +12,7 @@ seen gets one answer whatever the card (`hidden_card_refusal`), so no answer is 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -230,3 +231,27 @@ def hidden_card_refusal(state: GameState, seat: str, kind: str, card: str | None
     if card in face_down_known(state, seat) or None in face_down_places(state, seat):
         return None
     return OPEN_BY_PLACE
+
+
+def moves_told_apart(state: GameState, viewer: str, moves: Sequence[Move]) -> list[Move]:
+    """`moves` (all `viewer`'s, as `legal_moves` lists them) as `viewer` can tell them apart: the
+    opens of face-down gifts whose card `viewer` does not know (`face_down_known`) are one move,
+    `Open(None, viewer)` "open a gift", in the place of the first of them."""
+    known = set(face_down_known(state, viewer))
+    told: list[Move] = []
+    unseen_open = False
+    for move in moves:
+        if isinstance(move, Open) and move.card not in known:
+            if not unseen_open:
+                told.append(Open(None, viewer))
+                unseen_open = True
+            continue
+        told.append(move)
+    return told
+
+
+def gifts_not_seen_by(state: GameState, viewer: str) -> list[str]:
+    """The face-down gifts of this party whose card is in the log but not known to `viewer`:
+    what "open a gift" may turn over for them, besides the gifts brought unseen."""
+    known = set(face_down_known(state, viewer))
+    return [card for card in state.face_down if card not in known]
