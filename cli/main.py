@@ -18,10 +18,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "analyse": ("cli.analyse", "analyse", "Find a game's pivotal decisions: what each move was worth."),
     "simulate": ("cli.simulate", "simulate", "Play complete bot games from a seed and save their logs."),
     "import": ("cli.library", "import_logs", "Import JSONL logs into the game library."),
-    "export": ("cli.library", "export_game", "Export a game from the library to a JSONL log."),
+    "export": ("cli.export", "export", "Export a library game as a JSONL log, or games for BG Stats."),
     "games": ("cli.library", "games", "List the games in the library."),
     "stats": ("cli.library", "stats", "Per-player results across the library."),
     "repair": ("cli.library", "repair", "Cut a torn last line off a log, keeping a backup."),
+    "season": ("cli.season", "season", "Seal finished games into a season ledger; prove it; standings."),
     "serve": ("cli.serve", "serve", "Serve a folder of games: a live table on the TV, a seat on each phone."),
 }
 

@@ -41,8 +41,8 @@ from cli.render import (
     story_text,
 )
 from service.checking import fold_what_can_be
+from service.table import resolve_player
 from wecore.cards import Colour
-from wecore.decider import resolve_player
 from wecore.errors import WeError
 from wecore.events import (
     Event,
@@ -402,8 +402,17 @@ def score_json(game: str | None, board: Scoreboard, state: GameState) -> dict[st
     help="Card by card: the card that counts per list colour, and why the others do not.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON (keys above).")
+@click.option(
+    "--bgstats-link",
+    "bgstats_link",
+    is_flag=True,
+    help="Print the link that logs this finished game as a play in the BG Stats app.",
+)
+@click.option("--location", default=None, help="With --bgstats-link: where the game was played.")
 @db_option
-def score(game: str, explain: bool, as_json: bool, db_path: Path | None) -> None:
+def score(
+    game: str, explain: bool, as_json: bool, bgstats_link: bool, location: str | None, db_path: Path | None
+) -> None:
     """Show the standings of GAME.
 
     --json prints {"game", "complete", "scores", "winners", "breakdown", "kept"}: scores per
@@ -414,6 +423,13 @@ def score(game: str, explain: bool, as_json: bool, db_path: Path | None) -> None
 
     An invalid game is refused with its first problem (exit status 1).
     """
+    if location is not None and not bgstats_link:
+        raise click.UsageError("--location goes with --bgstats-link")
+    if bgstats_link:
+        if as_json or explain:
+            raise click.UsageError("--bgstats-link prints the link alone: not with --json or --explain")
+        click.echo(_bgstats_link(game, location, db_path))
+        return
     report = require_valid(load_game(game, db_path, keep_envelopes=False))
     state = report.state
     board = compute_score(state)
@@ -430,3 +446,12 @@ def score(game: str, explain: bool, as_json: bool, db_path: Path | None) -> None
         out.print(explanation(board))
     if report.fingerprint:
         out.print(f"Fingerprint: {report.fingerprint}")
+
+
+def _bgstats_link(game: str, location: str | None, db_path: Path | None) -> str:
+    from service import bgstats
+
+    report = require_valid(check_game(resolve_game(game, db_path), keep_lines=True))
+    if not report.complete:
+        raise CommandFailed(f"{report.source}: the game is not over yet, so it is not a play to log")
+    return bgstats.link(bgstats.play_from_report(report), location)

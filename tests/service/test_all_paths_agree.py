@@ -28,7 +28,9 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from cli.glance import table_at_a_glance
+from cli.record_grammar import completions
 from cli.record_setup import resume
+from eventstore.jsonl import JsonlLog
 from service.http import create_app
 from service.play import commit, start_game
 from wecore.bots import BOTS
@@ -195,14 +197,15 @@ class Table:
         self.client = TestClient(create_app(directory, "http://testserver", HOST_KEY)).__enter__()
         self.client.headers["Authorization"] = f"Bearer {HOST_KEY}"
         self.recorder = resume(self.path, greet=False)
+        self.log = JsonlLog(self.path)
 
     def close(self) -> None:
         self.client.__exit__(None, None, None)
 
     # --- the log as it stands ---
     def events(self) -> list[Event]:
-        self.recorder.catch_up()  # the recorder reads what the others wrote
-        return self.recorder.events
+        self.recorder.look()  # the recorder reads what the others wrote
+        return list(self.recorder.now.events)
 
     def state(self) -> GameState:
         events = self.events()
@@ -215,12 +218,13 @@ class Table:
     def recorder_listing(self, state: GameState) -> RecorderListing:
         """What the recorder offers now: Tab after each verb, the prompt, the toolbar."""
         session = self.recorder
+        now = session.state
         return RecorderListing(
             prompt=session.prompt(),
-            opens=set(session.completions(["open"])),
-            steals=set(session.completions(["steal"])),
-            swaps=set(session.completions(["swap"])),
-            brings={p: set(session.completions(["bring", p])) for p in state.players},
+            opens=set(completions(now, ["open"])),
+            steals=set(completions(now, ["steal"])),
+            swaps=set(completions(now, ["swap"])),
+            brings={p: set(completions(now, ["bring", p])) for p in state.players},
             toolbar_steals=_steals_on(table_at_a_glance(state)),
         )
 
@@ -236,7 +240,7 @@ class Table:
         return self.file_head() > head
 
     def file_head(self) -> int:
-        return self.recorder.log.head()[0]
+        return self.log.head()[0]
 
     def api_takes(self, candidate: Candidate) -> bool:
         head = self.file_head()
@@ -252,7 +256,7 @@ class Table:
         events = reducer_events(state, candidate)
         if events is None:
             return False
-        commit(self.recorder.log, events, self.file_head())
+        commit(self.log, events, self.file_head())
         return True
 
 
