@@ -18,6 +18,7 @@ from typing import Any
 
 from wecore.cards import sort_key
 from wecore.moves import Move, Open, legal_moves, move_object
+from wecore.rules import brought_with_first_open
 from wecore.state import GameState, Phase
 
 SPECTATOR = None
@@ -159,13 +160,8 @@ def face_down_places(state: GameState, viewer: str | None, omniscient: bool = Fa
     [N - 1]: the place is public, the card under it is not."""
     known = face_down_known(state, viewer, omniscient)
     others = [card for card in state.face_down if card not in known]
-    pending = len(state.waiting_to_bring) if _first_open_writes_brings(state) else 0
+    pending = len(brought_with_first_open(state))
     return [*known, *others, *([None] * (state.unseen_face_down + pending))]
-
-
-def _first_open_writes_brings(state: GameState) -> bool:
-    """Gifts not recorded go down unseen with the party's first open (no attics dealt)."""
-    return state.phase is Phase.BRINGING and state.attics is None and state.starter_name is not None
 
 
 def seat_moves(state: GameState, seat: str) -> list[dict[str, Any]]:
@@ -173,7 +169,7 @@ def seat_moves(state: GameState, seat: str) -> list[dict[str, Any]]:
     its own face-down gift by its card, the others whose card the log holds by their place,
     and one `"card": null` open (name the card turned over) where gifts were brought unseen."""
     mine = [m for m in legal_moves(state) if m.player == seat]
-    if _first_open_writes_brings(state) and state.starter_name == seat:
+    if brought_with_first_open(state) and state.starter_name == seat:
         mine.append(Open(None, seat))
     if not any(isinstance(m, Open) for m in mine):
         return [move_object(m) for m in mine]
