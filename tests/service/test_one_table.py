@@ -165,3 +165,18 @@ def test_a_move_after_someone_else_ended_the_game_gets_the_plain_game_over_refus
     report = audited(log)
     assert report["complete"]
     assert f"Saved: {report['events']} events in {log}. Fingerprint: {report['fingerprint']}" in out
+
+
+def test_a_whole_party_played_meanwhile_is_told_in_one_short_line(tmp_path: Path) -> None:
+    log = set_up(tmp_path)
+    waiting = WaitingRecorder(log)
+    other = we("record", log, "--no-library", input="open R7\nopen B2\nopen O3\nopen Y4\n")
+    assert other.returncode == 0, other.stderr
+    code, out, err = waiting.type("status\n")
+    assert code == 0, err
+    meanwhile = [line for line in out.splitlines() if line.startswith("Meanwhile")]
+    assert len(meanwhile) == 1, out
+    assert meanwhile[0].startswith("Meanwhile (events 3-10): 8 events, the latest: Dan opens Y4"), out
+    assert len(meanwhile[0]) < 160, meanwhile[0]
+    assert "Party 1 ends" in out
+    assert saved(out) == (10, audited(log)["fingerprint"])
