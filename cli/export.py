@@ -1,5 +1,6 @@
-"""`we export`: a library game as its JSONL log (cli.library), or finished games as a BG Stats
-play file (--format bgstats), from log files or library ids, or a whole library with --all."""
+"""`we export`: a game as its JSONL log (a library game: cli.library; a log file once it passes
+the audit), or finished games as a BG Stats play file (--format bgstats), from log files or
+library ids, or a whole library with --all."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from cli.common import (
     library_exists,
     library_name,
     library_path,
+    path_mode,
     put_in_place,
     refuse_unsafe_output,
     require_valid,
@@ -64,19 +66,23 @@ def export(
     force: bool,
     db_path: LibraryRef | None,
 ) -> None:
-    """Export a game from the library to a JSONL log, or games as a BG Stats play file.
+    """Export a game (a library id or a log file) to a JSONL log, or games as a BG Stats play file.
 
     The JSONL events are written exactly as stored, so the file has the same hashes and
-    fingerprint. With --format bgstats each GAME (a log file or a library id), or with --all
-    every finished game that passes the audit in the library, becomes one play of one .bgsplay
-    file that BG Stats imports; a game not over or failing the audit is refused. An existing
-    FILE is never overwritten unless --force is given.
+    fingerprint; a log file is written out only if it passes the audit (`we audit`). With
+    --format bgstats each GAME (a log file or a library id), or with --all every finished
+    game that passes the audit in the library, becomes one play of one .bgsplay file that
+    BG Stats imports; a game not over or failing the audit is refused. An existing FILE is
+    never overwritten unless --force is given.
     """
     if output_format == "jsonl":
         if every_game or location is not None or len(games) != 1:
             raise click.UsageError(
-                "--format jsonl exports one library GAME (--all and --location go with --format bgstats)"
+                "--format jsonl exports one GAME (--all and --location go with --format bgstats)"
             )
+        if path_mode(games[0]) is not None:  # a file first, then a library id, as everywhere
+            _export_log_file(resolve_game(games[0], db_path), output, force)
+            return
         from cli.library import export_game
 
         ctx.invoke(export_game, game=games[0], output=output, force=force, db_path=db_path)
@@ -135,3 +141,40 @@ def _library_sources(db_path: LibraryRef | None) -> list[GameSource]:
     with connect_library(db) as library:
         ids = [row["id"] for row in library.games() if row["id"] is not None]
     return [GameSource(label=game_id, db_path=db, game_id=game_id) for game_id in ids]
+
+
+def _export_log_file(source: GameSource, output: Path | None, force: bool) -> None:
+    """A log file written out byte for byte once it passes the audit. What is checked is a
+    private copy, and that copy is what is written: a log changed meanwhile is never half-new."""
+    import shutil
+    import tempfile
+
+    from eventstore.verify import open_log
+
+    with tempfile.TemporaryDirectory(prefix="we-export-") as folder:
+        copy = Path(folder) / "log.jsonl"
+        try:
+            with open_log(source.path) as log, open(copy, "wb") as out:  # a FIFO is refused
+                shutil.copyfileobj(log, out)
+        except FileNotFoundError:
+            raise CommandFailed(f"{source.label}: no such file (it vanished)") from None
+        except OSError as exc:
+            raise CommandFailed(f"{source.label}: cannot be read: {exc.strerror or exc}") from None
+        report = require_valid(check_game(GameSource(label=source.label, path=copy)))
+        what = f"{report.events} events, fingerprint {report.fingerprint}"
+        if output is not None and str(output) == "-":
+            with open(copy, "rb") as f:
+                sys.stdout.flush()
+                shutil.copyfileobj(f, sys.stdout.buffer)
+                sys.stdout.buffer.flush()
+            echo(f"exported game {report.game!r} to standard output ({what})", err=True)
+            return
+        target = output if output is not None else Path(f"{report.game}.jsonl")
+        replace = refuse_unsafe_output(target, force, inputs=[source.path])
+        temporary = temporary_beside(target)
+        try:
+            shutil.copyfile(copy, temporary)
+            put_in_place(temporary, target, replace)
+        finally:
+            temporary.unlink(missing_ok=True)
+    echo(f"exported game {report.game!r} to {target} ({what})")

@@ -22,7 +22,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
 
-from cli.common import terminal_safe
+from cli.terminal import terminal_safe
 from eventstore.errors import StoreError
 
 # How often the log is looked at while the recorder waits for a line: a line someone else

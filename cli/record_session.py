@@ -50,7 +50,6 @@ from cli.record_input import (
 )
 from cli.record_story import Teller
 from cli.render import story_text
-from service.checking import GameSource
 from service.play import DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused, StaleHead
 from service.table import (
     AddNote,
@@ -182,30 +181,18 @@ class Session(Teller):
         """A game that ended goes into the library, as `we import` would put it there."""
         if self.library is None or not self.state.is_over or self.in_library == self.head:
             return
-        from cli.common import connect_library, library_name
-        from eventstore.errors import StoreError
-        from wecore.scoring import library_summary
+        from cli.common import library_name
+        from service.library import EXTENDED, IMPORTED, import_file
 
         self.in_library = self.head
-        report = check_game(GameSource(label=str(self.path), path=self.path), keep_lines=True)
-        try:
-            if report.problems:
-                raise StoreError(f"line {report.problems[0].line}: {report.problems[0].message}")
-            library = connect_library(self.library)
-            try:
-                result = library.import_verified(report.lines, str(self.path), library_summary(report.state))
-            finally:
-                library.close()
-        except (StoreError, OSError) as exc:
-            where = library_name(self.library)
-            self.say(f"Not added to the library {where}: {exc}. The game is safe in {self.path}.")
-            return
-        if result.status == "imported":
-            self.say(
-                f"Added to the library {library_name(self.library)} as {result.game_id} (see `we games`)."
-            )
-        elif result.status == "extended":
-            self.say(f"The library {library_name(self.library)} has the new events of {result.game_id} too.")
+        outcome = import_file(self.library, self.path, check_game, lambda m: echo(f"we: {m}", err=True))
+        where = library_name(self.library)
+        if not outcome.in_library:
+            self.say(f"Not added to the library {where}: {outcome.text}. The game is safe in {self.path}.")
+        elif outcome.status == IMPORTED:
+            self.say(f"Added to the library {where} as {outcome.game_id} (see `we games`).")
+        elif outcome.status == EXTENDED:
+            self.say(f"The library {where} has the new events of {outcome.game_id} too.")
 
     def handle(self, line: str) -> bool:
         """One line; False to stop."""

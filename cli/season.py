@@ -99,6 +99,16 @@ def _locator(ledger: Path, db_path: LibraryRef | None) -> Callable[[SealedGame],
     return locate
 
 
+def _noted_fingerprint(value: str | None) -> str | None:
+    """A noted season fingerprint: exactly the 12 hex digits printed (a shorter one, or none,
+    would match ledgers it does not stand for)."""
+    if value is None:
+        return None
+    if len(value) != 12 or any(c not in "0123456789abcdef" for c in value.lower()):
+        raise click.BadParameter(f"{one_line(value)!r} is not a season fingerprint: 12 hex digits")
+    return value.lower()
+
+
 @season.command()
 @click.argument(
     "ledger", metavar="SEASON.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path)
@@ -108,7 +118,8 @@ def _locator(ledger: Path, db_path: LibraryRef | None) -> Callable[[SealedGame],
     "expected",
     default=None,
     metavar="FP",
-    help="The season fingerprint noted before: it must still be this.",
+    callback=lambda _ctx, _param, value: _noted_fingerprint(value),
+    help="The season fingerprint noted before (12 hex digits): it must still be this.",
 )
 @click.option(
     "--json",
@@ -178,7 +189,7 @@ def show(ledger: Path, as_json: bool) -> None:
                         {
                             "player": s.player,
                             "games": s.games,
-                            "wins": s.wins,
+                            "wins": round(s.wins, 4),
                             "mean_score": round(s.mean_score, 4),
                         }
                         for s in table
@@ -190,6 +201,7 @@ def show(ledger: Path, as_json: bool) -> None:
     from rich.table import Table
 
     from cli.render import print_table
+    from cli.stats_report import wins_text
 
     echo(f"Season {reading.season.name!r}: {len(reading.season.games)} games")
     if table:
@@ -202,7 +214,7 @@ def show(ledger: Path, as_json: bool) -> None:
         ):
             rich_table.add_column(column, justify=justify)  # type: ignore[arg-type]
         for s in table:
-            rich_table.add_row(one_line(s.player), str(s.games), str(s.wins), f"{s.mean_score:.1f}")
+            rich_table.add_row(one_line(s.player), str(s.games), wins_text(s.wins), f"{s.mean_score:.1f}")
         print_table(rich_table)
     echo(f"Season fingerprint: {reading.fingerprint}")
 

@@ -45,7 +45,7 @@ from eventstore.limits import (
     INT_MIN,
     LINE_LIMIT,
     TOO_DEEP,
-    duplicate_key,
+    duplicate_key_of,
     integer_words,
     over_limits,
     reads_as_json,
@@ -469,9 +469,11 @@ def _duplicate(obj: dict[str, Any] | Any, line: bytes, compact: bytes | None = N
     object's compact form (a re-indented line, a line from another writer, or one hiding a key).
     `compact`: that form, if already written."""
     content = len(line) - (line[-1:] == b"\n") - (line[-2:] == b"\r\n")
-    if content == len(_dumps(obj) if compact is None else compact):
+    if compact is None:
+        compact = _dumps(obj)
+    if content == len(compact):
         return None
-    return duplicate_key(line)
+    return duplicate_key_of(line, compact)
 
 
 def _compact_within_limits(obj: dict[str, Any] | list[Any]) -> bytes | None:

@@ -62,6 +62,10 @@ def play_from_report(report: Any) -> Play:
 
 
 def _utc(at: str) -> datetime:
+    # A log's `at` may be a leap second (23:59:60), which datetime has no room for: it is held
+    # at 23:59:59, the last time of that day BG Stats can write.
+    if at[17:19] == "60":
+        at = f"{at[:17]}59{at[19:]}"
     return datetime.fromisoformat(at.replace("Z", "+00:00")).astimezone(UTC)
 
 

@@ -21,7 +21,7 @@ from eventstore.jsonl import JsonlLog
 from eventstore.verify import verify_log
 from service.checking import GameReport, GameSource
 from wecore.scoring import score
-from wecore.season import SealedGame, Season, fold_season, game_sealed, season_started
+from wecore.season import SEASON_STARTED, SealedGame, Season, fold_season, game_sealed, season_started
 
 # Reads and checks one game (service.checking.check_game with the caller's library reader).
 Check = Callable[..., GameReport]
@@ -61,7 +61,14 @@ class LedgerReading:
 
 
 def read_ledger(path: Path) -> LedgerReading:
-    """The ledger's chain proved (eventstore.verify) and its events folded (wecore.season)."""
+    """The ledger's chain proved (eventstore.verify) and its events folded (wecore.season).
+
+    A file whose line 1 is not a `season_started` (a game log given by mistake, or junk) is no
+    ledger at all: that one problem is told at once, rather than one per line of a file that
+    may be huge."""
+    not_a_ledger = _not_a_ledger(path)
+    if not_a_ledger is not None:
+        return LedgerReading(Season(), [(1, not_a_ledger)], 0, None)
     result = verify_log(path)
     problems = [(p.line, p.message) for p in result.problems]
     broken = {p.line for p in result.problems}
@@ -75,6 +82,29 @@ def read_ledger(path: Path) -> LedgerReading:
     problems.extend((p.line, p.message) for p in season.problems)
     problems.sort()
     return LedgerReading(season, problems, result.events, result.fingerprint)
+
+
+def _not_a_ledger(path: Path) -> str | None:
+    """Why the file is no season ledger, judged on its first line alone; None when it may be one
+    (an empty or torn first line is left to the integrity checks, which name it)."""
+    from eventstore.limits import LINE_LIMIT
+    from eventstore.verify import check_tail_line, open_log
+
+    try:
+        with open_log(path, buffering=-1) as log:
+            first = log.readline(LINE_LIMIT + 1)
+    except FileNotFoundError:
+        return None  # verify_log says so
+    if len(first) > LINE_LIMIT:
+        return f"not a season ledger: no newline in its first {LINE_LIMIT:,} bytes"
+    if not first.endswith(b"\n"):
+        return None
+    envelope, messages = check_tail_line(first)
+    if envelope is None:
+        return f"not a season ledger: {messages[0] if messages else 'not an envelope'}"
+    if envelope.type != SEASON_STARTED:
+        return f"not a season ledger: {envelope.type!r}, not {SEASON_STARTED!r} (a game log?)"
+    return None
 
 
 def season_id(path: Path) -> str:
@@ -122,6 +152,11 @@ def _sealable(source: GameSource, ledger: Path, check: Check, season: Season) ->
         where = source_of(source, ledger)
     except ValueError as exc:
         return Refusal(label, str(exc))
+    return _sealed_result(report, game_id, where)
+
+
+def _sealed_result(report: GameReport, game_id: str, where: dict[str, str]) -> SealedGame:
+    """What a ledger seals of a finished game that passes the audit (read with keep_lines)."""
     state = report.state
     board = score(state)
     lines = report.lines
@@ -129,14 +164,18 @@ def _sealable(source: GameSource, ledger: Path, check: Check, season: Season) ->
         game=game_id,
         hash=lines[-1]["hash"],
         title=state.title,
-        players=state.players,
+        players=tuple(state.players),
         scores=tuple(entry.total for entry in board.players),
-        winners=board.winners,
+        winners=tuple(board.winners),
         events=report.events,
         started_at=lines[0]["at"],
         source=where,
         line=0,
     )
+
+
+# The result a game_sealed line holds besides which game it is: each must be the game's own.
+_RESULT_FIELDS = ("title", "players", "scores", "winners", "events", "started_at")
 
 
 def add_games(
@@ -228,7 +267,8 @@ def locate_file(sealed: SealedGame, ledger: Path) -> GameSource | str:
     """A sealed file's source: its path from the ledger's folder, or why it is not there."""
     path = ledger.parent / sealed.source["file"]
     if not path.exists():
-        return f"gone: {sealed.source['file']} is not there any more"
+        where = f"looked for from the ledger's folder, at {path}"
+        return f"gone: {sealed.source['file']} is not there any more ({where})"
     return GameSource(label=str(path), path=path)
 
 
@@ -240,7 +280,7 @@ def verify_season(ledger: Path, check: Check, locate: Locate, expected: str | No
     reading = read_ledger(ledger)
     findings = [Finding(message, line=line) for line, message in reading.problems]
     fp = reading.fingerprint
-    if expected is not None and fp is not None and not fp.startswith(expected.lower()):
+    if expected is not None and fp is not None and fp != expected.lower():
         findings.append(Finding(f"the ledger's fingerprint is {fp}, not {expected} as noted"))
     for sealed in reading.season.games:
         finding = _game_finding(sealed, check, locate)
@@ -278,7 +318,22 @@ def _game_finding(sealed: SealedGame, check: Check, locate: Locate) -> str | Non
     if report.problems:
         first = report.problems[0]
         return f"fails the audit now: line {first.line}: {first.kind}: {first.message}"
+    if not report.complete:
+        return "is not over, so it is not the finished game sealed"
+    # The same game, yet a result the game does not have: the ledger was edited and re-hashed.
+    now = _sealed_result(report, sealed.game, dict(sealed.source))
+    differ = [f for f in _RESULT_FIELDS if _plain(getattr(sealed, f)) != _plain(getattr(now, f))]
+    if differ:
+        said = "; ".join(
+            f"{f} sealed {_plain(getattr(sealed, f))!r}, the game has {_plain(getattr(now, f))!r}"
+            for f in differ
+        )
+        return f"the ledger's result is not the game's: {said}"
     return None
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple | list) else value
 
 
 def seal_in_folder(directory: Path, source: GameSource) -> AddResult:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from wecore.stats import Rate, same_name
+from wecore.stats import Tally, same_name
 
 SEASON_STARTED = "season_started"
 GAME_SEALED = "game_sealed"
@@ -177,21 +177,19 @@ def _sealed_game(line: int, data: Mapping[str, Any]) -> tuple[SealedGame | None,
 class Standing:
     player: str  # as first written in the season
     games: int
-    wins: int
+    wins: float  # a tie nobody broke shares its one win: 1/k to each of the k players in it
     mean_score: float
 
 
 def standings(games: Iterable[SealedGame]) -> list[Standing]:
-    """Per player: games played, wins (a shared win counts for each player in it, as `we stats`
-    counts them), mean score; names matched as the logs match them. Most wins first."""
-    rates: dict[str, Rate] = {}
-    shown: dict[str, str] = {}
+    """Per player: games played, wins and mean score, counted by the one tally every report
+    reads (wecore.stats.Tally), so a season shares a tie as `we stats` does; names matched as
+    the logs match them. Most wins first."""
+    tally = Tally()
     for game in games:
         winners = {same_name(w) for w in game.winners}
-        for player, points in zip(game.players, game.scores, strict=True):
-            key = same_name(player)
-            shown.setdefault(key, player)
-            rates.setdefault(key, Rate(key)).add(1.0 if key in winners else 0.0, points, 0.0)
-    table = [Standing(shown[key], rate.games, int(rate.wins), rate.mean_score) for key, rate in rates.items()]
+        seats = [seat for seat, player in enumerate(game.players) if same_name(player) in winners]
+        tally.add_result(game.players, game.scores, seats)
+    table = [Standing(rate.key, rate.games, rate.wins, rate.mean_score) for rate in tally.by_player.values()]
     table.sort(key=lambda s: (-s.wins, -s.mean_score, same_name(s.player)))
     return table

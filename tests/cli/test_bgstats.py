@@ -140,3 +140,28 @@ def test_the_play_file_from_files_ids_and_a_whole_library(tmp_path: Path) -> Non
     refused = we("export", short, "--format", "bgstats", "-o", tmp_path / "x.bgsplay")
     assert refused.exit_code == 1 and "not over yet" in refused.stderr
     assert not (tmp_path / "x.bgsplay").exists()
+
+
+def test_a_game_ending_on_a_leap_second_is_a_play_all_the_same(tmp_path: Path) -> None:
+    """`at` may be a leap second (23:59:60, log-format.md); BG Stats has no such time, so the
+    play's times hold it at 23:59:59 of that day, and nothing fails."""
+    from eventstore.envelope import seal
+
+    lines = (REPLAYS / "game-night-3p.jsonl").read_bytes().splitlines()
+    out, prev = [], None
+    for seq, line in enumerate(lines, start=1):
+        obj = json.loads(line)
+        at = "2026-12-31T23:59:60Z" if seq == len(lines) else obj["at"]
+        envelope = seal(obj["game"], seq, at, obj["type"], obj["data"], prev)
+        prev = envelope.hash
+        out.append(envelope.to_line())
+    leap = tmp_path / "leap.jsonl"
+    leap.write_bytes(b"".join(out))
+    assert we("audit", leap).exit_code == 0
+    linked = we("score", leap, "--bgstats-link")
+    assert linked.exit_code == 0, linked.stderr
+    play = json.loads(parse_qs(urlsplit(linked.stdout.strip()).query)["data"][0])
+    first = _bgstats_date(_first_and_last_at(leap)[0])
+    assert play["playDate"] == first and play["durationMin"] > 0
+    exported = we("export", leap, "--format", "bgstats", "-o", tmp_path / "leap.bgsplay")
+    assert exported.exit_code == 0, exported.stderr

@@ -70,14 +70,15 @@ def test_seal_refuse_verify_show_with_files(folder: Path) -> None:
     # Standings through the same numbers `we score --json` gives each game.
     shown = json.loads(we("season", "show", ledger, "--json").stdout)
     expected: dict[str, list[int]] = {}
-    wins: dict[str, int] = {}
+    wins: dict[str, float] = {}
     for name in GAMES:
         board = json.loads(we("score", folder / name, "--json").stdout)
         for player, points in board["scores"].items():
             expected.setdefault(player, []).append(points)
-            wins[player] = wins.get(player, 0) + (player in board["winners"])
+            share = 1 / len(board["winners"]) if player in board["winners"] else 0
+            wins[player] = wins.get(player, 0) + share
     assert {s["player"]: (s["games"], s["wins"], s["mean_score"]) for s in shown["standings"]} == {
-        p: (len(v), wins[p], round(sum(v) / len(v), 4)) for p, v in expected.items()
+        p: (len(v), round(wins[p], 4), round(sum(v) / len(v), 4)) for p, v in expected.items()
     }
     assert shown["fingerprint"] == report["fingerprint"]
     assert ledger.read_bytes() == after  # verify and show only read
@@ -107,6 +108,7 @@ def test_verify_names_a_swapped_a_cut_and_a_gone_game_and_an_edited_line(folder:
     assert "game 'new-years-eve-2026' (line 3): swapped:" in by_message and "40 events" in by_message
     assert "game 'game-night-2026-12-05' (line 2): swapped:" in by_message
     assert re.search(r"game '[^']+' \(line 4\): gone: bots-7p.jsonl is not there any more", by_message)
+    assert f"(looked for from the ledger's folder, at {folder / 'bots-7p.jsonl'})" in by_message
     assert ledger.read_bytes() == sealed
 
     # An edited ledger line (a winner changed, nothing re-hashed) is named by its line.
@@ -193,6 +195,15 @@ def test_the_format_vectors() -> None:
         report["fingerprint"] is None
         and report["problems"][0]["line"] == expected["season-edited.jsonl"]["broken_at"]
     )
+    forged_expected = expected["season-forged.jsonl"]
+    forged = we("season", "verify", SEASON_VECTORS / "season-forged.jsonl", "--json")
+    assert forged.exit_code == 1
+    forged_report = json.loads(forged.stdout)
+    assert forged_report["fingerprint"] == forged_expected["fingerprint"]  # the chain is clean
+    [problem] = forged_report["problems"]
+    [wanted] = forged_expected["problems"]
+    assert (problem["line"], problem["game"]) == (wanted["line"], wanted["game"])
+    assert all(f"{field} sealed" in problem["message"] for field in wanted["fields"])
     # The worked canonical form of line 1 in docs/season-format.md.
     doc = (ROOT / "docs" / "season-format.md").read_text(encoding="utf-8")
     canonical = re.search(r"```\n(\{.*\"type\":\"season_started\".*\})\n```", doc)
@@ -225,3 +236,64 @@ def test_two_sealers_at_once_both_get_their_game_in(folder: Path) -> None:
         assert racer.wait(120) == 0, racer.stderr.read() if racer.stderr else ""
     report = json.loads(we("season", "verify", ledger, "--json").stdout)
     assert report["ok"] and report["games"] == 3 and report["events"] == 4
+
+
+@pytest.mark.parametrize("command", ["verify", "show", "add"])
+def test_a_file_that_is_no_ledger_is_named_in_one_line(folder: Path, command: str) -> None:
+    """A game log, or junk, given as SEASON: one line saying it is not a season ledger, at
+    once (not a finding per line of a file that may be huge), and nothing appended."""
+    game = folder / "game-night-3p.jsonl"
+    junk = folder / "junk.bin"
+    junk.write_bytes(b"\xff\xfe junk\n" * 50_000)
+    for path in (game, junk):
+        before = path.read_bytes()
+        extra = [folder / "tie-5p.jsonl"] if command == "add" else []
+        result = we("season", command, path, *extra)
+        assert result.exit_code == 1, result.stdout + result.stderr
+        lines = [line for line in (result.stdout + result.stderr).splitlines() if str(path) in line]
+        assert len(lines) == 1 or (command == "verify" and len(lines) == 2), lines
+        assert "not a season ledger" in lines[0] and "line 1" in lines[0], lines
+        assert "Traceback" not in result.stderr
+        assert path.read_bytes() == before
+
+
+def test_a_ledger_re_hashed_around_a_forged_result_is_named(folder: Path) -> None:
+    """Editing a sealed result and re-hashing the chain after it keeps the chain clean, but the
+    result is no longer the game's: verify names the game, the field, and both values."""
+    from eventstore.envelope import seal
+
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, folder / "game-night-3p.jsonl", folder / "tie-5p.jsonl").exit_code == 0
+    out, prev = [], None
+    for seq, line in enumerate(ledger.read_bytes().splitlines(), start=1):
+        obj = json.loads(line)
+        if seq == 3:  # tie-5p: Ben 19 -> 29, and the win
+            obj["data"]["scores"][1] = 29
+            obj["data"]["winners"] = ["Ben"]
+        envelope = seal(obj["game"], seq, obj["at"], obj["type"], obj["data"], prev)
+        prev = envelope.hash
+        out.append(envelope.to_line())
+    ledger.write_bytes(b"".join(out))
+    result = we("season", "verify", ledger)
+    assert result.exit_code == 1
+    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1, result.stdout
+    assert "game 'new-years-eve-2026' (line 3)" in failed[0]
+    assert "scores" in failed[0] and "29" in failed[0] and "19" in failed[0], failed[0]
+    as_json = json.loads(we("season", "verify", ledger, "--json").stdout)
+    assert as_json["ok"] is False and as_json["problems"][0]["game"] == "new-years-eve-2026"
+
+
+def test_a_noted_fingerprint_is_twelve_hex_digits_and_must_be_the_ledgers(folder: Path) -> None:
+    """`--fingerprint ""` or a few digits would match any ledger: refused as a usage error."""
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, folder / "tie-5p.jsonl").exit_code == 0
+    noted = _fingerprint(ledger)
+    assert we("season", "verify", ledger, "--fingerprint", noted.upper()).exit_code == 0
+    for bad in ("", noted[:1], noted[:11], noted + "0", "zz" + noted[2:]):
+        result = we("season", "verify", ledger, "--fingerprint", bad)
+        assert result.exit_code == 2, (bad, result.stdout)
+        assert "12 hex digits" in result.stderr and "Traceback" not in result.stderr
+    other = "0" * 12 if noted != "0" * 12 else "1" * 12
+    wrong = we("season", "verify", ledger, "--fingerprint", other)
+    assert wrong.exit_code == 1 and f"not {other} as noted" in wrong.stdout

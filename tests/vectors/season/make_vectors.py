@@ -3,7 +3,9 @@
     python tests/vectors/season/make_vectors.py
 
 `season.jsonl` seals two of the sample games in replays/ (by their paths from this folder);
-`season-edited.jsonl` is the same ledger with one score changed by hand and nothing re-hashed.
+`season-edited.jsonl` is the same ledger with one score changed by hand and nothing re-hashed;
+`season-forged.jsonl` the same change (and the win given to Ben) with the chain re-hashed, so
+its chain is clean and only the games themselves show that its line 3 is not their result.
 """
 
 from __future__ import annotations
@@ -57,6 +59,14 @@ def main() -> None:
     edited = lines[2].replace(b'"scores":[16,19,19,', b'"scores":[16,29,19,', 1)
     assert edited != lines[2]
     (HERE / "season-edited.jsonl").write_bytes(b"".join([lines[0], lines[1], edited]))
+    forged_payloads = [dict(kind_data[1]) for kind_data in payloads]
+    forged_payloads[2] = {**forged_payloads[2], "scores": [16, 29, 19, 18, 16], "winners": ["Ben"]}
+    assert payloads[2][1]["scores"] == [16, 19, 19, 18, 16]
+    forged = seal_chain(
+        SEASON_ID,
+        [(at, kind, data) for at, (kind, _), data in zip(TIMES, payloads, forged_payloads, strict=True)],
+    )
+    (HERE / "season-forged.jsonl").write_bytes(b"".join(e.to_line() for e in forged))
     reading = read_ledger(ledger)
     expected = {
         "season.jsonl": {
@@ -71,6 +81,14 @@ def main() -> None:
             ],
         },
         "season-edited.jsonl": {"ok": False, "events": 3, "broken_at": 3, "fingerprint": None},
+        "season-forged.jsonl": {
+            "ok": False,
+            "events": 3,
+            "chain_ok": True,
+            "fingerprint": forged[-1].hash[7:19],
+            "last_hash": forged[-1].hash,
+            "problems": [{"line": 3, "game": "new-years-eve-2026", "fields": ["scores", "winners"]}],
+        },
     }
     (HERE / "expected.json").write_text(
         json.dumps(expected, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
