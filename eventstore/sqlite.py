@@ -469,8 +469,26 @@ class Library:
             (first["game"], title, players, first["at"], last["at"], last["seq"], last["hash"],
              int(complete), winner),
         )  # fmt: skip
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+        key = cursor.lastrowid
+        assert key is not None
+        if not 0 < key < KEY_LIMIT:
+            key = self._key_in_range(conn, key)
+        return key
+
+    def _key_in_range(self, conn: sqlite3.Connection, given: int) -> int:
+        """A key for the game SQLite just gave `given`, past the keys whose events have row ids
+        (a games row edited by hand to a key of 2**31 or more makes SQLite count on from it):
+        the one after the highest key in range that a game or an event row uses."""
+        in_range = "SELECT max(key) FROM games WHERE key > 0 AND key < ?"
+        (games,) = conn.execute(in_range, (KEY_LIMIT,)).fetchone()
+        (events,) = conn.execute(
+            "SELECT max(id) FROM events WHERE id < ?", (game_base(KEY_LIMIT),)
+        ).fetchone()
+        key = max(games or 0, (events or 0) >> 32) + 1
+        if key >= KEY_LIMIT:
+            raise StoreError(f"{self.path}: the library has no game key left in range for a new game")
+        conn.execute("UPDATE games SET key = ? WHERE key = ?", (key, given))
+        return key
 
     @staticmethod
     def _advance_game(conn: sqlite3.Connection, last: dict[str, Any], summary: Summary | None = None) -> None:

@@ -25,7 +25,7 @@ import orjson
 
 from eventstore.envelope import FORMAT_VERSION
 from eventstore.errors import StoreError
-from eventstore.limits import beyond_orjson
+from eventstore.limits import RepeatedKeyRow, beyond_orjson, repeated_key_in
 
 _SORT = orjson.OPT_SORT_KEYS
 # PRAGMA user_version of the layout this module writes; 0 is a new file or schema 1.
@@ -151,6 +151,12 @@ def envelope_objs(
             except bad_json as exc:
                 # Reported by the checks as `data` of the wrong type, or beyond a limit.
                 parsed = beyond_orjson(data, exc)
+            else:
+                if (repeated := repeated_key_in(data, parsed)) is not None:
+                    # SQLite's JSON functions (and PostgreSQL's jsonb) read the last value,
+                    # orjson another: the same problem as such a line of a file.
+                    yield RepeatedKeyRow(_envelope(game, seq, at, type_, parsed, prev, hash_), repeated)
+                    continue
             yield {
                 "v": FORMAT_VERSION,
                 "game": game,
@@ -166,6 +172,19 @@ def envelope_objs(
             raise
         # Resumed rows that fail too go to `resume` again, which then raises.
         yield from envelope_objs(game, resume(exc, n + 1), resume)
+
+
+def _envelope(game: str, seq: Any, at: Any, type_: Any, data: Any, prev: Any, hash_: Any) -> dict[str, Any]:
+    return {
+        "v": FORMAT_VERSION,
+        "game": game,
+        "seq": seq,
+        "at": at,
+        "type": type_,
+        "data": data,
+        "prev": prev,
+        "hash": hash_,
+    }
 
 
 def too_long(where: str) -> StoreError:

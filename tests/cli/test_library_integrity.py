@@ -1,0 +1,111 @@
+"""What a hostile user could still get past the library (issue 24): names that are one name
+only after Unicode NFC, a key written twice in a row's stored `data`, a games key past 2**31;
+on a SQLite file and on PostgreSQL."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import orjson
+import psycopg
+import pytest
+from weharness import VECTORS, one_error_line, we
+
+from eventstore.envelope import seal
+
+FOUR = VECTORS / "four-players-dealt.jsonl"
+ONE = VECTORS / "one-party.jsonl"
+PRECOMPOSED, DECOMPOSED = "Zo\u00eb", "Zoe\u0308"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def library(request, tmp_path) -> str:
+    """A new, empty library of each kind, as --db takes it."""
+    if request.param == "sqlite":
+        return str(tmp_path / "lib.db")
+    return request.getfixturevalue("pg_url")
+
+
+def sealed(path: Path, objs: list[dict]) -> Path:
+    lines, prev = [], None
+    for seq, obj in enumerate(objs, start=1):
+        envelope = seal(obj["game"], seq, obj["at"], obj["type"], obj["data"], prev)
+        prev = envelope.hash
+        lines.append(envelope.to_line())
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def dealt_to_zoe_twice(tmp_path: Path, field: str) -> Path:
+    """The four-player vector with Ann renamed Zoë, and her gift list or attic dealt a second
+    time under her name decomposed: merged after NFC, it used to pass for one deal each."""
+    text = FOUR.read_text(encoding="utf-8").replace('"Ann"', f'"{PRECOMPOSED}"')
+    objs = [orjson.loads(line) for line in text.splitlines()]
+    seq = {"lists": 2, "attics": 3}[field]
+    keyed = objs[seq - 1]["data"][field]
+    keyed[DECOMPOSED] = keyed[PRECOMPOSED]
+    return sealed(tmp_path / f"twice-{field}.jsonl", objs)
+
+
+@pytest.mark.parametrize("field", ["lists", "attics"])
+def test_a_key_that_is_a_player_only_after_nfc_is_refused_not_merged(tmp_path, library, field):
+    log = dealt_to_zoe_twice(tmp_path, field)
+    audited = we("audit", log)
+    assert audited.exit_code == 1
+    assert "'Zoe\\u0308' is not a player's name as written" in audited.stdout
+    imported = we("import", log, "--db", library)
+    assert imported.exit_code == 1
+    assert "rules" in imported.stderr or "not a player" in imported.stderr + imported.stdout
+    assert "0 imported" in imported.stdout or "imported game" not in imported.stdout
+
+
+def test_two_players_one_name_after_nfc_are_refused_at_set_up(tmp_path):
+    out = tmp_path / "new.jsonl"
+    result = we("record", out, "--players", f"{PRECOMPOSED},Ben,{DECOMPOSED}", "--dealer", "Ben",
+                "--lists", "Ben=RGY", input="")  # fmt: skip
+    assert result.exit_code != 0
+    assert "two players are called" in result.stderr
+    assert not out.exists() or b"game_started" not in out.read_bytes()
+
+
+def repeat_a_key(library: str) -> None:
+    """Write `card` a second time at the front of one gift_opened row's stored `data`: SQLite's
+    `data->>'card'` reads the new value, orjson the old."""
+    edit = 'UPDATE events SET data = \'{"card":"B10",\' || substr(data, 2) WHERE {row}'
+    if library.startswith("postgresql"):
+        row = "(game, seq) = (SELECT game, min(seq) FROM events WHERE type = 'gift_opened' GROUP BY game)"
+        with psycopg.connect(library, autocommit=True) as conn:
+            conn.execute(edit.replace("{row}", row))
+        return
+    with sqlite3.connect(library) as conn:
+        conn.execute(edit.replace("{row}", "id = (SELECT min(id) FROM events WHERE type = 'gift_opened')"))
+
+
+def test_a_key_written_twice_in_a_rows_data_is_an_integrity_problem(library):
+    assert we("import", FOUR, "--db", library).exit_code == 0
+    repeat_a_key(library)
+    audited = we("audit", "vector-two", "--db", library)
+    assert audited.exit_code == 1
+    assert "integrity: the key 'card' appears twice in one object" in audited.stdout
+    assert "fingerprint not proven" in audited.stdout
+
+
+def test_a_games_key_past_2_31_leaves_new_games_importable(library):
+    assert we("import", ONE, "--db", library).exit_code == 0
+    if library.startswith("postgresql"):
+        with psycopg.connect(library, autocommit=True) as conn:
+            conn.execute("ALTER TABLE games ALTER COLUMN key RESTART WITH 2147483648")
+    else:
+        with sqlite3.connect(library) as conn:
+            conn.execute("UPDATE games SET key = 2147483648")
+    imported = we("import", FOUR, "--db", library)
+    assert imported.exit_code == 0, imported.stderr
+    assert "Traceback" not in imported.stderr
+    assert we("audit", "vector-two", "--db", library).exit_code == 0
+    # The game whose row was edited is named as damaged, in one line.
+    if library.startswith("postgresql"):
+        assert we("audit", "vector-one", "--db", library).exit_code == 0
+    else:
+        line = one_error_line(we("audit", "vector-one", "--db", library))
+        assert "key 2147483648 is out of range" in line
