@@ -109,3 +109,84 @@ def test_a_games_key_past_2_31_leaves_new_games_importable(library):
     else:
         line = one_error_line(we("audit", "vector-one", "--db", library))
         assert "key 2147483648 is out of range" in line
+
+
+# --- messages -----------------------------------------------------------------------
+
+
+def test_export_of_a_tampered_game_fails_with_one_line_not_fingerprint_none(tmp_path):
+    db = tmp_path / "lib.db"
+    assert we("import", FOUR, "--db", db).exit_code == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE events SET at = '2026-11-26T19:00:59Z' WHERE (id & 4294967295) = 6")
+    for out in (tmp_path / "out.jsonl", "-"):
+        result = we("export", "vector-two", "-o", out, "--db", db)
+        assert result.exit_code == 1
+        line = one_error_line(result)
+        assert "fails integrity checks at line 6" in line and "None" not in line
+
+
+def test_export_of_a_game_without_event_rows_writes_no_file(tmp_path):
+    db, out = tmp_path / "lib.db", tmp_path / "out.jsonl"
+    assert we("import", FOUR, "--db", db).exit_code == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM events")
+    result = we("export", "vector-two", "-o", out, "--db", db)
+    assert result.exit_code == 1
+    assert "has no event rows" in one_error_line(result)
+    assert not out.exists()
+
+
+def test_repair_names_a_dangling_link_for_what_it_is(tmp_path):
+    link = tmp_path / "game.jsonl"
+    link.symlink_to(tmp_path / "gone.jsonl")
+    assert "a dangling symbolic link" in one_error_line(we("repair", link))
+
+
+def test_repair_refuses_a_big_file_of_something_else_at_its_first_line(tmp_path):
+    junk = tmp_path / "junk.jsonl"
+    junk.write_bytes(b"not a log\n")
+    with open(junk, "r+b") as f:
+        f.truncate(256 * 1024 * 1024)  # sparse: nothing to write, all of it to read
+
+    def read_so_far() -> int:
+        io = Path("/proc/self/io").read_text()
+        return int(next(line for line in io.splitlines() if line.startswith("rchar:")).split()[1])
+
+    before = read_so_far()
+    line = one_error_line(we("repair", junk))
+    assert read_so_far() - before < 16 * 1024 * 1024
+    assert "not a game log (line 1" in line
+
+
+def test_a_postgresql_library_missing_a_column_is_said_to_be_damaged(pg_url):
+    assert we("import", ONE, "--db", pg_url).exit_code == 0
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("ALTER TABLE games DROP COLUMN winner")
+    for args in (["games"], ["audit", "vector-one"], ["import", FOUR]):
+        line = one_error_line(we(*args, "--db", pg_url))
+        assert "this library is damaged: the games table has no column winner" in line
+
+
+# --- search ---------------------------------------------------------------------------
+
+
+def test_games_search_finds_a_title_a_player_and_a_note_added_later(tmp_path, library):
+    assert we("import", ONE, FOUR, "--db", library).exit_code == 0
+    objs = [orjson.loads(line) for line in FOUR.read_bytes().splitlines()]
+    note = {**objs[-1], "type": "note", "data": {"text": "Grandma's fruitcake again"}}
+    extended = sealed(tmp_path / "more.jsonl", [*objs, note])
+    assert we("import", extended, "--db", library).exit_code == 0
+
+    def found(text: str) -> list[str]:
+        result = we("games", "--search", text, "--json", "--db", library)
+        assert result.exit_code == 0, result.stderr
+        return [orjson.loads(line)["id"] for line in result.stdout.splitlines()]
+
+    assert found("vector one") == ["vector-one"]  # title
+    assert found("Dev") == ["vector-two"]  # a player
+    assert found("fruitcake") == ["vector-two"]  # the note, appended after the import
+    assert found("fruitcake ann") == ["vector-two"]
+    assert found('nobody "*') == []
+    text = we("games", "--search", "fruitcake", "--db", library)
+    assert "vector-two" in text.stdout and "1 game in" in text.stdout
