@@ -163,6 +163,8 @@ class Library:
             return
         try:
             why = refusal(peek, self.read_only)
+        except UnicodeDecodeError as exc:  # a name in its schema that is not UTF-8
+            why = f"cannot open the game library: the file is damaged ({exc.reason} in its schema)"
         except sqlite3.DatabaseError as exc:
             if "not a database" in str(exc):
                 why = f"cannot open the game library: not an SQLite database ({exc})"
