@@ -28,7 +28,12 @@ from wecore.bots import BOTS
 from wecore.errors import shown
 
 DEFAULT_ROLLOUTS = 100
+DEFAULT_MARGIN = 1.5
 DEFAULT_TOP = 5
+DEFAULT_JOBS = 0
+# Fewer decisions than this are valued in the process itself: starting workers and folding
+# the log in each costs more than a handful of decisions.
+MIN_DECISIONS_TO_SHARE = 8
 
 
 def decision_points_of(lines: Sequence[dict[str, Any]]) -> list[Any]:
@@ -38,8 +43,8 @@ def decision_points_of(lines: Sequence[dict[str, Any]]) -> list[Any]:
     return decision_points(parse_event(line["type"], line["data"]) for line in lines)
 
 
-# Worker processes fold the log once, then value alternatives by their indices: a position's
-# state (with its mapping proxies) does not travel between processes, two integers do.
+# Worker processes fold the log once, then value decisions by their index: a position's state
+# (with its mapping proxies) does not travel between processes, one integer does.
 _worker_points: list[Any] = []
 
 
@@ -48,11 +53,11 @@ def _start_worker(lines: list[dict[str, Any]]) -> None:
     _worker_points = decision_points_of(lines)
 
 
-def _rollouts_task(task: tuple[int, int, str, int, str]) -> tuple[int, int, list[Any]]:
-    from wecore.analysis import rollouts
+def _decision_task(task: tuple[int, str, str, Any]) -> Any:
+    from wecore.analysis import value_decision
 
-    decision, alternative, policy, count, seed = task
-    return decision, alternative, rollouts(_worker_points[decision], alternative, policy, count, seed)
+    decision, policy, seed, race = task
+    return value_decision(_worker_points[decision], policy, seed, race)
 
 
 def run_analysis(
@@ -63,41 +68,36 @@ def run_analysis(
     jobs: int,
     advance: Callable[[int], None] | None = None,
     points: list[Any] | None = None,
+    margin: float = DEFAULT_MARGIN,
 ) -> tuple[list[Any], list[Any]]:
-    """(decision points, decisions) of a log's parsed lines, rollouts over `jobs` processes."""
-    from wecore.analysis import rollouts, summarise
+    """(decision points, decisions) of a log's parsed lines, the decisions spread over `jobs`
+    processes; each alternative races to at most `count` rollouts (all `count` at margin 0)."""
+    from wecore.analysis import Race, value_decision
 
     if points is None:
         points = decision_points_of(lines)
-    tasks = [(d, a, policy, count, seed) for d, point in enumerate(points) for a in range(len(point.moves))]
+    race = Race(most=count, margin=margin)
     decisions: list[Any] = []
-    pending: list[Any] = []
+    jobs = worker_count(jobs, len(points))
+    if jobs <= 1 or len(points) < MIN_DECISIONS_TO_SHARE:
+        for point in points:
+            decisions.append(value_decision(point, policy, seed, race))
+            if advance is not None:
+                advance(1)
+        return points, decisions
+    from concurrent.futures import ProcessPoolExecutor
 
-    def take(d: int, outcomes: list[Any]) -> None:
-        # Results come back in task order: a decision is summed up, and its rollouts let go,
-        # as soon as its last alternative is in, so memory holds one decision's rollouts.
-        pending.append(outcomes)
-        if len(pending) == len(points[d].moves):
-            decisions.append(summarise(points[d], list(pending)))
-            pending.clear()
-        if advance is not None:
-            advance(1)
-
-    jobs = worker_count(jobs, len(tasks))
-    if jobs <= 1:
-        for d, a, *_ in tasks:
-            take(d, rollouts(points[d], a, policy, count, seed))
-    else:
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(lines,)) as pool:
-            for d, _, outcomes in pool.map(_rollouts_task, tasks, chunksize=1):
-                take(d, outcomes)
+    tasks = [(d, policy, seed, race) for d in range(len(points))]
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(lines,)) as pool:
+        for decision in pool.map(_decision_task, tasks, chunksize=1):
+            decisions.append(decision)
+            if advance is not None:
+                advance(1)
     return points, decisions
 
 
 def analyse_with_progress(
-    lines: list[dict[str, Any]], policy: str, count: int, seed: str, jobs: int
+    lines: list[dict[str, Any]], policy: str, count: int, seed: str, jobs: int, margin: float = DEFAULT_MARGIN
 ) -> tuple[list[Any], list[Any]]:
     """run_analysis with a rich progress bar on stderr when it is a terminal."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -105,7 +105,6 @@ def analyse_with_progress(
     from cli.render import error_console
 
     points = decision_points_of(lines)
-    total = sum(len(p.moves) for p in points)
     with Progress(
         TextColumn("rolling out"),
         BarColumn(),
@@ -116,8 +115,10 @@ def analyse_with_progress(
         transient=True,
         disable=not sys.stderr.isatty(),
     ) as progress:
-        task = progress.add_task("rollouts", total=total)
-        return run_analysis(lines, policy, count, seed, jobs, lambda n: progress.advance(task, n), points)
+        task = progress.add_task("rollouts", total=len(points))
+        return run_analysis(
+            lines, policy, count, seed, jobs, lambda n: progress.advance(task, n), points, margin
+        )
 
 
 def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any]]]:
@@ -142,7 +143,15 @@ def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any
     type=click.IntRange(1, 10_000),
     default=DEFAULT_ROLLOUTS,
     show_default=True,
-    help="Games played out from each alternative of each decision.",
+    help="At most this many games played out from each alternative of each decision.",
+)
+@click.option(
+    "--margin",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_MARGIN,
+    show_default=True,
+    help="Stop playing out an alternative once it is told apart from the best one, or known to "
+    "within this many points of it; 0: every alternative gets all --rollouts.",
 )
 @click.option("--seed", "-s", default="0", show_default=True, help="Any text; same seed, same output.")
 @click.option(
@@ -157,7 +166,7 @@ def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any
     "--jobs",
     "-j",
     type=click.IntRange(min=0),
-    default=1,
+    default=DEFAULT_JOBS,
     show_default=True,
     help="Processes for the rollouts (0: one per CPU; at most 4 per CPU, and no more than there "
     "are rollouts to share). The output does not depend on it.",
@@ -165,19 +174,30 @@ def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any
 @click.option("--json", "as_json", is_flag=True, help="Every decision as one JSON object.")
 @db_option
 def analyse(
-    game: str, policy: str, count: int, seed: str, top: int, jobs: int, as_json: bool, db_path: Path | None
+    game: str,
+    policy: str,
+    count: int,
+    margin: float,
+    seed: str,
+    top: int,
+    jobs: int,
+    as_json: bool,
+    db_path: Path | None,
 ) -> None:
     """Find the pivotal decisions of GAME: what each move was worth against the alternatives.
 
     For every move in effect in the log, each legal move its player had instead is played out
-    --rollouts times to the end of the game, every seat following the --policy bot, with the
-    cards nobody had seen yet (unseen face-down gifts, gifts still to come) drawn at random
-    among the cards not seen in the log up to that move. The swing of a decision is the best
-    alternative's mean final score minus the played move's (0 for a forced move). Intervals are
-    95%; win chances count a tie as a shared win.
+    to the end of the game, every seat following the --policy bot, with the cards nobody had
+    seen yet (unseen face-down gifts, gifts still to come) drawn at random among the cards not
+    seen in the log up to that move; a face-down gift the player had not seen is one move,
+    "open a gift". Alternatives race: each is played out until it is told apart from the best
+    one, or known to within --margin points of it, and at most --rollouts times; the move played
+    stays in the race, so its swing is known to within --margin (when --rollouts allow). The
+    swing of a decision is the best alternative's mean final score minus the played move's (0
+    for a forced move). Intervals are 95%; win chances count a tie as a shared win.
     """
     report, lines = load_lines(game, db_path)
-    _, decisions = analyse_with_progress(lines, policy, count, seed, jobs)
+    _, decisions = analyse_with_progress(lines, policy, count, seed, jobs, margin)
     if as_json:
         from wecore.analysis import decision_object
 
@@ -185,6 +205,7 @@ def analyse(
             "game": report.game,
             "policy": policy,
             "rollouts": count,
+            "margin": margin,
             "seed": seed,
             "decisions": [decision_object(d) for d in decisions],
         }
@@ -203,7 +224,8 @@ def _tell(game: str | None, decisions: Sequence[Any], policy: str, count: int, s
     choices = [d for d in decisions if not d.forced]
     out.print(
         f"{game}: {len(decisions)} moves, {len(choices)} of them with a choice; each alternative played"
-        f" out {count} times by the {policy} bot (seed {shown(seed)})."
+        f" out by the {policy} bot until told apart from the best, at most {count} times"
+        f" (seed {shown(seed)}; {sum(a.rollouts for d in decisions for a in d.alternatives):,} games in all)."
     )
     chosen = pivotal(decisions, top)
     if not decisions:

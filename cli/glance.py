@@ -1,28 +1,13 @@
-"""The table at a glance, for the recorder's bottom toolbar and Tab completion: what can be
-opened or stolen now, what is locked or frozen, and the scores so far. Every answer comes
-from wecore (its decider, legal moves, turn sentences and scoreboard); nothing is judged here."""
+"""The table at a glance, for the recorder's bottom toolbar: what can be opened or stolen now,
+what is locked or frozen, and the scores so far. Every answer comes from wecore (legal moves,
+turn sentences, scoreboard); nothing is judged here. (What Tab offers is in cli.record_grammar.)"""
 
 from __future__ import annotations
 
-from wecore.cards import ALL_CARDS, sort_key
-from wecore.decider import Open, Steal, decide
-from wecore.errors import WeError
-from wecore.moves import legal_moves
+from wecore.cards import sort_key
+from wecore.moves import Steal, legal_moves
 from wecore.state import GameState, Phase
 from wecore.turns import next_up, status_line, turn
-
-
-def openable_cards(state: GameState) -> list[str]:
-    """Every card the player to move could say they turned over now, as wecore's decider
-    would take it (an unseen gift can be any card not yet met)."""
-    cards = []
-    for card in ALL_CARDS:
-        try:
-            decide(state, Open(card=card))
-        except WeError:
-            continue
-        cards.append(card)
-    return cards
 
 
 def table_at_a_glance(state: GameState) -> str:

@@ -1,14 +1,14 @@
-"""The game library: `we import`, `we export`, `we games`, `we stats`, and `we repair` for files.
+"""The game library: `we import`, `we export`, `we games`, and `we repair` for files (`we stats`
+is cli.stats).
 
-The library (eventstore.sqlite) stores logs; whether a game is valid, over and won is decided
-here by folding it with wecore, exactly as `we audit` does.
+The library (eventstore) stores logs; whether a game is valid, over and won is decided by
+service.library, folding it with wecore exactly as `we audit` does.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +33,8 @@ from cli.common import (
     refuse_unsafe_output,
     temporary_beside,
 )
-from eventstore.errors import LibraryBusyError, StoreError, WritesLostError
-from service.checking import GameReport, GameSource
+from eventstore.errors import StoreError
+from service.checking import GameSource
 from wecore.errors import shown
 
 if TYPE_CHECKING:
@@ -143,45 +143,18 @@ def _say(messages: list[str]) -> None:
 
 
 def _import_one(library: GameLibrary, source: GameSource) -> tuple[str, str | None]:
-    """Audit one log and import it: (status, what to say once committed)."""
-    from wecore.scoring import library_summary
+    """Audit one log and import it (service.library): (status, what to say once committed);
+    why a log was not imported is said at once."""
+    from service.library import REFUSED, audit_and_import
 
-    label = source.label
-    try:
-        # One read per game: the audit keeps the lines it verified for the import.
-        report = check_game(source, keep_lines=True)
-    except WritesLostError:
-        raise  # every game after it would be refused the same way
-    except (StoreError, CommandFailed, OSError) as exc:
-        # Unreadable (no permission, a FIFO, vanished): say so, and go on with the rest.
-        if isinstance(exc, CommandFailed):
-            text = exc.format_message()
-        elif isinstance(exc, OSError):
-            text = f"{label}: cannot read: {exc.strerror or exc}"
-        else:
-            text = str(exc)
-        echo(f"we: error: {one_line(text)}", err=True)
-        return "unreadable", None
-    if report.problems:
-        first = report.problems[0]
-        more = len(report.problems) - 1 + report.problems_omitted
-        tail = f" (and {more:,} more; see `we audit {label}`)" if more else ""
-        _refuse(f"{label}: line {first.line}: {first.kind}: {first.message}{tail}")
-        return "refused", None
-    try:
-        summary = library_summary(report.state)
-        result = library.import_verified(report.lines, label, summary)
-    except WritesLostError:
-        raise  # what was not committed is gone, and every game after it would go the same way
-    except LibraryBusyError as exc:  # other writers kept the lock: this game is not in it
-        echo(f"we: error: {one_line(f'{label}: not imported: {exc}')}", err=True)
-        return "not imported", None
-    except StoreError as exc:  # a different game under the same id, or a file that changed
-        _refuse(str(exc))
-        return "refused", None
-    if result.status != "unchanged":
-        return result.status, f"{result.message}, fingerprint {result.fingerprint}"
-    return result.status, result.message
+    outcome = audit_and_import(library, source, check_game)
+    if outcome.in_library:
+        return outcome.status, outcome.text
+    if outcome.status == REFUSED:
+        _refuse(outcome.text)
+    else:
+        echo(f"we: error: {one_line(outcome.text)}", err=True)
+    return outcome.status, None
 
 
 # --- export ------------------------------------------------------------------------
@@ -370,217 +343,6 @@ def games(search: str | None, as_json: bool, db_path: LibraryRef | None) -> None
 def _date(at: str | None) -> str:
     # "2026-11-26T19:00:01Z" -> "2026-11-26 19:00" (UTC, as recorded)
     return f"{at[:10]} {at[11:16]}" if at and len(at) >= 16 else (at or "-")
-
-
-# --- stats ---------------------------------------------------------------------------
-
-
-@dataclass
-class PlayerStats:
-    games: int = 0
-    wins: int = 0
-    points: int = 0
-
-
-@dataclass
-class LibraryStats:
-    players: dict[str, PlayerStats] = field(default_factory=dict)
-    seat_games: dict[int, int] = field(default_factory=dict)
-    seat_wins: dict[int, int] = field(default_factory=dict)
-    counted: int = 0
-    unfinished: list[str] = field(default_factory=list)
-    invalid: list[str] = field(default_factory=list)
-    records: list[Any] = field(default_factory=list)  # wecore.stats.GameRecord, oldest first
-
-    def add(self, report: GameReport, started_at: str | None = None) -> None:
-        from wecore.scoring import score
-        from wecore.stats import record_of
-
-        board = score(report.state)
-        self.counted += 1
-        for seat, entry in enumerate(board.players, start=1):
-            stats = self.players.setdefault(entry.player, PlayerStats())
-            stats.games += 1
-            stats.points += entry.total
-            self.seat_games[seat] = self.seat_games.get(seat, 0) + 1
-            if entry.player in board.winners:
-                stats.wins += 1
-                self.seat_wins[seat] = self.seat_wins.get(seat, 0) + 1
-        game = report.game or report.source
-        self.records.append(record_of(report.state, game, started_at, local_date(started_at)))
-
-
-def local_date(at: str | None) -> str | None:
-    """The date of a log's `at` (UTC) where `we` runs: an evening is a local one."""
-    from datetime import datetime
-
-    if not at:
-        return None
-    try:
-        return datetime.fromisoformat(at).astimezone().date().isoformat()
-    except ValueError:
-        return at[:10] or None
-
-
-def library_stats(db: LibraryRef) -> LibraryStats:
-    """Fold every game in the library; only valid, finished games count."""
-    with connect_library(db, read_only=True) as library:
-        rows = [(row["id"], row["started_at"]) for row in library.games() if row["id"] is not None]
-    stats = LibraryStats()
-    for game_id, started_at in rows:
-        try:
-            report = check_game(GameSource(label=game_id, db_path=db, game_id=game_id))
-        except WritesLostError:
-            raise
-        except StoreError:
-            # Its rows cannot even be read (a damaged games row): not counted, like a game
-            # failing the audit, which says why.
-            stats.invalid.append(game_id)
-            continue
-        if report.problems:
-            stats.invalid.append(game_id)
-        elif not report.complete:
-            stats.unfinished.append(game_id)
-        else:
-            stats.add(report, started_at)
-    return stats
-
-
-@click.command()
-@click.option(
-    "--fairness",
-    is_flag=True,
-    help="Win rates by seat, gift list and player count, and a test of equal seats.",
-)
-@click.option(
-    "--by",
-    "group_by",
-    type=click.Choice(["evening"]),
-    default=None,
-    help="Games grouped by evening (the local date of their first event): games, winners, scores.",
-)
-@click.option(
-    "--versus",
-    nargs=2,
-    metavar="NAME NAME",
-    default=None,
-    help="Two players head to head: the games both played, wins each, mean score difference.",
-)
-@click.option("--json", "as_json", is_flag=True, help="With --fairness, --by or --versus: one JSON object.")
-@click.option(
-    "--plot",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    metavar="FILE",
-    help="Draw it to FILE (.png or .svg, 8 x 5 inches): win rates with --fairness, scores over the"
-    " evenings with --by evening or --versus. Needs matplotlib (pip install '.[plots]' in a clone of we).",
-)
-@click.option("--force", is_flag=True, help="Replace the --plot FILE if it exists.")
-@db_option
-def stats(
-    fairness: bool,
-    group_by: str | None,
-    versus: tuple[str, str] | None,
-    as_json: bool,
-    plot: Path | None,
-    force: bool,
-    db_path: LibraryRef | None,
-) -> None:
-    """Per-player results across the library: games, wins, win rate, average score; wins by seat.
-
-    Only finished games that pass the audit count. A shared win (a tie nobody broke) counts as
-    a win for each player in it here; --fairness, --by evening and --versus count it as a
-    shared win (half a win each for a tie of two) unless a tie_broken event settled it.
-    Names are matched as in the logs: case-insensitively, after Unicode NFC.
-    """
-    modes = [name for name, on in (("--fairness", fairness), ("--by", group_by), ("--versus", versus)) if on]
-    if len(modes) > 1:
-        raise click.UsageError(f"choose one of {' and '.join(modes)}")
-    if (as_json or plot is not None) and not modes:
-        raise click.UsageError("--json and --plot go with --fairness, --by evening or --versus")
-    if plot is not None:
-        from cli.stats_report import check_plot_target
-
-        check_plot_target(plot, force, inputs=[library_path(db_path)])
-    if modes:
-        db = library_path(db_path)
-        if not library_exists(db):
-            raise CommandFailed(f"there is no library at {library_name(db)} yet (add games with `we import`)")
-        result = library_stats(db)
-        from cli import stats_report
-
-        if fairness:
-            from wecore.stats import fairness as fairness_of
-
-            stats_report.emit_fairness(
-                fairness_of(result.records), f"in the library {library_name(db)}", as_json, plot
-            )
-        elif versus is not None:
-            stats_report.emit_versus(result.records, versus, as_json, plot)
-        else:
-            stats_report.emit_evenings(result.records, as_json, plot)
-        _not_counted(result)
-        return
-    _overall(db_path)
-
-
-def _not_counted(result: LibraryStats) -> None:
-    if result.unfinished:
-        echo(f"Not counted, not over yet: {', '.join(result.unfinished)}.", err=True)
-    if result.invalid:
-        echo(f"Not counted, failed the audit (see `we audit`): {', '.join(result.invalid)}.", err=True)
-
-
-def _overall(db_path: Path | None) -> None:
-    from rich.table import Table
-
-    from cli.render import print_table
-
-    db = _existing_library(db_path)
-    if db is None:
-        return
-    result = library_stats(db)
-    if not result.counted:
-        echo(f"No finished games in the library {library_name(db)}.")
-    else:
-        table = Table(title="By player", title_justify="left", show_edge=False, pad_edge=False)
-        for name, justify in (
-            ("player", "left"),
-            ("games", "right"),
-            ("wins", "right"),
-            ("win rate", "right"),
-            ("avg score", "right"),
-        ):
-            table.add_column(name, justify=justify)  # type: ignore[arg-type]
-        ranked = sorted(
-            result.players.items(), key=lambda kv: (-kv[1].wins / kv[1].games, -kv[1].wins, kv[0])
-        )
-        for player, entry in ranked:
-            table.add_row(
-                one_line(player),
-                str(entry.games),
-                str(entry.wins),
-                f"{entry.wins / entry.games:.0%}",
-                f"{entry.points / entry.games:.1f}",
-            )
-        print_table(table)
-        seats = Table(
-            title="By seat (1 = first in the players list)",
-            title_justify="left",
-            show_edge=False,
-            pad_edge=False,
-        )
-        for name in ("seat", "games", "wins", "win rate"):
-            seats.add_column(name, justify="right")
-        for seat in sorted(result.seat_games):
-            played, won = result.seat_games[seat], result.seat_wins.get(seat, 0)
-            seats.add_row(str(seat), str(played), str(won), f"{won / played:.0%}")
-        print_table(seats)
-        echo(f"{result.counted} finished game{'s' if result.counted != 1 else ''} counted.")
-    if result.unfinished:
-        echo(f"Not counted, not over yet: {', '.join(result.unfinished)}.")
-    if result.invalid:
-        echo(f"Not counted, failed the audit (see `we audit`): {', '.join(result.invalid)}.")
 
 
 # --- repair --------------------------------------------------------------------------

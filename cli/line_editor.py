@@ -1,23 +1,33 @@
 """Reading the recorder's lines at a terminal: history kept per log across sittings, editing,
 Tab completion of what can be typed now, and a toolbar with the table at a glance.
 
-The recorder decides what to offer (its `completions` and `toolbar` methods, which ask
-wecore); this module only wires them into prompt_toolkit. On a pipe none of this is used.
+The recorder decides what to offer (its completions and toolbar, which ask the table); this
+module only wires them into prompt_toolkit. While it waits for a line it follows the log, as the
+TV does: every FOLLOW_SECONDS it asks whether the log grew (a stat while nothing changed) and,
+when it did, has the recorder tell the news above the prompt, and redraws the prompt and toolbar.
+On a pipe none of this is used.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app, run_in_terminal
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
 
-from cli.common import terminal_safe
+from cli.terminal import terminal_safe
+from eventstore.errors import StoreError
+
+# How often the log is looked at while the recorder waits for a line: a line someone else
+# appends shows within a second.
+FOLLOW_SECONDS = 0.4
 
 
 def history_path(log: Path) -> Path:
@@ -74,7 +84,11 @@ class LineEditor:
         log: Path,
         choices: Callable[[list[str]], Iterable[str]],
         toolbar: Callable[[], str],
+        has_news: Callable[[], bool],
+        tell_news: Callable[[], None],
     ) -> None:
+        self.has_news = has_news
+        self.tell_news = tell_news
         self.session: PromptSession[str] = PromptSession(
             history=KeptHistory(str(history_path(log))),
             completer=WordCompleter(choices),
@@ -84,9 +98,25 @@ class LineEditor:
             bottom_toolbar=lambda: terminal_safe(toolbar()),
         )
 
-    def read(self, prompt: str) -> str | None:
-        """A line, or None at end of input (Ctrl-D). Ctrl-C raises KeyboardInterrupt."""
+    def read(self, prompt: Callable[[], str]) -> str | None:
+        """A line, or None at end of input (Ctrl-D). Ctrl-C raises KeyboardInterrupt. The
+        prompt is asked again at each redraw: it follows the log."""
         try:
-            return self.session.prompt(terminal_safe(prompt))
+            return self.session.prompt(lambda: terminal_safe(prompt()), pre_run=self._follow)
         except EOFError:
             return None
+
+    def _follow(self) -> None:
+        app = get_app()
+
+        async def follow() -> None:
+            while True:
+                await asyncio.sleep(FOLLOW_SECONDS)
+                try:
+                    if self.has_news():
+                        await run_in_terminal(self.tell_news)
+                        app.invalidate()
+                except (OSError, StoreError):
+                    continue  # the log cannot be read now: the next line made says why
+
+        app.create_background_task(follow())

@@ -13,15 +13,16 @@ from cli import __version__
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "record": ("cli.record", "record", "Record a game live at the table, one move per line."),
     "replay": ("cli.replay", "replay", "Tell the story of a saved game, from any point and any seat."),
-    "score": ("cli.replay", "score", "Show the standings of a game, card by card with --explain."),
+    "score": ("cli.score", "score", "Show the standings of a game, card by card with --explain."),
     "audit": ("cli.audit", "audit", "Prove logs untampered, check every event, explain every score."),
     "analyse": ("cli.analyse", "analyse", "Find a game's pivotal decisions: what each move was worth."),
     "simulate": ("cli.simulate", "simulate", "Play complete bot games from a seed and save their logs."),
     "import": ("cli.library", "import_logs", "Import JSONL logs into the game library."),
-    "export": ("cli.library", "export_game", "Export a game from the library to a JSONL log."),
+    "export": ("cli.export", "export", "Export a library game as a JSONL log, or games for BG Stats."),
     "games": ("cli.library", "games", "List the games in the library."),
-    "stats": ("cli.library", "stats", "Per-player results across the library."),
+    "stats": ("cli.stats", "stats", "Per-player results across the library."),
     "repair": ("cli.library", "repair", "Cut a torn last line off a log, keeping a backup."),
+    "season": ("cli.season", "season", "Seal finished games into a season ledger; prove it; standings."),
     "serve": ("cli.serve", "serve", "Serve a folder of games: a live table on the TV, a seat on each phone."),
 }
 
@@ -35,7 +36,7 @@ class LazyGroup(click.Group):
         if entry is None:
             return None
         module, attribute, _ = entry
-        from cli.common import refuse_undecodable_text
+        from cli.params import refuse_undecodable_text
 
         return refuse_undecodable_text(getattr(importlib.import_module(module), attribute))
 
@@ -69,7 +70,7 @@ def we() -> None:
 
 
 def main() -> None:
-    from cli.common import run
+    from cli.exits import run
 
     sys.exit(run(we))
 

@@ -14,8 +14,12 @@ from collections.abc import Sequence
 
 import click
 
+from service.play import DEFAULT_TIE_REASON
+from service.table import Bring, Steal, Swap, openable_cards, resolve_player
 from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card
-from wecore.errors import CardNotationError
+from wecore.errors import CardNotationError, UnknownPlayerError, WeError
+from wecore.moves import legal_moves
+from wecore.state import GameState, Phase
 
 HELP = """\
 Commands (names and cards in any case; a unique start of a name is enough):
@@ -159,3 +163,76 @@ def _without_comment(words: list[str]) -> list[str]:
         if word.startswith("#"):
             return words[:index]
     return words
+
+
+# --- what can be typed next (Tab) -------------------------------------------------------------
+
+
+def a_player(state: GameState, words: list[str]) -> str | None:
+    """The player these words name, or None."""
+    try:
+        return resolve_player(state, " ".join(words).rstrip(":,"))
+    except WeError:
+        return None
+
+
+def completions(state: GameState, before: list[str]) -> list[str]:
+    """The words that can come next after `before`, asking the table what is legal now."""
+    if not before:
+        return [*COMMAND_WORDS, *state.players]
+    verb = VERBS.get(before[0].lower())
+    if verb is None:
+        # "Ann open R7", "Ann Marie: open R7": the name first, as a check (read as the session
+        # reads it: up to three words before the move).
+        moved = [i for i in range(1, min(len(before), 4)) if VERBS.get(before[i].lower()) in MOVES]
+        at = moved[0] if moved else None
+        if at is not None:
+            verb, before = VERBS[before[at].lower()], before[at:]
+        elif state.phase is Phase.PLAYING and (len(before) == 1 or a_player(state, before)):
+            return list(MOVES)
+        else:
+            return []
+    if len(before) == 1:
+        if verb == "open":
+            return openable_cards(state)
+        if verb == "steal":
+            return [m.from_player for m in legal_moves(state) if isinstance(m, Steal) and m.from_player]
+        if verb == "bring":
+            return list(state.waiting_to_bring)
+        if verb == "swap":
+            return [m.with_player for m in legal_moves(state) if isinstance(m, Swap) and m.with_player]
+        if verb == "tie" and state.is_over:
+            return list(state.scoreboard.winners)
+        if verb == "start":
+            return ["over"]
+    if len(before) >= 2 and verb == "bring" and state.attics is not None:
+        player = a_player(state, before[1:])
+        if player is None:
+            return []
+        return [m.card for m in legal_moves(state) if isinstance(m, Bring) and m.player == player and m.card]
+    return []
+
+
+def tie_words(state: GameState, args: list[str]) -> tuple[str, str]:
+    """`tie Ann Marie best speech`: the longest run of words naming a player, then the reason."""
+    for cut in range(min(len(args), 4), 0, -1):
+        try:
+            winner = resolve_player(state, " ".join(args[:cut]))
+        except UnknownPlayerError:
+            continue
+        return winner, " ".join(args[cut:]) or DEFAULT_TIE_REASON
+    return args[0], " ".join(args[1:]) or DEFAULT_TIE_REASON
+
+
+def victim(state: GameState, text: str) -> str:
+    """The player named, or (as a courtesy) the player holding the card named."""
+    try:
+        return resolve_player(state, text)
+    except UnknownPlayerError:
+        if not is_card(text):
+            raise
+        card = parse_card(text)
+        for player, held in state.holdings.items():
+            if held == card:
+                return player
+        raise Rejected(f"nobody holds {card} now") from None

@@ -1,29 +1,27 @@
-"""The recording session of `we record`: read a line, decide through the service, append it
-durably, tell the table; undo, notes, ties, `start over`, catching up with another recorder, and
-the game into the library when it ends.
+"""The recording session of `we record`: read a line, make it through the table (service.table),
+tell the table what happened; undo, notes, ties, `start over`, and the game into the library
+when it ends.
 
-Over 500 lines with a reason: it is one class, because every step shares the log's head and
-the state folded from it, and cutting it in two would split one object for the line count. The
-words people type are read by `cli.record_grammar`; the terminal layer is apart:
-`cli.line_editor` (history, editing, completion) and `cli.glance` (what the toolbar shows).
+Every line, `status` and `quit` is judged against the log as it stands, not a picture kept from
+before: the session looks at the log first (a stat while nothing changed) and says in one line
+what anyone else (another recorder, a phone) added meanwhile; the table object decides and
+writes. At a terminal the prompt and toolbar follow the log while it waits (`cli.line_editor`).
+What it tells is worded in `cli.record_story`, the words people type are read by
+`cli.record_grammar`, plain input by `cli.record_input`.
 """
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
-from rich.text import Text
 
 from cli.common import CommandFailed, check_game, echo, one_line
-from cli.glance import openable_cards, table_at_a_glance
+from cli.glance import table_at_a_glance
 from cli.record_grammar import (
     AFTER_THE_END,
     COMMAND_WORDS,
@@ -34,192 +32,89 @@ from cli.record_grammar import (
     Rejected,
     _is_number,
     _without_comment,
+    completions,
     did_you_mean,
     split_entries,
     spoken_card,
+    tie_words,
+    victim,
 )
-from cli.render import console, error_console, print_table, story_text
-from cli.replay import explanation, party_header, standings, view_table
-from service.checking import GameSource
-from service.play import (
-    DEFAULT_TIE_REASON,
-    DEFAULT_UNDO_REASON,
-    GAME_OVER,
-    Refused,
-    RuleRefused,
-    StaleHead,
-    commit,
-    decide_move,
-    note_events,
-    plan_undo,
-    tie_events,
-    undone_sentence,
+from cli.record_input import (
+    MAX_INPUT_LINE,
+    OverlongLine,
+    backup_path,
+    ctrl_c_after_this,
+    read_bounded_line,
+    shorten,
+    stdout_is_a_terminal,
 )
-from wecore.cards import is_card, parse_card, parse_gift_list
-from wecore.decider import (
+from cli.record_story import Teller
+from cli.render import story_text
+from service.play import DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused, StaleHead
+from service.table import (
+    AddNote,
+    BreakTie,
     Bring,
-    Command,
+    Damaged,
     DealLists,
     Open,
+    Standing,
     Steal,
     Swap,
-    decide,
+    Table,
+    TableCommand,
+    Undo,
     resolve_player,
 )
-from wecore.errors import UnknownPlayerError, WeError
-from wecore.events import (
-    AtticsDealt,
-    Event,
-    GiftBrought,
-    GiftListsDealt,
-    TieBroken,
-)
-from wecore.moves import legal_moves
-from wecore.narrate import describe, party_end, unseen_brings, winners_line
-from wecore.reducer import evolve, fold
-from wecore.state import GameState, Phase
+from wecore.cards import parse_gift_list
+from wecore.errors import WeError
+from wecore.events import AtticsDealt, GiftBrought, GiftListsDealt
+from wecore.state import Phase
 from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, turn
-from wecore.views import view
 
-if TYPE_CHECKING:
-    from eventstore.persistence import GameLog
-
-IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)  # a party's moves, and its starter's final swap
-
-# The longest input line taken, in characters. A typed move is a few words; a set-up line of
-# gift lists for a big table is well under this. A longer line (a file piped in by mistake,
-# /dev/zero) is refused and skipped in pieces this size, so it is never held in memory whole.
-MAX_INPUT_LINE = 4096
-
-
-class _OverlongLine(str):
-    """What the plain reader hands on for an input line over MAX_INPUT_LINE: its start only."""
-
-
-def read_bounded_line(stream: Any, limit: int = MAX_INPUT_LINE) -> str:
-    """One line of `stream` (a text file), "" at its end. A line over `limit` characters comes
-    back as an _OverlongLine of its first `limit`, the rest of it read and dropped piece by piece."""
-    line = stream.readline(limit + 1)
-    if len(line) <= limit or line.endswith("\n"):
-        return line
-    start = _OverlongLine(line[:limit])
-    while True:
-        rest = stream.readline(limit)
-        if not rest or rest.endswith("\n"):
-            return start
-
-
-def shorten(text: str, width: int = 60) -> str:
-    """`text` as an error message shows it: at most `width` characters."""
-    return text if len(text) <= width else text[: width - 3] + "..."
+OVER_BUT = f"{GAME_OVER}; `tie`, `undo`, `note`, `status` and `quit` still work"
 
 
 class _Finished(Exception):
     """The recording went on in a new session (after `start over`), which has said goodbye."""
 
 
-def backup_path(path: Path) -> Path:
-    """Where an abandoned set-up is kept: FILE.abandoned, FILE.abandoned-2, ... never overwritten."""
-    candidate = path.with_name(f"{path.name}.abandoned")
-    number = 1
-    while candidate.exists():
-        number += 1
-        candidate = path.with_name(f"{path.name}.abandoned-{number}")
-    return candidate
-
-
-@contextmanager
-def _ctrl_c_after_this() -> Iterator[None]:
-    """Ctrl-C while a line is being written waits until it is written and told, so the
-    goodbye counts what is in the file."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pressed: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if pressed:
-        raise KeyboardInterrupt
-
-
-def _stdout_is_a_terminal() -> bool:
-    try:
-        return sys.stdout.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
 @dataclass
-class Session:
+class Session(Teller):
     path: Path
-    log: GameLog
-    state: GameState
-    events: list[Event]  # every event in the log; events[i] has seq i + 1
-    head: int  # seq of the last event in the log
-    last_hash: str | None
+    table: Table
     interactive: bool
     game: str
+    told: int = 0  # the head the table has been told of: what is after it is news
     line_no: int = 0  # lines read from the input
     library: Any = None  # where the game goes when it ends (a file or a URL); None: nowhere
     house_flags: dict[str, Any] = field(default_factory=dict)  # the set-up's, kept for `start over`
     in_library: int = 0  # the head last added to the library
-    # The envelopes' `at`, [i] for seq i + 1: undo tells the unseen brings written with an open
-    # from those players made on their phones (`we serve` on the same log) by it.
-    written_at: list[str | None] = field(default_factory=list)
-    stopped: str | None = None  # why a piped script was stopped before its end (then exit 1)
+    stopped: str | None = None  # why the recording was stopped before its input's end (then exit 1)
     # Piped: the input lines refused (the first's number), so a script's run ends in exit 1.
     refused_lines: int = 0
     first_refused: int | None = None
+    now: Standing = field(init=False)
 
-    # --- output ---
-    def say(self, text: Text | str) -> None:
-        # A str is printed as it stands: no rich markup or emoji codes read into names and notes.
-        # At a terminal, long lines wrap at words; piped, each stays one line.
-        out = console()
-        out.print(Text(text) if isinstance(text, str) else text, soft_wrap=not out.is_terminal)
+    def __post_init__(self) -> None:
+        self.now = self.table.look()
 
-    def complain(self, message: str, text: str) -> None:
-        """A refused line, on stderr; on a pipe it names the input line, so a script can be fixed."""
-        shown_text = "".join(c if c.isprintable() else "?" for c in shorten(text))
-        where = "" if self.interactive else f" (input line {self.line_no}: {shown_text})"
-        if not self.interactive:
-            self.refused_lines += 1
-            if self.first_refused is None:
-                self.first_refused = self.line_no
-        line = Text().append("rejected", style="bold red").append(f"{where}: ")
-        line.append_text(story_text(message))
-        err = error_console()
-        err.print(line, soft_wrap=not err.is_terminal)
+    # --- the game as the log stands ---
+    def look(self) -> None:
+        """Read the log as it stands and tell the table what others added since it was told."""
+        self.now = self.table.look()
+        news = self.table.since(self.told, self.now.head)
+        self.told = max(self.told, self.now.head)
+        if news:
+            self.tell_meanwhile(news)
 
-    @property
-    def fingerprint(self) -> str | None:
-        from eventstore.canonical import fingerprint
-
-        return fingerprint(self.last_hash)
+    def has_news(self) -> bool:
+        """Whether the log grew since the table was told (a look: a stat while nothing changed)."""
+        self.now = self.table.look()
+        return self.now.head != self.told
 
     def prompt(self) -> str:
         return one_line(prompt(turn(self.state)))  # a name from a log with a newline in it
-
-    def greet(self) -> None:
-        state = self.state
-        self.say(
-            Text(
-                f"Carrying on with game {self.game} in {self.path} ({self.head} events so far).", style="bold"
-            )
-        )
-        if state.is_over:
-            self.final_words()
-            self.say("The game is over: only tie, undo, note, status and quit are taken now.")
-        elif state.phase is Phase.SETTING_UP:
-            self.say(LISTS_AGAIN)
-        else:
-            # The table as it stands, so whoever picks up the recording sees it at a glance.
-            self.say(party_header(state, state.party))
-            print_table(view_table(view(state, None, omniscient=True)))
-            self.say(moves_hint(state))
 
     # --- the loop ---
     def run(self) -> None:
@@ -248,13 +143,16 @@ class Session:
             )
 
     def line_reader(self) -> Callable[[], str | None]:
-        """At a terminal, an editing prompt with history, completion and a toolbar; otherwise
-        plain lines from stdin exactly as they come."""
-        if self.interactive and _stdout_is_a_terminal():
+        """At a terminal, an editing prompt with history, completion and a toolbar that follow
+        the log; otherwise plain lines from stdin exactly as they come."""
+        if self.interactive and stdout_is_a_terminal():
             from cli.line_editor import LineEditor
 
-            editor = LineEditor(self.path, self.completions, self.toolbar)
-            return lambda: editor.read(self.prompt())
+            def choices(before: list[str]) -> list[str]:
+                return completions(self.state, before)
+
+            editor = LineEditor(self.path, choices, self.toolbar, self.has_news, self.look)
+            return lambda: editor.read(self.prompt)
         stdin = sys.stdin
 
         def plain() -> str | None:
@@ -269,53 +167,6 @@ class Session:
 
         return plain
 
-    # --- what can be typed now (Tab) and the table at a glance (the toolbar) ---
-    def completions(self, before: list[str]) -> list[str]:
-        """The words that can come next after `before`, asking wecore what is legal now."""
-        state = self.state
-        if not before:
-            return [*COMMAND_WORDS, *state.players]
-        verb = VERBS.get(before[0].lower())
-        if verb is None:
-            # "Ann open R7", "Ann Marie: open R7": the name first, as a check (read as dispatch
-            # reads it: up to three words before the move).
-            moved = [i for i in range(1, min(len(before), 4)) if VERBS.get(before[i].lower()) in MOVES]
-            at = moved[0] if moved else None
-            if at is not None:
-                verb, before = VERBS[before[at].lower()], before[at:]
-            elif state.phase is Phase.PLAYING and (len(before) == 1 or self._a_player(before)):
-                return list(MOVES)
-            else:
-                return []
-        if len(before) == 1:
-            if verb == "open":
-                return openable_cards(state)
-            if verb == "steal":
-                return [m.from_player for m in legal_moves(state) if isinstance(m, Steal) and m.from_player]
-            if verb == "bring":
-                return list(state.waiting_to_bring)
-            if verb == "swap":
-                return [m.with_player for m in legal_moves(state) if isinstance(m, Swap) and m.with_player]
-            if verb == "tie" and state.is_over:
-                return list(state.scoreboard.winners)
-            if verb == "start":
-                return ["over"]
-        if len(before) >= 2 and verb == "bring" and state.attics is not None:
-            player = self._a_player(before[1:])
-            if player is None:
-                return []
-            return [
-                m.card for m in legal_moves(state) if isinstance(m, Bring) and m.player == player and m.card
-            ]
-        return []
-
-    def _a_player(self, words: list[str]) -> str | None:
-        """The player these words name, or None."""
-        try:
-            return resolve_player(self.state, " ".join(words).rstrip(":,"))
-        except WeError:
-            return None
-
     def toolbar(self) -> str:
         return table_at_a_glance(self.state)
 
@@ -323,52 +174,34 @@ class Session:
         """A game that ended goes into the library, as `we import` would put it there."""
         if self.library is None or not self.state.is_over or self.in_library == self.head:
             return
-        from cli.common import connect_library, library_name
-        from eventstore.errors import StoreError
-        from wecore.scoring import library_summary
+        from cli.common import library_name
+        from service.library import EXTENDED, IMPORTED, import_file
 
         self.in_library = self.head
-        report = check_game(GameSource(label=str(self.path), path=self.path), keep_lines=True)
-        try:
-            if report.problems:
-                raise StoreError(f"line {report.problems[0].line}: {report.problems[0].message}")
-            library = connect_library(self.library)
-            try:
-                result = library.import_verified(report.lines, str(self.path), library_summary(report.state))
-            finally:
-                library.close()
-        except (StoreError, OSError) as exc:
-            where = library_name(self.library)
-            self.say(f"Not added to the library {where}: {exc}. The game is safe in {self.path}.")
-            return
-        if result.status == "imported":
-            self.say(
-                f"Added to the library {library_name(self.library)} as {result.game_id} (see `we games`)."
-            )
-        elif result.status == "extended":
-            self.say(f"The library {library_name(self.library)} has the new events of {result.game_id} too.")
-
-    def farewell(self) -> None:
-        self.add_to_library()  # in case the last sitting was cut off before it could
-        if self.state.is_over:
-            self.say(f"Saved: {self.head} events in {self.path}. Fingerprint: {self.fingerprint}")
-        else:
-            self.say(
-                f"Saved: {self.head} events in {self.path}; carry on later with `we record {self.path}`."
-                f" Fingerprint so far: {self.fingerprint}"
-            )
+        outcome = import_file(self.library, self.path, check_game, lambda m: echo(f"we: {m}", err=True))
+        where = library_name(self.library)
+        if not outcome.in_library:
+            self.say(f"Not added to the library {where}: {outcome.text}. The game is safe in {self.path}.")
+        elif outcome.status == IMPORTED:
+            self.say(f"Added to the library {where} as {outcome.game_id} (see `we games`).")
+        elif outcome.status == EXTENDED:
+            self.say(f"The library {where} has the new events of {outcome.game_id} too.")
 
     def handle(self, line: str) -> bool:
         """One line; False to stop."""
         self.line_no += 1
-        if isinstance(line, _OverlongLine):
+        if isinstance(line, OverlongLine):
             self.complain(f"the line is longer than {MAX_INPUT_LINE:,} characters (skipped)", line)
             return True
         text = line.strip()
         if not text or text.startswith("#"):
             return True
         try:
+            self.look()  # judged against the log as it stands, whoever wrote to it meanwhile
             return self.dispatch(text)
+        except Damaged as exc:
+            self.stopped = str(exc)
+            return False
         except (Rejected, Refused, WeError) as exc:
             self.complain(str(exc), text)
         return True
@@ -397,7 +230,7 @@ class Session:
             raise Rejected(f"`{verb}` takes nothing after it, but {' '.join(args)!r} followed")
 
         if state.is_over and verb not in AFTER_THE_END:
-            raise Rejected(f"{GAME_OVER}; `tie`, `undo`, `note`, `status` and `quit` still work")
+            raise Rejected(OVER_BUT)
         if verb == "quit":
             return False
         if verb == "help":
@@ -424,11 +257,11 @@ class Session:
         elif verb == "steal":
             if not args:
                 raise Rejected("say whose gift is stolen, e.g. `steal Ann`")
-            self.move(Steal(from_player=self.victim(" ".join(args)), player=actor))
+            self.move(Steal(from_player=victim(self.state, " ".join(args)), player=actor))
         elif verb == "swap":
             if not args:
                 raise Rejected("say whose gift the starter takes, e.g. `swap Ann` (or `keep`: no swap)")
-            self.move(Swap(with_player=self.victim(" ".join(args)), player=actor))
+            self.move(Swap(with_player=victim(self.state, " ".join(args)), player=actor))
         elif verb == "keep":
             self.move(Swap(with_player=None, player=actor))
         elif verb == "bring":
@@ -443,12 +276,11 @@ class Session:
         elif verb == "note":
             if not rest:
                 raise Rejected("a note needs some text, e.g. `note Ben spilled cocoa on the red 9`")
-            self.commit(note_events(state, rest))
+            self.make(AddNote(text=rest))
         elif verb == "tie":
             if not args:
                 raise Rejected("say who wins the tie, e.g. `tie Ann best speech for Fluffy the Cat`")
-            winner, reason = self.tie_words(args)
-            self.commit(tie_events(state, winner, reason))
+            self.make(BreakTie(*tie_words(self.state, args)))
         return True
 
     def deal_lists(self, text: str) -> None:
@@ -466,12 +298,12 @@ class Session:
         lists = {}
         for name, value in entries:
             lists[resolve_player(self.state, name)] = parse_gift_list(value)
-        self.commit(decide(self.state, DealLists(lists=lists)))
+        self.make(DealLists(lists=lists))
         self.say(next_up(turn(self.state)))
 
     def start_over(self) -> bool:
         """Before the first gift: set the game up again in a new FILE, the old one kept."""
-        if any(isinstance(e, GiftBrought) for e in self.events):
+        if any(isinstance(e, GiftBrought) for e in self.now.events):
             raise Rejected(
                 "gifts have been brought already, so the game cannot start over; `undo` takes back moves"
             )
@@ -495,161 +327,57 @@ class Session:
         fresh.run()
         raise _Finished
 
-    def tie_words(self, args: list[str]) -> tuple[str, str]:
-        """`tie Ann Marie best speech`: the longest run of words naming a player, then the reason."""
-        for cut in range(min(len(args), 4), 0, -1):
-            try:
-                winner = resolve_player(self.state, " ".join(args[:cut]))
-            except UnknownPlayerError:
-                continue
-            return winner, " ".join(args[cut:]) or DEFAULT_TIE_REASON
-        return args[0], " ".join(args[1:]) or DEFAULT_TIE_REASON
-
-    def victim(self, text: str) -> str:
-        """The player named, or (as a courtesy) the player holding the card named."""
+    def move(self, command: TableCommand) -> None:
         try:
-            return resolve_player(self.state, text)
-        except UnknownPlayerError:
-            if not is_card(text):
-                raise
-            card = parse_card(text)
-            for player, held in self.state.holdings.items():
-                if held == card:
-                    return player
-            raise Rejected(f"nobody holds {card} now") from None
-
-    def move(self, command: Command) -> None:
-        try:
-            events = decide_move(self.state, command)
+            self.make(command)
         except RuleRefused as exc:
             raise Rejected(f"{exc}. {moves_hint(self.state, refused=str(exc))}") from None
-        self.commit(events)
+        except Refused as exc:
+            if str(exc) == GAME_OVER:  # ended by someone else after this line was first looked at
+                raise Rejected(OVER_BUT) from None
+            raise
 
     def undo(self, reason: str) -> None:
-        state = self.state
-        was_over = state.is_over
+        was_over = self.state.is_over
         try:
-            plan = plan_undo(state, self.events, self.written_at, reason, lists_too=True)
+            outcome = self.make(Undo(reason=reason), narrate=False)
         except Refused as exc:
-            if state.undo is not None and isinstance(self.events[state.undo[0] - 1], AtticsDealt):
+            state = self.state
+            if state.undo is not None and isinstance(self.now.events[state.undo[0] - 1], AtticsDealt):
                 # The service's sentence, and what the recorder can do that the service cannot.
                 raise Rejected(f"{exc} (`start over` does that, keeping this file as a backup)") from None
             raise
-        undone = plan.undone
-        self.commit(plan.voids, narrate=False)
-        self.say(story_text(undone_sentence(plan, reason)))
+        assert outcome.undone is not None and outcome.undo is not None
+        self.say(story_text(outcome.undone))
         if was_over and not self.state.is_over:
             self.say("The game is open again.")
-        if isinstance(undone, GiftListsDealt):
+        if isinstance(outcome.undo.undone, GiftListsDealt):
             self.say(LISTS_AGAIN)
         else:
             self.say(next_up(turn(self.state)))
 
     # --- writing ---
-    def commit(self, events: list[Event], narrate: bool = True) -> None:
+    def make(self, command: TableCommand, narrate: bool = True) -> Any:
+        """Make `command` through the table and tell what happened: first anything others
+        added meanwhile, then this line's events. A refusal is judged against the log as it
+        stands, and what others added before it is told first too."""
         try:
-            with _ctrl_c_after_this():
-                written = commit(self.log, events, self.head)
-                self.absorb(events, written, narrate=narrate)
-            return
+            with ctrl_c_after_this():
+                outcome = self.table.move(command, since=self.told)
+                if outcome.meanwhile:
+                    self.tell_meanwhile(outcome.meanwhile)
+                self.now = self.table.look()
+                self.told = outcome.head
+                if narrate:
+                    self.narrate(outcome.steps)
+                self.add_to_library()
+        except Refused:
+            self.look()
+            raise
         except StaleHead:
-            # Another recorder wrote to this file meanwhile. Nothing of this line was written;
-            # catch up with the log, show what was added, and let the table decide whether the
-            # move still stands.
-            seen = self.head
-            self.catch_up()
-            added = self.head - seen
-            plural = "s" if added != 1 else ""
-            self.say(
-                Text(
-                    f"Added to {self.path} by another recorder meanwhile ({added} event{plural}):",
-                    style="bold",
-                )
-            )
-            state = self.replayed_to(seen)
-            for seq, event in enumerate(self.events[seen:], start=seen + 1):
-                after = evolve(state, event)
-                self.say(story_text(f"  {seq}. {describe(event, state, after)}"))
-                state = after
+            self.look()  # decided again and again, another writer quicker each time: nothing written
             raise Rejected(
-                f"another recorder added to {self.path} meanwhile (shown above), so this line was not"
-                f" recorded; the log now has {self.head} events. {next_up(turn(self.state))} Type the move"
-                " again if it still stands."
+                f"other writers kept adding to {self.path} while this line was made, so it was not"
+                " recorded; type it again"
             ) from None
-
-    def replayed_to(self, seq: int) -> GameState:
-        return fold(self.events[:seq])
-
-    def catch_up(self) -> None:
-        from cli.record_setup import resume  # imported here: record_setup imports this module
-
-        fresh = resume(self.path, greet=False)
-        self.state, self.events, self.written_at, self.head, self.last_hash = (
-            fresh.state,
-            fresh.events,
-            fresh.written_at,
-            fresh.head,
-            fresh.last_hash,
-        )
-
-    def absorb(self, events: list[Event], written: list[Any], narrate: bool = True) -> None:
-        """Fold events that are now in the log, and tell the table."""
-        unseen: list[str] = []
-        for event, envelope in zip(events, written, strict=True):
-            before, self.state = self.state, evolve(self.state, event)
-            self.events.append(event)
-            self.written_at.append(envelope.at)
-            self.head, self.last_hash = envelope.seq, envelope.hash
-            if not narrate:
-                continue
-            if isinstance(event, GiftBrought) and event.card is None and len(events) > 1:
-                unseen.append(event.player)  # brought unseen for an open: said in one line
-            else:
-                if unseen:
-                    self.say(unseen_brings(unseen))
-                    unseen = []
-                self.say(story_text(describe(event, before, self.state)))
-            self.transitions(before, event)
-        if unseen:
-            self.say(unseen_brings(unseen))
-        if narrate and self.state.is_over and any(isinstance(e, TieBroken) for e in events):
-            self.say(winners_line(self.state.scoreboard))
-            self.say(
-                Text(
-                    f"The fingerprint changed with the tie-break: {self.fingerprint}"
-                    " (note this one down instead; `we audit` proves a log against it)",
-                    style="bold",
-                )
-            )
-        self.add_to_library()
-
-    def transitions(self, before: GameState, event: Event) -> None:
-        after = self.state
-        if before.phase not in IN_PLAY or after.phase in IN_PLAY:
-            if before.phase is Phase.SETTING_UP and after.phase is Phase.BRINGING:
-                self.say(party_header(after, after.party))
-            return
-        self.say(story_text(party_end(before, after)))
-        if after.is_over:
-            self.final_words()
-        else:
-            self.say(party_header(after, after.party))
-
-    def final_words(self) -> None:
-        board = self.state.scoreboard
-        print_table(standings(board))
-        self.say(explanation(board))
-        if len(board.winners) > 1 and board.tie_broken_by is None:
-            self.say("To break the tie the rulebook's way (the best speech): `tie PLAYER REASON`.")
-        note = "note it down; `we audit` proves a log against it"
-        self.say(Text(f"Fingerprint: {self.fingerprint} ({note})", style="bold"))
-
-    def status(self) -> None:
-        state = self.state
-        print_table(view_table(view(state, None, omniscient=True)))
-        if not state.is_over:
-            self.say(moves_hint(state))
-        self.say(f"{self.head} events recorded; fingerprint {self.fingerprint}.")
-
-
-# --- table language -------------------------------------------------------------------------
+        return outcome

@@ -19,26 +19,14 @@ from rich.text import Text
 
 from cli.common import CommandFailed, _is_library, check_game, terminal_safe
 from cli.house_rules import options_from_flags
-from cli.record_grammar import Rejected, names_clash, parse_players, split_entries
+from cli.record_grammar import names_clash, parse_players, split_entries
 from cli.record_session import Session
 from service.checking import GameSource, damage_sentence
-from service.play import (
-    start_game,
-)
+from service.play import Refused, StartGame, decide_move, start_game, title_refusal
+from service.table import DealAttics, DealLists, Table, TableCommand, resolve_player
 from wecore.cards import parse_card, parse_gift_list
-from wecore.decider import (
-    DealAttics,
-    DealLists,
-    StartGame,
-    decide,
-    resolve_player,
-    title_refusal,
-)
 from wecore.errors import WeError, shown
-from wecore.events import (
-    Event,
-    parse_event,
-)
+from wecore.events import Event
 from wecore.reducer import fold
 from wecore.state import INITIAL_STATE, GameState, Phase
 
@@ -51,7 +39,7 @@ def is_interactive() -> bool:
         return False
 
 
-def _rejected_option(option: str, exc: WeError) -> CommandFailed:
+def _rejected_option(option: str, exc: WeError | Refused) -> CommandFailed:
     return CommandFailed(f"{option}: {exc}")
 
 
@@ -70,7 +58,7 @@ def _by_player(state: GameState, entries: list[tuple[str, str]], option: str) ->
 
 
 def _start(names: tuple[str, ...], dealer: str, options: dict[str, Any], title: str | None) -> list[Event]:
-    return decide(INITIAL_STATE, StartGame(players=names, dealer=dealer, options=options, title=title))
+    return decide_move(INITIAL_STATE, StartGame(players=names, dealer=dealer, options=options, title=title))
 
 
 def set_up(
@@ -113,7 +101,7 @@ def set_up(
             raise click.BadParameter(terminal_safe(clash))
         try:
             _start(names, names[0], options_for(len(names)), title)
-        except WeError as exc:
+        except Refused as exc:
             raise click.BadParameter(terminal_safe(str(exc))) from None
         return names
 
@@ -133,7 +121,7 @@ def set_up(
             raise CommandFailed(f"--players: {clash}")
         try:
             _start(names, names[0] if names else "", options_for(len(names)), title)
-        except WeError as exc:
+        except Refused as exc:
             raise _rejected_option("--players", exc) from None
     probe = fold(_start(names, names[0], options_for(len(names)), title))
 
@@ -153,19 +141,17 @@ def set_up(
     events = _start(names, dealer_name, options_for(len(names)), title)
     state = fold(events)
 
-    more, state = _deal(state, lists, attics)
+    _, more, state = _deal(state, lists, attics)
     events += more
 
-    from eventstore.jsonl import JsonlLog
-
     gid = game_id or make_game_id(title, datetime.now(UTC))
-    written = start_game(file, gid, events)
-    log = JsonlLog(file)
+    start_game(file, gid, events)
 
-    session = Session(file, log, INITIAL_STATE, [], 0, None, interactive, gid, house_flags=house_flags)
+    session = Session(file, Table.of_file(file, lists_again=True), interactive, gid, house_flags=house_flags)
     named = f" \u201c{title}\u201d" if title else ""
     session.say(Text(f"Recording game {gid}{named} in {file}.", style="bold"))
-    session.absorb(events, written)
+    session.narrate(session.table.since(0))
+    session.told = session.head
     if interactive:
         session.say(
             Text(
@@ -178,10 +164,14 @@ def set_up(
     return session
 
 
-def _deal(state: GameState, lists: str | None, attics: str | None) -> tuple[list[Event], GameState]:
+def _deal(
+    state: GameState, lists: str | None, attics: str | None
+) -> tuple[list[TableCommand], list[Event], GameState]:
     """The set-up's second half after game_started: the gift lists (asked for on a terminal
-    when not given) and the attics if given. Returns the events and the state after them."""
+    when not given) and the attics if given. Returns the commands, their events and the state
+    after them."""
     dealt: list[Event] = []
+    commands: list[TableCommand] = []
     # The gift lists.
     if lists is None:
         chosen: dict[str, tuple[Any, ...]] = {}
@@ -212,9 +202,10 @@ def _deal(state: GameState, lists: str | None, attics: str | None) -> tuple[list
                 gift_lists[player] = parse_gift_list(value)
             except WeError as exc:
                 raise _rejected_option("--lists", exc) from None
+    commands.append(DealLists(lists=gift_lists))
     try:
-        more = decide(state, DealLists(lists=gift_lists))
-    except WeError as exc:
+        more = decide_move(state, commands[-1])
+    except Refused as exc:
         raise _rejected_option("--lists", exc) from None
     dealt += more
     state = fold(more, state)
@@ -227,23 +218,22 @@ def _deal(state: GameState, lists: str | None, attics: str | None) -> tuple[list
                 hands[player] = tuple(parse_card(c) for c in re.split(r"[\s,]+", value) if c)
             except WeError as exc:
                 raise _rejected_option("--attics", exc) from None
+        commands.append(DealAttics(attics=hands))
         try:
-            more = decide(state, DealAttics(attics=hands))
-        except WeError as exc:
+            more = decide_move(state, commands[-1])
+        except Refused as exc:
             raise _rejected_option("--attics", exc) from None
         dealt += more
         state = fold(more, state)
 
-    return dealt, state
+    return commands, dealt, state
 
 
 # --- carrying on -----------------------------------------------------------------------------
 
 
 def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str | None = None) -> Session:
-    from eventstore.jsonl import JsonlLog
-
-    report = check_game(GameSource(label=str(file), path=file), keep_envelopes=True)
+    report = check_game(GameSource(label=str(file), path=file))
     if report.problems and report.problems[0].line == 1 and report.problems[0].kind == "integrity":
         # Not a game log at all (a library, a document): repair could not help either.
         # What line 1 is, without the advice meant for a log (`we repair` does not help here).
@@ -258,12 +248,8 @@ def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str
     if report.problems:
         raise CommandFailed(damage_sentence(str(file), report.problems))
     state = report.state
-    events = [parse_event(e.type, e.data) for e in report.envelopes]
-    last_hash = report.envelopes[-1].hash if report.envelopes else None
-    session = Session(
-        file, JsonlLog(file), state, events, report.events, last_hash, is_interactive(), report.game or ""
-    )
-    session.written_at = [e.at for e in report.envelopes]
+    session = Session(file, Table.of_file(file, lists_again=True), is_interactive(), report.game or "")
+    session.told = session.head
     if state.phase is Phase.SETTING_UP:
         # Only game_started: the set-up was cut off (by a recorder older than the one-write
         # set-up). Offer to finish it.
@@ -273,10 +259,11 @@ def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str
                 f" with `we record {file} --lists NAME=RGY,...` (on a terminal, `we record {file}` asks)"
             )
         session.say(Text(f"{file} holds only the start of a set-up: finishing it.", style="bold"))
-        dealt, _ = _deal(state, lists, attics)
+        commands, _, _ = _deal(state, lists, attics)
         try:
-            session.commit(dealt)
-        except Rejected as exc:
+            for command in commands:
+                session.make(command)
+        except Refused as exc:
             raise CommandFailed(str(exc)) from None
         return session
     if lists is not None or attics is not None:

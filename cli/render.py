@@ -17,7 +17,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from cli.common import one_line, terminal_safe
+from cli.terminal import one_line, terminal_safe
 from wecore.cards import CARD_COLOUR, PERSON_OF, Colour
 from wecore.scoring import PlayerScore, Scoreboard
 

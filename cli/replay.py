@@ -1,4 +1,5 @@
-"""`we replay GAME` (the story, event by event) and `we score GAME` (the standings).
+"""`we replay GAME`: the story, event by event (`we score GAME` is cli.score); and how a table,
+its standings and their explanation look at a terminal, shared with `we score` and `we record`.
 
 Both fold the log with wecore and only render: every sentence comes from `narrate.describe`,
 every table from `views.view`, every score from `scoring.score`.
@@ -14,21 +15,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from cli.common import (
-    FILE_NAME,
-    CommandFailed,
-    check_game,
-    db_option,
-    json_text,
-    load_game,
-    one_line,
-    put_in_place,
-    refuse_unsafe_output,
-    require_valid,
-    resolve_game,
-    shown,
-    temporary_beside,
-)
+from cli.exits import CommandFailed
+from cli.opening import check_game, resolve_game
+from cli.outputs import put_in_place, refuse_unsafe_output, temporary_beside
+from cli.params import FILE_NAME, db_option
 from cli.render import (
     card_text,
     cards_text,
@@ -40,15 +30,16 @@ from cli.render import (
     standings_table,
     story_text,
 )
+from cli.terminal import json_text, one_line, shown
 from service.checking import fold_what_can_be
+from service.table import resolve_player
 from wecore.cards import Colour
-from wecore.decider import resolve_player
 from wecore.errors import WeError
 from wecore.events import (
     Event,
     EventVoided,
 )
-from wecore.narrate import describe, parties_played, party_heading, taken_back, winners_line
+from wecore.narrate import describe, party_heading, taken_back, winners_line
 from wecore.replay import Step, steps, voided_by
 from wecore.scoring import Scoreboard
 from wecore.scoring import score as compute_score
@@ -354,9 +345,15 @@ def _write_html(
     dicts = [e.to_dict() for e in envelopes]
     analysis = None
     if analyse:
-        from cli.analyse import DEFAULT_ROLLOUTS, DEFAULT_TOP, analyse_with_progress, page_analysis
+        from cli.analyse import (
+            DEFAULT_JOBS,
+            DEFAULT_ROLLOUTS,
+            DEFAULT_TOP,
+            analyse_with_progress,
+            page_analysis,
+        )
 
-        _, decisions = analyse_with_progress(dicts, "greedy", DEFAULT_ROLLOUTS, "0", 1)
+        _, decisions = analyse_with_progress(dicts, "greedy", DEFAULT_ROLLOUTS, "0", DEFAULT_JOBS)
         analysis = page_analysis(decisions, "greedy", DEFAULT_ROLLOUTS, "0", DEFAULT_TOP)
     page = render_html(
         dicts,
@@ -375,58 +372,3 @@ def _write_html(
     finally:
         partial.unlink(missing_ok=True)
     error_console().print(f"Wrote {out_path}")
-
-
-# --- we score ----------------------------------------------------------------------------
-
-
-def score_json(game: str | None, board: Scoreboard, state: GameState) -> dict[str, Any]:
-    return {
-        "game": game,
-        "complete": board.complete,
-        "scores": board.totals,
-        "winners": list(board.winners),
-        "breakdown": {
-            entry.player: {colour.value: card for colour, card in entry.counted.items()}
-            for entry in board.players
-        },
-        "kept": {name: list(cards) for name, cards in state.kept_by.items()},
-    }
-
-
-@click.command()
-@click.argument("game", type=FILE_NAME)
-@click.option(
-    "--explain",
-    is_flag=True,
-    help="Card by card: the card that counts per list colour, and why the others do not.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON (keys above).")
-@db_option
-def score(game: str, explain: bool, as_json: bool, db_path: Path | None) -> None:
-    """Show the standings of GAME.
-
-    --json prints {"game", "complete", "scores", "winners", "breakdown", "kept"}: scores per
-    player; breakdown maps each player's list colours to the card that counts (or null);
-    kept lists the cards each player kept. "winners" is in seat order, and only the
-    tie-break winner when the tie was broken. For a game not over yet ("complete": false)
-    "winners" are the players leading so far.
-
-    An invalid game is refused with its first problem (exit status 1).
-    """
-    report = require_valid(load_game(game, db_path, keep_envelopes=False))
-    state = report.state
-    board = compute_score(state)
-    if as_json:
-        click.echo(json_text(score_json(report.game, board, state)))
-        return
-    out = console()
-    title = f"{report.game}" + (f" \u201c{one_line(state.title)}\u201d" if state.title else "")
-    progress = "complete" if state.is_over else f"in progress \u2014 {parties_played(state)}"
-    out.print(Text(f"{title}: {progress}", style="bold"))
-    print_table(standings(board))
-    if explain:
-        out.print()
-        out.print(explanation(board))
-    if report.fingerprint:
-        out.print(f"Fingerprint: {report.fingerprint}")

@@ -1,121 +1,33 @@
-"""`we simulate`: complete bot games from a seed, saved as logs, with a summary.
-
-Reproducible to the byte: game i of seed S is `wecore.bots.play_payloads(f"{S}-{i}", ...)`, and its
-`at` timestamps are not the clock but SIM_EPOCH + (i - 1) hours + seq seconds. The same command
-therefore writes the same files on every machine, on any day.
+"""`we simulate`: complete bot games from a seed (service.simulate), saved as logs and in a
+library, with a summary or the fairness report (wecore.stats' one Tally).
 """
 
 from __future__ import annotations
 
-import re
 import sys
-import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
-from cli.common import (
-    CommandFailed,
-    LibraryParam,
-    LibraryRef,
-    collector_settled_for_a_batch,
-    connect_library,
-    library_name,
-    refuse_unsafe_output,
-)
+from cli.batch import collector_settled_for_a_batch
+from cli.exits import CommandFailed
 from cli.house_rules import house_rule_options, options_from_flags, pop_house_rule_flags
-from eventstore.envelope import GAME_ID_MAX, Envelope, seal_chain
-from wecore.bots import BOTS, Bot, play_payloads
+from cli.opening import connect_library
+from cli.outputs import refuse_unsafe_output
+from cli.params import LibraryParam
+from eventstore.envelope import GAME_ID_MAX
+from eventstore.libraries import LibraryRef, library_name
+from service.library import store_played
+from service.simulate import seed_slug, sim_game_id, simulate_games
+from wecore.bots import BOTS
 from wecore.dealing import DEFAULT_NAMES
 from wecore.errors import shown
-from wecore.scoring import library_summary, score
-from wecore.state import GameState
-from wecore.stats import FairnessTally, record_of
+from wecore.stats import Tally, record_of
 
-# Simulated games happen on Christmas Eve 2011, the year the game came out; game i starts
-# i - 1 hours later, and its event with seq n is stamped n seconds after that start.
-SIM_EPOCH = int(datetime(2011, 12, 24, 18, 0, 0, tzinfo=UTC).timestamp())
 MIN_PLAYERS, MAX_PLAYERS = 3, 7
-
-
-def seed_slug(seed: str) -> str:
-    """The seed as it can stand in a game id: lower case, runs of anything else become '-'."""
-    return re.sub(r"[^a-z0-9]+", "-", seed.lower()).strip("-")
-
-
-def sim_game_id(seed: str, index: int) -> str:
-    return f"sim-{seed_slug(seed)}-{index}"
-
-
-def game_seed(seed: str, index: int) -> str:
-    return f"{seed}-{index}"
-
-
-def _at(seconds: int) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
-
-
-# "MM:SSZ" for every second of an hour, made once.
-_MINUTES_SECONDS = [f"{seq // 60:02d}:{seq % 60:02d}Z" for seq in range(3600)]
-
-
-def _ats(start: int, count: int) -> list[str]:
-    """`_at` of start + 1 ... start + count. A game starts on the hour, so within its first hour
-    only the minutes and seconds change: formatted without a strftime per event."""
-    hour = _at(start)[:14]  # "YYYY-MM-DDTHH:"
-    first_hour = [hour + tail for tail in _MINUTES_SECONDS[1 : min(count, 3599) + 1]]
-    return first_hour + [_at(start + seq) for seq in range(len(first_hour) + 1, count + 1)]
-
-
-def sealed_game(game_id: str, index: int, payloads: Sequence[tuple[str, dict[str, Any]]]) -> list[Envelope]:
-    """The envelopes of a simulated game, with their deterministic timestamps."""
-    start = SIM_EPOCH + (index - 1) * 3600
-    ats = _ats(start, len(payloads))
-    return seal_chain(game_id, ((at, kind, data) for at, (kind, data) in zip(ats, payloads, strict=True)))
-
-
-@dataclass
-class Tally:
-    """Results over the games: by seat and by bot. A shared win counts for every winner."""
-
-    players: tuple[str, ...]
-    bots: tuple[str, ...]  # by seat
-    games: int = 0
-    tied: int = 0
-    wins: list[int] = field(default_factory=list)
-    points: list[int] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.wins = [0] * len(self.players)
-        self.points = [0] * len(self.players)
-
-    def add(self, state: GameState) -> None:
-        board = score(state)
-        self.games += 1
-        if len(board.winners) > 1:
-            self.tied += 1
-        for seat, entry in enumerate(board.players):
-            self.points[seat] += entry.total
-            if entry.player in board.winners:
-                self.wins[seat] += 1
-
-
-def simulate_games(
-    seed: str, players: int, count: int, bots: Sequence[Bot], options: Mapping[str, Any] | None = None
-) -> Iterator[tuple[int, str, list[Envelope], GameState]]:
-    names = DEFAULT_NAMES[:players]
-    for index in range(1, count + 1):
-        game_id = sim_game_id(seed, index)
-        title = f"Simulated game {index} from seed {seed}"[:200]
-        payloads, state = play_payloads(
-            game_seed(seed, index), players, list(bots), players=names, options=options, title=title
-        )
-        yield index, game_id, sealed_game(game_id, index, payloads), state
 
 
 def _progress(total: int):  # type: ignore[no-untyped-def]
@@ -134,16 +46,19 @@ def _progress(total: int):  # type: ignore[no-untyped-def]
     )
 
 
-def print_summary(tally: Tally, seed: str, where: list[str]) -> None:
+def print_summary(
+    tally: Tally, players: Sequence[str], bots: Sequence[str], seed: str, where: list[str]
+) -> None:
+    """Wins by seat and by bot, and the average scores (`bots`: the bot at each seat)."""
     from rich.table import Table
 
     from cli.render import console, print_table
+    from cli.stats_report import wins_text
 
     out = console()
-    games = max(tally.games, 1)
-    bot_names = sorted(set(tally.bots), key=tally.bots.index)
+    bot_names = sorted(set(bots), key=bots.index)
     out.print(
-        f"Simulated {tally.games} game{'s' if tally.games != 1 else ''} of {len(tally.players)} players "
+        f"Simulated {tally.games} game{'s' if tally.games != 1 else ''} of {len(players)} players "
         f"from seed {shown(seed)} ({', '.join(bot_names)} bot{'s' if len(bot_names) > 1 else ''}); "
         + "; ".join(where)
         + "."
@@ -158,29 +73,31 @@ def print_summary(tally: Tally, seed: str, where: list[str]) -> None:
         ("avg score", "right"),
     ):
         by_seat.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for seat, player in enumerate(tally.players):
+    seats = tally.listed_seats()
+    for seat, player in zip(seats, players, strict=True):
         by_seat.add_row(
-            str(seat + 1),
+            str(seat.key),
             player,
-            tally.bots[seat],
-            str(tally.wins[seat]),
-            f"{tally.wins[seat] / games:.0%}",
-            f"{tally.points[seat] / games:.1f}",
+            bots[seat.key - 1],
+            wins_text(seat.wins),
+            f"{seat.win_rate:.0%}",
+            f"{seat.mean_score:.1f}",
         )
     print_table(by_seat)
     by_bot = Table(title="By bot", title_justify="left", show_edge=False, pad_edge=False)
     for name, justify in (("bot", "left"), ("seats", "right"), ("wins", "right"), ("avg score", "right")):
         by_bot.add_column(name, justify=justify)  # type: ignore[arg-type]
     for bot in bot_names:
-        seats = [s for s, b in enumerate(tally.bots) if b == bot]
-        wins = sum(tally.wins[s] for s in seats)
-        average = sum(tally.points[s] for s in seats) / (games * len(seats))
-        by_bot.add_row(bot, str(len(seats)), str(wins), f"{average:.1f}")
+        its = [seat for seat in seats if bots[seat.key - 1] == bot]
+        wins = sum(seat.wins for seat in its)
+        average = sum(seat.points for seat in its) / max(1, sum(seat.games for seat in its))
+        by_bot.add_row(bot, str(len(its)), wins_text(wins), f"{average:.1f}")
     print_table(by_bot)
-    if tally.tied:
+    if tally.ties_shared:
+        tied = tally.ties_shared
         out.print(
-            f"{tally.tied} game{'s' if tally.tied != 1 else ''} ended in a tie; every tied winner is "
-            "counted a win (bots give no speeches)."
+            f"{tied} game{'s' if tied != 1 else ''} ended in a tie; the tied winners share the win"
+            " (bots give no speeches)."
         )
 
 
@@ -307,8 +224,7 @@ def simulate(
                 path, force, inputs=[db_path], exists=f"{path} already exists; use --force to overwrite"
             )
     library = connect_library(db_path) if db_path is not None else None
-    tally = Tally(DEFAULT_NAMES[:players], seat_bots)
-    report_tally = FairnessTally() if report else None
+    tally = Tally()
     with (
         collector_settled_for_a_batch(),
         _progress(count) as progress,
@@ -319,17 +235,15 @@ def simulate(
             if paths:
                 paths[index - 1].write_bytes(b"".join(e.to_line() for e in envelopes))  # type: ignore[attr-defined]
             if library is not None:
-                _store(library, game_id, envelopes, state)
-            tally.add(state)
-            if report_tally is not None:
-                report_tally.add(record_of(state, game_id))
+                store_played(library, game_id, envelopes, state)
+            tally.add(record_of(state, game_id))
             progress.advance(task)
     where = []
     if out_dir is not None:
         where.append(f"logs in {out_dir}")
     if db_path is not None:
         where.append(f"stored in {library_name(db_path)}")
-    if report_tally is not None:
+    if report:
         from cli.stats_report import emit_fairness
 
         bot_names = ", ".join(sorted(set(seat_bots), key=seat_bots.index))
@@ -339,19 +253,11 @@ def simulate(
 
             source += f" with house rules: {house_rules_text(options)}"
         source += "".join(f"; {place}" for place in where)
-        emit_fairness(report_tally.result(), source, as_json, plot)
+        emit_fairness(tally.fairness(), source, as_json, plot)
         return
-    print_summary(tally, seed, where)
+    print_summary(tally, DEFAULT_NAMES[:players], seat_bots, seed, where)
 
 
 @contextmanager
 def _nothing() -> Iterator[None]:
     yield
-
-
-def _store(library, game_id: str, envelopes: list[Envelope], state: GameState) -> None:  # type: ignore[no-untyped-def]
-    """One game into the library: one transaction for its events (the same game again, from the
-    same seed, is a no-op), then its summary."""
-    library.import_envelopes(envelopes, label=game_id)
-    complete, winner = library_summary(state)
-    library.set_summary(game_id, complete=complete, winner=winner)

@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed, echo, json_text, one_line
+from cli.exits import CommandFailed
+from cli.terminal import echo, json_text, one_line
 from wecore.errors import shown
 
 PLOT_SIZE_INCHES = (8.0, 5.0)
@@ -175,7 +176,7 @@ def print_fairness(fairness: Any, source: str) -> None:
             cells = [
                 str(row[heading]),
                 str(row["games"]),
-                _wins(row["wins"]),
+                wins_text(row["wins"]),
                 f"{row['win_rate']:.1%}",
                 f"{row['low']:.1%} to {row['high']:.1%}",
             ]
@@ -208,7 +209,8 @@ def _verdict_line(test: Any, seats: Sequence[Any]) -> str:
     return seat_verdict(test, seats)
 
 
-def _wins(wins: float) -> str:
+def wins_text(wins: float) -> str:
+    """A count of wins: whole, or with the shares of shared wins (2.5, 1.33)."""
     return str(int(wins)) if float(wins).is_integer() else f"{wins:.2f}".rstrip("0")
 
 
@@ -351,7 +353,8 @@ def _print_versus(result: Any) -> None:
         )
     print_table(grid)
     out.print(
-        f"Wins: {a} {_wins(result.wins[0])}, {b} {_wins(result.wins[1])} (a shared win counts as a share).",
+        f"Wins: {a} {wins_text(result.wins[0])}, {b} {wins_text(result.wins[1])}"
+        " (a shared win counts as a share).",
         markup=False,
     )
     out.print(

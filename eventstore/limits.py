@@ -4,6 +4,7 @@ beyond them as an integrity problem) and writers (which refuse to write one)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -103,6 +104,40 @@ def repeated_key_in(data: str | bytes, parsed: Any) -> Flaw | None:
     except orjson.JSONEncodeError:
         pass
     return duplicate_key(raw if isinstance(raw, bytes) else raw.encode())
+
+
+# JSON's whitespace between tokens; inside a string only the space may stand raw.
+_WHITESPACE = b" \t\n\r"
+# A float as orjson writes it ("1.5", "100.0", "1e+16", "1.5e-7"), a whole token between the
+# punctuation a compact form puts around a value (so the hex of a hash, "sha256:3e5...", is
+# not one). It may also match inside a string ("at 1:1.5,"), which only sends the line to the
+# full check.
+_FLOAT_LIKE = re.compile(rb"[:,\[]-?[0-9]+(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)[,\]}]")
+
+
+def duplicate_key_of(line: bytes, compact: bytes) -> Flaw | None:
+    """duplicate_key(line), told at a glance for most lines: `compact` is orjson's compact form
+    (any key order) of what the line parses to.
+
+    Why the glance is exact: parsing drops a repeated key's pair, which had bytes of its own,
+    and whitespace between tokens holds no key. In a string orjson writes each character in the
+    shortest form JSON allows (raw, or a two-byte escape for quote, backslash and the short
+    control escapes, "\\u00XX" for the others), so the line spends at least as many bytes on
+    it; and neither side's forms hold a whitespace byte but the raw space, which both drop
+    (a UTF-8 sequence's bytes are all above 0x7F). Integers too are at their shortest in the
+    compact form. So, with whitespace bytes left out on both sides, the line is longer than
+    its compact form whenever it repeats a key; of equal length, it repeats none. Only a float
+    can be written shorter than orjson writes it ("1E2" for "100.0"): a compact form that may
+    hold one gets the full check, as does a line that is longer (an escape, or a repeat).
+    """
+    # Every float orjson writes holds "." or "e+" or "e-": three byte searches rule most lines
+    # out, and the token pattern the rest ("game-night" holds "e-").
+    may_hold_float = b"." in compact or b"e+" in compact or b"e-" in compact
+    if (not may_hold_float or _FLOAT_LIKE.search(compact) is None) and len(
+        line.translate(None, _WHITESPACE)
+    ) == len(compact) - compact.count(b" "):
+        return None
+    return duplicate_key(line)
 
 
 def reads_as_json(text: str | bytes) -> bool:

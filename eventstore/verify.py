@@ -46,7 +46,7 @@ from eventstore.limits import (
     LINE_LIMIT,
     TOO_DEEP,
     RepeatedKeyRow,
-    duplicate_key,
+    duplicate_key_of,
     integer_words,
     over_limits,
     reads_as_json,
@@ -92,7 +92,7 @@ _READ_BLOCK = 1 << 17
 
 # A line that fits in this many bytes, "\n" included, is within the limit (one ending in "\r\n"
 # may take one more). Readers hold no more of a line than that: the rest of one over the limit is
-# skipped in blocks of _SKIP_BLOCK (file_lines; rest_of_line for a follower reading by line).
+# skipped in blocks of _SKIP_BLOCK (file_lines, which every reader of a file reads by).
 READ_CAP = LINE_LIMIT + 1
 _SKIP_BLOCK = 1 << 16
 # Problems listed per log; the rest are counted ("and N more").
@@ -103,35 +103,22 @@ Source = str | os.PathLike[str] | BinaryIO | Iterable[bytes]
 
 class LongLine(bytes):
     """Stands for a line over LINE_LIMIT that was skipped, not held: empty itself, with the
-    line's length and whether it ended with a newline (if not, it is the torn last line)."""
+    line's length and whether it ended with a newline (if not, it is the torn last line).
+    `length`: the bytes it takes in the file, its "\n" or "\r\n" included (a follower reads on
+    after it)."""
 
     size: int
     ended: bool
+    length: int
 
-    def __new__(cls, size: int, ended: bool) -> LongLine:
+    def __new__(cls, size: int, ended: bool, cr: bool = False) -> LongLine:
         line = super().__new__(cls)
-        line.size, line.ended = size, ended
+        line.size, line.ended, line.length = size, ended, size + ended + cr
         return line
 
 
 def long_line_message(size: int) -> str:
     return f"line is {size:,} bytes long, over the format's limit of {LINE_LIMIT:,} bytes"
-
-
-def rest_of_line(first: bytes, readline: Callable[[int], bytes]) -> bytes:
-    """`first` was read with the cap and has no newline: read the rest of its line in blocks,
-    keeping none of it. The line itself if it was within the limit after all (a "\r\n" ending
-    that straddled the cap), else a LongLine."""
-    size = len(first)
-    piece = readline(READ_CAP)
-    if piece == b"\n" and first[-1:] == b"\r":
-        return first + piece
-    while piece:
-        size += len(piece)
-        if piece[-1:] == b"\n":
-            return LongLine(size - 1 - (piece[-2:] == b"\r\n"), True)
-        piece = readline(_SKIP_BLOCK)
-    return LongLine(size, False)
 
 
 def file_lines(read: Callable[[int], bytes]) -> Iterator[bytes]:
@@ -181,7 +168,7 @@ def _skip_line(block: bytes, read: Callable[[int], bytes]) -> tuple[LongLine, by
         end = block.find(b"\n")
         if end >= 0:
             cr = (block[end - 1 : end] if end else last) == b"\r"
-            return LongLine(size + end - cr, True), block[end + 1 :]
+            return LongLine(size + end - cr, True, cr), block[end + 1 :]
         size += len(block)
         last = block[-1:]
         block = read(_SKIP_BLOCK)
@@ -194,10 +181,11 @@ def _within_limit(line: bytes) -> bytes:
     if size <= LINE_LIMIT:
         return line
     ended = line[-1:] == b"\n"
-    content = size - ended - (line[-2:] == b"\r\n")
+    cr = line[-2:] == b"\r\n"
+    content = size - ended - cr
     if content <= LINE_LIMIT:
         return line
-    return LongLine(content, ended)
+    return LongLine(content, ended, cr)
 
 
 def open_log(path: str | os.PathLike[str], buffering: int = 0) -> BinaryIO:
@@ -486,9 +474,11 @@ def _duplicate(obj: dict[str, Any] | Any, line: bytes, compact: bytes | None = N
     object's compact form (a re-indented line, a line from another writer, or one hiding a key).
     `compact`: that form, if already written."""
     content = len(line) - (line[-1:] == b"\n") - (line[-2:] == b"\r\n")
-    if content == len(_dumps(obj) if compact is None else compact):
+    if compact is None:
+        compact = _dumps(obj)
+    if content == len(compact):
         return None
-    return duplicate_key(line)
+    return duplicate_key_of(line, compact)
 
 
 def _compact_within_limits(obj: dict[str, Any] | list[Any]) -> bytes | None:

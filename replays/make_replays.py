@@ -22,8 +22,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from cli.simulate import sealed_game, sim_game_id  # noqa: E402
 from eventstore.envelope import seal  # noqa: E402
+from service.simulate import sealed_game, sim_game_id  # noqa: E402
 from wecore.bots import GreedyBot, RandomBot, play_game  # noqa: E402
 from wecore.cards import ALL_CARDS, CARD_COLOUR, CARD_NUMBER  # noqa: E402
 from wecore.events import (  # noqa: E402

@@ -45,6 +45,14 @@ class GameReport:
     def complete(self) -> bool:
         return self.state.is_over
 
+    def first_problem(self, label: str | None = None, audit: str = "we audit") -> str:
+        """The first problem as every refusal names it: "LABEL: line N: KIND: MESSAGE", with
+        how many more there are and the `audit` command that lists them all."""
+        first = self.problems[0]
+        more = len(self.problems) - 1 + self.problems_omitted
+        tail = f" (and {more:,} more; see `{audit}`)" if more else ""
+        return f"{label or self.source}: line {first.line}: {first.kind}: {first.message}{tail}"
+
 
 @dataclass(frozen=True)
 class GameSource:
@@ -176,11 +184,8 @@ def fold_what_can_be(report: GameReport) -> Folded:
     envelopes = list(report.envelopes)
     stopped = None
     if report.problems:
-        first = report.problems[0]
-        envelopes = envelopes[: max(first.line - 1, 0)]
-        more = len(report.problems) - 1 + report.problems_omitted
-        tail = f" (and {more:,} more problem{'s' if more > 1 else ''}; see `we audit`)" if more else ""
-        stopped = f"{report.source}: line {first.line}: {first.kind}: {first.message}{tail}"
+        envelopes = envelopes[: max(report.problems[0].line - 1, 0)]
+        stopped = report.first_problem()
     events = [parse_event(e.type, e.data) for e in envelopes]
     return Folded(report, envelopes, events, stopped)
 

@@ -34,14 +34,9 @@ from service.play import (
     DEFAULT_UNDO_REASON,
     Refused,
     StaleHead,
-    commit,
-    decide_move,
-    note_events,
-    plan_undo,
     set_up_events,
-    tie_events,
-    undone_sentence,
 )
+from service.table import AddNote, BreakTie, Bring, Open, Steal, Swap, Table, Undo, resolve_player
 
 BODY_LIMIT = 16 * 1024
 KEEPALIVE_SECONDS = 10
@@ -230,6 +225,22 @@ def _responses(*statuses: int, stream: bool = False) -> dict[int | str, dict[str
     return {s: {"description": words[s], "content": error} for s in statuses}
 
 
+def _listed(game: LiveGame, problem: str | None, served: bool) -> dict[str, Any]:
+    """A game as GET /api/v1/games lists it."""
+    state = game.state
+    return {
+        "id": game.game,
+        "title": state.title,
+        "players": list(state.players),
+        "events": game.head,
+        "complete": state.is_over,
+        "to_move": state.player_to_move,
+        "fingerprint": game.fingerprint(game.head),
+        "problem": problem,
+        "served": served,  # false: another file holds this game id and is the one served
+    }
+
+
 def _log_problem(message: str) -> None:
     """One line on the server's stderr, with the time: what it could not read, and when."""
     import sys
@@ -371,20 +382,10 @@ def create_app(
         out = []
         for game in folder.games():
             folder.refresh(game)
-            state = game.state
-            out.append(
-                {
-                    "id": game.game,
-                    "title": state.title,
-                    "players": list(state.players),
-                    "events": game.head,
-                    "complete": state.is_over,
-                    "to_move": state.player_to_move,
-                    "fingerprint": game.fingerprint(game.head),
-                    # null, or why the game stops where it does, in `we audit`'s words
-                    "problem": game.stopped,
-                }
-            )
+            # null, or why the game stops where it does, in `we audit`'s words
+            out.append(_listed(game, game.stopped, served=True))
+        for game, why in folder.unserved():  # a second file with a served game's id
+            out.append(_listed(game, why, served=False))
         return out
 
     @app.post(
@@ -494,49 +495,24 @@ def create_app(
         move = asked.move
         if role.kind == SEAT and isinstance(move, UndoMove | NoteMove | TieMove):
             raise ApiError(403, f"only the host's key can {move.type}")
-        folder.refresh(game)
-        with game.lock:
-            state, events, head = game.state, list(game.events), game.head
-            written_at = [envelope.get("at") for envelope in game.envelopes]
-        actor = _actor(state, role, move)
-        damage = game.damage()
-        if damage is not None:
-            # Nothing can be added to a damaged log, whatever the head was thought to be.
-            raise ApiError(422, damage)
-        if asked.expect != head:
-            sentence = f"expect is {asked.expect} but the log's head is {head}: read and decide again"
-            raise ApiError(409, sentence, head=head)
-        undone = None
+        table = Table(folder, game)
+        actor = _actor(table.look().state, role, move)
         try:
-            if isinstance(move, UndoMove):
-                reason = move.reason or DEFAULT_UNDO_REASON
-                plan = plan_undo(state, events, written_at, reason)
-                new, undone = plan.voids, undone_sentence(plan, reason)
-            else:
-                new = _events_for(state, move, actor)
-            with folder.writer(game) as log:
-                written = commit(log, new, asked.expect, state)
+            outcome = table.move(_command_for(move, actor), expect=asked.expect)
         except Refused as exc:
             raise ApiError(422, str(exc)) from None
         except StaleHead as exc:
-            sentence = f"someone else moved first: the log's head is {exc.head}"
+            sentence = f"expect is {asked.expect} but the log's head is {exc.head}: read and decide again"
             raise ApiError(409, sentence, head=exc.head) from None
         except ConnectionLostError as exc:
             raise ApiError(503, f"{exc}; try again in a moment") from None
-        except StoreError as exc:
-            from service.checking import damage_sentence
-
-            report = folder.check(game)
-            sentence = damage_sentence(game.label, report.problems) if report.problems else str(exc)
-            raise ApiError(422, sentence) from None
-        folder.refresh(game)
-        seq = written[-1].seq
+        seq = outcome.head
         with game.lock:
             view = game.view_object(seq, role)
-        envelopes = [redact_envelope(e.to_dict(), role) for e in written]
+        envelopes = [redact_envelope(e.to_dict(), role) for e in outcome.written]
         body = {"seq": seq, "events": envelopes, "view": view}
-        if undone is not None:
-            body["undone"] = undone  # the line `we record` prints for the same undo
+        if outcome.undone is not None:
+            body["undone"] = outcome.undone  # the line `we record` prints for the same undo
         return 201, body
 
     @app.get("/api/v1/games/{game_id}/audit", responses=_responses(401, 403, 404))
@@ -549,6 +525,37 @@ def create_app(
 
         source = GameSource(label=game.label, path=game.path)
         return audit_one(source, check=lambda _source, **how: folder.check(game, **how)).to_json()
+
+    # --- the end of a game: BG Stats, the season (service.bgstats, service.season) ---
+    @app.get("/api/v1/games/{game_id}/play", responses=_responses(401, 403, 404, 422))
+    def play(game_id: str, request: Request) -> dict[str, Any]:
+        _, game = game_for(request, game_id)
+        from service.bgstats import served_play
+
+        try:
+            return served_play(game)
+        except ValueError as exc:
+            raise ApiError(422, str(exc)) from None
+
+    @app.post("/api/v1/games/{game_id}/seal", responses=_responses(401, 403, 404, 409, 422))
+    def seal_game(game_id: str, request: Request) -> dict[str, Any]:
+        host_only(request, "seal a game into the season")
+        _, game = game_for(request, game_id)
+        if directory is None or game.path is None:
+            raise ApiError(422, "a season ledger lives beside the games of a folder: use `we season add`")
+        from service.checking import GameSource
+        from service.season import SEASON_FILE, seal_in_folder
+
+        result = seal_in_folder(directory, GameSource(label=game.label, path=game.path))
+        if result.refused:
+            reason = result.refused[0].reason
+            raise ApiError(409 if "already sealed" in reason else 422, f"{game.game}: {reason}")
+        sealed, season = result.sealed[0], {"file": SEASON_FILE, "games": len(result.season.games)}
+        return {
+            "game": sealed.game,
+            "fingerprint": sealed.fingerprint,
+            "season": {**season, "fingerprint": result.fingerprint},
+        }
 
     # --- pages ---
     @app.get("/", response_class=HTMLResponse, responses=_responses(401, 403))
@@ -591,7 +598,6 @@ def _actor(state: Any, role: Role, move: Any) -> str | None:
     named = move.as_
     if role.kind == SEAT:
         if named is not None:
-            from wecore.decider import resolve_player
             from wecore.errors import WeError
 
             try:
@@ -606,22 +612,23 @@ def _actor(state: Any, role: Role, move: Any) -> str | None:
     return named
 
 
-def _events_for(state: Any, move: Any, actor: str | None) -> list[Any]:
-    from wecore.moves import Bring, Open, Steal, Swap
-
+def _command_for(move: Any, actor: str | None) -> Any:
+    """The table's command for a move object of the API."""
     match move:
         case OpenMove():
-            return decide_move(state, Open(card=move.card, player=actor))
+            return Open(card=move.card, player=actor)
         case StealMove():
-            return decide_move(state, Steal(from_player=move.from_, player=actor))
+            return Steal(from_player=move.from_, player=actor)
         case BringMove():
-            return decide_move(state, Bring(player=actor or "", card=move.card))
+            return Bring(player=actor or "", card=move.card)
         case SwapMove():
-            return decide_move(state, Swap(with_player=move.with_, player=actor))
+            return Swap(with_player=move.with_, player=actor)
+        case UndoMove():
+            return Undo(reason=move.reason or DEFAULT_UNDO_REASON)
         case NoteMove():
-            return note_events(state, move.text)
+            return AddNote(text=move.text)
         case TieMove():
-            return tie_events(state, move.winner, move.reason or DEFAULT_TIE_REASON)
+            return BreakTie(winner=move.winner, reason=move.reason or DEFAULT_TIE_REASON)
     raise Refused("not a move")
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from eventstore.envelope import Envelope, make_game_id, utc_now, valid_game_id
 from eventstore.errors import LogExistsError, StoreError
+from eventstore.follow import Look, RowFollower
 from eventstore.postgres import LibraryPool, Notifications
 from service.checking import GameReport, GameSource, check_game
 from service.keys import KeyRing
@@ -32,7 +33,8 @@ class StoredGame(LiveGame):
     """One game of the library, followed by its rows."""
 
     def __init__(self, pool: LibraryPool, game_id: str) -> None:
-        super().__init__(Path(f"{game_id}.jsonl"))  # the path only names it in messages
+        # The path only names it in messages.
+        super().__init__(Path(f"{game_id}.jsonl"), RowFollower())
         self.pool = pool
         self.game_id = game_id
         self.label = game_id
@@ -40,15 +42,11 @@ class StoredGame(LiveGame):
     def refresh(self) -> bool:
         """Take in the rows stored since the last look; True when the game grew."""
         with self.lock:
-            if self.stopped is not None:
-                return False
-            grew = False
+            if self.follower.halted:
+                return False  # nothing is read after the row it stopped at: no query either
+            assert isinstance(self.follower, RowFollower)
             with self.pool.library() as library:
-                for obj in library.log(self.game_id).rows_after(self.head):
-                    if not self._take_row(obj):
-                        break
-                    grew = True
-            return grew
+                return self.follower.poll(library.log(self.game_id).rows_after, self._take) is not Look.SAME
 
 
 class StoredGames:
@@ -117,6 +115,9 @@ class StoredGames:
     def games(self) -> list[LiveGame]:
         with self.lock:
             return sorted(self.by_id.values(), key=lambda g: g.label)
+
+    def unserved(self) -> list[tuple[LiveGame, str]]:
+        return []  # a library holds a game id once
 
     # --- what the service writes ---
     @contextmanager

@@ -1,10 +1,10 @@
 """The games of one folder, as the service holds them: each log followed as it grows.
 
-A LiveGame reads its file from where it stopped (stat first: nothing is read while nothing
-changed), checks each new complete line with the store's line checker (hash chain, seq, game
-id) and folds it with the core. Whoever wrote the line (this service, `we record`, another
-service), it is taken in the same way, so streams see one sequence. A line that fails a check
-stops the game there (`stopped`), as `we replay` stops at a damaged log's first problem.
+A LiveGame follows its file with the store's follower (eventstore.follow: new complete lines,
+checked; a torn tail waited on; a replaced file read again from line 1) and folds each line
+with the core. Whoever wrote the line (this service, `we record`, another service), it is
+taken in the same way, so streams see one sequence. A line that fails a check stops the game
+there (`stopped`), as `we replay` stops at a damaged log's first problem.
 
 The Folder finds the logs (`*.jsonl`), polls the ones in memory every 0.2 s and the folder
 every 2 s, and wakes the streams of a game that grew.
@@ -22,24 +22,19 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import orjson
 
 from eventstore.canonical import fingerprint
 from eventstore.envelope import valid_game_id
-from eventstore.errors import StoreError, file_kind
-from eventstore.problems import TORN, Flaw, Problem, ProblemCode
-from eventstore.verify import (
-    READ_CAP,
-    LineChecker,
-    LongLine,
-    open_log,
-    rest_of_line,
-)
+from eventstore.errors import StoreError
+from eventstore.follow import LogFollower, Look, RowFollower
+from eventstore.problems import Problem
 from service.checking import GameReport, GameSource, check_game, damage_sentence
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from service.play import undo_preview
+from service.season import SEASON_FILE
 from wecore.audit import RULES, SCHEMA
 from wecore.errors import EventSchemaError, RulesetError, WeError
 from wecore.events import Event, EventVoided, parse_event
@@ -51,8 +46,6 @@ from wecore.state import INITIAL_STATE, GameState, Phase
 from wecore.views import face_down_known, redact_log, view
 
 POLL_SECONDS = 0.2
-# Small: a followed log is mostly read a line or two at a time, as moves come in.
-_FOLLOW_BUFFER = 1 << 14
 CHECKPOINT = 32
 RECENT = 16  # the newest states kept whole: live messages need the one before the latest
 SCAN_SECONDS = 2.0
@@ -139,14 +132,16 @@ class Subscribers:
 
 
 class LiveGame:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, follower: LogFollower | RowFollower | None = None) -> None:
         self.path = path
         self.label = shown_name(path)
         self.lock = threading.RLock()
+        self.follower = follower if follower is not None else LogFollower(path)
         self._reset()
         self._waiters: list[Subscribers] = []
 
     def _reset(self) -> None:
+        """The game as before its first line (the follower starts over on its own)."""
         self.game: str | None = None
         self.envelopes: list[dict[str, Any]] = []  # good lines, as written; [i] has seq i + 1
         self.events: list[Event] = []
@@ -155,13 +150,7 @@ class LiveGame:
         self.current: GameState = INITIAL_STATE
         self.checkpoints: dict[int, GameState] = {0: INITIAL_STATE}
         self.recent: deque[GameState] = deque(maxlen=RECENT)  # after the last RECENT lines
-        self.offset = 0  # bytes of the file taken in
-        self.last_line = b""  # the last line taken in, to notice a rewrite
-        self.checker = LineChecker()
-        self.problem: Problem | None = None  # why the game cannot be read further
-        self.torn: Problem | None = None  # a torn last line, until the log changes
-        self.pending = False  # bytes after the last newline at the last look
-        self.signature: tuple[int, int, int] | None = None
+        self.problem: Problem | None = None  # the schema or rules problem folding stopped at
         self.messages: OrderedDict[tuple[int, str], bytes] = OrderedDict()
 
     # --- reading ---
@@ -175,111 +164,29 @@ class LiveGame:
 
     def refresh(self) -> bool:
         """Take in what was appended since the last look; True when the game grew (or changed).
+        A log replaced, cut back or written over is read again from its start.
 
         Raises FileNotFoundError when the log is gone, StoreError when its path is no regular
         file (a FIFO, a device, a directory) or cannot be read: the Folder says so, once."""
+        assert isinstance(self.follower, LogFollower)
         with self.lock:
-            st = os.stat(self.path)  # a stat first: nothing is opened while nothing changed
-            if not stat.S_ISREG(st.st_mode):
-                raise StoreError(f"{self.label}: not a regular file ({file_kind(st.st_mode)}), so not a log")
-            signature = (st.st_ino, st.st_size, st.st_mtime_ns)
-            if signature == self.signature:
-                if self.pending and self.torn is None and self.problem is None:
-                    # The same bytes after the last newline a poll later: no append is under
-                    # way (one is a single write), so the last line is torn, as `we audit` says.
-                    self.torn = Problem.integrity(self.checker.line + 1, TORN)
-                    return True
-                return False
-            # O_NONBLOCK, and the kind checked again on what was opened: the path may have
-            # been replaced by a FIFO since the stat, and reading one would wait for ever.
             try:
-                opened = open_log(self.path, buffering=_FOLLOW_BUFFER)
+                look = self.follower.poll(self._take)
+                if look is Look.REPLACED:
+                    self._reset()
+                    self.follower.poll(self._take)
             except StoreError as exc:
                 raise StoreError(in_our_words(exc, self)) from None
-            with opened as f:
-                st = os.fstat(f.fileno())
-                signature = (st.st_ino, st.st_size, st.st_mtime_ns)
-                changed = self.torn is not None
-                self.torn = None
-                if self.signature is not None and self._rewritten(f, st):
-                    # Replaced, cut back (say by `we repair`) or edited: read it again from the start.
-                    self._reset()
-                    changed = True
-                self.signature = signature
-                if self.problem is not None:
-                    return changed  # nothing after a bad line is taken until the log is rewritten
-                return self._read_lines(f, st.st_size) or changed
+            return look is not Look.SAME
 
-    def _read_lines(self, f: BinaryIO, size: int) -> bool:
-        """Take in the complete lines after `offset`, up to `size` (the size the signature was
-        taken at, so a line appended meanwhile waits for the next look), each read with the
-        format's cap: a line over 1 MiB is skipped in pieces, never held."""
-        # At least one byte is tried, even where the size says 0: some files (in /proc, say)
-        # say 0 and then cannot be read, and that is worth saying.
-        end = max(size, self.offset + 1)
-        f.seek(self.offset)
-
-        def readline(limit: int) -> bytes:
-            return f.readline(min(limit, end - f.tell()))
-
-        grew = False
-        self.pending = False
-        while True:
-            line = readline(READ_CAP)
-            if not line:
-                break
-            if line[-1:] != b"\n":
-                if len(line) < READ_CAP:
-                    # An append in progress, or a torn line: judged at the next look.
-                    self.pending = True
-                    break
-                line = rest_of_line(line, readline)
-                if type(line) is LongLine and not line.ended:
-                    # Over the limit and unended: no writer writes such a line, so it is torn.
-                    self.offset = f.tell()
-                    self._stop(Problem.integrity(self.checker.line + 1, TORN))
-                    break
-            self.offset = f.tell()
-            self.last_line = line
-            if not self._take(line):
-                break
-            grew = True
-        return grew
-
-    def _rewritten(self, f: BinaryIO, st: os.stat_result) -> bool:
-        """Anything but an append since the last look: appends only ever add after `offset`."""
-        if self.signature is None:
-            return False
-        if st.st_ino != self.signature[0] or st.st_size < self.offset:
-            return True
-        if st.st_size == self.offset:
-            return True  # same size, new mtime: something was written over what was read
-        if not self.last_line:
-            return False
-        where = self.offset - len(self.last_line)
-        return os.pread(f.fileno(), len(self.last_line), where) != self.last_line
-
-    def _take(self, line: bytes) -> bool:
-        """Check one line of the log and fold it; False when it stops the game."""
-        number = self.checker.line + 1
-        return self._fold(number, *self.checker.feed(line))
-
-    def _take_row(self, obj: Any) -> bool:
-        """The same for a library's row, already parsed (it may nest too deep to encode)."""
-        number = self.checker.line + 1
-        return self._fold(number, *self.checker.feed_obj(obj))
-
-    def _fold(self, number: int, raw: dict[str, Any] | None, msgs: list[Any] | None, usable: bool) -> bool:
-        if msgs or not usable or raw is None:
-            flaw = msgs[0] if msgs else Flaw(ProblemCode.ENVELOPE_FIELDS, "unusable line")
-            self._stop(Problem.integrity(number, flaw))
-            return False
+    def _take(self, number: int, raw: dict[str, Any]) -> bool:
+        """Fold one good line of the log (or row of a library); False when it stops the game."""
         try:
             event = parse_event(raw["type"], raw["data"])
             state = evolve(self.state, event)
         except WeError as exc:
             kind = SCHEMA if isinstance(exc, EventSchemaError | RulesetError) else RULES
-            self._stop(Problem(number, kind, str(exc)))
+            self.problem = Problem(number, kind, str(exc))
             return False
         if self.game is None:
             self.game = raw["game"]
@@ -291,20 +198,23 @@ class LiveGame:
             self.checkpoints[len(self.envelopes)] = state
         return True
 
-    def _stop(self, problem: Problem) -> None:
-        self.problem = problem
+    @property
+    def _stopped_at(self) -> Problem | None:
+        follower = self.follower
+        torn = follower.torn if isinstance(follower, LogFollower) else None
+        return self.problem or follower.problem or torn
 
     @property
     def stopped(self) -> str | None:
         """Why the game cannot be read further, in `we audit`'s words, or None."""
-        problem = self.problem or self.torn
+        problem = self._stopped_at
         if problem is None:
             return None
         return f"{self.label}: line {problem.line}: {problem.kind}: {problem.message}"
 
     def damage(self) -> str | None:
         """The recorder's sentence for a damaged log, or None."""
-        problem = self.problem or self.torn
+        problem = self._stopped_at
         if problem is None:
             return None
         return damage_sentence(self.label, [problem])
@@ -401,14 +311,25 @@ class LiveGame:
                 sub.loop.call_soon_threadsafe(sub.changed.set)
 
 
+def _file_of(game: LiveGame) -> tuple[int, int] | None:
+    """(device, inode) of the file a game was read from; None if none was (yet)."""
+    return game.follower.identity if isinstance(game.follower, LogFollower) else None
+
+
 class Folder:
-    """Every game log in GAMES_DIR, by game id, kept up to date by a background thread."""
+    """Every game log in GAMES_DIR, by game id, kept up to date by a background thread.
+
+    Every `*.jsonl` is followed, served or not. A game id is served from one file: the first
+    by name at the start, and then the one that served it for as long as it does (a stream
+    never jumps from one file to another). Another file holding the same game (a copy) is
+    followed too and listed as not served, with why; it is served once the first file is gone
+    or holds another game. A file that is a link to a served one is the same log, not a copy."""
 
     def __init__(self, directory: Path, keys: KeyRing) -> None:
         self.directory = directory
         self.keys = keys
         self.by_path: dict[Path, LiveGame] = {}
-        self.by_id: dict[str, LiveGame] = {}
+        self.by_id: dict[str, LiveGame] = {}  # the file each game id is served from
         self.lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -421,14 +342,15 @@ class Folder:
         device, a directory, a link to nothing) is left out, with one line in the server's log."""
         with os.scandir(self.directory) as entries:
             names = [e.name for e in entries if e.name.endswith(".jsonl")]
-        paths = [self.directory / name for name in sorted(names) if not name.startswith(".")]
+        # The season ledger beside the games is no game (service.season): never served as one.
+        paths = [self.directory / n for n in sorted(names) if not n.startswith(".") and n != SEASON_FILE]
         for path in paths:
             with self.lock:
-                known = self.by_path.get(path)
-                if known is None:
-                    known = self.by_path[path] = LiveGame(path)
-            if known.game is None:
-                self._refresh(known)
+                found = self.by_path.get(path)
+                if found is None:
+                    found = self.by_path[path] = LiveGame(path)
+            if found.game is None:
+                self._refresh(found)
         self._last_scan = time.monotonic()
 
     def _refresh(self, game: LiveGame) -> None:
@@ -443,21 +365,71 @@ class Folder:
         except OSError as exc:
             self._tell(game.path, f"{game.label}: cannot read: {exc.strerror or exc}")
             return
-        self._told.pop(game.path, None)  # readable again: a new failure is worth a new line
         if game.game is None and game.stopped is not None and valid_game_id(game.path.stem):
             game.game = game.path.stem  # line 1 is unreadable: still listed, under its file's name
-        if game.game is not None:
-            with self.lock:
-                if self.by_id.get(game.game) is not game:
-                    for stale in [gid for gid, g in self.by_id.items() if g is game]:
-                        del self.by_id[stale]  # rewritten under another game id
-                    if game.game not in self.by_id:
-                        self.by_id[game.game] = game
-                        self.keys.add_game(game.game, game.current.players)
-        elif game.stopped is not None:
-            self._tell(game.path, f"{game.stopped}; not served (its name is no game id)")
+        said = self._place(game)
+        if said is None:
+            self._told.pop(game.path, None)  # readable and served: a new failure is worth a new line
+        else:
+            self._tell(game.path, said)
         if grew:
             game.wake()
+
+    def _place(self, game: LiveGame) -> str | None:
+        """Serve the game under the id its file holds now, if no other file serves it; what the
+        server's log should say of it, or None."""
+        with self.lock:
+            if game.game is not None and self.by_id.get(game.game) is game:
+                return None
+            for held in [gid for gid, g in self.by_id.items() if g is game]:
+                del self.by_id[held]  # rewritten under another game id
+                self._serve_another(held)
+            if game.game is None:
+                if game.stopped is None:
+                    return None
+                return f"{game.stopped}; not served (its name is no game id)"
+            serving = self.by_id.get(game.game)
+            if serving is None:
+                self._serve(game)
+                return None
+            return self.twin_sentence(game, serving)
+
+    def _serve(self, game: LiveGame) -> None:
+        assert game.game is not None
+        self.by_id[game.game] = game
+        self.keys.add_game(game.game, game.current.players)
+
+    def _serve_another(self, game_id: str) -> LiveGame | None:
+        """The game no longer served from its file: served from the next file holding it."""
+        twins = sorted((g for g in self.by_path.values() if g.game == game_id), key=lambda g: g.label)
+        if not twins:
+            return None
+        self._serve(twins[0])
+        self._told.pop(twins[0].path, None)
+        twins[0].wake()
+        return twins[0]
+
+    def twin_sentence(self, game: LiveGame, serving: LiveGame) -> str | None:
+        """Why `game`'s file is not served: `serving` serves its game id. None when the two
+        are one file (one is a link to the other)."""
+        if _file_of(game) is not None and _file_of(game) == _file_of(serving):
+            return None
+        return (
+            f"{game.label}: holds game {game.game} too, which is served from {serving.label};"
+            " not served (move one of the two out of the folder to serve the other)"
+        )
+
+    def unserved(self) -> list[tuple[LiveGame, str]]:
+        """The files holding a game id that another file serves, each with why, by name."""
+        with self.lock:
+            twins = []
+            for game in self.by_path.values():
+                serving = self.by_id.get(game.game) if game.game is not None else None
+                if serving is not None and serving is not game:
+                    said = self.twin_sentence(game, serving)
+                    if said is not None:
+                        twins.append((game, said))
+        return sorted(twins, key=lambda twin: twin[0].label)
 
     def _tell(self, path: Path, message: str) -> None:
         """One line in the server's log per thing it cannot read, not one per look."""
@@ -466,15 +438,21 @@ class Folder:
             self.on_error(message)
 
     def _gone(self, game: LiveGame) -> None:
-        """The log was deleted (or moved away) while served: it is no longer listed."""
+        """The log was deleted (or moved away) while followed: it is no longer listed; another
+        file holding its game is served in its place, if there is one."""
         with self.lock:
             self.by_path.pop(game.path, None)
-            served = [gid for gid, g in self.by_id.items() if g is game]
-            for gid in served:
-                del self.by_id[gid]
-        if served:
+            served = game.game is not None and self.by_id.get(game.game) is game
+            now = None
+            if served:
+                del self.by_id[game.game]  # type: ignore[arg-type]
+                now = self._serve_another(game.game)  # type: ignore[arg-type]
+        self._told.pop(game.path, None)
+        if now is not None:
+            self.on_error(f"{game.label}: the log is gone from {self.directory}; now served from {now.label}")
+        elif served:
             self.on_error(f"{game.label}: the log is gone from {self.directory}; no longer served")
-        else:
+        elif game.game is None:
             self._tell(game.path, f"{game.label}: cannot read: no such file (a link to nothing?)")
         game.wake()
 
@@ -488,7 +466,7 @@ class Folder:
             found = self.by_id.get(game_id)
         if found is None and time.monotonic() - self._last_scan >= POLL_SECONDS:
             try:
-                self.scan()  # made a moment ago by another program?
+                self.look()  # made a moment ago by another program, or moved over another log?
             except OSError as exc:
                 self._tell(self.directory, f"{self.directory}: {exc.strerror or exc}")
             with self.lock:
@@ -529,7 +507,7 @@ class Folder:
                 f"{game.label} is a symbolic link: the server shows it but records only into"
                 " its folder's own files; nothing was recorded"
             )
-        if game.signature is None or st.st_ino != game.signature[0] or not stat.S_ISREG(st.st_mode):
+        if _file_of(game) != (st.st_dev, st.st_ino) or not stat.S_ISREG(st.st_mode):
             raise Refused(f"{game.label} was replaced while served; nothing was recorded: try again")
         yield JsonlLog(game.path)
 
@@ -562,12 +540,19 @@ class Folder:
         if self._thread is not None:
             self._thread.join(timeout=2)
 
+    def look(self, scan: bool = True) -> None:
+        """Every followed file looked at, the unserved too (a copy rewritten is read again),
+        after looking for new ones in the folder (`scan`)."""
+        if scan:
+            self.scan()
+        with self.lock:
+            followed = list(self.by_path.values())
+        for game in followed:
+            self._refresh(game)
+
     def _follow(self) -> None:
         while not self._stop.wait(POLL_SECONDS):
             try:
-                if time.monotonic() - self._last_scan >= SCAN_SECONDS:
-                    self.scan()
-                for game in self.games():
-                    self._refresh(game)
+                self.look(scan=time.monotonic() - self._last_scan >= SCAN_SECONDS)
             except OSError as exc:  # the folder itself went away; keep serving what we have
                 self._tell(self.directory, f"{self.directory}: {exc.strerror or exc}")

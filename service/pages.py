@@ -40,6 +40,8 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
         "legal": legal,
         "undoes": undoes,
         "stopped": game.stopped,
+        "play": f"/api/v1/games/{game.game}/play?k={key}",
+        "seal": f"/api/v1/games/{game.game}/seal" if role.kind == HOST else None,
     }
     if not envelopes:
         why = html.escape(game.stopped or "This game has no events.")
@@ -131,8 +133,23 @@ def _house_rule_fields() -> str:
     return f"<fieldset>{legend}{''.join(fields)}</fieldset>"
 
 
+def _season_line(folder: Any) -> str:
+    """The folder's season: how many games are sealed, and the fingerprint a club notes down."""
+    from service.season import SEASON_FILE, folder_season
+
+    directory = getattr(folder, "directory", None)
+    reading = folder_season(directory) if directory is not None else None
+    if reading is None:
+        return ""
+    fp = reading.fingerprint or "not proven: see `we season verify`"
+    return (
+        f'<p id="season">Season {html.escape(reading.season.name or SEASON_FILE)}:'
+        f" {len(reading.season.games)} games sealed · season fingerprint <code>{html.escape(fp)}</code></p>"
+    )
+
+
 def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str, Any]], host_key: str) -> str:
-    parts = ["<h1>White Elephant: the games</h1>"]
+    parts = ["<h1>White Elephant: the games</h1>", _season_line(folder)]
     for game in folder.games():
         folder.refresh(game)
         if game.game is None:
@@ -159,6 +176,12 @@ def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str,
             f"<p>{html.escape(', '.join(state.players))} · {game.head} events · {html.escape(where)}</p>"
             f'<p><a href="{table}">Table (for the TV)</a> · <a href="{host}">Host view</a></p>'
             f'<p>Each player scans their own code:</p><div class="seats">{seats}</div></section>'
+        )
+    for game, why in folder.unserved():  # a second file with a served game's id: named, no links
+        parts.append(
+            f'<section class="game unserved" data-game="{html.escape(game.game or "")}">'
+            f"<h2>{html.escape(game.state.title or game.label)}</h2>"
+            f"<p>{html.escape(why)}</p></section>"
         )
     parts.append(
         "<h2>Start a game</h2>"

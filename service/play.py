@@ -27,6 +27,7 @@ from wecore.decider import (
     StartGame,
     Undo,
     decide,
+    title_refusal,
 )
 from wecore.errors import RuleViolation, WeError
 from wecore.events import AtticsDealt, Event, GiftBrought, GiftListsDealt, GiftOpened, event_payload
@@ -38,6 +39,8 @@ from wecore.state import INITIAL_STATE, GameState
 
 DEFAULT_UNDO_REASON = "undone at the table"
 DEFAULT_TIE_REASON = "won the tie-break at the table"
+__all__ = ["StartGame", "title_refusal"]  # the set-up's words, for the recorder's questions
+
 GAME_OVER = "the game is over, so nobody can open, steal or bring any more"
 NOTHING_TO_UNDO = "there is nothing to undo"
 SET_UP_NOT_UNDONE = (

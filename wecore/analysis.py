@@ -2,17 +2,25 @@
 
 A *decision* is a move in effect in a log (a bring, an open, a steal, or any move kind
 `legal_moves` offers) together with every move its player could have made instead, as
-`legal_moves` lists them (an unseen face-down gift counts as one move, `Open(None)`). Each
-alternative is valued by playing the rest of the game many times from the position it leads
-to, every seat following one bot policy; the cards nobody at the table had seen at that point
-(unseen face-down gifts, the gifts still to come when attics were not dealt) are drawn at
-random among the cards not seen in the log up to that decision.
+`legal_moves` lists them, told apart as the player could tell them apart (`views.moves_told_apart`):
+every face-down gift whose card the player did not know is one move, `Open(None)` "open a gift",
+even when the log names the card (attics dealt). Each alternative is valued by playing the rest
+of the game many times from the position it leads to, every seat following one bot policy; the
+cards nobody at the table had seen at that point (unseen face-down gifts, the gifts still to
+come when attics were not dealt) are drawn at random among the cards not seen in the log up to
+that decision, and "open a gift" turns over one of the gifts the player had not seen, at random.
+
+Rollouts race (`Race`): every alternative is played out `first` times, then only the ones still
+in the race get more, a batch at a time, until each rival of the leader is told apart from it
+(its paired difference's 95% interval excludes 0) or known to within `margin` points, or has
+had `most` rollouts. The move played stays in the race to the end: its swing's margin is kept.
 
 Pure and seeded: rollout *i* of the decision at `seq` draws from `SeededRandom` of
 (seed, seq, i) only, so results do not depend on which worker ran them, or in what order. The
 same draws serve every alternative of a decision (common random numbers): the swing between
 two alternatives is measured on the same hidden cards, with far less noise than two
-independent samples would give.
+independent samples would give. Which alternatives race on depends only on those outcomes, so
+the race too is the same in any worker.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wecore.bots import BOTS, Bot, _play
+from wecore.bots import BOTS, Bot, _play, apply_move
 from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
 from wecore.moves import Bring, Move, Open, Steal, legal_moves, move_object
@@ -31,6 +39,7 @@ from wecore.rng import SeededRandom
 from wecore.scoring import score
 from wecore.state import GameState, Phase
 from wecore.stats import Z95, wilson_interval
+from wecore.views import gifts_not_seen_by, moves_told_apart
 
 # Events that are never a player's move: set-up, corrections, notes, the tie-break speech.
 NOT_MOVES = frozenset(
@@ -67,6 +76,7 @@ class Alternative:
     win_chance: float
     win_low: float
     win_high: float
+    rollouts: int = 0  # games played out from it (the race gives rivals told apart early fewer)
 
 
 @dataclass(frozen=True)
@@ -113,7 +123,8 @@ def decision_points(events: Iterable[Any]) -> list[DecisionPoint]:
         if player is None:
             continue
         before = step.before
-        moves = tuple(m for m in legal_moves(before) if mover_of(m) == player)
+        own = [m for m in legal_moves(before) if mover_of(m) == player]
+        moves = tuple(moves_told_apart(before, player, own))
         played = _played_index(before, step.after, moves, event)
         if played is None:
             continue
@@ -131,8 +142,8 @@ def _played_index(before: GameState, after: GameState, moves: Sequence[Move], ev
     card = getattr(event, "card", None)
     for index, move in enumerate(moves):
         if isinstance(move, Open) and move.card is None:
-            # An unseen gift: its card became known only when it was turned over.
-            if card is None or card in before.face_down:
+            # A gift the player had not seen: its card became known to them only when turned over.
+            if card is None or any(isinstance(m, Open) and m.card == card for m in moves):
                 continue
             move = Open(card, move.player)
         try:
@@ -158,20 +169,41 @@ def rollout_rng(seed: int | str, seq: int, index: int) -> SeededRandom:
 
 
 def rollouts(
-    point: DecisionPoint, alternative: int, policy: str, count: int, seed: int | str
+    point: DecisionPoint, alternative: int, policy: str, count: int, seed: int | str, start: int = 0
 ) -> list[Outcome]:
-    """`count` games played out from the position after `point.moves[alternative]`."""
+    """Rollouts `start` to `start + count` (exclusive) of the games played out from the position
+    after `point.moves[alternative]`."""
     bot = BOTS[policy]()
     seat = point.before.seat_of[point.player]
     move = point.moves[alternative]
     pool = hidden_pool(point.before)
+    not_seen: list[str] = []
+    if isinstance(move, Open) and move.card is None:
+        not_seen = gifts_not_seen_by(point.before, point.player)
     outcomes = []
-    for index in range(count):
+    for index in range(start, start + count):
         rng = rollout_rng(seed, point.seq, index)
         hidden = rng.fork("hidden").shuffled(pool)
-        final = play_out(point.before, move, bot, rng.fork("play"), hidden)
+        first = _opening(point, move, not_seen, rng) if not_seen else move
+        final = play_out(point.before, first, bot, rng.fork("play"), hidden)
         outcomes.append(_outcome(final, seat))
     return outcomes
+
+
+def first_move(point: DecisionPoint, alternative: int, seed: int | str, index: int) -> Move:
+    """The move rollout `index` of an alternative starts with: the alternative itself, or for
+    "open a gift" the gift it turns over (None: one brought unseen, drawn from the hidden cards)."""
+    move = point.moves[alternative]
+    if not (isinstance(move, Open) and move.card is None):
+        return move
+    not_seen = gifts_not_seen_by(point.before, point.player)
+    return _opening(point, move, not_seen, rollout_rng(seed, point.seq, index)) if not_seen else move
+
+
+def _opening(point: DecisionPoint, move: Move, not_seen: list[str], rng: SeededRandom) -> Move:
+    # "Open a gift": any face-down gift the player had not seen, each as likely.
+    pick = rng.fork("gift").randbelow(len(not_seen) + point.before.unseen_face_down)
+    return Open(not_seen[pick], point.player) if pick < len(not_seen) else move
 
 
 def play_out(state: GameState, first: Move, bot: Bot, rng: SeededRandom, hidden: list[str]) -> GameState:
@@ -187,12 +219,12 @@ def play_out(state: GameState, first: Move, bot: Bot, rng: SeededRandom, hidden:
         if not moves:
             raise ValueError(f"no legal move in phase {state.phase} before the game is over")
         # legal_moves lists moves seat by seat: first and last by one player means one mover.
-        if len(moves) == 1 or mover_of(moves[0]) == mover_of(moves[-1]):
+        if len(moves) == 1 or moves[0].player == moves[-1].player:
             state = _make(state, bot.choose(state, moves, rng), hidden)
             continue
         by_player: dict[str | None, list[Move]] = {}
         for move in moves:
-            by_player.setdefault(mover_of(move), []).append(move)
+            by_player.setdefault(move.player, []).append(move)
         for own in by_player.values():
             state = _make(state, bot.choose(state, own, rng), hidden)
     return state
@@ -201,7 +233,7 @@ def play_out(state: GameState, first: Move, bot: Bot, rng: SeededRandom, hidden:
 def _make(state: GameState, move: Move, hidden: list[str]) -> GameState:
     if isinstance(move, Open) and move.card is None:
         move = Open(hidden.pop(), move.player)
-    return _play(state, move, _ignore)
+    return apply_move(state, move)
 
 
 def _outcome(final: GameState, seat: int) -> Outcome:
@@ -222,8 +254,14 @@ def mean_interval(values: Sequence[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def summarise(point: DecisionPoint, outcomes: Sequence[Sequence[Outcome]]) -> Decision:
-    """The decision's alternatives valued from their rollouts (one list per move, same order)."""
+def summarise(
+    point: DecisionPoint, outcomes: Sequence[Sequence[Outcome]], racing: Sequence[int] | None = None
+) -> Decision:
+    """The decision's alternatives valued from their rollouts (one list per move, same order).
+
+    `racing`: the alternatives still in the race at its end (all of them when None), which have
+    the same number of rollouts; the best is the best of those.
+    """
     alternatives = []
     for move, results in zip(point.moves, outcomes, strict=True):
         mean, low, high = mean_interval([o.score for o in results])
@@ -238,19 +276,82 @@ def summarise(point: DecisionPoint, outcomes: Sequence[Sequence[Outcome]]) -> De
                 _r(wins / len(results)),
                 _r(win_low),
                 _r(win_high),
+                len(results),
             )
         )
-    means = [sum(o.score for o in results) / len(results) for results in outcomes]
-    # Ties go to the move played, then to the earlier move: a swing is never made of noise alone.
-    best = max(range(len(means)), key=lambda i: (means[i], i == point.played, -i))
+    best = _leader(point, outcomes, range(len(outcomes)) if racing is None else racing)
     swing, margin = 0.0, 0.0
     if best != point.played:
-        differences = [b.score - p.score for b, p in zip(outcomes[best], outcomes[point.played], strict=True)]
-        mean, low, _ = mean_interval(differences)
-        swing, margin = mean, mean - low
+        mean, half = _difference(outcomes[best], outcomes[point.played])
+        swing, margin = mean, half
     return Decision(
         point.seq, point.party, point.player, point.played, tuple(alternatives), _r(swing), _r(margin), best
     )
+
+
+def _leader(point: DecisionPoint, outcomes: Sequence[Sequence[Outcome]], among: Iterable[int]) -> int:
+    # Ties go to the move played, then to the earlier move: a swing is never made of noise alone.
+    means = {i: sum(o.score for o in outcomes[i]) / len(outcomes[i]) for i in among}
+    return max(means, key=lambda i: (means[i], i == point.played, -i))
+
+
+def _difference(better: Sequence[Outcome], worse: Sequence[Outcome]) -> tuple[float, float]:
+    """The mean of the paired differences of two alternatives' rollouts (the same draws), and
+    its 95% interval's half-width."""
+    differences = [b.score - w.score for b, w in zip(better, worse, strict=False)]
+    mean, low, _ = mean_interval(differences)
+    return mean, mean - low
+
+
+@dataclass(frozen=True)
+class Race:
+    """How far an alternative is played out: `first` rollouts each, then `batch` more at a time
+    for those still in the race, at most `most` in all. A rival of the leader leaves the race once
+    it is told apart (the 95% interval of its difference to the leader is above 0) or known to
+    within `margin` points; the move played leaves only in the second way, so its swing's margin
+    is at most `margin` unless `most` ran out first. `margin` 0: every alternative gets `most`."""
+
+    most: int = 100
+    margin: float = 1.5
+    first: int = 8
+    batch: int = 8
+
+
+def value_decision(point: DecisionPoint, policy: str, seed: int | str, race: Race) -> Decision:
+    """One decision valued by racing its alternatives' rollouts (see `Race`)."""
+    count = min(race.first, race.most) if race.margin > 0 else race.most
+    outcomes = [rollouts(point, a, policy, count, seed) for a in range(len(point.moves))]
+    racing = list(range(len(point.moves)))
+    while True:
+        leader = _leader(point, outcomes, racing)
+        still = [leader]
+        for rival in racing:
+            if rival == leader:
+                continue
+            mean, half = _difference(outcomes[leader], outcomes[rival])
+            if half <= race.margin or (rival != point.played and mean - half > 0):
+                if rival == point.played:
+                    still.append(rival)  # kept for the swing, with its rollouts in step
+                continue
+            still.append(rival)
+        done = len(outcomes[leader]) >= race.most or all(
+            rival == point.played or rival == leader for rival in still
+        )
+        if done and (point.played not in still or _settled(point, outcomes, leader, race)):
+            return summarise(point, outcomes, sorted(still))
+        step = min(race.batch, race.most - len(outcomes[leader]))
+        start = len(outcomes[leader])
+        for alternative in still:
+            more = rollouts(point, alternative, policy, step, seed, start)
+            outcomes[alternative] = [*outcomes[alternative], *more]
+        racing = sorted(still)
+
+
+def _settled(point: DecisionPoint, outcomes: Sequence[Sequence[Outcome]], leader: int, race: Race) -> bool:
+    """The played move's swing is known to within the margin, or the race is run."""
+    if len(outcomes[leader]) >= race.most or leader == point.played:
+        return True
+    return _difference(outcomes[leader], outcomes[point.played])[1] <= race.margin
 
 
 def pivotal(decisions: Sequence[Decision], top: int) -> list[Decision]:
@@ -269,17 +370,17 @@ def analyse(
     policy: str = "greedy",
     count: int = 100,
     seed: int | str = 0,
-    on_rollouts: Callable[[int], None] | None = None,
+    on_decision: Callable[[int], None] | None = None,
+    margin: float = 0.0,
 ) -> list[Decision]:
-    """Every decision valued, serially. (The CLI spreads the same tasks over processes.)"""
+    """Every decision valued, serially (the CLI spreads the same decisions over processes):
+    `count` rollouts per alternative, or a race to at most `count` when `margin` > 0."""
+    race = Race(most=count, margin=margin)
     decisions = []
     for point in points:
-        results = []
-        for alternative in range(len(point.moves)):
-            results.append(rollouts(point, alternative, policy, count, seed))
-            if on_rollouts is not None:
-                on_rollouts(count)
-        decisions.append(summarise(point, results))
+        decisions.append(value_decision(point, policy, seed, race))
+        if on_decision is not None:
+            on_decision(1)
     return decisions
 
 
@@ -299,6 +400,7 @@ def decision_object(decision: Decision) -> dict[str, Any]:
                 "win_chance": a.win_chance,
                 "win_low": a.win_low,
                 "win_high": a.win_high,
+                "rollouts": a.rollouts,
             }
             for a in decision.alternatives
         ],

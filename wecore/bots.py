@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from wecore.cards import CARD_COLOUR, CARD_NUMBER
+from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour
 from wecore.dealing import DEFAULT_NAMES, deal_payloads
 from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves
 from wecore.reducer import bring_gift, evolve, final_swap, open_gift, steal_gift
@@ -33,17 +33,7 @@ class RandomBot:
 
 def gain(state: GameState, seat: int, card: str) -> int:
     """How much `card`, kept, would add to this seat's score now."""
-    colour = CARD_COLOUR[card]
-    if state.lists is None or colour not in state.lists[seat]:
-        return 0
-    best = max((CARD_NUMBER[c] for c in state.kept[seat] if CARD_COLOUR[c] is colour), default=0)
-    return max(0, CARD_NUMBER[card] - best)
-
-
-_CARDS_BY_COLOUR = {
-    colour: tuple((card, CARD_NUMBER[card]) for card in CARD_COLOUR if CARD_COLOUR[card] is colour)
-    for colour in set(CARD_COLOUR.values())
-}
+    return _gain(_bests(state, seat), card)
 
 
 def expected_gain(state: GameState, seat: int, own: str | None) -> float:
@@ -53,22 +43,96 @@ def expected_gain(state: GameState, seat: int, own: str | None) -> float:
     Only cards of the seat's list colours can gain anything, so only those are visited; the
     gains are whole numbers, so the sum (and the bot's choices) do not depend on the order.
     """
+    return _expected_gain(state, own, _bests(state, seat))
+
+
+# The bot's arithmetic is keyed by a card's letter ("R" of "R7"), not its Colour: a str hashes
+# in C, an enum member through Enum.__hash__ in Python, and the bot looks colours up a dozen
+# times per move of every rollout.
+_CARDS_BY_LETTER: dict[str, tuple[tuple[str, int], ...]] = {
+    letter: tuple(sorted(((c, CARD_NUMBER[c]) for c in CARD_COLOUR if c[0] == letter), key=lambda p: p[1]))
+    for letter in {card[0] for card in CARD_COLOUR}
+}
+_ALL_CARDS = frozenset(CARD_COLOUR)
+# Past this many cards out of play, the cards still unknown are fewer than those of three colours.
+_FEW_LEFT = len(CARD_COLOUR) - 3 * 10 // 2
+# Each game's gift lists as letters by seat ("RYG"), found by the identity of the state's
+# `lists` (the same tuple all game long) and checked by it, so a reused id never matches.
+_list_letters_of: dict[int, tuple[object, tuple[str, ...]]] = {}
+
+
+def _list_letters(lists: tuple[tuple[Colour, ...], ...]) -> tuple[str, ...]:
+    known = _list_letters_of.get(id(lists))
+    if known is not None and known[0] is lists:
+        return known[1]
+    letters = tuple("".join(colour.letter for colour in seat) for seat in lists)
+    if len(_list_letters_of) > 256:
+        _list_letters_of.clear()
+    _list_letters_of[id(lists)] = (lists, letters)
+    return letters
+
+
+def _bests(state: GameState, seat: int) -> dict[str, int] | None:
+    """For each of the seat's list colours (by letter), the highest number it keeps (0: none);
+    None when no lists were dealt (nothing gains anything)."""
+    lists = state.lists
+    if lists is None:
+        return None
+    kept = state.kept
+    known = _bests_of.get(id(kept))
+    if known is not None and known[0] is kept and known[1] is lists:
+        return known[2][seat]
+    letters = _list_letters(lists)
+    bests = []
+    for own_letters, cards in zip(letters, kept, strict=True):
+        best = dict.fromkeys(own_letters, 0)
+        for card in cards:
+            held = best.get(card[0])
+            if held is not None and CARD_NUMBER[card] > held:
+                best[card[0]] = CARD_NUMBER[card]
+        bests.append(best)
+    if len(_bests_of) > 4096:
+        _bests_of.clear()
+    _bests_of[id(kept)] = (kept, lists, bests)
+    return bests[seat]
+
+
+# Every seat's bests by the identity of the state's `kept` (shared by every state until a party
+# ends) and `lists`, checked by both; the dicts are never changed once made.
+_bests_of: dict[int, tuple[object, object, list[dict[str, int]]]] = {}
+
+
+def _gain(best: dict[str, int] | None, card: str) -> int:
+    if best is None:
+        return 0
+    held = best.get(card[0])
+    if held is None:
+        return 0
+    number = CARD_NUMBER[card]
+    return number - held if number > held else 0
+
+
+def _expected_gain(state: GameState, own: str | None, best: dict[str, int] | None) -> float:
     seen = state.seen
     face_down = state.face_down
     pool_size = len(CARD_COLOUR) - len(seen) + len(face_down)
     if own is not None and (own in face_down or own not in seen):
         pool_size -= 1
-    if pool_size <= 0:
+    if pool_size <= 0 or best is None:
         return 0.0
-    if state.lists is None:
-        return 0.0
-    kept = state.kept[seat]
     total = 0
-    for colour in state.lists[seat]:
-        best = max((CARD_NUMBER[c] for c in kept if CARD_COLOUR[c] is colour), default=0)
-        for card, number in _CARDS_BY_COLOUR[colour]:
-            if number > best and card != own and (card not in seen or card in face_down):
-                total += number - best
+    if len(seen) - len(face_down) > _FEW_LEFT:
+        # Most cards are out (attics dealt): visit the few that are not, whatever their colour.
+        for card in (_ALL_CARDS - seen).union(face_down):
+            held = best.get(card[0])
+            if held is not None and card != own and CARD_NUMBER[card] > held:
+                total += CARD_NUMBER[card] - held
+        return total / pool_size
+    for letter, held in best.items():
+        # Cards of a colour are listed by number 1 to 10: those above `held` are the slice.
+        for card, number in _CARDS_BY_LETTER[letter][held:]:
+            if card != own and (card not in seen or card in face_down):
+                total += number - held
     return total / pool_size
 
 
@@ -92,39 +156,66 @@ class GreedyBot:
         """Swap for the gift worth most to it, if that beats the one it holds; else keep."""
         seat = state.starter
         assert seat is not None
+        best_of = _bests(state, seat)
         own = state.holding[seat]
-        keep_value = gain(state, seat, own) if own is not None else 0
-        best = max(moves, key=lambda m: -1 if m.takes is None else gain(state, seat, m.takes))
-        if best.takes is not None and gain(state, seat, best.takes) > keep_value:
+        keep_value = _gain(best_of, own) if own is not None else 0
+        best = max(moves, key=lambda m: -1 if m.takes is None else _gain(best_of, m.takes))
+        if best.takes is not None and _gain(best_of, best.takes) > keep_value:
             return best
         return moves[0]
 
     def _bring(self, state: GameState, moves: Sequence[Bring]) -> Bring:
         seat = state.seat_of[moves[0].player]
-        rivals = [s for s in range(len(state.players)) if s != seat]
-
-        def cost(move: Bring) -> tuple[int, int, int]:
-            if move.card is None:
-                return (0, 0, 0)
-            mine = gain(state, seat, move.card)
-            theirs = max((gain(state, s, move.card) for s in rivals), default=0)
-            return (2 * mine + theirs, mine, CARD_NUMBER[move.card])
-
-        return min(moves, key=cost)
+        mine_best = _bests(state, seat)
+        # The best a rival gains from a card is its number above the lowest a rival listing its
+        # colour keeps: that lowest, by letter.
+        lowest_held: dict[str, int] = {}
+        for rival in range(len(state.players)):
+            rival_best = _bests(state, rival) if rival != seat else None
+            if rival_best is not None:
+                for letter, held in rival_best.items():
+                    if held < lowest_held.get(letter, 11):
+                        lowest_held[letter] = held
+        # The first of the cheapest: (2 x own gain + the best rival's gain, own gain, number).
+        chosen = moves[0]
+        lowest: tuple[int, int, int] | None = None
+        for move in moves:
+            card = move.card
+            if card is None:
+                cost = (0, 0, 0)
+            else:
+                mine = _gain(mine_best, card)
+                number = CARD_NUMBER[card]
+                floor = lowest_held.get(card[0], 11)
+                theirs = number - floor if number > floor else 0
+                cost = (2 * mine + theirs, mine, number)
+            if lowest is None or cost < lowest:
+                chosen, lowest = move, cost
+        return chosen
 
     def _move(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
         seat = state.to_move
         assert seat is not None
-        steals = [m for m in moves if isinstance(m, Steal)]
-        opens = [m for m in moves if isinstance(m, Open)]
         own = state.brought_cards[seat]
-        unknown = [m for m in opens if m.card != own]
-        expected = expected_gain(state, seat, own)
-        best_steal = max(steals, key=lambda m: gain(state, seat, m.card), default=None)  # type: ignore[arg-type]
-        if best_steal is not None and gain(state, seat, best_steal.card) > expected:  # type: ignore[arg-type]
+        best = _bests(state, seat)
+        expected = _expected_gain(state, own, best)
+        best_steal: Move | None = None
+        steal_gain = -1
+        opens: list[Open] = []
+        for move in moves:
+            if isinstance(move, Steal):
+                value = _gain(best, move.card)  # type: ignore[arg-type]
+                if value > steal_gain:  # the first of the best, as max() picks
+                    best_steal, steal_gain = move, value
+            elif isinstance(move, Open):
+                opens.append(move)
+        if best_steal is not None and steal_gain > expected:
             return best_steal
-        if own is not None and gain(state, seat, own) > expected and any(m.card == own for m in opens):
-            return next(m for m in opens if m.card == own)
+        if own is not None and _gain(best, own) > expected:
+            for move in opens:
+                if move.card == own:
+                    return move
+        unknown = [m for m in opens if m.card != own]
         return rng.choice(unknown or opens)
 
 
@@ -207,6 +298,18 @@ def _set_up(
         written.append((kind, data))
         state = folded
     return written, state
+
+
+def apply_move(state: GameState, move: Move) -> GameState:
+    """`_play` without writing the event down: what a rollout, which keeps no log, needs."""
+    party = state.party
+    if isinstance(move, Open):
+        return open_gift(state, party, move.player, move.card)  # type: ignore[arg-type]
+    if isinstance(move, Steal):
+        return steal_gift(state, party, move.player, move.from_player, move.card)  # type: ignore[arg-type]
+    if isinstance(move, Swap):
+        return final_swap(state, party, move.player, move.with_player, move.takes)  # type: ignore[arg-type]
+    return bring_gift(state, party, move.player, move.card)  # type: ignore[arg-type]
 
 
 def _play(state: GameState, move: Move, record: Callable[[tuple[str, dict[str, Any]]], None]) -> GameState:

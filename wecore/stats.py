@@ -1,15 +1,15 @@
 """What many games say: win rates with intervals, a test of equal seats, evenings, rivals.
 
-Plain numbers from finished games (`GameRecord`), no I/O. Win counts are fractions: a tie
-nobody broke is a shared win (two tied winners get half a win each); a `tie_broken` event
-gives the whole win to the player it names.
+Plain numbers from finished games (`GameRecord`), no I/O, counted by one `Tally`. Win counts
+are fractions: a tie nobody broke is a shared win (two tied winners get half a win each); a
+`tie_broken` event gives the whole win to the player it names.
 """
 
 from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,6 +162,13 @@ def same_name(name: str) -> str:
     return unicodedata.normalize("NFC", name).casefold()
 
 
+def win_shares(seats: int, winners: Collection[int]) -> list[float]:
+    """A game's one win, by seat as listed: whole to a lone winner (or the player a tie_broken
+    event names), 1/k to each of the k winners of a tie nobody broke."""
+    share = 1 / len(winners) if winners else 0.0
+    return [share if seat in winners else 0.0 for seat in range(seats)]
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """A finished game: everything the statistics need."""
@@ -179,8 +186,7 @@ class GameRecord:
 
     def seat_wins(self) -> list[float]:
         """The win by seat as listed: 1/k to each of k sharing winners."""
-        share = 1 / len(self.winners)
-        return [share if seat in self.winners else 0.0 for seat in range(len(self.players))]
+        return win_shares(len(self.players), self.winners)
 
     def table_seat(self, seat: int) -> int:
         """The seat counted from the first party's starter: 1 is left of the dealer."""
@@ -220,7 +226,7 @@ def record_of(
 
 @dataclass
 class Rate:
-    """Win rate and mean score of one group (a seat, a gift list, a player count)."""
+    """Win rate and mean score of one group (a seat, a gift list, a player count, a player)."""
 
     key: Any
     games: int = 0
@@ -293,24 +299,43 @@ def _test_dict(test: SeatTest) -> dict[str, Any]:
     }
 
 
-class FairnessTally:
-    """The fairness report's figures, added up one game at a time (memory does not grow with
-    the number of games: a simulation of a million games keeps a few dozen counters)."""
+class Tally:
+    """Wins and scores over finished games, added up one game at a time: the one count of
+    wins every report reads (`we stats`, its --fairness, `we simulate` and its --report, the
+    season's standings). A game's win is one: whole to a lone winner or to the player a
+    `tie_broken` event names, in equal shares to the k winners of a tie nobody broke
+    (GameRecord.seat_wins), so the wins of a table add up to the games played.
+
+    Memory does not grow with the number of games (a simulation of a million games keeps a
+    few dozen counters), only with the number of players and gift lists seen."""
 
     def __init__(self) -> None:
         self.games = 0
-        self.by_seat: dict[int, Rate] = {}
+        self.by_seat: dict[int, Rate] = {}  # from the first party's starter: 1 left of the dealer
+        self.by_listed_seat: dict[int, Rate] = {}  # as listed in game_started: 1 is the first name
+        self.by_player: dict[str, Rate] = {}  # by same_name; Rate.key the spelling first seen
         self.by_list: dict[str, Rate] = {}
         self.by_players: dict[int, Rate] = {}
         self.seats_by_players: dict[int, dict[int, Rate]] = {}
         self.ties_shared = 0
         self.ties_broken = 0
 
+    def add_result(self, players: Sequence[str], scores: Sequence[int], winners: Collection[int]) -> None:
+        """A game known by its result only (`winners`: seats as listed), as a season's sealed
+        game is: counted by player and by seat as listed, with the shares `add` counts."""
+        fair = 1 / len(players)
+        self.games += 1
+        self.ties_shared += len(winners) > 1
+        for seat, win in enumerate(win_shares(len(players), winners)):
+            points = scores[seat]
+            self.by_listed_seat.setdefault(seat + 1, Rate(seat + 1)).add(win, points, fair)
+            name = players[seat]
+            self.by_player.setdefault(same_name(name), Rate(name)).add(win, points, fair)
+
     def add(self, game: GameRecord) -> None:
+        self.add_result(game.players, game.scores, game.winners)
         count = len(game.players)
         fair = 1 / count
-        self.games += 1
-        self.ties_shared += len(game.winners) > 1
         self.ties_broken += game.tie_broken
         per_count = self.seats_by_players.setdefault(count, {})
         # One row per game by player count: a seat's equal share of the wins (1/n) and the mean
@@ -326,7 +351,15 @@ class FairnessTally:
                 gift_list = game.lists[seat]
                 self.by_list.setdefault(gift_list, Rate(gift_list)).add(win, points, fair)
 
-    def result(self) -> Fairness:
+    def standings(self) -> list[Rate]:
+        """One row per player (games, wins, win rate, mean score), best win rate first, then
+        most wins, then by name."""
+        return sorted(self.by_player.values(), key=lambda r: (-r.win_rate, -r.wins, r.key))
+
+    def listed_seats(self) -> list[Rate]:
+        return [self.by_listed_seat[s] for s in sorted(self.by_listed_seat)]
+
+    def fairness(self) -> Fairness:
         games_by_size = {count: rate.games for count, rate in self.by_players.items()}
         seats_of = {count: [per[s] for s in sorted(per)] for count, per in self.seats_by_players.items()}
         by_seat = [self.by_seat[s] for s in sorted(self.by_seat)]
@@ -346,6 +379,20 @@ class FairnessTally:
         )
 
 
+def tally(games: Iterable[GameRecord]) -> Tally:
+    """Every game of `games` added to a new Tally."""
+    result = Tally()
+    for game in games:
+        result.add(game)
+    return result
+
+
+def standings(games: Iterable[GameRecord]) -> list[Rate]:
+    """Per player over `games`: games played, wins (shared wins as shares), win rate and mean
+    score, best first (Tally.standings): the table `we stats` prints."""
+    return tally(games).standings()
+
+
 def fairness(games: Iterable[GameRecord]) -> Fairness:
     """Win rates and mean scores by seat from the first starter, by gift list and by player
     count, and the test of equal seats (over all games, and per player count).
@@ -353,10 +400,7 @@ def fairness(games: Iterable[GameRecord]) -> Fairness:
     By player count, `wins` and `win_rate` are a seat's equal share there (1/n): the line to
     read that count's seats against.
     """
-    tally = FairnessTally()
-    for game in games:
-        tally.add(game)
-    return tally.result()
+    return tally(games).fairness()
 
 
 def _list_order(letters: str) -> tuple[int, ...]:

@@ -7,10 +7,12 @@ rule; the view of the table, the narration and the redacted log all ask it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from wecore.cards import sort_key
+from wecore.moves import Move, Open
 from wecore.state import GameState
 
 SPECTATOR = None
@@ -131,3 +133,27 @@ def redact_log(envelopes: list[dict[str, Any]], viewer: str | None) -> list[dict
             line["data"] = seat_data(envelope.get("type"), envelope["data"], viewer)
         redacted.append(line)
     return redacted
+
+
+def moves_told_apart(state: GameState, viewer: str, moves: Sequence[Move]) -> list[Move]:
+    """`moves` (all `viewer`'s, as `legal_moves` lists them) as `viewer` can tell them apart: the
+    opens of face-down gifts whose card `viewer` does not know (`face_down_known`) are one move,
+    `Open(None, viewer)` "open a gift", in the place of the first of them."""
+    known = set(face_down_known(state, viewer))
+    told: list[Move] = []
+    unseen_open = False
+    for move in moves:
+        if isinstance(move, Open) and move.card not in known:
+            if not unseen_open:
+                told.append(Open(None, viewer))
+                unseen_open = True
+            continue
+        told.append(move)
+    return told
+
+
+def gifts_not_seen_by(state: GameState, viewer: str) -> list[str]:
+    """The face-down gifts of this party whose card is in the log but not known to `viewer`:
+    what "open a gift" may turn over for them, besides the gifts brought unseen."""
+    known = set(face_down_known(state, viewer))
+    return [card for card in state.face_down if card not in known]

@@ -83,3 +83,18 @@ def test_tampered_logs_are_broken(tmp_path: Path) -> None:
     assert len(expected) == 6
     for name in expected:
         assert bench.check_log(tmp_path / "tampered" / name) is not None, name
+
+
+def test_the_spaced_copy_holds_the_same_games_written_with_spaces(tmp_path: Path) -> None:
+    archive = bench.build_archive(tmp_path, 6, jobs=1)
+    spaced = bench.build_spaced(tmp_path, archive)
+    assert (spaced.games, spaced.events) == (archive.games, archive.events)
+    for path in sorted(archive.games_dir.glob("*.jsonl")):
+        copy = spaced.games_dir / path.name
+        assert b'": ' in copy.read_bytes() and b'", "' in copy.read_bytes()
+        assert [orjson.loads(line) for line in copy.read_bytes().splitlines()] == [
+            orjson.loads(line) for line in path.read_bytes().splitlines()
+        ]
+        verified = verify_log(copy)
+        assert verified.ok, (copy.name, verified.problems[:3])
+    assert bench.build_spaced(tmp_path, archive) == spaced  # built once

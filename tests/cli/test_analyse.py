@@ -31,7 +31,7 @@ def test_same_seed_same_bytes_with_any_jobs():
 
 def test_json_shape_and_every_decision_in_effect_in_order():
     data = analysed(NIGHT_3P, "--rollouts", "2", "--policy", "random", "--seed", "7")
-    assert list(data) == ["game", "policy", "rollouts", "seed", "decisions"]
+    assert list(data) == ["game", "policy", "rollouts", "margin", "seed", "decisions"]
     assert (data["game"], data["policy"], data["rollouts"], data["seed"]) == (
         "game-night-2026-12-05",
         "random",
@@ -52,7 +52,8 @@ def test_json_shape_and_every_decision_in_effect_in_order():
         assert decision["played"] in [a["move"] for a in decision["alternatives"]]
         assert decision["played"]["as"] == decision["player"]
         for alternative in decision["alternatives"]:
-            assert {"move", "mean", "low", "high", "win_chance"} <= set(alternative)
+            assert {"move", "mean", "low", "high", "win_chance", "rollouts"} <= set(alternative)
+            assert 1 <= alternative["rollouts"] <= 2
             assert alternative["low"] <= alternative["mean"] <= alternative["high"]
             assert 0 <= alternative["win_chance"] <= 1
         if len(decision["alternatives"]) == 1:

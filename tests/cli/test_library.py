@@ -186,16 +186,19 @@ def test_stats_per_player_and_per_seat(db, tmp_path):
     result = we("stats")
     assert result.exit_code == 0, result.stderr
     players = {row[0]: row[1:] for row in map(cells, result.stdout.splitlines()) if len(row) == 5}
-    # Ben: 4 in vector-one (lost), 22 in vector-two (shared win)
-    assert players["Ben"] == ["2", "1", "50%", "13.0"]
-    assert players["Ann"] == ["1", "1", "100%", "22.0"]
+    # Ben: 4 in vector-one (lost), 22 in vector-two (a win shared with Ann: half a win each,
+    # as --fairness counts it; the wins of the table add up to the games played)
+    assert players["Ben"] == ["2", "0.5", "25%", "13.0"]
+    assert players["Ann"] == ["1", "0.5", "50%", "22.0"]
     assert players["Cat"] == ["2", "1", "50%", "7.0"]
     assert players["Zo\u00eb"] == ["1", "0", "0%", "0.0"]
+    assert sum(float(players[name][1]) for name in ("Ann", "Ben", "Cat", "Dev", "Zo\u00eb")) == 2
     seats = {row[0]: row[1:] for row in map(cells, result.stdout.splitlines()) if len(row) == 4}
-    assert seats["1"] == ["2", "1", "50%"]  # Zoë lost, Ann won
+    assert seats["1"] == ["2", "0.5", "25%"]  # Zoë lost, Ann shared the win
     assert seats["3"] == ["2", "1", "50%"]  # Cat won vector-one
     assert seats["4"] == ["1", "0", "0%"]
     assert "2 finished games counted." in result.stdout
+    assert "1 game ended in a tie nobody broke: a shared win" in result.stdout
 
 
 def test_stats_leave_out_unfinished_games(db, tmp_path):
@@ -321,3 +324,27 @@ def test_an_old_library_is_upgraded_once_and_says_so(db):
     again = we("import", ONE)
     assert again.stderr == "" and we("games").stdout == listed.stdout
     assert fingerprint("vector-one", "--db", db) == fingerprint(ONE)
+
+
+def test_export_takes_a_log_file_and_writes_it_out_verified(db, tmp_path, monkeypatch):
+    """`we export LOGFILE`: the log written out byte for byte once it verifies; a tampered log
+    is refused in one line naming where, exit 1, and nothing is written."""
+    out = tmp_path / "out.jsonl"
+    exported = we("export", FOUR, "-o", out)
+    assert exported.exit_code == 0, exported.stderr
+    assert out.read_bytes() == FOUR.read_bytes()
+    assert f"fingerprint {fingerprint(FOUR)}" in exported.stdout
+    piped = we("export", FOUR, "-o", "-")
+    assert piped.exit_code == 0 and piped.stdout_bytes == FOUR.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    assert we("export", FOUR).exit_code == 0  # default: ./GAME-ID.jsonl
+    assert (tmp_path / "vector-two.jsonl").read_bytes() == FOUR.read_bytes()
+    again = we("export", tmp_path / "vector-two.jsonl", "--force")  # never onto itself
+    assert again.exit_code == 1 and "vector-two.jsonl" in one_error_line(again)
+
+    tampered = we("export", EDITED, "-o", tmp_path / "t.jsonl")
+    assert tampered.exit_code == 1
+    error = one_error_line(tampered)
+    assert str(EDITED) in error and "line " in error and "integrity" in error, error
+    assert not (tmp_path / "t.jsonl").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

@@ -487,3 +487,35 @@ def test_tab_completes_names_of_several_words(tmp_path):
         ("gift_stolen", "Ann Lee"),
         ("gift_opened", "Ann Marie"),
     ]
+
+
+def test_the_prompt_follows_the_log_while_it_waits(tmp_path):
+    """Another recorder moves while this one waits at its prompt: within about a second the
+    move is told above the prompt, and the prompt names who is to move now."""
+    log = tmp_path / "shared.jsonl"
+    setup = ["--players", "Ann,Bob,Cat", "--dealer", "Cat", "--lists", "Ann=RGY,Bob=BGO,Cat=RBO"]
+
+    def recorded(*lines: str, extra: tuple[str, ...] = ()) -> None:
+        """`we record LOG` given `lines` on a pipe, as another recorder on the same log."""
+        args = [sys.executable, "-m", "cli.main", "record", str(log), "--no-library", *extra]
+        done = subprocess.run(
+            args, cwd=ROOT, env=terminal_env(), input="".join(lines), capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+
+    recorded(extra=tuple(setup))
+    child = spawn(["record", str(log), "--no-library"], ROOT, terminal_env())
+    child.expect_exact("party 1 \u00b7 Ann>")
+    recorded("open R7\n")
+    # Nothing is typed here: the waiting recorder finds the move itself (it looks every 0.4 s).
+    child.expect_exact("Meanwhile (events 3-6)", timeout=10)
+    child.expect_exact("party 1 \u00b7 Bob>", timeout=10)
+    child.sendline("steal Ann")
+    child.expect_exact("party 1 \u00b7 Ann>")
+    child.sendline("quit")
+    status, out = finish(child)
+    assert status == 0
+    plain = ANSI.sub("", out)
+    assert "Bob steals R7 from Ann" in plain
+    fingerprint = read_log(log)[-1]["hash"][7:19]
+    assert f"Saved: 7 events in {log}" in plain and fingerprint in plain

@@ -27,6 +27,7 @@ from wecore.analysis import (
     analyse,
     decision_object,
     decision_points,
+    first_move,
     hidden_pool,
     play_out,
     rollouts,
@@ -35,6 +36,7 @@ from wecore.analysis import (
 from wecore.bots import GreedyBot
 from wecore.moves import Open, Steal
 from wecore.rng import SeededRandom
+from wecore.state import Phase
 
 from .helpers import Table, ev
 
@@ -75,14 +77,18 @@ def test_decisions_are_the_moves_in_effect_with_their_alternatives():
         (4, "Ann", 1),  # brings from an attic of one card: forced
         (5, "Ben", 1),
         (6, "Cat", 1),
-        (7, "Ann", 3),  # open any of the three
-        (8, "Ben", 3),  # open Y2 or B5, or steal R9
+        (7, "Ann", 2),  # open R9 (her own) or "open a gift" (Y2 or B5, not seen by her)
+        (8, "Ben", 3),  # open Y2 (his own) or a gift (B5), or steal R9
         (9, "Cat", 3),  # open B5, steal R9, steal Y2
-        (10, "Ann", 2),  # open B5 or steal Y2 (R9 is locked)
-        (11, "Ben", 1),  # both held gifts are locked: open B5
+        (10, "Ann", 2),  # open a gift (B5) or steal Y2 (R9 is locked)
+        (11, "Ben", 1),  # both held gifts are locked: open a gift (B5)
     ]
     cat = points[5]
     assert cat.moves[cat.played] == Steal("Ann", "Cat", "R9")
+    ann, ben = points[3], points[4]
+    assert ann.moves == (Open("R9", "Ann"), Open(None, "Ann")) and ann.played == 0
+    assert ben.moves[ben.played] == Open("Y2", "Ben")
+    assert points[7].moves == (Open(None, "Ben"),)
 
 
 def test_voided_moves_are_not_decisions():
@@ -107,7 +113,7 @@ def test_hand_worked_values_and_swing():
     )
     ann = decisions[10]
     opened, stole = ann.alternatives
-    assert (opened.move, opened.mean, opened.win_chance) == (Open("B5", "Ann"), 0.0, 0.3333)
+    assert (opened.move, opened.mean, opened.win_chance) == (Open(None, "Ann"), 0.0, 0.3333)
     assert (stole.move, stole.mean, stole.win_chance) == (Steal("Ben", "Ann", "Y2"), 2.0, 0.0)
     assert ann.swing == 0.0  # the played steal was the best
 
@@ -169,6 +175,40 @@ def test_unseen_gifts_are_drawn_among_cards_not_seen_then():
     final = play_out(ben.before, ben.moves[ben.played], GreedyBot(), SeededRandom(1), hidden)
     kept = {card for cards in final.kept for card in cards}
     assert kept == {"G4", "B1", "R10"} and hidden == []
+
+
+def test_with_attics_dealt_every_gift_the_player_has_not_seen_is_one_open():
+    """The log names every brought card, but a player knows only their own: the others' gifts
+    are one move, "open a gift", which turns over any of them."""
+    from wecore.bots import play_game
+    from wecore.views import face_down_known
+
+    events, _ = play_game("unseen-once", 5, GreedyBot())
+    points = decision_points(events)
+    checked = 0
+    for point in points:
+        face_down = point.before.face_down
+        if point.before.phase is not Phase.PLAYING or not face_down:
+            continue
+        known = set(face_down_known(point.before, point.player))
+        opens = [m for m in point.moves if isinstance(m, Open)]
+        unseen_opens = [m for m in opens if m.card is None]
+        named = [m.card for m in opens if m.card is not None]
+        assert set(named) <= known, (point.seq, named, known)
+        assert len(unseen_opens) == (1 if set(face_down) - known else 0), point.seq
+        checked += 1
+    assert checked > 10
+    # "Open a gift" turns over one of the gifts the player had not seen, each in some rollout.
+    point = next(
+        p
+        for p in points
+        if len(set(p.before.face_down) - set(face_down_known(p.before, p.player))) >= 2
+        and Open(None, p.player) in p.moves
+    )
+    alternative = point.moves.index(Open(None, point.player))
+    turned = {first_move(point, alternative, "any", index).card for index in range(60)}
+    assert turned == set(point.before.face_down) - set(face_down_known(point.before, point.player))
+    assert len(rollouts(point, alternative, "random", 3, "any")) == 3
 
 
 def test_decision_object_moves_are_service_move_objects():
@@ -248,3 +288,28 @@ def move_text(move) -> str:
     from wecore.analysis import describe_move
 
     return describe_move(move)
+
+
+def test_the_race_keeps_the_margin_and_spends_less_on_moves_told_apart():
+    from wecore.analysis import Race, value_decision
+    from wecore.bots import play_game
+
+    events, _ = play_game("race", 3, GreedyBot())
+    race = Race(most=48, margin=1.0, first=8, batch=8)
+    spent = full = 0
+    for point in decision_points(events)[-12:]:
+        decision = value_decision(point, "greedy", "r", race)
+        played = decision.alternatives[decision.played]
+        assert decision.swing_margin <= race.margin or played.rollouts == race.most
+        # The move played and the best one race to the end together: the swing is paired.
+        assert decision.alternatives[decision.best].rollouts == played.rollouts
+        for alternative in decision.alternatives:
+            assert race.first <= alternative.rollouts <= race.most
+            assert (alternative.rollouts - race.first) % race.batch == 0
+        spent += sum(a.rollouts for a in decision.alternatives)
+        full += race.most * len(decision.alternatives)
+        # Margin 0 plays every alternative out `most` times: the values the race builds on.
+        if point is decision_points(events)[-1]:
+            exhaustive = value_decision(point, "greedy", "r", Race(most=48, margin=0))
+            assert {a.rollouts for a in exhaustive.alternatives} == {48}
+    assert spent < full / 2

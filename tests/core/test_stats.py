@@ -8,6 +8,7 @@ import pytest
 from wecore.bots import GreedyBot, play_game
 from wecore.stats import (
     GameRecord,
+    Tally,
     chi_square_p_value,
     evenings,
     fairness,
@@ -15,6 +16,8 @@ from wecore.stats import (
     record_of,
     regularized_gamma_q,
     seat_verdict,
+    standings,
+    tally,
     versus,
     wilson_interval,
 )
@@ -107,6 +110,31 @@ def test_fairness_counts_seats_from_the_first_starter_and_shares_ties():
 def test_a_broken_tie_is_a_whole_win():
     record = game(3, [2], scores=[7, 3, 7])
     assert record.seat_wins() == [0.0, 0.0, 1.0]
+
+
+def test_standings_share_a_tie_as_the_fairness_report_does():
+    """One meaning of a shared win: per player, per seat as listed and by the first starter."""
+    games = [
+        game(3, [1], scores=[5, 9, 1], starter=1),  # Ben wins alone
+        game(3, [0, 2], scores=[7, 3, 7], starter=0),  # Ann and Cat share the win
+        game(3, [2], scores=[7, 3, 7], names=("ann", "Ben", "Cat")),  # Cat wins the tie-break
+    ]
+    rows = {row.key: row for row in standings(games)}
+    assert set(rows) == {"Ann", "Ben", "Cat"}  # "ann" is Ann, under the spelling first seen
+    assert (rows["Cat"].games, rows["Cat"].wins, rows["Cat"].mean_score) == (3, 1.5, 5)
+    assert (rows["Ann"].wins, rows["Ben"].wins) == (0.5, 1)
+    assert [row.key for row in standings(games)] == ["Cat", "Ben", "Ann"]  # by win rate
+    counted = tally(games)
+    assert [seat.wins for seat in counted.listed_seats()] == [0.5, 1, 1.5]
+    by_table_seat = sum(rate.wins for rate in counted.fairness().by_seat)
+    assert sum(row.wins for row in rows.values()) == by_table_seat == counted.games == 3
+    # A game known by its result only (a season's sealed game) is counted the same way.
+    results = Tally()
+    for record in games:
+        results.add_result(record.players, record.scores, record.winners)
+    assert [(r.key, r.games, r.wins, r.points) for r in results.standings()] == [
+        (r.key, r.games, r.wins, r.points) for r in standings(games)
+    ]
 
 
 def test_equal_seats_chi_square_by_hand():

@@ -243,6 +243,83 @@ def test_a_followed_log_cut_back_replaced_or_deleted(tmp_path: Path) -> None:
         server.stop(signal.SIGKILL)
 
 
+def test_two_files_with_one_game_id_are_both_listed_and_both_followed(tmp_path: Path) -> None:
+    # Issue 24.6: a copy under a second name was never listed, nor read again once rewritten.
+    folder = tmp_path / "games"
+    folder.mkdir()
+    night = a_log(folder, "night", 10)
+    server = start_server(folder)
+    log = ServerLog(server)
+    try:
+        with server.client(server.host_key, timeout=5) as host:
+
+            def entries() -> list[dict[str, Any]]:
+                return host.get("/api/v1/games").json()
+
+            def copy_listed(events: int) -> Any:
+                twins = [g for g in entries() if g["id"] == "night" and not g["served"]]
+                return twins and twins[0]["events"] == events and twins[0]
+
+            assert until(lambda: [g["id"] for g in entries()] == ["night"])
+            copy = folder / "night-copy.jsonl"
+            copy.write_bytes(night.read_bytes())
+            twin = until(lambda: copy_listed(10), within=3)
+            assert twin, entries()
+            assert twin["problem"] == (
+                "night-copy.jsonl: holds game night too, which is served from night.jsonl;"
+                " not served (move one of the two out of the folder to serve the other)"
+            )
+            (served,) = [g for g in entries() if g["served"]]
+            assert served["id"] == "night" and served["events"] == 10 and served["problem"] is None
+            assert until(lambda: log.about("night-copy.jsonl"))
+            assert "night-copy" in host.get("/").text  # the lobby names it too
+            # The copy cut back (rewritten): read again.
+            copy.write_bytes(b"".join(night.read_bytes().splitlines(keepends=True)[:4]))
+            assert until(lambda: copy_listed(4), within=3), entries()
+            assert host.get("/api/v1/games/night").json()["seq"] == 10  # still the first file
+            # The copy rewritten as another game: served under its own id.
+            other = a_log(tmp_path, "night-b", 6)
+            copy.write_bytes(other.read_bytes())
+            assert until(lambda: host.get("/api/v1/games/night-b").status_code == 200, within=3)
+            assert host.get("/api/v1/games/night-b").json()["seq"] == 6
+            assert sorted((g["id"], g["served"]) for g in entries()) == [("night", True), ("night-b", True)]
+            # A copy again, and the first file deleted: the game is served from the copy.
+            copy.write_bytes(b"".join(night.read_bytes().splitlines(keepends=True)[:7]))
+            assert until(lambda: copy_listed(7), within=3), entries()
+            night.unlink()
+            assert until(lambda: host.get("/api/v1/games/night").json().get("seq") == 7, within=3)
+            assert [(g["id"], g["served"]) for g in entries()] == [("night", True)]
+            assert move(host, "night", 7, type="note", text="in the copy").status_code == 201
+        assert we("audit", copy).returncode == 0
+        assert not [line for line in log.read() if "Traceback" in line]
+        assert server.stop(signal.SIGTERM) == 0
+    finally:
+        server.stop(signal.SIGKILL)
+
+
+def test_a_log_moved_over_another_is_served_at_once(tmp_path: Path) -> None:
+    # Issue 24.6: `mv second.jsonl first.jsonl` left game `second` unlisted (404) for ever.
+    folder = tmp_path / "games"
+    folder.mkdir()
+    a_log(folder, "first", 5)
+    second = a_log(folder, "second", 8)
+    server = start_server(folder)
+    try:
+        with server.client(server.host_key, timeout=5) as host:
+            assert until(lambda: sorted(listed(server)) == ["first", "second"])
+            os.replace(second, folder / "first.jsonl")
+            # The lobby looks at first.jsonl before it finds second.jsonl gone.
+            assert host.get("/api/v1/games").status_code == 200
+            assert until(lambda: host.get("/api/v1/games/second").status_code == 200, within=2.5)
+            assert host.get("/api/v1/games/second").json()["seq"] == 8
+            assert until(lambda: host.get("/api/v1/games/first").status_code == 404)
+            assert [(g["id"], g["served"]) for g in host.get("/api/v1/games").json()] == [("second", True)]
+            assert move(host, "second", 8, type="note", text="after the move").status_code == 201
+        assert server.stop(signal.SIGTERM) == 0
+    finally:
+        server.stop(signal.SIGKILL)
+
+
 def test_a_torn_line_left_by_a_writer_is_damage_until_repaired(tmp_path: Path) -> None:
     folder = tmp_path / "games"
     folder.mkdir()

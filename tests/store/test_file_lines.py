@@ -46,6 +46,10 @@ def shown(line: object) -> object:
     return line
 
 
+def length(line: bytes) -> int:
+    return line.length if type(line) is LongLine else len(line)
+
+
 pieces = st.sampled_from([b"a", b"\r", b"\n", b"\r\n", b"{}", b"a" * 9, b"a" * 10, b"a" * 11])
 
 
@@ -59,6 +63,10 @@ def test_lines_are_judged_as_the_format_says(data: bytes, block: int) -> None:
         expected = as_the_format_says(data)
         assert by_blocks(data) == expected
         assert in_memory(data) == expected
+        # What each line takes in the file, a long one's ending included, adds up to the file:
+        # a follower reads on from there.
+        assert sum(map(length, file_lines(io.BytesIO(data).read))) == len(data)
+        assert sum(map(length, map(_within_limit, io.BytesIO(data)))) == len(data)
 
 
 def test_a_line_over_the_limit_is_never_held_whole() -> None:
@@ -110,4 +118,6 @@ def test_short_reads_change_nothing(data: bytes, block: int, skip: int, cuts: li
 
     limits = {**SMALL_LIMITS, "_SKIP_BLOCK": skip}
     with mock.patch.multiple(verify, _READ_BLOCK=block, **limits):
-        assert [shown(line) for line in file_lines(read)] == as_the_format_says(data)
+        lines = list(file_lines(read))
+        assert [shown(line) for line in lines] == as_the_format_says(data)
+        assert sum(map(length, lines)) == len(data)

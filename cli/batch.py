@@ -1,0 +1,67 @@
+"""Working through many games: how many processes --jobs starts, the garbage collector settled
+for a batch, and the logs of a directory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+# --jobs is capped at this many worker processes per CPU: beyond it they only queue for the
+# same cores, and each costs its own memory (--jobs 100000 once started 446 of them, 12 GB).
+JOBS_PER_CPU = 4
+
+
+def worker_count(jobs: int, tasks: int) -> int:
+    """How many processes --jobs `jobs` starts for `tasks` pieces of work: 0 means one per
+    CPU; never more than there is work for, nor more than JOBS_PER_CPU per CPU."""
+    cpus = os.cpu_count() or 1
+    wanted = cpus if jobs == 0 else jobs
+    return max(1, min(wanted, tasks, JOBS_PER_CPU * cpus))
+
+
+@contextmanager
+def collector_settled_for_a_batch() -> Iterator[None]:
+    """While a command works through thousands of games: what was loaded before stays put, so
+    the cyclic garbage collector stops re-scanning it, and young-generation collections come
+    every 50,000 allocations instead of 700. Folding makes no cycles (states only point back
+    to older states), so this changes how often the collector runs, not what it frees; an
+    import runs about 5% faster. Restored afterwards (tests run commands in-process)."""
+    import gc
+
+    thresholds = gc.get_threshold()
+    # Only when nothing is frozen yet: unfreezing afterwards would also release what a caller
+    # had frozen for its own reasons.
+    freeze = gc.get_freeze_count() == 0
+    if freeze:
+        gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        if freeze:
+            gc.unfreeze()
+
+
+def logs_in_directory(directory: Path) -> list[Path]:
+    """Every *.jsonl entry in `directory` that is not a directory, in name order. scandir knows
+    which entries are directories without a stat each: a club's archive holds tens of
+    thousands of games. A FIFO or device named *.jsonl is listed too, so that its reader
+    reports it ("not a regular file") instead of passing it over in silence. The season ledger
+    `we serve` keeps beside its games (service.season.SEASON_FILE) is no game: left out."""
+    with os.scandir(directory) as entries:
+        names = sorted(
+            e.name
+            for e in entries
+            if e.name.endswith(".jsonl") and e.name != "season.jsonl" and not _is_dir(e)
+        )
+    return [directory / name for name in names]
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False  # cannot tell: list it, and its reader will say what is wrong

@@ -1,0 +1,134 @@
+"""How a command ends: every error one line on stderr and an exit status, never a traceback;
+a reader of stdout that went away (`we audit DIR | head -1`) is not a failure of ours."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from typing import Any
+
+import click
+
+from cli.params import _ESCAPED_UNDECODABLE, NotUtf8
+from cli.terminal import echo, has_undecodable, one_line, shown, shown_path
+from eventstore.errors import StoreError
+from wecore.errors import WeError
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+
+
+class CommandFailed(click.ClickException):
+    """A rejected request or an invalid game: one line on stderr, exit 1."""
+
+    exit_code = EXIT_INVALID
+
+    def show(self, file: Any = None) -> None:
+        echo(f"we: error: {one_line(shown(self.format_message()))}", err=True)
+
+
+def run(group: click.Group) -> int:
+    """Run the CLI; every error becomes one line on stderr and an exit status, never a traceback."""
+    _outlive_a_closed_stdout()
+    try:
+        # Without standalone mode click hands back a command's `Exit(code)` as the return value.
+        code = group.main(prog_name="we", standalone_mode=False)
+        if type(code) is int:
+            return code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.Abort:
+        click.echo("we: aborted", err=True)
+        return EXIT_INVALID
+    except _NO_ARGS_IS_HELP as exc:
+        # Plain `we`: the help is what was asked for.
+        echo(exc.ctx.get_help() if exc.ctx is not None else "")
+        return EXIT_OK
+    except click.UsageError as exc:
+        # One line, like every other error, with where to look instead of the whole usage text.
+        command = exc.ctx.command_path if exc.ctx is not None else "we"
+        message = exc.format_message()
+        undecodable = has_undecodable(message) or _ESCAPED_UNDECODABLE in message
+        if isinstance(exc, click.BadParameter) and undecodable:
+            message = NotUtf8("", param=exc.param).format_message()  # "'\udcff' is not a valid integer"
+        echo(f"{command}: error: {one_line(message)} (see '{command} --help')", err=True)
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except (WeError, StoreError) as exc:
+        echo(f"we: error: {one_line(shown(str(exc)))}", err=True)
+        return EXIT_INVALID
+    except BrokenPipeError:
+        return _reader_went_away()
+    except SystemExit as exc:
+        # click turns a broken pipe into exit 1, which here means "invalid game". It leaves
+        # stdout wrapped in its PacifyFlushWrapper when it does (the name varies by version).
+        if isinstance(exc.__context__, BrokenPipeError) or "PacifyFlushWrapper" in type(sys.stdout).__name__:
+            return _reader_went_away()
+        raise
+    except OSError as exc:
+        where = f": {shown_path(shown(str(exc.filename)))}" if exc.filename else ""
+        echo(f"we: error: {one_line(str(exc.strerror or exc) + where)}", err=True)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        click.echo("we: interrupted", err=True)
+        return 130
+    return EXIT_OK
+
+
+class _StdoutThatOutlivesItsReader(io.RawIOBase):
+    """File descriptor 1, where a write into a pipe whose reader has gone (`we audit DIR | head
+    -1`) points the descriptor at /dev/null and carries on. The command then ends as it would
+    have, with its own exit status: under `set -o pipefail` a failed audit must still say 1,
+    not whatever the write happened to interrupt."""
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return 1
+
+    def isatty(self) -> bool:
+        return os.isatty(1)
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data)
+        try:
+            return os.write(1, view)
+        except BrokenPipeError:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.close(devnull)
+            return len(view)
+
+
+def _outlive_a_closed_stdout() -> None:
+    stdout = sys.stdout
+    try:
+        if stdout is None or stdout.fileno() != 1:
+            return
+    except (OSError, ValueError, AttributeError):
+        return  # not the process's own stdout (a test runner's): leave it be
+    stdout.flush()
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(_StdoutThatOutlivesItsReader()),
+        encoding=stdout.encoding,
+        errors=stdout.errors,
+        line_buffering=stdout.line_buffering,
+        write_through=getattr(stdout, "write_through", False),
+    )
+
+
+# click 8.2+ raises this for a group called with nothing; older clicks print help themselves.
+_NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+def _reader_went_away() -> int:
+    """Output piped into `head` and closed: not a failure of ours. Point stdout at /dev/null so
+    Python does not complain about it at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_OK

@@ -1,0 +1,223 @@
+"""`we season add|verify|show`: a club's sealed games, proved by one fingerprint.
+
+Only parsing and rendering: what may be sealed, how a ledger is proved and the standings are
+service.season's and wecore.season's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from cli.common import (
+    FILE_NAME,
+    CommandFailed,
+    LibraryRef,
+    check_game,
+    db_option,
+    echo,
+    json_text,
+    library_exists,
+    library_name,
+    library_path,
+    one_line,
+    open_library,
+    refuse_undecodable_text,
+    resolve_game,
+)
+from service.checking import GameSource
+from wecore.season import SealedGame
+
+LEDGER = click.Path(dir_okay=False, path_type=Path)
+
+
+@click.group()
+def season() -> None:
+    """A season ledger: seal finished games, prove them later, show the standings.
+
+    SEASON.jsonl is an append-only, hash-chained log of the games sealed (docs/season-format.md);
+    its fingerprint is the one number a club notes down to prove its whole season.
+    """
+
+
+@season.command()
+@click.argument("ledger", metavar="SEASON.jsonl", type=LEDGER)
+@click.argument("games", nargs=-1, required=True, metavar="GAME...", type=FILE_NAME)
+@click.option(
+    "--name", default=None, help="The season's name, when this starts the ledger (default: its file name)."
+)
+@db_option
+def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: LibraryRef | None) -> None:
+    """Seal finished GAMEs (log files or library ids) into SEASON.jsonl.
+
+    A game not over, failing the audit, or already sealed is refused with its reason, and the
+    others are sealed. Exit status 1 if any was refused.
+    """
+    from service.season import Refusal, add_games
+
+    sources: list[GameSource] = []
+    refused: list[Refusal] = []
+    for text in games:
+        try:
+            sources.append(resolve_game(text, db_path))
+        except CommandFailed as exc:
+            refused.append(Refusal(text, exc.format_message()))
+    if ledger.exists() and ledger.is_dir():
+        raise CommandFailed(f"{ledger} is a directory, not a season ledger")
+    result = add_games(ledger, sources, check_game, name)
+    if result.created:
+        echo(f"started the season {result.season.name!r} in {ledger}")
+    for game in result.sealed:
+        echo(
+            f"sealed {game.game} (line {game.line}): fingerprint {game.fingerprint},"
+            f" won by {' and '.join(game.winners)}"
+        )
+    for refusal in [*refused, *result.refused]:
+        echo(f"we: refused {one_line(refusal.label)}: {one_line(refusal.reason)}", err=True)
+    if result.fingerprint is not None:
+        echo(f"{ledger}: {len(result.season.games)} games sealed; season fingerprint {result.fingerprint}")
+    else:
+        echo(f"{ledger}: nothing sealed, so no season was started", err=True)
+    if refused or result.refused:
+        raise click.exceptions.Exit(1)
+
+
+def _locator(ledger: Path, db_path: LibraryRef | None) -> Callable[[SealedGame], GameSource | str]:
+    from service.season import locate_file
+
+    def locate(sealed: SealedGame) -> GameSource | str:
+        if "file" in sealed.source:
+            return locate_file(sealed, ledger)
+        game_id = sealed.source["library"]
+        db = library_path(db_path)
+        if not library_exists(db) or not open_library(db).has_game(game_id):
+            return f"gone: no game {game_id!r} in the library {library_name(db)}"
+        return GameSource(label=game_id, db_path=db, game_id=game_id)
+
+    return locate
+
+
+def _noted_fingerprint(value: str | None) -> str | None:
+    """A noted season fingerprint: exactly the 12 hex digits printed (a shorter one, or none,
+    would match ledgers it does not stand for)."""
+    if value is None:
+        return None
+    if len(value) != 12 or any(c not in "0123456789abcdef" for c in value.lower()):
+        raise click.BadParameter(f"{one_line(value)!r} is not a season fingerprint: 12 hex digits")
+    return value.lower()
+
+
+@season.command()
+@click.argument(
+    "ledger", metavar="SEASON.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path)
+)
+@click.option(
+    "--fingerprint",
+    "expected",
+    default=None,
+    metavar="FP",
+    callback=lambda _ctx, _param, value: _noted_fingerprint(value),
+    help="The season fingerprint noted before (12 hex digits): it must still be this.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON object: ledger, ok, events, games, fingerprint, problems.",
+)
+@db_option
+def verify(ledger: Path, expected: str | None, as_json: bool, db_path: LibraryRef | None) -> None:
+    """Prove SEASON.jsonl: its own chain, and that every game it sealed still has the
+    fingerprint sealed (a file from the ledger's folder, a library game from --db).
+
+    Each edited ledger line is named by its line, each game gone or swapped by its id; exit
+    status 1 if there is any.
+    """
+    from service.season import verify_season
+
+    report = verify_season(ledger, check_game, _locator(ledger, db_path), expected)
+    if as_json:
+        click.echo(json_text(report.as_dict()))
+    else:
+        for finding in report.findings:
+            where = f"line {finding.line}: " if finding.line is not None and finding.game is None else ""
+            echo(f"FAILED {one_line(str(ledger))}: {where}{one_line(finding.message)}")
+        if report.ok:
+            echo(
+                f"{ledger}: {report.games} games, every one as sealed;"
+                f" season fingerprint {report.fingerprint}"
+            )
+        else:
+            echo(
+                f"{ledger}: {len(report.findings)} problem(s);"
+                f" season fingerprint {report.fingerprint or 'not proven'}"
+            )
+    if not report.ok:
+        raise click.exceptions.Exit(1)
+
+
+@season.command()
+@click.argument(
+    "ledger", metavar="SEASON.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path)
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="One JSON object: season, games, fingerprint, standings."
+)
+def show(ledger: Path, as_json: bool) -> None:
+    """The season's standings: games played, wins and mean score per player.
+
+    A shared win (a tie nobody broke) counts as a win for each player in it, as in `we stats`.
+    """
+    from service.season import read_ledger
+    from wecore.season import standings
+
+    reading = read_ledger(ledger)
+    if reading.problems:
+        line, message = reading.problems[0]
+        raise CommandFailed(f"{ledger}: line {line}: {message} (see `we season verify`)")
+    table = standings(reading.season.games)
+    if as_json:
+        click.echo(
+            json_text(
+                {
+                    "season": reading.season.name,
+                    "games": len(reading.season.games),
+                    "fingerprint": reading.fingerprint,
+                    "standings": [
+                        {
+                            "player": s.player,
+                            "games": s.games,
+                            "wins": round(s.wins, 4),
+                            "mean_score": round(s.mean_score, 4),
+                        }
+                        for s in table
+                    ],
+                }
+            )
+        )
+        return
+    from rich.table import Table
+
+    from cli.render import print_table
+    from cli.stats_report import wins_text
+
+    echo(f"Season {reading.season.name!r}: {len(reading.season.games)} games")
+    if table:
+        rich_table = Table(show_edge=False, pad_edge=False)
+        for column, justify in (
+            ("player", "left"),
+            ("games", "right"),
+            ("wins", "right"),
+            ("mean score", "right"),
+        ):
+            rich_table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        for s in table:
+            rich_table.add_row(one_line(s.player), str(s.games), wins_text(s.wins), f"{s.mean_score:.1f}")
+        print_table(rich_table)
+    echo(f"Season fingerprint: {reading.fingerprint}")
+
+
+for _command in season.commands.values():
+    refuse_undecodable_text(_command)

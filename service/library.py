@@ -1,0 +1,184 @@
+"""The game library's use cases, written once for every face: a log audited, then imported
+(`we import`, the recorder at the end of a game, `we simulate --db`), and the figures over the
+library's games (`we stats`, its --fairness, --by evening and --versus).
+
+Whether a game is valid, over and won is decided by folding it with wecore, exactly as
+`we audit` does; the library only stores logs. Reading a game goes through a `check` the
+caller passes (service.checking.check_game over the caller's library connection), so that a
+command reading a thousand games connects once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from eventstore.errors import LibraryBusyError, StoreError, WritesLostError
+from service.checking import GameReport, GameSource
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from eventstore.libraries import LibraryRef
+    from eventstore.persistence import GameLibrary
+    from wecore.state import GameState
+    from wecore.stats import GameRecord, Tally
+
+Check = Callable[..., GameReport]  # check_game(source, keep_envelopes=..., keep_lines=...)
+
+# What became of a log: kept in the library (the first three), or not, and why.
+IMPORTED, EXTENDED, UNCHANGED = "imported", "extended", "unchanged"
+REFUSED, UNREADABLE, NOT_IMPORTED = "refused", "unreadable", "not imported"
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    """A log audited and imported, or not: `status` one of the six above; `text` what was
+    done ("imported game 'x' ...") or why not (the log's first problem, the store's error)."""
+
+    status: str
+    text: str
+    game_id: str | None = None
+    fingerprint: str | None = None
+
+    @property
+    def in_library(self) -> bool:
+        return self.status in (IMPORTED, EXTENDED, UNCHANGED)
+
+
+def audited_for_import(source: GameSource, check: Check) -> GameReport | ImportOutcome:
+    """The log read once and audited, keeping the lines it verified for the import; or why it
+    cannot be imported: unreadable (no permission, a FIFO, vanished) or refused (its first
+    problem). WritesLostError passes: every game after it would go the same way."""
+    label = source.label
+    try:
+        report = check(source, keep_lines=True)
+    except WritesLostError:
+        raise
+    except StoreError as exc:
+        return ImportOutcome(UNREADABLE, str(exc))
+    except OSError as exc:
+        return ImportOutcome(UNREADABLE, f"{label}: cannot read: {exc.strerror or exc}")
+    if report.problems:
+        return ImportOutcome(REFUSED, report.first_problem(label, audit=f"we audit {label}"))
+    return report
+
+
+def import_audited(library: GameLibrary, report: GameReport, label: str) -> ImportOutcome:
+    """A log that passed the audit into `library`, with its summary (complete, winner)."""
+    from wecore.scoring import library_summary
+
+    try:
+        result = library.import_verified(report.lines, label, library_summary(report.state))
+    except WritesLostError:
+        raise  # what was not committed is gone, and every game after it would go the same way
+    except LibraryBusyError as exc:  # other writers kept the lock: this game is not in it
+        return ImportOutcome(NOT_IMPORTED, f"{label}: not imported: {exc}")
+    except StoreError as exc:  # a different game under the same id, or a file that changed
+        return ImportOutcome(REFUSED, str(exc))
+    text = result.message
+    if result.status != UNCHANGED:
+        text = f"{text}, fingerprint {result.fingerprint}"
+    return ImportOutcome(result.status, text, result.game_id, result.fingerprint)
+
+
+def audit_and_import(library: GameLibrary, source: GameSource, check: Check) -> ImportOutcome:
+    """Audit one log and import it, as `we import` does for each."""
+    audited = audited_for_import(source, check)
+    if isinstance(audited, ImportOutcome):
+        return audited
+    return import_audited(library, audited, source.label)
+
+
+def import_file(
+    db: LibraryRef, path: Path, check: Check, on_upgrade: Callable[[str], None] | None = None
+) -> ImportOutcome:
+    """A log file audited, then imported into the library at `db`, as `we import` would put it
+    there: the recorder's end of a game. The library is opened only for a log that passed (a
+    refused one creates no library); one that cannot be opened or written is NOT_IMPORTED."""
+    from eventstore.libraries import connect
+
+    source = GameSource(label=str(path), path=path)
+    audited = audited_for_import(source, check)
+    if isinstance(audited, ImportOutcome):
+        return audited
+    try:
+        with connect(db, on_upgrade=on_upgrade) as library:
+            return import_audited(library, audited, source.label)
+    except (StoreError, OSError) as exc:
+        return ImportOutcome(NOT_IMPORTED, str(exc))
+
+
+def store_played(library: GameLibrary, game_id: str, envelopes: Iterable[Any], state: GameState) -> None:
+    """A game played here (by bots) into the library: one transaction for its events (the
+    same game again is a no-op), then its summary. Its events were made by the engine, so it
+    is not audited again."""
+    from wecore.scoring import library_summary
+
+    library.import_envelopes(envelopes, label=game_id)
+    complete, winner = library_summary(state)
+    library.set_summary(game_id, complete=complete, winner=winner)
+
+
+# --- the figures over the library ---------------------------------------------------------
+
+
+def evening_of(at: str | None) -> str | None:
+    """The evening a game was played: the date of its first event's `at` (UTC) where `we`
+    runs, since an evening at the table is a local one (a game at 00:30 belongs to the night
+    before only by the clock, which is the reading kept)."""
+    from datetime import datetime
+
+    if not at:
+        return None
+    try:
+        return datetime.fromisoformat(at).astimezone().date().isoformat()
+    except ValueError:
+        return at[:10] or None
+
+
+@dataclass
+class LibraryFigures:
+    """Every game of a library, folded: the finished, valid ones tallied and kept as records
+    (oldest first); the others named."""
+
+    tally: Tally
+    records: list[GameRecord] = field(default_factory=list)
+    unfinished: list[str] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)
+
+    @property
+    def counted(self) -> int:
+        return self.tally.games
+
+
+def library_figures(games: Iterable[dict[str, Any]], db: Any, check: Check) -> LibraryFigures:
+    """Fold every game of `games` (the library's games rows; `db` where it is, for reading
+    each through `check`); only valid, finished games count."""
+    from wecore.stats import Tally, record_of
+
+    figures = LibraryFigures(Tally())
+    for row in games:
+        game_id, started_at = row["id"], row["started_at"]
+        if game_id is None:
+            continue
+        try:
+            report = check(GameSource(label=game_id, db_path=db, game_id=game_id))
+        except WritesLostError:
+            raise
+        except StoreError:
+            # Its rows cannot even be read (a damaged games row): not counted, like a game
+            # failing the audit, which says why.
+            figures.invalid.append(game_id)
+            continue
+        if report.problems:
+            figures.invalid.append(game_id)
+        elif not report.complete:
+            figures.unfinished.append(game_id)
+        else:
+            game = report.game or report.source
+            record = record_of(report.state, game, started_at, evening_of(started_at))
+            figures.tally.add(record)
+            figures.records.append(record)
+    return figures

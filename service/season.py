@@ -1,0 +1,349 @@
+"""The season use cases, written once for `we season` and `we serve`: seal finished games into
+a ledger, prove a ledger against the games it names, and read its standings.
+
+A ledger is a JSONL log in the envelope format of a game log (season-format.md), written by the
+same appender as a game (eventstore.jsonl: flock, one write per line, fsync), so it is only ever
+appended to. What its events mean is wecore.season's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eventstore.canonical import fingerprint
+from eventstore.envelope import make_game_id, utc_now
+from eventstore.errors import ConcurrencyError, LogExistsError, StoreError
+from eventstore.jsonl import JsonlLog
+from eventstore.verify import verify_log
+from service.checking import GameReport, GameSource
+from wecore.scoring import score
+from wecore.season import SEASON_STARTED, SealedGame, Season, fold_season, game_sealed, season_started
+
+# Reads and checks one game (service.checking.check_game with the caller's library reader).
+Check = Callable[..., GameReport]
+# Where a sealed game is now: the GameSource to read it from, or None with why it cannot be.
+Locate = Callable[[SealedGame], "GameSource | str"]
+
+# The ledger `we serve` seals into, beside the games of its folder (`we audit DIR`, `we import
+# DIR` and the served folder pass it over by this name: cli.common.logs_in_directory).
+SEASON_FILE = "season.jsonl"
+# A race with another sealer is retried this often before giving up.
+_ATTEMPTS = 5
+
+
+@dataclass(frozen=True)
+class Refusal:
+    label: str
+    reason: str
+
+
+@dataclass
+class AddResult:
+    sealed: list[SealedGame] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
+    season: Season = field(default_factory=Season)
+    fingerprint: str | None = None
+    created: bool = False
+
+
+@dataclass(frozen=True)
+class LedgerReading:
+    """A ledger read and folded: its own integrity problems, its season, its fingerprint."""
+
+    season: Season
+    problems: list[tuple[int, str]]  # (line, message): the chain's and the season's
+    events: int
+    fingerprint: str | None  # proven: None when the chain is broken
+
+
+def read_ledger(path: Path) -> LedgerReading:
+    """The ledger's chain proved (eventstore.verify) and its events folded (wecore.season).
+
+    A file whose line 1 is not a `season_started` (a game log given by mistake, or junk) is no
+    ledger at all: that one problem is told at once, rather than one per line of a file that
+    may be huge."""
+    not_a_ledger = _not_a_ledger(path)
+    if not_a_ledger is not None:
+        return LedgerReading(Season(), [(1, not_a_ledger)], 0, None)
+    result = verify_log(path)
+    problems = [(p.line, p.message) for p in result.problems]
+    broken = {p.line for p in result.problems}
+    log = JsonlLog(path)
+    usable = (
+        (line.line, line.envelope.type, line.envelope.data)
+        for line in log.iter_lines()
+        if line.envelope is not None and line.line not in broken
+    )
+    season = fold_season(usable)
+    problems.extend((p.line, p.message) for p in season.problems)
+    problems.sort()
+    return LedgerReading(season, problems, result.events, result.fingerprint)
+
+
+def _not_a_ledger(path: Path) -> str | None:
+    """Why the file is no season ledger, judged on its first line alone; None when it may be one
+    (an empty or torn first line is left to the integrity checks, which name it)."""
+    from eventstore.limits import LINE_LIMIT
+    from eventstore.verify import check_tail_line, open_log
+
+    try:
+        with open_log(path, buffering=-1) as log:
+            first = log.readline(LINE_LIMIT + 1)
+    except FileNotFoundError:
+        return None  # verify_log says so
+    if len(first) > LINE_LIMIT:
+        return f"not a season ledger: no newline in its first {LINE_LIMIT:,} bytes"
+    if not first.endswith(b"\n"):
+        return None
+    envelope, messages = check_tail_line(first)
+    if envelope is None:
+        return f"not a season ledger: {messages[0] if messages else 'not an envelope'}"
+    if envelope.type != SEASON_STARTED:
+        return f"not a season ledger: {envelope.type!r}, not {SEASON_STARTED!r} (a game log?)"
+    return None
+
+
+def season_id(path: Path) -> str:
+    """The id a new ledger's envelopes carry: its file name as a game id ("club-2026")."""
+    from datetime import UTC, datetime
+
+    return make_game_id(path.stem, datetime.now(UTC))
+
+
+def source_of(report_source: GameSource, ledger: Path) -> dict[str, str]:
+    """How a ledger names a game: a library id, or the file's path from the ledger's folder (so
+    a folder of games and its season move together)."""
+    if report_source.path is None:
+        return {"library": str(report_source.game_id)}
+    where = os.path.relpath(os.path.abspath(report_source.path), os.path.abspath(ledger.parent))
+    try:
+        where.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("its file name is not valid UTF-8, so a ledger cannot name it") from None
+    return {"file": Path(where).as_posix()}
+
+
+def _sealable(source: GameSource, ledger: Path, check: Check, season: Season) -> SealedGame | Refusal:
+    label = source.label
+    try:
+        report = check(source, keep_lines=True)
+    except StoreError as exc:
+        return Refusal(label, f"cannot be read: {exc}")
+    if report.problems:
+        first = report.problems[0]
+        return Refusal(label, f"fails the audit: line {first.line}: {first.kind}: {first.message}")
+    if not report.complete:
+        return Refusal(label, "is not over yet: only a finished game can be sealed")
+    game_id = report.game or ""
+    before = season.sealed(game_id)
+    if before is not None and before.line == 0:
+        return Refusal(label, f"game {game_id!r} is given twice: sealed once")
+    if before is not None:
+        return Refusal(
+            label,
+            f"game {game_id!r} is already sealed"
+            f" (ledger line {before.line}, fingerprint {before.fingerprint})",
+        )
+    try:
+        where = source_of(source, ledger)
+    except ValueError as exc:
+        return Refusal(label, str(exc))
+    return _sealed_result(report, game_id, where)
+
+
+def _sealed_result(report: GameReport, game_id: str, where: dict[str, str]) -> SealedGame:
+    """What a ledger seals of a finished game that passes the audit (read with keep_lines)."""
+    state = report.state
+    board = score(state)
+    lines = report.lines
+    return SealedGame(
+        game=game_id,
+        hash=lines[-1]["hash"],
+        title=state.title,
+        players=tuple(state.players),
+        scores=tuple(entry.total for entry in board.players),
+        winners=tuple(board.winners),
+        events=report.events,
+        started_at=lines[0]["at"],
+        source=where,
+        line=0,
+    )
+
+
+# The result a game_sealed line holds besides which game it is: each must be the game's own.
+_RESULT_FIELDS = ("title", "players", "scores", "winners", "events", "started_at")
+
+
+def add_games(
+    ledger: Path, sources: Iterable[GameSource], check: Check, name: str | None = None
+) -> AddResult:
+    """Seal every source that is a finished game passing the audit and not sealed yet, in one
+    append; the others are refused, each with its reason. A ledger that is not there is started
+    (named `name`, else after its file) in the same write as its first games, and not at all
+    when every game is refused. A damaged ledger is never appended to (StoreError)."""
+    sources = list(sources)
+    log = JsonlLog(ledger)
+    for _ in range(_ATTEMPTS):
+        new = not ledger.exists()
+        reading = LedgerReading(Season(name or ledger.stem), [], 0, None) if new else read_ledger(ledger)
+        if reading.problems:
+            line, message = reading.problems[0]
+            raise StoreError(
+                f"{ledger}: line {line}: {message}; refusing to seal into it (see `we season verify`)"
+            )
+        season = reading.season
+        result = AddResult(created=new)
+        chosen: list[SealedGame] = []
+        for source in sources:
+            outcome = _sealable(source, ledger, check, Season(season.name, season.games + chosen))
+            if isinstance(outcome, Refusal):
+                result.refused.append(outcome)
+            else:
+                chosen.append(outcome)
+        if not chosen and new:
+            result.created = False
+            return result  # nothing to seal: no ledger is started
+        if chosen:
+            events = [game_sealed(g) for g in chosen]
+            try:
+                if new:
+                    start = season_started(season.name or ledger.stem)
+                    envelopes = log.create_many([start, *events], season_id(ledger), at=utc_now())[1:]
+                else:
+                    envelopes = log.append(events, reading.events, at=utc_now())
+            except (ConcurrencyError, LogExistsError):
+                continue  # someone sealed meanwhile: judge again against what they sealed
+            result.sealed = [
+                SealedGame(**{**g.__dict__, "line": env.seq})
+                for g, env in zip(chosen, envelopes, strict=True)
+            ]
+        final = read_ledger(ledger)
+        result.season = final.season
+        result.fingerprint = final.fingerprint
+        return result
+    raise StoreError(f"{ledger}: other sealers kept appending; nothing sealed, try again")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something verify found wrong: at a ledger line, or with a sealed game."""
+
+    message: str
+    line: int | None = None
+    game: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "game": self.game, "message": self.message}
+
+
+@dataclass
+class VerifyReport:
+    ledger: str
+    events: int
+    fingerprint: str | None
+    games: int
+    findings: list[Finding]
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ledger": self.ledger,
+            "ok": self.ok,
+            "events": self.events,
+            "games": self.games,
+            "fingerprint": self.fingerprint,
+            "problems": [f.as_dict() for f in self.findings],
+        }
+
+
+def locate_file(sealed: SealedGame, ledger: Path) -> GameSource | str:
+    """A sealed file's source: its path from the ledger's folder, or why it is not there."""
+    path = ledger.parent / sealed.source["file"]
+    if not path.exists():
+        where = f"looked for from the ledger's folder, at {path}"
+        return f"gone: {sealed.source['file']} is not there any more ({where})"
+    return GameSource(label=str(path), path=path)
+
+
+def verify_season(ledger: Path, check: Check, locate: Locate, expected: str | None = None) -> VerifyReport:
+    """The ledger's own chain and season, then every sealed game against what it names: each
+    game gone, swapped (a different last hash: another log, a shorter one) or now failing its
+    audit is a finding naming the game; each bad ledger line one naming the line. `expected`: a
+    fingerprint noted before, which the ledger must still have."""
+    reading = read_ledger(ledger)
+    findings = [Finding(message, line=line) for line, message in reading.problems]
+    fp = reading.fingerprint
+    if expected is not None and fp is not None and fp != expected.lower():
+        findings.append(Finding(f"the ledger's fingerprint is {fp}, not {expected} as noted"))
+    for sealed in reading.season.games:
+        finding = _game_finding(sealed, check, locate)
+        if finding is not None:
+            findings.append(
+                Finding(
+                    f"game {sealed.game!r} (line {sealed.line}): {finding}",
+                    line=sealed.line,
+                    game=sealed.game,
+                )
+            )
+    return VerifyReport(str(ledger), reading.events, fp, len(reading.season.games), findings)
+
+
+def _game_finding(sealed: SealedGame, check: Check, locate: Locate) -> str | None:
+    source = locate(sealed)
+    if isinstance(source, str):
+        return source
+    try:
+        report = check(source, keep_lines=True)
+    except StoreError as exc:
+        return f"gone: {exc}"
+    if report.broken_at is not None or report.fingerprint is None:
+        first = report.problems[0] if report.problems else None
+        what = f"line {first.line}: {first.message}" if first else "its chain is broken"
+        return f"its log is damaged ({what}), so it cannot prove fingerprint {sealed.fingerprint}"
+    last_hash = report.lines[-1]["hash"] if report.lines else None
+    if report.game != sealed.game or last_hash != sealed.hash:
+        now = f"game {report.game!r}, " if report.game != sealed.game else ""
+        return (
+            f"swapped: {source.label} now holds {now}{report.events} events, fingerprint"
+            f" {fingerprint(last_hash) or report.fingerprint}; sealed: {sealed.events} events, fingerprint"
+            f" {sealed.fingerprint}"
+        )
+    if report.problems:
+        first = report.problems[0]
+        return f"fails the audit now: line {first.line}: {first.kind}: {first.message}"
+    if not report.complete:
+        return "is not over, so it is not the finished game sealed"
+    # The same game, yet a result the game does not have: the ledger was edited and re-hashed.
+    now = _sealed_result(report, sealed.game, dict(sealed.source))
+    differ = [f for f in _RESULT_FIELDS if _plain(getattr(sealed, f)) != _plain(getattr(now, f))]
+    if differ:
+        said = "; ".join(
+            f"{f} sealed {_plain(getattr(sealed, f))!r}, the game has {_plain(getattr(now, f))!r}"
+            for f in differ
+        )
+        return f"the ledger's result is not the game's: {said}"
+    return None
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple | list) else value
+
+
+def seal_in_folder(directory: Path, source: GameSource) -> AddResult:
+    """`we serve`'s seal: one game of the folder into the folder's SEASON_FILE, named after it."""
+    from service.checking import check_game
+
+    return add_games(directory / SEASON_FILE, [source], check_game, name=directory.resolve().name or None)
+
+
+def folder_season(directory: Path) -> LedgerReading | None:
+    """The folder's season as the lobby shows it; None when nothing was sealed yet."""
+    ledger = directory / SEASON_FILE
+    return read_ledger(ledger) if ledger.is_file() else None

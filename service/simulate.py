@@ -1,0 +1,72 @@
+"""Complete bot games from a seed, as `we simulate` plays them.
+
+Reproducible to the byte: game i of seed S is `wecore.bots.play_payloads(f"{S}-{i}", ...)`, and its
+`at` timestamps are not the clock but SIM_EPOCH + (i - 1) hours + seq seconds. The same command
+therefore writes the same files on every machine, on any day.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from eventstore.envelope import Envelope, seal_chain
+from wecore.bots import Bot, play_payloads
+from wecore.dealing import DEFAULT_NAMES
+from wecore.state import GameState
+
+# Simulated games happen on Christmas Eve 2011, the year the game came out; game i starts
+# i - 1 hours later, and its event with seq n is stamped n seconds after that start.
+SIM_EPOCH = int(datetime(2011, 12, 24, 18, 0, 0, tzinfo=UTC).timestamp())
+
+
+def seed_slug(seed: str) -> str:
+    """The seed as it can stand in a game id: lower case, runs of anything else become '-'."""
+    return re.sub(r"[^a-z0-9]+", "-", seed.lower()).strip("-")
+
+
+def sim_game_id(seed: str, index: int) -> str:
+    return f"sim-{seed_slug(seed)}-{index}"
+
+
+def game_seed(seed: str, index: int) -> str:
+    return f"{seed}-{index}"
+
+
+def _at(seconds: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+# "MM:SSZ" for every second of an hour, made once.
+_MINUTES_SECONDS = [f"{seq // 60:02d}:{seq % 60:02d}Z" for seq in range(3600)]
+
+
+def _ats(start: int, count: int) -> list[str]:
+    """`_at` of start + 1 ... start + count. A game starts on the hour, so within its first hour
+    only the minutes and seconds change: formatted without a strftime per event."""
+    hour = _at(start)[:14]  # "YYYY-MM-DDTHH:"
+    first_hour = [hour + tail for tail in _MINUTES_SECONDS[1 : min(count, 3599) + 1]]
+    return first_hour + [_at(start + seq) for seq in range(len(first_hour) + 1, count + 1)]
+
+
+def sealed_game(game_id: str, index: int, payloads: Sequence[tuple[str, dict[str, Any]]]) -> list[Envelope]:
+    """The envelopes of a simulated game, with their deterministic timestamps."""
+    start = SIM_EPOCH + (index - 1) * 3600
+    ats = _ats(start, len(payloads))
+    return seal_chain(game_id, ((at, kind, data) for at, (kind, data) in zip(ats, payloads, strict=True)))
+
+
+def simulate_games(
+    seed: str, players: int, count: int, bots: Sequence[Bot], options: Mapping[str, Any] | None = None
+) -> Iterator[tuple[int, str, list[Envelope], GameState]]:
+    names = DEFAULT_NAMES[:players]
+    for index in range(1, count + 1):
+        game_id = sim_game_id(seed, index)
+        title = f"Simulated game {index} from seed {seed}"[:200]
+        payloads, state = play_payloads(
+            game_seed(seed, index), players, list(bots), players=names, options=options, title=title
+        )
+        yield index, game_id, sealed_game(game_id, index, payloads), state

@@ -1,0 +1,299 @@
+"""`we season`: a ledger of sealed games, proved against real files and both libraries, and the
+format's test vectors (docs/season-format.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from weharness import ROOT, we
+
+REPLAYS = ROOT / "replays"
+SEASON_VECTORS = ROOT / "tests" / "vectors" / "season"
+GAMES = ("game-night-3p.jsonl", "tie-5p.jsonl", "bots-7p.jsonl")
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    for name in (*GAMES, "disputed-edited.jsonl"):
+        shutil.copy(REPLAYS / name, tmp_path / name)
+    return tmp_path
+
+
+def _cut(src: Path, dst: Path, lines: int) -> None:
+    """A valid shorter log: the first `lines` events of `src`."""
+    dst.write_bytes(b"".join(src.read_bytes().splitlines(keepends=True)[:lines]))
+
+
+def _fingerprint(path: Path) -> str:
+    return json.loads(path.read_text().splitlines()[-1])["hash"][7:19]
+
+
+def test_seal_refuse_verify_show_with_files(folder: Path) -> None:
+    ledger = folder / "season.jsonl"
+    _cut(folder / "tie-5p.jsonl", folder / "unfinished.jsonl", 12)
+    nothing = we("season", "add", ledger, folder / "unfinished.jsonl")
+    assert nothing.exit_code == 1 and not ledger.exists()  # no season is started for nothing
+    first = we("season", "add", ledger, folder / "game-night-3p.jsonl", folder / "tie-5p.jsonl")
+    assert first.exit_code == 0, first.stderr
+    assert f"season fingerprint {_fingerprint(ledger)}" in first.stdout
+    before = ledger.read_bytes()
+
+    # Refused, each named with its reason, exit 1; the good one is sealed all the same.
+    second = we(
+        "season", "add", ledger,
+        folder / "unfinished.jsonl", folder / "disputed-edited.jsonl", folder / "tie-5p.jsonl",
+        folder / "bots-7p.jsonl",
+    )  # fmt: skip
+    assert second.exit_code == 1
+    refused = second.stderr.splitlines()
+    assert len(refused) == 3, second.stderr
+    assert "unfinished.jsonl: is not over yet" in refused[0]
+    assert "disputed-edited.jsonl: fails the audit: line 21" in refused[1]
+    assert "tie-5p.jsonl: game 'new-years-eve-2026' is already sealed (ledger line 3" in refused[2]
+    assert "sealed sim-replays-1 (line 4)" in second.stdout
+    after = ledger.read_bytes()
+    assert after.startswith(before) and len(after) > len(before)  # appended, nothing rewritten
+
+    ok = we("season", "verify", ledger, "--json")
+    assert ok.exit_code == 0, ok.stdout
+    report = json.loads(ok.stdout)
+    assert report["ok"] and report["games"] == 3 and report["fingerprint"] == _fingerprint(ledger)
+    assert we("season", "verify", ledger, "--fingerprint", report["fingerprint"]).exit_code == 0
+    assert we("season", "verify", ledger, "--fingerprint", "000000000000").exit_code == 1
+
+    # Standings through the same numbers `we score --json` gives each game.
+    shown = json.loads(we("season", "show", ledger, "--json").stdout)
+    expected: dict[str, list[int]] = {}
+    wins: dict[str, float] = {}
+    for name in GAMES:
+        board = json.loads(we("score", folder / name, "--json").stdout)
+        for player, points in board["scores"].items():
+            expected.setdefault(player, []).append(points)
+            share = 1 / len(board["winners"]) if player in board["winners"] else 0
+            wins[player] = wins.get(player, 0) + share
+    assert {s["player"]: (s["games"], s["wins"], s["mean_score"]) for s in shown["standings"]} == {
+        p: (len(v), round(wins[p], 4), round(sum(v) / len(v), 4)) for p, v in expected.items()
+    }
+    assert shown["fingerprint"] == report["fingerprint"]
+    assert ledger.read_bytes() == after  # verify and show only read
+
+
+def test_a_season_jsonl_beside_the_games_is_no_game_to_audit_or_import(tmp_path: Path) -> None:
+    shutil.copy(REPLAYS / "tie-5p.jsonl", tmp_path / "tie-5p.jsonl")
+    assert we("season", "add", tmp_path / "season.jsonl", tmp_path / "tie-5p.jsonl").exit_code == 0
+    audited = we("audit", tmp_path, "--json")
+    assert audited.exit_code == 0 and len(audited.stdout.strip().splitlines()) == 1
+    assert we("import", tmp_path, "--db", tmp_path / "games.db").exit_code == 0
+
+
+def test_verify_names_a_swapped_a_cut_and_a_gone_game_and_an_edited_line(folder: Path) -> None:
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, *(folder / name for name in GAMES)).exit_code == 0
+    sealed = ledger.read_bytes()
+    # A game cut to a valid shorter log, another swapped for another valid log, one deleted.
+    _cut(REPLAYS / "tie-5p.jsonl", folder / "tie-5p.jsonl", 40)
+    shutil.copy(REPLAYS / "disputed-honest.jsonl", folder / "game-night-3p.jsonl")
+    (folder / "bots-7p.jsonl").unlink()
+    result = we("season", "verify", ledger, "--json")
+    assert result.exit_code == 1
+    problems = {p["game"]: p for p in json.loads(result.stdout)["problems"]}
+    assert set(problems) == {"game-night-2026-12-05", "new-years-eve-2026", "sim-replays-1"}
+    by_message = " | ".join(p["message"] for p in problems.values())
+    assert "game 'new-years-eve-2026' (line 3): swapped:" in by_message and "40 events" in by_message
+    assert "game 'game-night-2026-12-05' (line 2): swapped:" in by_message
+    assert re.search(r"game '[^']+' \(line 4\): gone: bots-7p.jsonl is not there any more", by_message)
+    assert f"(looked for from the ledger's folder, at {folder / 'bots-7p.jsonl'})" in by_message
+    assert ledger.read_bytes() == sealed
+
+    # An edited ledger line (a winner changed, nothing re-hashed) is named by its line.
+    for name in GAMES:
+        shutil.copy(REPLAYS / name, folder / name)
+    lines = sealed.splitlines(keepends=True)
+    lines[2] = lines[2].replace(b'"winners":["Cat"]', b'"winners":["Ben"]')
+    ledger.write_bytes(b"".join(lines))
+    edited = we("season", "verify", ledger)
+    assert edited.exit_code == 1
+    assert "FAILED" in edited.stdout and ": line 3: `hash` does not match" in edited.stdout
+    assert "fingerprint not proven" in edited.stdout
+    # Nothing is ever sealed onto a damaged ledger.
+    refused = we("season", "add", ledger, REPLAYS / "disputed-honest.jsonl")
+    assert refused.exit_code == 1 and "refusing to seal into it" in refused.stderr
+    assert ledger.read_bytes() == b"".join(lines)
+
+
+def _delete_game(db: str | Path, game_id: str) -> None:
+    if isinstance(db, Path):
+        with sqlite3.connect(db) as conn:
+            (key,) = conn.execute("SELECT key FROM games WHERE id = ?", (game_id,)).fetchone()
+            conn.execute("DELETE FROM events WHERE id >= ? AND id < ?", (key << 32, (key + 1) << 32))
+            conn.execute("DELETE FROM games WHERE key = ?", (key,))
+        return
+    import psycopg
+
+    with psycopg.connect(db, autocommit=True) as conn:
+        (key,) = conn.execute("SELECT key FROM games WHERE id = %s", (game_id,)).fetchone()  # type: ignore[misc]
+        conn.execute("DELETE FROM events WHERE game = %s", (key,))
+        conn.execute("DELETE FROM games WHERE key = %s", (key,))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def library(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    if request.param == "sqlite":
+        return tmp_path / "games.db"
+    return str(request.getfixturevalue("pg_url"))
+
+
+def test_library_games_sealed_by_id_then_cut_and_deleted(folder: Path, library: str | Path) -> None:
+    assert we("import", *(folder / name for name in GAMES[:2]), "--db", library).exit_code == 0
+    ledger = folder / "season.jsonl"
+    ids = ("game-night-2026-12-05", "new-years-eve-2026")
+    _cut(folder / "tie-5p.jsonl", folder / "unfinished.jsonl", 12)
+    added = we("season", "add", ledger, *ids, ids[0], "--db", library)
+    assert added.exit_code == 1  # the id given twice is refused, the others sealed
+    assert "is given twice" in added.stderr and added.stdout.count("sealed ") >= 2
+    assert json.loads(ledger.read_text().splitlines()[1])["data"]["source"] == {"library": ids[0]}
+    assert we("season", "verify", ledger, "--db", library).exit_code == 0
+    sealed = ledger.read_bytes()
+
+    # One game deleted and re-imported cut to a valid shorter log; the other deleted.
+    _delete_game(library, ids[1])
+    assert we("import", folder / "unfinished.jsonl", "--db", library).exit_code == 0
+    _delete_game(library, ids[0])
+    result = we("season", "verify", ledger, "--db", library, "--json")
+    assert result.exit_code == 1
+    problems = {p["game"]: p["message"] for p in json.loads(result.stdout)["problems"]}
+    assert "gone: no game 'game-night-2026-12-05' in the library" in problems[ids[0]]
+    assert "swapped:" in problems[ids[1]] and "12 events" in problems[ids[1]]
+    # An unfinished library game is refused by id.
+    refused = we("season", "add", ledger, ids[1], "--db", library)
+    assert refused.exit_code == 1 and f"{ids[1]}: is not over yet" in refused.stderr
+    assert ledger.read_bytes() == sealed
+
+
+def test_the_format_vectors() -> None:
+    expected = json.loads((SEASON_VECTORS / "expected.json").read_text(encoding="utf-8"))
+    good = expected["season.jsonl"]
+    result = json.loads(we("season", "verify", SEASON_VECTORS / "season.jsonl", "--json").stdout)
+    assert result["ok"] is True and result["events"] == good["events"]
+    assert result["fingerprint"] == good["fingerprint"] == good["last_hash"][7:19]
+    assert (
+        json.loads((SEASON_VECTORS / "season.jsonl").read_text().splitlines()[-1])["hash"]
+        == good["last_hash"]
+    )
+    shown = json.loads(we("season", "show", SEASON_VECTORS / "season.jsonl", "--json").stdout)
+    assert shown["standings"] == good["standings"]
+    edited = we("season", "verify", SEASON_VECTORS / "season-edited.jsonl", "--json")
+    assert edited.exit_code == 1
+    report = json.loads(edited.stdout)
+    assert (
+        report["fingerprint"] is None
+        and report["problems"][0]["line"] == expected["season-edited.jsonl"]["broken_at"]
+    )
+    forged_expected = expected["season-forged.jsonl"]
+    forged = we("season", "verify", SEASON_VECTORS / "season-forged.jsonl", "--json")
+    assert forged.exit_code == 1
+    forged_report = json.loads(forged.stdout)
+    assert forged_report["fingerprint"] == forged_expected["fingerprint"]  # the chain is clean
+    [problem] = forged_report["problems"]
+    [wanted] = forged_expected["problems"]
+    assert (problem["line"], problem["game"]) == (wanted["line"], wanted["game"])
+    assert all(f"{field} sealed" in problem["message"] for field in wanted["fields"])
+    # The worked canonical form of line 1 in docs/season-format.md.
+    doc = (ROOT / "docs" / "season-format.md").read_text(encoding="utf-8")
+    canonical = re.search(r"```\n(\{.*\"type\":\"season_started\".*\})\n```", doc)
+    digest = re.search(r"Its SHA-256 is `([0-9a-f]{64})`", doc)
+    assert canonical and digest
+    assert hashlib.sha256(canonical.group(1).encode()).hexdigest() == digest.group(1)
+    first = json.loads((SEASON_VECTORS / "season.jsonl").read_text().splitlines()[0])
+    assert first["hash"] == f"sha256:{digest.group(1)}"
+
+
+def test_two_sealers_at_once_both_get_their_game_in(folder: Path) -> None:
+    """Real processes racing on one ledger: the recorder's lock and head check keep one chain."""
+    import os
+    import subprocess
+    import sys
+
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, folder / GAMES[0]).exit_code == 0
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "cli.main", "season", "add", str(ledger), str(folder / name)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for name in GAMES[1:]
+    ]
+    for racer in racers:
+        assert racer.wait(120) == 0, racer.stderr.read() if racer.stderr else ""
+    report = json.loads(we("season", "verify", ledger, "--json").stdout)
+    assert report["ok"] and report["games"] == 3 and report["events"] == 4
+
+
+@pytest.mark.parametrize("command", ["verify", "show", "add"])
+def test_a_file_that_is_no_ledger_is_named_in_one_line(folder: Path, command: str) -> None:
+    """A game log, or junk, given as SEASON: one line saying it is not a season ledger, at
+    once (not a finding per line of a file that may be huge), and nothing appended."""
+    game = folder / "game-night-3p.jsonl"
+    junk = folder / "junk.bin"
+    junk.write_bytes(b"\xff\xfe junk\n" * 50_000)
+    for path in (game, junk):
+        before = path.read_bytes()
+        extra = [folder / "tie-5p.jsonl"] if command == "add" else []
+        result = we("season", command, path, *extra)
+        assert result.exit_code == 1, result.stdout + result.stderr
+        lines = [line for line in (result.stdout + result.stderr).splitlines() if str(path) in line]
+        assert len(lines) == 1 or (command == "verify" and len(lines) == 2), lines
+        assert "not a season ledger" in lines[0] and "line 1" in lines[0], lines
+        assert "Traceback" not in result.stderr
+        assert path.read_bytes() == before
+
+
+def test_a_ledger_re_hashed_around_a_forged_result_is_named(folder: Path) -> None:
+    """Editing a sealed result and re-hashing the chain after it keeps the chain clean, but the
+    result is no longer the game's: verify names the game, the field, and both values."""
+    from eventstore.envelope import seal
+
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, folder / "game-night-3p.jsonl", folder / "tie-5p.jsonl").exit_code == 0
+    out, prev = [], None
+    for seq, line in enumerate(ledger.read_bytes().splitlines(), start=1):
+        obj = json.loads(line)
+        if seq == 3:  # tie-5p: Ben 19 -> 29, and the win
+            obj["data"]["scores"][1] = 29
+            obj["data"]["winners"] = ["Ben"]
+        envelope = seal(obj["game"], seq, obj["at"], obj["type"], obj["data"], prev)
+        prev = envelope.hash
+        out.append(envelope.to_line())
+    ledger.write_bytes(b"".join(out))
+    result = we("season", "verify", ledger)
+    assert result.exit_code == 1
+    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1, result.stdout
+    assert "game 'new-years-eve-2026' (line 3)" in failed[0]
+    assert "scores" in failed[0] and "29" in failed[0] and "19" in failed[0], failed[0]
+    as_json = json.loads(we("season", "verify", ledger, "--json").stdout)
+    assert as_json["ok"] is False and as_json["problems"][0]["game"] == "new-years-eve-2026"
+
+
+def test_a_noted_fingerprint_is_twelve_hex_digits_and_must_be_the_ledgers(folder: Path) -> None:
+    """`--fingerprint ""` or a few digits would match any ledger: refused as a usage error."""
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, folder / "tie-5p.jsonl").exit_code == 0
+    noted = _fingerprint(ledger)
+    assert we("season", "verify", ledger, "--fingerprint", noted.upper()).exit_code == 0
+    for bad in ("", noted[:1], noted[:11], noted + "0", "zz" + noted[2:]):
+        result = we("season", "verify", ledger, "--fingerprint", bad)
+        assert result.exit_code == 2, (bad, result.stdout)
+        assert "12 hex digits" in result.stderr and "Traceback" not in result.stderr
+    other = "0" * 12 if noted != "0" * 12 else "1" * 12
+    wrong = we("season", "verify", ledger, "--fingerprint", other)
+    assert wrong.exit_code == 1 and f"not {other} as noted" in wrong.stdout
