@@ -107,19 +107,16 @@ def _seat(state: GameState, name: str) -> int:
 
 
 def _dealt_seat(state: GameState, key: str, dealt: Sequence[object | None], what: str) -> int:
-    """The seat of a key of `lists` or `attics`: a player's name exactly (never merged with
-    another key that is the same name only after Unicode NFC), dealt once."""
+    """The seat of a key of `lists` or `attics` (a player's name, compared after NFC as every
+    name is), dealt once: a second key that is the same name after NFC is refused, never merged."""
     seat = state.seat_of.get(key)
     if seat is None:
-        normalised = unicodedata.normalize("NFC", key)
-        if normalised in state.seat_of:
-            raise RuleViolation(
-                f"{key!a} is not a player's name as written: it is {shown(normalised)} only"
-                f" after Unicode NFC, and each player's {what} is dealt under their name exactly"
-            )
-        return _seat(state, key)
+        seat = _seat(state, unicodedata.normalize("NFC", key))
     if dealt[seat] is not None:
-        raise RuleViolation(f"{shown(key)} is dealt a {what} twice")
+        raise RuleViolation(
+            f"{key!a} is dealt a {what} twice: {shown(state.players[seat])} has one already"
+            " (the two keys are one name after Unicode NFC)"
+        )
     return seat
 
 
