@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from wecore.cards import sort_key
 from wecore.moves import Steal, legal_moves
+from wecore.rules import brought_with_first_open
 from wecore.state import GameState, Phase
 from wecore.turns import next_up, status_line, turn
 
@@ -16,10 +17,11 @@ def table_at_a_glance(state: GameState) -> str:
     first = status_line(turn(state))
     if state.phase in (Phase.PLAYING, Phase.BRINGING):
         first = f"Party {state.party}/{state.attic_size}: {next_up(turn(state))}"
-    if state.phase is Phase.PLAYING or (state.phase is Phase.BRINGING and state.attics is None):
+    opening_brings = bool(brought_with_first_open(state))
+    if state.phase is Phase.PLAYING or opening_brings:
         moves = legal_moves(state) if state.phase is Phase.PLAYING else []
         down = list(state.face_down)
-        unseen = state.unseen_face_down or (state.phase is Phase.BRINGING)
+        unseen = state.unseen_face_down or opening_brings
         can_open = " ".join(down) + (" or " if down and unseen else "") + ("an unseen gift" if unseen else "")
         steals = [f"{m.card} ({m.from_player})" for m in moves if isinstance(m, Steal)]
         first += f"  Open: {can_open or 'nothing'}  Steal: {', '.join(steals) or 'nothing'}"

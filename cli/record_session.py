@@ -73,6 +73,10 @@ from wecore.state import Phase
 from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, turn
 
 OVER_BUT = f"{GAME_OVER}; `tie`, `undo`, `note`, `status` and `quit` still work"
+UNDO_OUTRUN = (
+    "nothing undone: the game moved on meanwhile (told above), so the latest event is not the one"
+    " you saw; type `undo` again to take back the latest as it is now"
+)
 
 
 class _Finished(Exception):
@@ -90,6 +94,7 @@ class Session(Teller):
     library: Any = None  # where the game goes when it ends (a file or a URL); None: nowhere
     house_flags: dict[str, Any] = field(default_factory=dict)  # the set-up's, kept for `start over`
     in_library: int = 0  # the head last added to the library
+    news_before_line: bool = False  # whether others had moved when the line being made was read
     stopped: str | None = None  # why the recording was stopped before its input's end (then exit 1)
     # Piped: the input lines refused (the first's number), so a script's run ends in exit 1.
     refused_lines: int = 0
@@ -100,13 +105,15 @@ class Session(Teller):
         self.now = self.table.look()
 
     # --- the game as the log stands ---
-    def look(self) -> None:
-        """Read the log as it stands and tell the table what others added since it was told."""
+    def look(self) -> bool:
+        """Read the log as it stands and tell the table what others added since it was told
+        (True if anything was)."""
         self.now = self.table.look()
         news = self.table.since(self.told, self.now.head)
         self.told = max(self.told, self.now.head)
         if news:
             self.tell_meanwhile(news)
+        return bool(news)
 
     def has_news(self) -> bool:
         """Whether the log grew since the table was told (a look: a stat while nothing changed)."""
@@ -197,7 +204,8 @@ class Session(Teller):
         if not text or text.startswith("#"):
             return True
         try:
-            self.look()  # judged against the log as it stands, whoever wrote to it meanwhile
+            # Judged against the log as it stands, whoever wrote to it meanwhile.
+            self.news_before_line = self.look()
             return self.dispatch(text)
         except Damaged as exc:
             self.stopped = str(exc)
@@ -338,9 +346,16 @@ class Session(Teller):
             raise
 
     def undo(self, reason: str) -> None:
+        # An undo means "take back the latest I saw": when others moved since (or move while
+        # it is made), the latest is theirs, so nothing is taken back unseen.
+        if self.news_before_line:
+            raise Rejected(UNDO_OUTRUN)
         was_over = self.state.is_over
         try:
-            outcome = self.make(Undo(reason=reason), narrate=False)
+            outcome = self.make(Undo(reason=reason), narrate=False, expect=self.told)
+        except StaleHead:
+            self.look()
+            raise Rejected(UNDO_OUTRUN) from None
         except Refused as exc:
             state = self.state
             if state.undo is not None and isinstance(self.now.events[state.undo[0] - 1], AtticsDealt):
@@ -357,13 +372,13 @@ class Session(Teller):
             self.say(next_up(turn(self.state)))
 
     # --- writing ---
-    def make(self, command: TableCommand, narrate: bool = True) -> Any:
+    def make(self, command: TableCommand, narrate: bool = True, expect: int | None = None) -> Any:
         """Make `command` through the table and tell what happened: first anything others
         added meanwhile, then this line's events. A refusal is judged against the log as it
         stands, and what others added before it is told first too."""
         try:
             with ctrl_c_after_this():
-                outcome = self.table.move(command, since=self.told)
+                outcome = self.table.move(command, since=self.told, expect=expect)
                 if outcome.meanwhile:
                     self.tell_meanwhile(outcome.meanwhile)
                 self.now = self.table.look()
@@ -375,6 +390,8 @@ class Session(Teller):
             self.look()
             raise
         except StaleHead:
+            if expect is not None:
+                raise
             self.look()  # decided again and again, another writer quicker each time: nothing written
             raise Rejected(
                 f"other writers kept adding to {self.path} while this line was made, so it was not"

@@ -23,6 +23,8 @@ from wecore.turns import LISTS_AGAIN, moves_hint
 from wecore.views import view
 
 IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)  # a party's moves, and its starter's final swap
+# The most sentences a "Meanwhile ..." line tells one by one; more are counted, the latest told.
+MEANWHILE_SENTENCES = 3
 
 
 class Teller:
@@ -50,7 +52,7 @@ class Teller:
 
     def add_to_library(self) -> None: ...
 
-    def look(self) -> None: ...
+    def look(self) -> bool: ...
 
     def farewell(self) -> None:
         self.look()  # the file's count and fingerprint, whoever wrote its last lines
@@ -67,7 +69,11 @@ class Teller:
         first, last = news[0].seq, news[-1].seq
         which = f"event {first}" if first == last else f"events {first}-{last}"
         # Nothing in a log tells which program wrote a line, so no writer is named.
-        self.say(story_text(f"Meanwhile ({which}): " + " ".join(self.sentences(news, transitions=False))))
+        said = self.sentences(news, transitions=False)
+        if len(said) > MEANWHILE_SENTENCES:
+            # A whole party or more went by: one short line, not a paragraph; `status` has the rest.
+            said = [f"{len(news)} events, the latest: {said[-1]} (`status` shows the table)"]
+        self.say(story_text(f"Meanwhile ({which}): " + " ".join(said)))
         for happened in news:
             self.transitions(happened.before, happened.after)
         self.add_to_library()

@@ -41,8 +41,9 @@ from wecore.events import Event, EventVoided, parse_event
 from wecore.moves import legal_moves, move_object
 from wecore.narrate import describe, taken_back
 from wecore.reducer import evolve
+from wecore.rules import brought_with_first_open
 from wecore.scoring import score
-from wecore.state import INITIAL_STATE, GameState, Phase
+from wecore.state import INITIAL_STATE, GameState
 from wecore.views import face_down_known, redact_log, view
 
 POLL_SECONDS = 0.2
@@ -74,7 +75,7 @@ def legal_for(state: GameState, role: Role, undoes: str | None) -> list[dict[str
     if role.kind == TABLE:
         return []
     moves = [move_object(m) for m in legal_moves(state)]  # type: ignore[arg-type]
-    if state.phase is Phase.BRINGING and state.attics is None and state.starter_name is not None:
+    if brought_with_first_open(state):
         # Gifts not recorded go down unseen with the starter's first open, as in `we record`.
         moves.append({"type": "open", "as": state.starter_name, "card": None})
     if role.kind == SEAT:

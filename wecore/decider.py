@@ -30,7 +30,7 @@ from wecore.events import (
 )
 from wecore.moves import Bring, Open, Steal, Swap
 from wecore.reducer import MAX_TITLE_LENGTH, evolve
-from wecore.rules import not_now, steal_refusal, swap_refusal
+from wecore.rules import brought_with_first_open, not_now, steal_refusal, swap_refusal
 from wecore.rulesets import RULESET_2011
 from wecore.state import GameState, Phase
 
@@ -165,12 +165,11 @@ def _open(state: GameState, command: Open) -> list[Event]:
         raise RuleViolation("say which card was turned over, e.g. 'open R7'")
     card = parse_card(command.card)  # CardNotationError (a WeError) before anything is recorded
     events: list[Event] = []
-    if state.phase is Phase.BRINGING and state.attics is None:
-        # At a real table nobody types the brings: gifts not yet recorded went down unseen.
-        for name in state.waiting_to_bring:
-            event = GiftBrought(party=state.party, player=name, card=None)
-            events.append(event)
-            state = evolve(state, event)
+    # At a real table nobody types the brings: gifts not yet recorded went down unseen.
+    for name in brought_with_first_open(state):
+        event = GiftBrought(party=state.party, player=name, card=None)
+        events.append(event)
+        state = evolve(state, event)
     mover = _mover(state, command.player, "open a gift")
     events.append(GiftOpened(party=state.party, player=mover, card=card))
     return events

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wecore.cards import sort_key
-from wecore.rules import held_gift_refusal, steals_capped, swap_refusal
+from wecore.rules import held_gift_refusal, no_steal_reason, swap_refusal
 from wecore.state import GameState, Phase
 
 
@@ -86,9 +86,9 @@ def legal_moves(state: GameState) -> list[Move]:
         moves.append(_open_move(None, mover))
     # The opens above are the face-down gifts themselves. A steal is generated only for a gift
     # another player holds, which leaves the rules of rules.gift_refusal that can still say no:
-    # the cap on steals in a row (asked once: it refuses every steal or none), and each gift's
+    # a reason no steal is allowed (asked once: it refuses every steal or none), and each gift's
     # lock and freeze.
-    if steals_capped(state):
+    if no_steal_reason(state) is not None:
         return moves
     players = state.players
     for seat, card in enumerate(state.holding):

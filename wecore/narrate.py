@@ -18,7 +18,7 @@ from wecore.events import (
     Note,
     TieBroken,
 )
-from wecore.rules import steals_capped
+from wecore.rules import no_steal_reason
 from wecore.rulesets import house_rules_text
 from wecore.scoring import Scoreboard
 from wecore.state import GameState, Phase
@@ -186,9 +186,8 @@ def winners_line(board: Scoreboard) -> str:
 
 
 def _must_open(after: GameState) -> str:
-    """After the last steal max_steals_between_opens allows in a row: who must open, and why."""
-    if after.phase is not Phase.PLAYING or not steals_capped(after):
+    """After a steal that leaves no steal allowed (a house rule): who must open, and why."""
+    reason = no_steal_reason(after) if after.phase is Phase.PLAYING else None
+    if reason is None:
         return ""
-    cap = after.ruleset.max_steals_between_opens  # type: ignore[union-attr]
-    why = "no steal chains" if cap == 1 else f"{cap} steals in a row are the most"
-    return f"; {after.player_to_move} must open: {why} (house rule)"
+    return f"; {after.player_to_move} must open a gift: {reason}"

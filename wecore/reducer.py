@@ -11,12 +11,12 @@ import functools
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation, shown
 from wecore.rules import not_now, opening_refusal, swap_refusal, taking_refusal, turn_refusal
-from wecore.rulesets import make_ruleset
+from wecore.rulesets import Ruleset, make_ruleset
 from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase, state_from_fields
 
 if TYPE_CHECKING:
@@ -172,9 +172,7 @@ def start_game(
         ruleset=ruleset,
         attic_size=ruleset.attic_size(count),
         kept=((),) * count,
-        holding=(None,) * count,
-        brought=(False,) * count,
-        brought_cards=(None,) * count,
+        **_fresh_party(count),
         seq=state.seq + 1,
         undo=None,  # log-format.md: game_started can never be voided, so it is no undo entry
     )
@@ -338,8 +336,9 @@ def open_gift(state: GameState, party: int, player: str, card: str) -> GameState
     values["seen"] = seen
     values["holding"] = holding
     values["locked"] = _NOTHING_LOCKED
-    values["steals_since_open"] = 0
-    values["moves_this_party"] = state.moves_this_party + 1
+    counts = state.counts
+    if counts.steals_since_open:  # type: ignore[union-attr]
+        values["counts"] = counts.opened()  # type: ignore[union-attr]
     if not face_down and not unseen:
         if state.ruleset.starter_final_swap:  # type: ignore[union-attr]
             # The last gift is open, but the party ends only once its starter has swapped or kept.
@@ -381,9 +380,45 @@ def _end_party(state: GameState, holding: tuple[str | None, ...], seen: frozense
     return state_from_fields(values)
 
 
+class PartyCounts(NamedTuple):
+    """What a party counts for the house rules that cap it. Every party starts from
+    PartyCounts() (`_fresh_party`), so a counter added here is reset with the others; each
+    rule's predicate in wecore.rules reads it as `state.counts`. (A named tuple: one is made
+    per steal folded, and a frozen dataclass costs several times as much to make.) A counter
+    that outlives an open is carried over by `opened`."""
+
+    steals_since_open: int = 0  # max_steals_between_opens
+    # max_steals_per_gift: how often each gift was stolen, by card
+    steals_of_gift: Mapping[str, int] = EMPTY_MAPPING
+
+    # Both made with tuple.__new__ (a C call, where the class's own __new__ is a Python frame):
+    # the fold makes one per steal.
+    def opened(self) -> PartyCounts:
+        """The counts after an open that follows a steal: the steals in a row start again."""
+        return _new_counts(PartyCounts, (0, self.steals_of_gift))
+
+    def stolen(self, card: str, ruleset: Ruleset) -> PartyCounts:
+        """The counts after `card` is stolen, for the house rules `ruleset` plays: a rule not
+        played counts nothing (most games play none, and their steals make no new record)."""
+        in_a_row, per_gift = ruleset.max_steals_between_opens, ruleset.max_steals_per_gift
+        if in_a_row is None and per_gift is None:
+            return self
+        steals_of_gift = self.steals_of_gift
+        if per_gift is not None:
+            steals_of_gift = MappingProxyType({**steals_of_gift, card: steals_of_gift.get(card, 0) + 1})
+        return _new_counts(PartyCounts, (self.steals_since_open + (in_a_row is not None), steals_of_gift))
+
+
+_new_counts = tuple.__new__
+
+
+NEW_PARTY_COUNTS = PartyCounts()
+
+
 @functools.cache
 def _fresh_party(count: int) -> dict[str, object]:
-    """What every party starts with at a table of `count`: nothing brought, held or locked."""
+    """What every party starts with at a table of `count`: nothing brought, held, locked or
+    counted."""
     return {
         "face_down": (),
         "unseen_face_down": 0,
@@ -391,11 +426,9 @@ def _fresh_party(count: int) -> dict[str, object]:
         "brought": (False,) * count,
         "brought_cards": (None,) * count,
         "locked": _NOTHING_LOCKED,
-        "steal_counts": EMPTY_MAPPING,
         "frozen": _NOTHING_LOCKED,
+        "counts": NEW_PARTY_COUNTS,
         "to_move": None,
-        "moves_this_party": 0,
-        "steals_since_open": 0,
     }
 
 
@@ -423,13 +456,11 @@ def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) 
     values["holding"] = tuple(holding_list)
     values["locked"] = state.locked | {card}
     values["to_move"] = victim
-    values["moves_this_party"] = state.moves_this_party + 1
-    values["steals_since_open"] = state.steals_since_open + 1
     cap = state.ruleset.max_steals_per_gift  # type: ignore[union-attr]
-    if cap is not None:
-        times = state.steal_counts.get(card, 0) + 1
-        values["steal_counts"] = MappingProxyType({**state.steal_counts, card: times})
-        if times >= cap:
+    counts = state.counts.stolen(card, state.ruleset)  # type: ignore[union-attr, arg-type]
+    if counts is not state.counts:
+        values["counts"] = counts
+        if cap is not None and counts.steals_of_gift[card] >= cap:
             values["frozen"] = state.frozen | {card}
     return state_from_fields(values)
 

@@ -5,8 +5,9 @@ let through, and the recorder's hints word them, so the three can never disagree
 (python-chess works the same way: `is_legal` and move generation share one predicate.)
 
 The gift-level part of a steal (`gift_refusal`) is separate so that move generation, which
-already knows that the thief is to move and the owner holds the gift, can ask only it (the cap
-on steals in a row once, `steals_capped`, then each gift's lock and freeze, `held_gift_refusal`);
+already knows that the thief is to move and the owner holds the gift, can ask only it (why no
+steal at all is allowed once, `no_steal_reason`, then each gift's lock and freeze,
+`held_gift_refusal`);
 `steal_refusal` is the whole rule for any steal a person may type, and the reducer, which has
 checked the turn with the event's party, asks `taking_refusal` (the same without the turn).
 """
@@ -41,10 +42,20 @@ def not_now(state: GameState, action: str) -> str:
     return f"nobody can {action} now"
 
 
+def brought_with_first_open(state: GameState) -> tuple[str, ...]:
+    """Whose gifts go down unseen with an open now: without attics nobody records a bring, so
+    the gifts not recorded go down unseen with the party's first open, by its starter. None
+    once the attics are dealt (every bring is named) or once the party is under way. The
+    decider, the API's legal moves and the recorder's toolbar ask this."""
+    if state.phase is BRINGING and state.attics is None:
+        return state.waiting_to_bring
+    return ()
+
+
 def _bringing(state: GameState) -> str:
-    """What a party is waiting for while its gifts are brought. Without attics nobody records a
-    bring: the gifts go down unseen with the first open, so the wait is for the starter."""
-    if state.attics is None:
+    """What a party is waiting for while its gifts are brought: for the starter's first open,
+    when it brings the gifts (`brought_with_first_open`), else for the brings."""
+    if brought_with_first_open(state):
         return f"no gift has been opened in party {state.party} ({state.starter_name} opens first)"
     return f"party {state.party} is waiting for gifts from {', '.join(state.waiting_to_bring)}"
 
@@ -64,30 +75,30 @@ def turn_refusal(state: GameState, player: str, action: str) -> str | None:
     return None
 
 
-def steals_capped(state: GameState) -> bool:
-    """max_steals_between_opens: have as many steals been made since the last open as the house
-    rule allows in a row (so the player to move must open)?"""
+def no_steal_reason(state: GameState) -> str | None:
+    """Why no gift at all may be stolen now, whoever holds it, so the player to move must open:
+    a house rule's cap (max_steals_between_opens). The one answer `gift_refusal`, `legal_moves`
+    and the narration ask; None when steals are allowed (each gift may still refuse its own)."""
     cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
-    return cap is not None and state.steals_since_open >= cap
+    if cap is not None and state.counts.steals_since_open >= cap:  # type: ignore[union-attr]
+        steals = "1 steal has" if cap == 1 else f"{cap} steals have"
+        return f"{steals} been made since the last open, the most the house rule allows in a row"
+    return None
 
 
 def gift_refusal(state: GameState, card: str, holder: str) -> str | None:
-    """Why `card`, an opened gift of this party that `holder` holds, cannot be stolen now: the
-    house cap on steals in a row (max_steals_between_opens: then the player to move must open),
-    the gift's lock, or its freeze (max_steals_per_gift)."""
-    if steals_capped(state):
-        cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
-        steals = "1 steal has" if cap == 1 else f"{cap} steals have"
-        return (
-            f"{steals} been made since the last open, the most the house rule allows in a row:"
-            f" {state.player_to_move} must open a gift"
-        )
+    """Why `card`, an opened gift of this party that `holder` holds, cannot be stolen now: a
+    reason no steal is allowed (`no_steal_reason`: then the player to move must open), the
+    gift's lock, or its freeze (max_steals_per_gift)."""
+    reason = no_steal_reason(state)
+    if reason is not None:
+        return f"{reason}: {state.player_to_move} must open a gift"
     return held_gift_refusal(state, card, holder)
 
 
 def held_gift_refusal(state: GameState, card: str, holder: str) -> str | None:
-    """`gift_refusal` without the cap on steals in a row, which is the same for every gift: the
-    gift's own lock and freeze. (Move generation asks the cap, `steals_capped`, once.)"""
+    """`gift_refusal` without `no_steal_reason`, which is the same for every gift: the gift's own
+    lock and freeze. (Move generation asks `no_steal_reason` once.)"""
     if card in state.locked:
         return f"{holder} just stole it and no gift has been opened since"
     if card in state.frozen:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -142,13 +142,10 @@ def house_rules_text(options: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
-@dataclass(frozen=True)
-class Ruleset:
-    name: str = RULESET_2011
-    attic_sizes: Mapping[int, int] = field(default_factory=lambda: dict(PRINTED_ATTIC_SIZES))
-    max_steals_per_gift: int | None = None
-    max_steals_between_opens: int | None = None
-    starter_final_swap: bool = False
+class _RulesetReadings:
+    """What a Ruleset answers beyond its fields (which are the registry's, one per house rule)."""
+
+    attic_sizes: Mapping[int, int]
 
     def attic_size(self, player_count: int) -> int:
         return self.attic_sizes[player_count]
@@ -157,19 +154,39 @@ class Ruleset:
         """The `options` object to write in `game_started` for this ruleset."""
         written: dict[str, Any] = {}
         for rule in HOUSE_RULES:
+            value = getattr(self, rule.name)
             if rule.shape is Shape.COUNTS:
-                changed = {
-                    str(n): size
-                    for n, size in sorted(self.attic_sizes.items())
-                    if PRINTED_ATTIC_SIZES.get(n) != size
-                }
-                if changed:
-                    written[rule.name] = changed
-            else:
-                value = getattr(self, rule.name)
-                if value != rule.default:
-                    written[rule.name] = value
+                value = {
+                    str(n): size for n, size in sorted(value.items()) if PRINTED_ATTIC_SIZES.get(n) != size
+                } or rule.default
+            if value != rule.default:
+                written[rule.name] = value
         return written
+
+
+_FIELD_TYPES: Mapping[Shape, str] = {
+    Shape.POSITIVE_INT: "int | None",
+    Shape.FLAG: "bool",
+    Shape.COUNTS: "Mapping[int, int]",
+}
+
+
+def _ruleset_field(rule: HouseRule) -> tuple[str, str, Any]:
+    if rule.shape is Shape.COUNTS:
+        # A table of sizes by player count: the printed one, with the option's entries over it.
+        return rule.name, _FIELD_TYPES[rule.shape], field(default_factory=lambda: dict(PRINTED_ATTIC_SIZES))
+    return rule.name, _FIELD_TYPES[rule.shape], rule.default
+
+
+# A ruleset has one field per house rule of the registry, with the rule's default, so a rule
+# declared in HOUSE_RULES is a field here too (Ruleset(max_steals_per_gift=2).max_steals_per_gift).
+Ruleset = make_dataclass(
+    "Ruleset",
+    [("name", "str", RULESET_2011), *(_ruleset_field(rule) for rule in HOUSE_RULES)],
+    bases=(_RulesetReadings,),
+    frozen=True,
+)
+Ruleset.__module__ = __name__  # so a ruleset pickles (to audit workers) by its name here
 
 
 def _positive_int(value: object) -> bool:
@@ -203,11 +220,10 @@ def _make_ruleset(name: str, options: Mapping[str, Any] | None, player_count: in
             f"unknown house rule {unknown[0]!r}: the known ones are {', '.join(KNOWN_OPTIONS)}"
         )
     values: dict[str, Any] = {}
-    sizes = dict(PRINTED_ATTIC_SIZES)
     for rule in HOUSE_RULES:
         value = options.get(rule.name, rule.default)
         if rule.shape is Shape.COUNTS:
-            sizes.update(_attic_sizes(rule.name, value or {}))
+            values[rule.name] = {**PRINTED_ATTIC_SIZES, **_attic_sizes(rule.name, value or {})}
         elif rule.shape is Shape.POSITIVE_INT:
             if value is not None and not _positive_int(value):
                 raise RulesetError(f"{rule.name} must be a positive whole number, not {value!r}")
@@ -216,18 +232,19 @@ def _make_ruleset(name: str, options: Mapping[str, Any] | None, player_count: in
             if type(value) is not bool:
                 raise RulesetError(f"{rule.name} must be true or false, not {value!r}")
             values[rule.name] = value
+    ruleset = Ruleset(name=name, **values)
     if player_count is not None:
         if not MIN_PLAYERS <= player_count <= MAX_PLAYERS:
             raise RulesetError(
                 f"White Elephant is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {player_count}"
             )
-        needed = player_count * sizes[player_count]
-        if needed > len(ALL_CARDS):
+        size = ruleset.attic_size(player_count)
+        if player_count * size > len(ALL_CARDS):
             raise RulesetError(
-                f"{player_count} players with {sizes[player_count]} cards each need {needed} cards,"
+                f"{player_count} players with {size} cards each need {player_count * size} cards,"
                 f" but there are only {len(ALL_CARDS)}"
             )
-    return Ruleset(name=name, attic_sizes=sizes, **values)
+    return ruleset
 
 
 def _attic_sizes(option: str, raw_sizes: object) -> dict[int, int]:

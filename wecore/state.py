@@ -16,6 +16,7 @@ from wecore.cards import Colour
 from wecore.rulesets import Ruleset
 
 if TYPE_CHECKING:
+    from wecore.reducer import PartyCounts
     from wecore.scoring import Scoreboard
 
 
@@ -51,10 +52,8 @@ class GameState:
     unseen_face_down: int = 0
     holding: tuple[str | None, ...] = ()
     locked: frozenset[str] = frozenset()
-    steal_counts: Mapping[str, int] = field(default_factory=lambda: EMPTY_MAPPING)
     frozen: frozenset[str] = frozenset()
-    moves_this_party: int = 0
-    steals_since_open: int = 0  # this party, since its last open (max_steals_between_opens)
+    counts: PartyCounts | None = None  # this party's, for the house rules; None before the game starts
     kept: tuple[tuple[str, ...], ...] = ()
     to_move: int | None = None
     seen: frozenset[str] = frozenset()  # every card met in an event in effect

@@ -42,7 +42,7 @@ def chain_table(cap: int) -> Table:
 def test_no_steal_chains_the_victim_must_open():
     table = chain_table(1)
     table.steal(CAT, ANN, "R7")  # Ann is to move; Y9 (Ben) could be stolen under the printed rules
-    assert table.state.player_to_move == ANN and table.state.steals_since_open == 1
+    assert table.state.player_to_move == ANN and table.state.counts.steals_since_open == 1
     refused = table.steal_event(ANN, BEN, "Y9")
     message = table.refuse(refused, "Ann must open a gift")
     assert message.startswith("Ann cannot steal Y9: 1 steal has been made since the last open")
@@ -54,7 +54,7 @@ def test_no_steal_chains_the_victim_must_open():
     assert (problem.line, problem.kind) == (len(table.log) + 1, "rules")
     assert problem.message == f"gift_stolen: {message}"
     table.open(ANN, "O4")  # an open ends the chain: Dev may steal again
-    assert table.state.steals_since_open == 0
+    assert table.state.counts.steals_since_open == 0
     assert steals(table.state) == [(ANN, "O4"), (BEN, "Y9"), (CAT, "R7")]
 
 
@@ -71,7 +71,7 @@ def test_a_voided_steal_counts_toward_nothing():
     table = chain_table(1)
     table.steal(CAT, ANN, "R7")
     table.void(table.seq)  # the steal never happened: Cat is to move again, with no steal made
-    assert table.state.player_to_move == CAT and table.state.steals_since_open == 0
+    assert table.state.player_to_move == CAT and table.state.counts.steals_since_open == 0
     table.steal(CAT, BEN, "Y9")  # allowed: the voided steal is not counted
     table.refuse(table.steal_event(BEN, ANN, "R7"), "Ben must open a gift")
     assert audited(table).problem is None
@@ -86,7 +86,7 @@ def test_the_count_starts_again_in_every_party():
     table.open(CAT, "O4")
     table.steal(DEV, CAT, "O4")
     table.open(CAT, "G1")  # the last open of party 1
-    assert table.state.party == 2 and table.state.steals_since_open == 0
+    assert table.state.party == 2 and table.state.counts.steals_since_open == 0
 
 
 # --- starter_final_swap --------------------------------------------------------------------------
@@ -212,5 +212,5 @@ def test_the_swap_is_not_a_steal():
     # and the next party starts with no steal made.
     table = swap_table(options={"max_steals_between_opens": 1, "max_steals_per_gift": 2})
     table.swap(ANN, CAT, "R7")
-    assert table.state.steals_since_open == 0
-    assert table.state.steal_counts == {}
+    assert table.state.counts.steals_since_open == 0
+    assert table.state.counts.steals_of_gift == {}

@@ -51,7 +51,8 @@ def test_a_steal_tells_when_the_house_rules_stop_the_next_steal():
     told = describe(table.log[-1], before, table.state)
     assert told == (
         "Cat steals R7 from Ann, who moves next; R7 is locked until a gift is opened;"
-        " Ann must open: no steal chains (house rule)."
+        " Ann must open a gift: 1 steal has been made since the last open, the most the house"
+        " rule allows in a row."
     )
     table.open(ANN, "O4")
     before = table.state
@@ -59,5 +60,6 @@ def test_a_steal_tells_when_the_house_rules_stop_the_next_steal():
     told = describe(table.log[-1], before, table.state)
     assert told == (
         "Dev steals R7 from Cat, who moves next; R7 is frozen for the rest of the party;"
-        " Cat must open: no steal chains (house rule)."
+        " Cat must open a gift: 1 steal has been made since the last open, the most the house"
+        " rule allows in a row."
     )

@@ -26,7 +26,7 @@ PLAYERS = ["--players", "Ann,Ben,Cat,Dan", "--dealer", "Dan", "--lists", "Ann=RG
 class WaitingRecorder:
     """`we record LOG --no-library` started now, its lines given later."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, until: str = "Ann opens first") -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "cli.main", "record", str(log), "--no-library"],
             cwd=ROOT,
@@ -40,7 +40,7 @@ class WaitingRecorder:
         # Its greeting ends with what can be done now: from then on it waits for a line, holding
         # the game as it read it then.
         self.greeting = []
-        while not (line := self.process.stdout.readline()).startswith("Ann opens first"):
+        while not (line := self.process.stdout.readline()).startswith(until):
             assert line, "the recorder ended before its greeting"
             self.greeting.append(line)
 
@@ -165,3 +165,31 @@ def test_a_move_after_someone_else_ended_the_game_gets_the_plain_game_over_refus
     report = audited(log)
     assert report["complete"]
     assert f"Saved: {report['events']} events in {log}. Fingerprint: {report['fingerprint']}" in out
+
+
+def test_a_whole_party_played_meanwhile_is_told_in_one_short_line(tmp_path: Path) -> None:
+    log = set_up(tmp_path)
+    waiting = WaitingRecorder(log)
+    other = we("record", log, "--no-library", input="open R7\nopen B2\nopen O3\nopen Y4\n")
+    assert other.returncode == 0, other.stderr
+    code, out, err = waiting.type("status\n")
+    assert code == 0, err
+    meanwhile = [line for line in out.splitlines() if line.startswith("Meanwhile")]
+    assert len(meanwhile) == 1, out
+    assert meanwhile[0].startswith("Meanwhile (events 3-10): 8 events, the latest: Dan opens Y4"), out
+    assert len(meanwhile[0]) < 160, meanwhile[0]
+    assert "Party 1 ends" in out
+    assert saved(out) == (10, audited(log)["fingerprint"])
+
+
+def test_an_undo_after_someone_else_moved_takes_back_nothing_unseen(tmp_path: Path) -> None:
+    log = set_up(tmp_path)
+    assert we("record", log, "--no-library", input="open R7\n").returncode == 0
+    waiting = WaitingRecorder(log, until="Ben can")  # it saw Ann open R7: `undo` means that
+    assert we("record", log, "--no-library", input="steal Ann\n").returncode == 0
+    code, out, err = waiting.type("undo\nstatus\n")
+    assert code == 1
+    assert "Meanwhile (event 8): Ben steals R7 from Ann" in out
+    assert "rejected (input line 1: undo): nothing undone: the game moved on meanwhile" in err, err
+    assert audited(log)["events"] == 8  # Ben's steal stands
+    assert saved(out) == (8, audited(log)["fingerprint"])
