@@ -138,7 +138,7 @@ def _library_sources(db_path: LibraryRef | None) -> list[GameSource]:
     db = library_path(db_path)
     if not library_exists(db):
         raise CommandFailed(f"there is no library at {library_name(db)} yet (add games with `we import`)")
-    with connect_library(db) as library:
+    with connect_library(db, read_only=True) as library:
         ids = [row["id"] for row in library.games() if row["id"] is not None]
     return [GameSource(label=game_id, db_path=db, game_id=game_id) for game_id in ids]
 

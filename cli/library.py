@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -88,7 +88,7 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
     if from_db is not None:
         if not library_exists(from_db):
             raise CommandFailed(f"there is no library at {library_name(from_db)} to import from")
-        with connect_library(from_db) as other:
+        with connect_library(from_db, read_only=True) as other:
             ids = [row["id"] for row in other.games() if row["id"] is not None]
         sources.extend((GameSource(label=game_id, db_path=from_db, game_id=game_id), True) for game_id in ids)
     if not sources:
@@ -191,7 +191,7 @@ def export_game(game: str, output: Path | None, force: bool, db_path: LibraryRef
     target = output if output is not None else Path(f"{game}.jsonl")
     # The library itself is never an output, --force or not (nor a FIFO, device or link).
     replace = refuse_unsafe_output(target, force, inputs=[db])
-    with connect_library(db) as library:
+    with connect_library(db, read_only=True) as library:
         if not library.has_game(game):
             raise CommandFailed(f"no game {game!r} in the library {library_name(db)}")
         # Write beside the target and rename over it: a reader never sees half a log, and a
@@ -200,15 +200,34 @@ def export_game(game: str, output: Path | None, force: bool, db_path: LibraryRef
         try:
             temporary.unlink()  # export creates it afresh, refusing a name taken meanwhile
             count = library.export(game, temporary)
+            _refuse_no_events(game, count, db)
             put_in_place(temporary, target, replace)
         finally:
             temporary.unlink(missing_ok=True)
-    from eventstore.verify import verify_log
+        # The rows judged, not the file: a row's text that holds a key twice is written as
+        # what it parses to, and only the row shows it.
+        verdict = library.log(game).verify()
+    echo(_exported(game, str(target), count, verdict))
 
-    result = verify_log(target)
-    state = "" if result.ok else f"; note: it fails integrity checks at line {result.problems[0].line}"
-    what = f"{count} events, fingerprint {result.fingerprint}"
-    echo(f"exported game {game!r} to {target} ({what}){state}")
+
+def _refuse_no_events(game: str, count: int, db: LibraryRef) -> None:
+    if count == 0:
+        raise CommandFailed(
+            f"game {game!r} in the library {library_name(db)} has no event rows (they were deleted"
+            " or never stored): nothing exported"
+        )
+
+
+def _exported(game: str, where: str, count: int, result: Any) -> str:
+    """The sentence of an export; CommandFailed (exit 1) when the log written fails its
+    checks: it is written all the same, as stored, for an audit to show what was done to it."""
+    if result.ok:
+        return f"exported game {game!r} to {where} ({count} events, fingerprint {result.fingerprint})"
+    first = result.problems[0]
+    raise CommandFailed(
+        f"exported game {game!r} to {where} ({count} events) as stored, but it fails integrity"
+        f" checks at line {first.line} ({first.message}): no fingerprint is proven (see `we audit`)"
+    )
 
 
 def _export_to_stdout(game: str, db: LibraryRef) -> None:
@@ -218,24 +237,27 @@ def _export_to_stdout(game: str, db: LibraryRef) -> None:
     import sys
     import tempfile
 
-    from eventstore.verify import verify_log
-
-    with connect_library(db) as library, tempfile.TemporaryDirectory(prefix="we-export-") as folder:
+    with (
+        connect_library(db, read_only=True) as library,
+        tempfile.TemporaryDirectory(prefix="we-export-") as folder,
+    ):
         if not library.has_game(game):
             raise CommandFailed(f"no game {game!r} in the library {library_name(db)}")
         log = Path(folder) / f"{game}.jsonl"
         count = library.export(game, log)
-        result = verify_log(log)
+        _refuse_no_events(game, count, db)
+        result = library.log(game).verify()
         with open(log, "rb") as f:
             sys.stdout.flush()
             shutil.copyfileobj(f, sys.stdout.buffer)
             sys.stdout.buffer.flush()
-    state = "" if result.ok else f"; note: it fails integrity checks at line {result.problems[0].line}"
-    what = f"{count} events, fingerprint {result.fingerprint}"
-    click.echo(f"exported game {game!r} to standard output ({what}){state}", err=True)
+    click.echo(_exported(game, "standard output", count, result), err=True)
 
 
 # --- games ---------------------------------------------------------------------------
+
+
+_GAME_FIELDS = ("id", "title", "players", "started_at", "last_at", "events", "complete", "winner", "damaged")
 
 
 def _existing_library(db_path: LibraryRef | None) -> LibraryRef | None:
@@ -247,12 +269,20 @@ def _existing_library(db_path: LibraryRef | None) -> LibraryRef | None:
 
 
 @click.command()
+@click.option(
+    "--search",
+    metavar="TEXT",
+    help="Only the games with every word of TEXT in their title, a player's name or a note"
+    " (any letter case and accents).",
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per game, one per line.")
 @db_option
-def games(db_path: LibraryRef | None) -> None:
+def games(search: str | None, as_json: bool, db_path: LibraryRef | None) -> None:
     """List the games in the library, oldest first.
 
     A row of the games table that is not what we writes (edited by hand, or damaged) is listed
-    and flagged, and the exit status is then 1.
+    and flagged, and the exit status is then 1. --json gives each game's id, title, players,
+    started_at, last_at, events, complete, winner and damaged.
     """
     from rich.table import Table
 
@@ -261,10 +291,19 @@ def games(db_path: LibraryRef | None) -> None:
     db = _existing_library(db_path)
     if db is None:
         return
-    with connect_library(db) as library:
-        rows = library.games()
+    with connect_library(db, read_only=True) as library:
+        rows = library.games() if search is None else library.search(search)
+    if as_json:
+        import json
+
+        for row in rows:
+            echo(json.dumps({name: row[name] for name in _GAME_FIELDS}, ensure_ascii=False))
+        if any(row.get("damaged") for row in rows):
+            raise click.exceptions.Exit(1)
+        return
     if not rows:
-        echo(f"No games in the library {library_name(db)}.")
+        found = "" if search is None else f" with {shown(search)}"
+        echo(f"No games{found} in the library {library_name(db)}.")
         return
     table = Table(show_edge=False, pad_edge=False)
     for name, justify in (
@@ -324,6 +363,11 @@ def repair(file: str) -> None:
     if path.is_dir():
         raise CommandFailed(f"{file} is a directory, not a log")
     if not path.exists():
+        if path.is_symlink():
+            from cli.common import shown_path
+
+            target = shown_path(os.readlink(path))
+            raise CommandFailed(f"{file}: a dangling symbolic link (to {target}, not there), so not a log")
         raise CommandFailed(f"no such file: {file}")
     try:
         result = repair_log(path)

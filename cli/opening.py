@@ -97,16 +97,18 @@ def open_library(path: LibraryRef) -> GameLibrary:
     should not connect a thousand times."""
     library = _open_libraries.get(path)
     if library is None:
-        library = _open_libraries[path] = connect_library(path)
+        # Every command that reaches a library through a GAME argument only reads it.
+        library = _open_libraries[path] = connect_library(path, read_only=True)
     return library
 
 
-def connect_library(path: LibraryRef) -> GameLibrary:
+def connect_library(path: LibraryRef, read_only: bool = False) -> GameLibrary:
     """A new connection to the library at `path`, a SQLite file or a PostgreSQL URL (every
-    command opens libraries this way), saying so on stderr if an old library is upgraded first."""
+    command opens libraries this way), saying so on stderr if an old library is upgraded first;
+    `read_only` for a command that only reads."""
     from eventstore.libraries import connect
 
-    return connect(path, on_upgrade=lambda message: echo(f"we: {message}", err=True))
+    return connect(path, on_upgrade=lambda message: echo(f"we: {message}", err=True), read_only=read_only)
 
 
 def check_game(source: GameSource, keep_envelopes: bool = False, keep_lines: bool = False) -> GameReport:

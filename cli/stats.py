@@ -26,7 +26,7 @@ def library_figures(db: LibraryRef) -> LibraryFigures:
     """Fold every game in the library; only valid, finished games count."""
     from service.library import library_figures as figures_of
 
-    with connect_library(db) as library:
+    with connect_library(db, read_only=True) as library:
         rows = library.games()
     return figures_of(rows, db, check_game)
 

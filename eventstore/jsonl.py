@@ -291,6 +291,20 @@ def _is_the_next_event(fd: int, offset: int, size: int, result: VerifyResult) ->
     )
 
 
+def _refuse_what_is_not_a_log(f: Any, path: Path) -> None:
+    """NotALogError as soon as line 1 shows the file is no game log, having read that line
+    alone (at most the line limit): a gigabyte of something else is refused at once, not
+    after reading it all."""
+    first = f.readline(LINE_LIMIT + 2)
+    if not first.endswith(b"\n"):
+        if len(first) > LINE_LIMIT:
+            raise NotALogError(f"{path}: not a game log (line 1 is longer than {LINE_LIMIT:,} bytes)")
+        return  # the whole file is one line without its newline: judged with the rest
+    verdict = verify_log([first])
+    if problems := [p for p in verdict.problems if p.line == 1]:
+        raise NotALogError(f"{path}: not a game log (line 1: {problems[0].message})")
+
+
 def repair(path: str | os.PathLike[str]) -> RepairResult:
     """Cut a torn last line off a game log, keeping a backup of the file as it was.
 
@@ -315,6 +329,8 @@ def repair(path: str | os.PathLike[str]) -> RepairResult:
         # Writers lock the same file, so none can append while we judge and cut.
         fcntl.flock(fd, fcntl.LOCK_EX)
         with open(os.dup(fd), "rb", buffering=_COPY_BLOCK) as f:
+            _refuse_what_is_not_a_log(f, path)
+            f.seek(0)
             result = verify_log(f)
         if result.ok:
             return RepairResult(path, False, None, 0, result.events, f"{path}: not torn; nothing to repair")

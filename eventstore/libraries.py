@@ -83,13 +83,16 @@ def is_sqlite_file(path: Path | str) -> bool:
         return False
 
 
-def connect(db: LibraryRef, on_upgrade: Callable[[str], None] | None = None) -> GameLibrary:
+def connect(
+    db: LibraryRef, on_upgrade: Callable[[str], None] | None = None, read_only: bool = False
+) -> GameLibrary:
     """A new connection to the library at `db`, a SQLite file or a PostgreSQL URL;
-    `on_upgrade` hears of an old SQLite library upgraded first."""
+    `on_upgrade` hears of an old SQLite library upgraded first. `read_only` for a command that
+    only reads: it creates, upgrades and changes nothing."""
     if isinstance(db, str):
         from eventstore.postgres import Library as PostgresLibrary
 
-        return PostgresLibrary(db)
+        return PostgresLibrary(db, read_only=read_only)
     from eventstore.sqlite import Library
 
-    return Library(db, on_upgrade=on_upgrade)
+    return Library(db, on_upgrade=on_upgrade, read_only=read_only)

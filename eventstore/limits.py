@@ -7,6 +7,8 @@ import json
 import re
 from typing import Any
 
+import orjson
+
 from eventstore.problems import Flaw, ProblemCode
 
 # The limits of the format (log-format.md, "Limits"). A line is at most LINE_LIMIT bytes, not
@@ -77,6 +79,31 @@ def duplicate_key(line: bytes) -> Flaw | None:
         ProblemCode.DUPLICATE_KEY,
         f"the key {key!r} appears twice in one object: readers differ on which value counts",
     )
+
+
+class RepeatedKeyRow(dict):  # type: ignore[type-arg]
+    """A library row whose stored `data` text holds a key twice (see duplicate_key): the
+    envelope as parsed, with the problem, for the checks to report as they report such a line
+    of a file (its type is not dict, so it never takes the fast path)."""
+
+    def __init__(self, envelope: dict[str, Any], flaw: Flaw) -> None:
+        super().__init__(envelope)
+        self.flaw = flaw
+
+
+def repeated_key_in(data: str | bytes, parsed: Any) -> Flaw | None:
+    """The repeated-key problem of a row's stored `data` text, or None. What we writes is
+    canonical, as long as the compact form of what it parses to: only a longer text can hold
+    a key twice, and only such a text is read a second time to look."""
+    if not isinstance(parsed, dict | list):
+        return None
+    raw = data if isinstance(data, bytes) or data.isascii() else data.encode()
+    try:
+        if len(raw) == len(orjson.dumps(parsed)):
+            return None
+    except orjson.JSONEncodeError:
+        pass
+    return duplicate_key(raw if isinstance(raw, bytes) else raw.encode())
 
 
 # JSON's whitespace between tokens; inside a string only the space may stand raw.

@@ -49,7 +49,7 @@ from eventstore.persistence import (
     import_scanned,
     write_new_log,
 )
-from eventstore.sqlite_schema import envelope_objs, first_event_meta, game_summary
+from eventstore.sqlite_schema import envelope_objs, first_event_meta, game_summary, search_words
 from eventstore.verify import (
     LogLine,
     Scanned,
@@ -61,8 +61,9 @@ from eventstore.verify import (
     verify_objects,
 )
 
-# The layout this module writes, kept in settings as 'schema'.
-SCHEMA_VERSION = 1
+# The layout this module writes, kept in settings as 'schema' (2: with the index of notes that
+# search reads; a library of schema 1 is upgraded by the first command that writes to it).
+SCHEMA_VERSION = 2
 _SORT = orjson.OPT_SORT_KEYS
 # A batch commits after about this many rows, as the SQLite library does: a crash or a lost
 # connection costs at most this much work, and other importers wait at most this long.
@@ -89,6 +90,17 @@ _INSERT_GAME = (
     " ON CONFLICT (id) DO NOTHING RETURNING key"
 )
 _SAVEPOINT_INSERT_GAME = f"SAVEPOINT write; {_INSERT_GAME}; RELEASE write"
+# Search finds a game by the words of its notes: this index holds only the note rows.
+_NOTES_INDEX = "CREATE INDEX IF NOT EXISTS events_notes ON events (game) WHERE type = 'note'"
+# A game's words for search: its title, its players and the text of its notes (a note's data is
+# canonical JSON, {"text":"..."}: its text is what follows that opening), by PostgreSQL's own
+# full-text search with the `simple` configuration (every word as it is, in lower case).
+_SEARCH = (
+    f"SELECT {_GAME_COLUMNS} FROM games WHERE to_tsvector('simple', concat_ws(' ', title, players,"
+    " (SELECT string_agg(CASE WHEN left(e.data, 9) = '{\"text\":\"' THEN substr(e.data, 10) END, ' ')"
+    "  FROM events e WHERE e.game = games.key AND e.type = 'note')))"
+    " @@ plainto_tsquery('simple', %s) ORDER BY started_at, id"
+)
 _SCHEMA = (
     "CREATE TABLE games ("
     " key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id text NOT NULL UNIQUE, title text,"
@@ -103,6 +115,7 @@ _SCHEMA = (
     " SELECT games.id AS game, events.seq, events.type, events.data, events.at, events.prev, events.hash"
     " FROM games JOIN events ON events.game = games.key",
     "CREATE TABLE settings (name text PRIMARY KEY, value text NOT NULL)",
+    _NOTES_INDEX,
 )
 _OUR_NAMES = ("games", "events", "envelopes", "settings")
 # Any constant: the advisory lock that makes two processes opening a new database lay it out once.
@@ -183,7 +196,28 @@ def _schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
         raise StoreError(f"{where}: not a game library (its tables are unknown to we)")
     if missing := [name for name in ("games", "events") if name not in found]:
         raise StoreError(f"{where}: not a game library (no {' or '.join(missing)} table)")
+    if why := _missing_columns(conn):
+        raise StoreError(f"{where}: this library is damaged: {why}")
     return int(row[0])
+
+
+# The columns each table must have for we to read it; a library missing one was altered by hand.
+_REQUIRED_COLUMNS = {"games": ("key", *_GAME_COLUMNS.split(", ")), "events": _EVENT_COLUMNS}
+
+
+def _missing_columns(conn: psycopg.Connection[Any]) -> str | None:
+    """"the games table has no column winner" when a column we reads is gone, else None."""
+    have = set(
+        conn.execute(
+            "SELECT table_name::text, column_name::text FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND table_name IN ('games', 'events')"
+        )
+    )
+    for table, needed in _REQUIRED_COLUMNS.items():
+        if gone := [name for name in needed if (table, name) not in have]:
+            plural = "s" if len(gone) > 1 else ""
+            return f"the {table} table has no column{plural} {', '.join(gone)}"
+    return None
 
 
 def _has_tables_of_its_own(conn: psycopg.Connection[Any]) -> bool:
@@ -229,11 +263,14 @@ class Library:
         url: str,
         on_upgrade: Callable[[str], None] | None = None,
         connection: psycopg.Connection[Any] | None = None,
+        read_only: bool = False,
     ) -> None:
         """`on_upgrade` is there for the same signature as the SQLite library; this layout has
         had no upgrade yet. `connection`: one of a LibraryPool's, on a database already laid
         out (used as it is, and not closed by close())."""
         self.url = url
+        # A command that only reads lays out and upgrades nothing.
+        self.read_only = read_only
         # What messages name, as the SQLite library names its file.
         self.path = display_url(url)
         self.upgrade_notes: list[str] = []
@@ -263,6 +300,18 @@ class Library:
     def _lay_out(self) -> None:
         """Create the tables in a database that has none of them; refuse someone else's."""
         try:
+            if self.read_only:
+                if self._schema_version() is None:
+                    raise StoreError(f"{self.path}: there is no game library here")
+                return
+            if self._schema_version() == 1:
+                with self.conn.transaction():
+                    self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LAYOUT_LOCK,))
+                    self.conn.execute(_NOTES_INDEX)
+                    self.conn.execute(
+                        "UPDATE settings SET value = %s WHERE name = 'schema' AND value = '1'",
+                        (str(SCHEMA_VERSION),),
+                    )
             if self._schema_version() is None:
                 with self.conn.transaction():
                     self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LAYOUT_LOCK,))
@@ -454,6 +503,8 @@ class Library:
             return ConnectionLostError(
                 f"{self.path}: lost the connection to the game library ({_one_line(exc)})"
             )
+        if isinstance(exc, pg_errors.UndefinedColumn | pg_errors.UndefinedTable):
+            return StoreError(f"{self.path}: this library is damaged: {_one_line(exc)}")
         return StoreError(f"{self.path}: cannot read the game library: {_one_line(exc)}")
 
     def games(self) -> list[dict[str, Any]]:
@@ -462,6 +513,16 @@ class Library:
         names = _GAME_COLUMNS.split(", ")
         query = f"SELECT {_GAME_COLUMNS} FROM games ORDER BY started_at, id"
         return [game_summary(dict(zip(names, values, strict=True))) for values in self._read(query)]
+
+    def search(self, text: str) -> list[dict[str, Any]]:
+        """The games (as `games` lists them, oldest first) with every word of `text` in their
+        title, players' names or notes, by PostgreSQL's full-text search."""
+        words = search_words(text)
+        if not words:
+            return []
+        names = _GAME_COLUMNS.split(", ")
+        rows = self._read(_SEARCH, (" ".join(words),))
+        return [game_summary(dict(zip(names, row, strict=True))) for row in rows]
 
     def summary_of(self, game_id: str) -> dict[str, Any] | None:
         """The games row of one game as `games` lists it, or None if there is none."""

@@ -36,7 +36,6 @@ from eventstore.sqlite_schema import (
     INSERT_EVENT,
     KEY_LIMIT,
     ROW_VALUES,
-    SCHEMA_VERSION,
     SELECT_EVENTS,
     SELECT_EVENTS_AND_UNPLACED,
     SELECT_HEAD,
@@ -49,8 +48,11 @@ from eventstore.sqlite_schema import (
     game_base,
     game_summary,
     lay_out,
+    layout_of,
     missing_columns,
+    notes_of,
     refusal,
+    search_words,
     table_names,
     too_long,
 )
@@ -106,11 +108,17 @@ class Library:
     """A SQLite file of games. Use `log(game_id)` for one game's log."""
 
     def __init__(
-        self, path: str | os.PathLike[str] | None = None, on_upgrade: Callable[[str], None] | None = None
+        self,
+        path: str | os.PathLike[str] | None = None,
+        on_upgrade: Callable[[str], None] | None = None,
+        read_only: bool = False,
     ) -> None:
         """`on_upgrade` is told, before it starts, that an old library is being upgraded (a
-        big one takes a while, once)."""
+        big one takes a while, once). `read_only`: for commands that only read, which create
+        and change nothing: no file, no -wal or -shm left, no journal mode switched, no
+        upgrade (a library of schema 2 is read as it is)."""
         self.path = Path(path) if path is not None else default_db_path()
+        self.read_only = read_only
         self._on_upgrade = on_upgrade
         # What an upgrade of an old library said (also given to on_upgrade as it goes).
         self.upgrade_notes: list[str] = []
@@ -154,7 +162,9 @@ class Library:
         except sqlite3.Error:
             return
         try:
-            why = refusal(peek)
+            why = refusal(peek, self.read_only)
+        except UnicodeDecodeError as exc:  # a name in its schema that is not UTF-8
+            why = f"cannot open the game library: the file is damaged ({exc.reason} in its schema)"
         except sqlite3.DatabaseError as exc:
             if "not a database" in str(exc):
                 why = f"cannot open the game library: not an SQLite database ({exc})"
@@ -167,8 +177,38 @@ class Library:
         if why is not None:
             raise StoreError(f"{self.path}: {why}")
 
+    def _open_read_only(self) -> None:
+        """A connection that writes nothing: `immutable` where nobody may write the file (it or
+        its folder is read-only), else a read-write connection that only reads (query_only),
+        never creating the file: read-only mode would leave -wal and -shm files beside a
+        library in WAL mode, which the last ordinary connection to close removes."""
+        if not self.path.is_file():
+            raise StoreError(f"{self.path}: there is no game library here")
+        absolute = urllib.parse.quote(os.fspath(self.path.absolute()))
+        writable = os.access(self.path, os.W_OK) and os.access(self.path.absolute().parent, os.W_OK)
+        uri = f"file:{absolute}?mode=rw" if writable else f"file:{absolute}?mode=ro&immutable=1"
+        conn = sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
+        self.conn = conn
+        conn.execute("PRAGMA query_only = ON")
+        conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
+        self._check_tables(conn)
+
+    def _check_tables(self, conn: sqlite3.Connection) -> None:
+        tables = table_names(conn)
+        if missing := [name for name in ("games", "events") if name not in tables]:
+            raise StoreError(f"{self.path}: not a game library (no {' or '.join(missing)} table)")
+        if why := missing_columns(conn):
+            raise StoreError(f"{self.path}: {why}")
+        # Only a library upgraded from schema 1 with rows edited by hand has this table.
+        self._has_unplaced = "events_unplaced" in tables
+        # Schema 2, read as it is by a command that only reads: no search yet.
+        self._searchable = "games_fts" in tables
+
     def _open(self) -> None:
         self._look_before_writing()
+        if self.read_only:
+            self._open_read_only()
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: this module issues BEGIN IMMEDIATE / COMMIT itself, so the
         # driver must not open transactions behind its back.
@@ -182,20 +222,14 @@ class Library:
         conn.execute("PRAGMA journal_mode = WAL")
         # FULL: a commit reported to the caller survives a power cut, as a JSONL fsync does.
         conn.execute("PRAGMA synchronous = FULL")
-        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+        if layout_of(conn) != "library":
             # Another process may be upgrading this library, which can take minutes: wait for
             # it rather than fail after the usual busy timeout.
             conn.execute(f"PRAGMA busy_timeout = {int(_LAYOUT_WAIT_S * 1000)}")
             with self._write(wait=max(_LAYOUT_WAIT_S, self._lock_wait)) as conn:
                 lay_out(conn, self.path, self._tell)
             conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
-        tables = table_names(conn)
-        if missing := [name for name in ("games", "events") if name not in tables]:
-            raise StoreError(f"{self.path}: not a game library (no {' or '.join(missing)} table)")
-        if why := missing_columns(conn):
-            raise StoreError(f"{self.path}: {why}")
-        # Only a library upgraded from schema 1 with rows edited by hand has this table.
-        self._has_unplaced = "events_unplaced" in tables
+        self._check_tables(conn)
 
     def _tell(self, message: str) -> None:
         self.upgrade_notes.append(message)
@@ -408,6 +442,29 @@ class Library:
         rows = self._rows(self.conn, query, (), GAME_COLUMNS, 0)
         return [game_summary(dict(zip(names, row, strict=True))) for row in rows]
 
+    def search(self, text: str) -> list[dict[str, Any]]:
+        """The games (as `games` lists them, oldest first) with every word of `text` in their
+        title, players' names or notes, by SQLite full-text search (sqlite-utils' `search`;
+        each word quoted: what a user types is never FTS syntax). Letter case and accents aside."""
+        if not self._searchable:
+            raise StoreError(
+                f"{self.path}: this library was made by an older we and has no search yet: a"
+                " command that writes to it (`we import LOG --db ...`) upgrades it"
+            )
+        words = search_words(text)
+        if not words:
+            return []
+        import sqlite_utils
+
+        names = GAME_COLUMNS.split(", ")
+        query = " ".join(f'"{word}"' for word in words)  # every word, each as a string
+        found = sqlite_utils.Database(self.conn)["games"].search(
+            query, columns=names, order_by="started_at, id"
+        )
+        with self._reading():
+            rows = list(found)
+        return [game_summary(dict(row)) for row in rows]
+
     def summary_of(self, game_id: str) -> dict[str, Any] | None:
         """The games row of one game as `games` lists it, or None if there is none."""
         query = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
@@ -460,17 +517,40 @@ class Library:
         first: dict[str, Any],
         last: dict[str, Any],
         summary: Summary | None = None,
+        notes: str | None = None,
     ) -> int:
         """A new game's row, from its first and newest envelopes (parsed); returns its key."""
         title, players = first_event_meta(first["data"])
         complete, winner = summary if summary is not None else (False, None)
-        cursor = conn.execute(
-            f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (first["game"], title, players, first["at"], last["at"], last["seq"], last["hash"],
-             int(complete), winner),
+        key = self._next_key(conn)
+        conn.execute(
+            f"INSERT INTO games (key, {GAME_COLUMNS}, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (key, first["game"], title, players, first["at"], last["at"], last["seq"], last["hash"],
+             int(complete), winner, notes),
         )  # fmt: skip
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+        return key
+
+    @staticmethod
+    def _next_key(conn: sqlite3.Connection) -> int:
+        """The key of a new game: past every key in range that a game or an event row uses, so
+        a key is never given again (even after a game's row is deleted by hand with its events
+        left behind), and never beyond the range row ids hold (a key edited by hand to 2**31
+        or more is passed over)."""
+        (games,) = conn.execute("SELECT max(key) FROM games WHERE key < ?", (KEY_LIMIT,)).fetchone()
+        below = game_base(KEY_LIMIT)
+        (events,) = conn.execute("SELECT max(id) FROM events WHERE id < ?", (below,)).fetchone()
+        key = max(games or 0, (events or 0) >> 32, 0) + 1
+        if key >= KEY_LIMIT:
+            raise StoreError("the game library has no game key left in range for a new game")
+        return key
+
+    @staticmethod
+    def _add_notes(conn: sqlite3.Connection, base: int, objs: Sequence[dict[str, Any]]) -> None:
+        """The words of notes among events just stored, added to the game's for search."""
+        if (notes := notes_of(objs)) is not None:
+            conn.execute(
+                "UPDATE games SET notes = coalesce(notes || ' ', '') || ? WHERE key = ?", (notes, base >> 32)
+            )
 
     @staticmethod
     def _advance_game(conn: sqlite3.Connection, last: dict[str, Any], summary: Summary | None = None) -> None:
@@ -555,7 +635,8 @@ class LibraryLog(LibraryGameLog):
             if self.library._game_key(conn, self.game_id) is not None:
                 raise LogExistsError(self.where)
             objs = [envelope.to_dict() for envelope in envelopes]
-            base = game_base(self.library._insert_game(conn, objs[0], objs[-1]))
+            key = self.library._insert_game(conn, objs[0], objs[-1], notes=notes_of(objs))
+            base = game_base(key)
             conn.executemany(INSERT_EVENT, [event_row(base, obj) for obj in objs])
 
     def _head_row(self, conn: sqlite3.Connection) -> tuple[int, Envelope] | None:
@@ -589,6 +670,7 @@ class LibraryLog(LibraryGameLog):
                     raise too_long(self.where)
                 objs = [e.to_dict() for e in sealed]
                 conn.executemany(INSERT_EVENT, [event_row(base, obj) for obj in objs])
+                self.library._add_notes(conn, base, objs)
                 self.library._advance_game(conn, objs[-1], NO_SUMMARY if summary is None else summary)
 
             yield head, store

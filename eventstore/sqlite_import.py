@@ -27,6 +27,7 @@ from eventstore.sqlite_schema import (
     SEQ_LIMIT,
     event_row,
     game_base,
+    notes_of,
     too_long,
 )
 from eventstore.verify import Scanned, open_log, scan_lines
@@ -64,12 +65,13 @@ def import_new_game(
     first, last = lines[0], lines[-1]
     if last["seq"] >= SEQ_LIMIT:
         raise too_long(label)
-    base = game_base(library._insert_game(conn, first, last, summary))
+    key = library._insert_game(conn, first, last, summary, notes_of(lines))
+    base = game_base(key)
     dumps, sort = orjson.dumps, _SORT
     conn.executemany(
         INSERT_EVENT,
         [
-            (base + line["seq"], line["type"], dumps(line["data"], option=sort).decode(),
+            (key, base + line["seq"], line["type"], dumps(line["data"], option=sort).decode(),
              line["at"], line["prev"], line["hash"])
             for line in lines
         ],
@@ -104,6 +106,7 @@ class _SqliteImport(LibraryImportTarget):
             raise too_long(self.label)
         base = self.base
         self.conn.executemany(INSERT_EVENT, [event_row(base, obj) for obj in objs])
+        self.library._add_notes(self.conn, base, objs)
 
     def stored_hash(self, seq: int) -> Any:
         query = "SELECT hash FROM events WHERE id = ?"

@@ -1,20 +1,27 @@
-"""The SQLite library's layout: its tables, how a game's events are rows, and the upgrade of a
-library of the first layout.
+"""The SQLite library's layout: its tables, how a game's events are rows, and the upgrades of
+libraries of older layouts.
 
 A game is a row of `games` with an integer `key`; its events are rows of `events` whose
 integer primary key is `key * 2**32 + seq`, so a game's events lie together in one range of the
-table and an import appends at its end (SQLite's cheapest insert). An event row holds the
+table and an import appends at its end (SQLite's cheapest insert), and whose `game` is that key
+(a foreign key to `games`, for other tools to see the relation). An event row holds the
 envelope fields (`v` is always 1 and not stored; `game` and `seq` are in the key), with `data`
 as canonical JSON text, so any game exports to a JSONL file with the very same hashes and
-fingerprint. The view `envelopes` shows every event with its `game` and `seq` as columns, for
-other programs.
+fingerprint. `games.notes` holds the words of a game's notes, and `games_fts` (SQLite full-text
+search, kept up by triggers) its title, players and notes, for `we games --search`. The view
+`envelopes` shows every event with its `game` and `seq` as columns, for other programs.
 
-A library of the first layout (schema 1: events keyed by the text pair (game, seq)) is upgraded
-in place, in one transaction, the first time it is opened (`lay_out`).
+The layout is made and upgraded with sqlite-utils (imported only then): a library is marked as
+one by PRAGMA application_id, and nothing is written to a file that is not known to be one.
+Libraries of older layouts (schema 1: events keyed by the text pair (game, seq); schema 2:
+without the marker, `events.game`, notes or search) are upgraded in place, in one transaction,
+by the first command that writes to them (`lay_out`); commands that only read read schema 2 as
+it is.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
@@ -25,16 +32,22 @@ import orjson
 
 from eventstore.envelope import FORMAT_VERSION
 from eventstore.errors import StoreError
-from eventstore.limits import beyond_orjson
+from eventstore.limits import RepeatedKeyRow, beyond_orjson, repeated_key_in
 
 _SORT = orjson.OPT_SORT_KEYS
 # PRAGMA user_version of the layout this module writes; 0 is a new file or schema 1.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+# PRAGMA application_id of a game library ("weLb"): what marks a SQLite file as one.
+APPLICATION_ID = 0x7765_4C62
+# The table that marks a library too, and says its layout's version.
+MARKER = "we_library"
+# The layout before the marker, which commands that only read still read as it is.
+_SCHEMA_2 = 2
 # An event's row id is its game's key shifted by this, plus its seq.
 _SEQ_BITS = 32
 SEQ_LIMIT = 1 << _SEQ_BITS  # seq must stay below it, or it would reach the next game's range
 EVENT_COLUMNS = "id, type, data, at, prev, hash"
-INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+INSERT_EVENT = f"INSERT INTO events (game, {EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 # Rows as (seq, type, data, at, prev, hash), given the game's base row id and its end. From
 # the base on: a row at seq 0 can only be a hand edit, and the checks report it.
 ROW_VALUES = "type, data, at, prev, hash"
@@ -55,25 +68,35 @@ SELECT_EVENTS_AND_UNPLACED = (
     f"{_SELECT_ROWS} UNION ALL"
     " SELECT seq, type, data, at, prev, hash FROM events_unplaced WHERE game = ?3 ORDER BY 1"
 )
+# Schema 2, which the upgrade of schema 1 still lays out before it goes on to schema 3.
 _SCHEMA = (
     "CREATE TABLE games ("
-    # AUTOINCREMENT: a key is never given again, even after a game's row is deleted by hand
-    # with its events left behind in the key's range.
     " key INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, title TEXT, players TEXT,"
     " started_at TEXT NOT NULL, last_at TEXT NOT NULL, events INTEGER NOT NULL,"
     " head_hash TEXT NOT NULL, complete INTEGER NOT NULL DEFAULT 0, winner TEXT)",
-    # id = games.key * 2**32 + seq. A rowid table, not WITHOUT ROWID: appending in key order
-    # takes SQLite's quick-balance path, which measured a third faster than a (game, seq) key.
     "CREATE TABLE events ("
     " id INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL, at TEXT NOT NULL,"
     " prev TEXT, hash TEXT NOT NULL)",
     "CREATE VIEW envelopes AS"
     " SELECT games.id AS game, events.id - (games.key << 32) AS seq, events.type, events.data,"
     " events.at, events.prev, events.hash"
-    # A range, not `events.id >> 32 = games.key`, so that one game's rows are a rowid range.
     " FROM games JOIN events ON events.id >= games.key << 32 AND events.id < (games.key + 1) << 32",
 )
+# By the row ids' ranges, as we reads a game, not by `events.game`: a row added by hand without
+# it is still shown where we reads it.
+_ENVELOPES = _SCHEMA[-1].removeprefix("CREATE VIEW envelopes AS ")
+_GAMES_FIELDS: dict[str, Any] = {
+    "key": int, "id": str, "title": str, "players": str, "started_at": str, "last_at": str,
+    "events": int, "head_hash": str, "complete": int, "winner": str, "notes": str,
+}  # fmt: skip
+_EVENTS_FIELDS: dict[str, Any] = {
+    "id": int, "game": int, "type": str, "data": str, "at": str, "prev": str, "hash": str,
+}  # fmt: skip
+# What search looks in: a word of any of these finds the game.
+SEARCHED = ("title", "players", "notes")
 _SCHEMA_1_GAMES = set(GAME_COLUMNS.split(", "))
+_SCHEMA_2_GAMES = {"key", *_SCHEMA_1_GAMES}
+_SCHEMA_2_EVENTS = set(EVENT_COLUMNS.split(", "))
 _SCHEMA_1_EVENTS = {"game", "seq", "type", "data", "at", "prev", "hash"}
 # Names the upgrade creates besides games and events.
 _UPGRADE_NAMES = {"envelopes", "events_schema_1", "games_schema_1", "events_unplaced", "games_unplaced"}
@@ -130,7 +153,7 @@ def game_base(key: int) -> int:
 def event_row(base: int, obj: dict[str, Any]) -> tuple[Any, ...]:
     """An envelope (parsed) as the values of INSERT_EVENT, for the game whose base is `base`."""
     data = orjson.dumps(obj["data"], option=_SORT).decode()
-    return (base + obj["seq"], obj["type"], data, obj["at"], obj["prev"], obj["hash"])
+    return (base >> _SEQ_BITS, base + obj["seq"], obj["type"], data, obj["at"], obj["prev"], obj["hash"])
 
 
 def envelope_objs(
@@ -151,6 +174,12 @@ def envelope_objs(
             except bad_json as exc:
                 # Reported by the checks as `data` of the wrong type, or beyond a limit.
                 parsed = beyond_orjson(data, exc)
+            else:
+                if (repeated := repeated_key_in(data, parsed)) is not None:
+                    # SQLite's JSON functions (and PostgreSQL's jsonb) read the last value,
+                    # orjson another: the same problem as such a line of a file.
+                    yield RepeatedKeyRow(_envelope(game, seq, at, type_, parsed, prev, hash_), repeated)
+                    continue
             yield {
                 "v": FORMAT_VERSION,
                 "game": game,
@@ -168,6 +197,19 @@ def envelope_objs(
         yield from envelope_objs(game, resume(exc, n + 1), resume)
 
 
+def _envelope(game: str, seq: Any, at: Any, type_: Any, data: Any, prev: Any, hash_: Any) -> dict[str, Any]:
+    return {
+        "v": FORMAT_VERSION,
+        "game": game,
+        "seq": seq,
+        "at": at,
+        "type": type_,
+        "data": data,
+        "prev": prev,
+        "hash": hash_,
+    }
+
+
 def too_long(where: str) -> StoreError:
     return StoreError(f"{where}: a game in the library holds at most {SEQ_LIMIT - 1:,} events")
 
@@ -182,28 +224,67 @@ def first_event_meta(data: dict[str, Any]) -> tuple[str | None, str | None]:
     )
 
 
-def refusal(conn: sqlite3.Connection) -> str | None:
-    """Why the database behind `conn` cannot be opened as a game library, or None if it can
-    (a library, an empty database, or one of the first layout, which is upgraded). Only reads,
-    so it can judge someone else's file before anything is written to it."""
+def layout_of(conn: sqlite3.Connection) -> str:
+    """What the database behind `conn` is, by reading alone (so someone else's file can be
+    judged before anything is written to it): "library" (marked as one, this layout), "newer"
+    (marked, by a newer we), "empty", "schema 2" or "schema 1" (a library of an older we,
+    every table as we laid it out), or "foreign" (anything else: another program's file)."""
+    app = conn.execute("PRAGMA application_id").fetchone()[0]
     version = conn.execute("PRAGMA user_version").fetchone()[0]
-    tables = table_names(conn)
-    if version == SCHEMA_VERSION:
+    names = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    marked = _marked_schema(conn) if MARKER in names else None
+    if app == APPLICATION_ID or (app == 0 and marked is not None):
+        schema = version if app == APPLICATION_ID and version else marked
+        if schema is None:
+            return "foreign"
+        if schema > SCHEMA_VERSION:
+            return "newer"
+        if schema != SCHEMA_VERSION:
+            return "foreign"
+        # The marker table without the PRAGMAs: restored from `sqlite3 .dump`, which drops them.
+        return "library" if app == APPLICATION_ID and version == SCHEMA_VERSION else "restored"
+    if app != 0:
+        return "foreign"
+    if not names:
+        return "foreign" if version else "empty"
+    games = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+    events = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+    # Schema 2 with its version, or without it (restored from `sqlite3 .dump`, which drops it).
+    if version in (0, _SCHEMA_2) and games == _SCHEMA_2_GAMES and events == _SCHEMA_2_EVENTS:
+        return "schema 2"
+    if version == 0 and games >= _SCHEMA_1_GAMES and events >= _SCHEMA_1_EVENTS and "key" not in games:
+        return "schema 1"
+    return "foreign"
+
+
+def _marked_schema(conn: sqlite3.Connection) -> int | None:
+    try:
+        row = conn.execute(f"SELECT schema FROM {MARKER}").fetchone()
+    except sqlite3.Error:
+        return None
+    return row[0] if row is not None and type(row[0]) is int else None
+
+
+def refusal(conn: sqlite3.Connection, read_only: bool = False) -> str | None:
+    """Why the database behind `conn` cannot be opened as a game library, or None if it can.
+    Only reads. A command that only reads reads schema 2 as it is, and upgrades nothing."""
+    layout = layout_of(conn)
+    if layout == "foreign":
+        return "not a game library (a SQLite database of another program: no mark of a we library)"
+    if layout in ("library", "restored"):
+        tables = table_names(conn)
         missing = [name for name in ("games", "events") if name not in tables]
         if missing:
             return f"not a game library (no {' or '.join(missing)} table)"
         return missing_columns(conn)
-    if version > SCHEMA_VERSION:
-        return None  # lay_out words this one (a newer we), and writes nothing first
-    if not tables:
-        return None
-    games = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
-    events = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
-    if "key" in games and "id" in events and "game" not in events:
-        return None
-    if version == 0 and games >= _SCHEMA_1_GAMES and events >= _SCHEMA_1_EVENTS:
-        return None
-    return "not a game library (its tables are unknown to we)"
+    if read_only and layout == "schema 1":
+        return (
+            "a game library of the first layout, which this we reads only once it is upgraded:"
+            " a command that writes to it (`we import LOG --db ...`) upgrades it"
+        )
+    if read_only and layout == "empty":
+        return "not a game library yet (an empty database)"
+    return None
 
 
 def game_summary(row: dict[str, Any]) -> dict[str, Any]:
@@ -233,32 +314,108 @@ def game_summary(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def lay_out(conn: sqlite3.Connection, path: Path, tell: Callable[[str], None]) -> None:
-    """Create the tables in a new library, or upgrade one of schema 1 (inside the write
+    """Create the tables in a new library, or upgrade one of an older layout (inside the write
     lock, so two processes opening an old library at once upgrade it once)."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version == SCHEMA_VERSION:
+    layout = layout_of(conn)
+    if layout == "library":
         return
-    if version > SCHEMA_VERSION:
+    if layout == "newer":
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
         raise StoreError(
             f"{path}: this game library has schema {version}, from a newer version of "
             f"we; this one reads schema {SCHEMA_VERSION} (upgrade we to use it)"
         )
-    tables = table_names(conn)
-    games = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
-    events = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
-    if not tables:
-        for statement in _SCHEMA:
-            conn.execute(statement)
-    elif "key" in games and "id" in events and "game" not in events:
-        # Schema 2 without its version: restored from `sqlite3 .dump`, which drops it (and
-        # perhaps the view, if only the tables were dumped).
-        conn.execute(_SCHEMA[-1].replace("CREATE VIEW", "CREATE VIEW IF NOT EXISTS"))
-    elif version == 0 and games >= _SCHEMA_1_GAMES and events >= _SCHEMA_1_EVENTS:
-        _upgrade_from_schema_1(conn, path, tell, games - _SCHEMA_1_GAMES, events - _SCHEMA_1_EVENTS)
-    else:
+    if layout == "foreign":
         # Someone else's database: leave it, and its user_version, alone.
-        raise StoreError(f"{path}: not a game library (its tables are unknown to we)")
+        raise StoreError(f"{path}: not a game library (a SQLite database of another program)")
+    import sqlite_utils  # only here (and in search): reading and importing never pay for it
+
+    db = sqlite_utils.Database(conn)
+    if layout == "restored":
+        # What a dump of some of the tables left out, made again.
+        db.create_view("envelopes", _ENVELOPES, ignore=True)
+        db["games"].create_index(["id"], unique=True, if_not_exists=True)
+        db["games"].create_index(["started_at", "id"], if_not_exists=True)
+        if not db["games_fts"].exists():
+            db["games"].enable_fts(list(SEARCHED), create_triggers=True)
+    elif layout == "empty":
+        _create(db)
+    else:
+        if layout == "schema 1":
+            games = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+            events = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+            _upgrade_from_schema_1(conn, path, tell, games - _SCHEMA_1_GAMES, events - _SCHEMA_1_EVENTS)
+        else:
+            tell(
+                f"upgrading the game library {path} to schema {SCHEMA_VERSION} (once: it gains"
+                " search and the mark of a we library)"
+            )
+        _upgrade_from_schema_2(db)
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _create(db: Any) -> None:
+    """The tables of a new library, by sqlite-utils: primary keys, the foreign key from events
+    to games, the indexes, search and the view."""
+    db["games"].create(
+        _GAMES_FIELDS,
+        pk="key",
+        not_null={"id", "started_at", "last_at", "events", "head_hash", "complete"},
+        defaults={"complete": 0},
+    )
+    # A rowid table, not WITHOUT ROWID: appending in key order takes SQLite's quick-balance
+    # path, which measured a third faster than a (game, seq) key.
+    db["events"].create(
+        _EVENTS_FIELDS,
+        pk="id",
+        # `game` may be null: the row id says which game a row is of; the column is there for
+        # the foreign key, which shows other tools how the tables relate.
+        not_null={"type", "data", "at", "hash"},
+        foreign_keys=[("game", "games", "key")],
+    )
+    _index_and_search(db)
+
+
+def _index_and_search(db: Any) -> None:
+    # The mark of a library that a dump keeps (PRAGMA application_id is not in a dump).
+    db[MARKER].create({"schema": int}, if_not_exists=True)
+    db[MARKER].delete_where()
+    db[MARKER].insert({"schema": SCHEMA_VERSION})
+    db["games"].create_index(["id"], unique=True, if_not_exists=True)
+    db["games"].create_index(["started_at", "id"], if_not_exists=True)
+    db["games"].enable_fts(list(SEARCHED), create_triggers=True)
+    db.create_view("envelopes", _ENVELOPES, replace=True)
+
+
+def _upgrade_from_schema_2(db: Any) -> None:
+    """Schema 2 to 3, in the caller's transaction: events get their game's key as a column
+    with a foreign key to games (sqlite-utils' transform copies the table once), games get
+    the words of their notes, and search is laid over them."""
+    conn = db.conn
+    conn.execute("DROP VIEW IF EXISTS envelopes")
+    db["events"].add_column("game", int)
+    conn.execute("UPDATE events SET game = id >> 32")
+    db["events"].transform(add_foreign_keys=[("game", "games", "key")])
+    db["games"].add_column("notes", str)
+    conn.execute(
+        "UPDATE games SET notes = (SELECT group_concat(events.data ->> '$.text', ' ') FROM events"
+        " WHERE events.game = games.key AND events.type = 'note' AND json_valid(events.data))"
+    )
+    _index_and_search(db)
+
+
+def search_words(text: str) -> list[str]:
+    """The words of a search (letters and digits; the rest separates them), as both libraries'
+    full-text search splits what it indexes."""
+    return re.findall(r"\w+", text)
+
+
+def notes_of(lines: Iterable[dict[str, Any]]) -> str | None:
+    """The words of the notes among `lines` (parsed envelopes), for search; None if none."""
+    texts = [line["data"].get("text") for line in lines if line["type"] == "note"]
+    words = " ".join(text for text in texts if isinstance(text, str))
+    return words or None
 
 
 def _upgrade_from_schema_1(

@@ -45,6 +45,7 @@ from eventstore.limits import (
     INT_MIN,
     LINE_LIMIT,
     TOO_DEEP,
+    RepeatedKeyRow,
     duplicate_key_of,
     integer_words,
     over_limits,
@@ -345,6 +346,10 @@ class LineChecker:
         # Each check tests the common case first; the wording of problems lives in the
         # branches a good line never enters.
         kind = type(obj)
+        if kind is RepeatedKeyRow:
+            # A library row whose stored text holds a key twice: as such a line of a file.
+            self.prev_hash = None
+            return None, [obj.flaw], False
         compact = over = None
         if kind is dict or kind is list:
             # A line of text whose compact form shows it within the limits is not walked.

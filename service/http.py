@@ -146,6 +146,10 @@ _MOVE_BODY = _body_schema(MoveRequest, _COMPONENTS)
 _GAME_BODY = _body_schema(NewGame, _COMPONENTS)
 
 
+# The largest seq (a signed 64-bit integer, as the log format bounds integers).
+_SEQ_MAX = 2**63 - 1
+_After = Annotated[int, Field(ge=0, le=_SEQ_MAX)]
+
 # What a field must be, by pydantic's error type, in the table's words: pydantic's own messages
 # ("Input should be a valid integer") are for programmers, and its wording may change.
 _MUST_BE = {
@@ -153,6 +157,9 @@ _MUST_BE = {
     "int_parsing": "a whole number",
     "int_from_float": "a whole number",
     "greater_than_equal": "a whole number, 0 or more",
+    # A number past a seq's range (after=10**24): said to be out of range, not of a kind.
+    "less_than_equal": "a whole number in range (that one is out of range)",
+    "int_parsing_size": "a whole number in range (that one is out of range)",
     "string_type": "a string",
     "string_too_short": "a string that is not empty",
     "bool_type": "true or false",
@@ -461,7 +468,7 @@ def create_app(
         },
         response_class=Response,
     )
-    def get_events(game_id: str, request: Request, after: Annotated[int, Field(ge=0)] = 0) -> Response:
+    def get_events(game_id: str, request: Request, after: _After = 0) -> Response:
         role, game = game_for(request, game_id)
         with game.lock:
             lines = [orjson.dumps(redact_envelope(e, role)) + b"\n" for e in game.envelopes[after:]]
@@ -475,7 +482,7 @@ def create_app(
         },
         response_class=Response,
     )
-    async def stream(game_id: str, request: Request, after: Annotated[int, Field(ge=0)] = 0) -> Response:
+    async def stream(game_id: str, request: Request, after: _After = 0) -> Response:
         role, game = await asyncio.to_thread(game_for, request, game_id)
         last = after
         resume = request.headers.get("last-event-id")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,11 @@ def deal_payloads(
     """`deal` as the log's (type, data) payloads, without building event models: a simulation
     deals thousands of games and need not load pydantic for it."""
     rng = SeededRandom(seed)
+    # Written in NFC, as every name in a payload is read: the keys of `lists` and `attics`
+    # must be the players' names exactly.
+    players = [unicodedata.normalize("NFC", name) for name in players]
+    if dealer is not None:
+        dealer = unicodedata.normalize("NFC", dealer)
     options = dict(options or {})
     ruleset = make_ruleset(RULESET_2011, options, len(players))
     if dealer is None:

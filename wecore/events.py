@@ -40,6 +40,11 @@ def _card(text: str) -> str:
 
 
 Name = Annotated[StrictStr, AfterValidator(nfc)]
+# A key of a payload keyed by player (`lists`, `attics`) is kept exactly as written, never
+# normalised: two keys that are one name after NFC would otherwise merge into one, and a deal
+# of one player's cards twice would pass for a deal to everyone. The reducer requires each key
+# to be a player's name exactly.
+PlayerKey = StrictStr
 Card = Annotated[StrictStr, AfterValidator(_card)]
 ColourName = Literal["red", "orange", "yellow", "green", "blue"]
 
@@ -84,7 +89,7 @@ class GameStarted(Event):
 
 class GiftListsDealt(Event):
     TYPE: ClassVar[str] = "gift_lists_dealt"
-    lists: dict[Name, tuple[ColourName, ...]]
+    lists: dict[PlayerKey, tuple[ColourName, ...]]
 
     def colours_of(self, player: str) -> tuple[Colour, ...]:
         return tuple(Colour(c) for c in self.lists[player])
@@ -95,7 +100,7 @@ class GiftListsDealt(Event):
 
 class AtticsDealt(Event):
     TYPE: ClassVar[str] = "attics_dealt"
-    attics: dict[Name, tuple[Card, ...]]
+    attics: dict[PlayerKey, tuple[Card, ...]]
 
     def payload(self) -> dict[str, Any]:
         return {"attics": {name: list(cards) for name, cards in self.attics.items()}}

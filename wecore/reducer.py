@@ -8,6 +8,7 @@ if they never happened.
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -105,6 +106,20 @@ def _seat(state: GameState, name: str) -> int:
     return seat
 
 
+def _dealt_seat(state: GameState, key: str, dealt: Sequence[object | None], what: str) -> int:
+    """The seat of a key of `lists` or `attics` (a player's name, compared after NFC as every
+    name is), dealt once: a second key that is the same name after NFC is refused, never merged."""
+    seat = state.seat_of.get(key)
+    if seat is None:
+        seat = _seat(state, unicodedata.normalize("NFC", key))
+    if dealt[seat] is not None:
+        raise RuleViolation(
+            f"{key!a} is dealt a {what} twice: {shown(state.players[seat])} has one already"
+            " (the two keys are one name after Unicode NFC)"
+        )
+    return seat
+
+
 def _check_party(state: GameState, party: int) -> None:
     if party != state.party:
         raise RuleViolation(f"wrong party: this is party {state.party}, not party {party}")
@@ -175,7 +190,7 @@ def deal_lists(state: GameState, gift_lists: Mapping[str, Sequence[str]]) -> Gam
     lists: list[tuple[Colour, ...] | None] = [None] * len(state.players)
     triples: dict[frozenset[str], str] = {}
     for name, colours in gift_lists.items():
-        seat = _seat(state, name)
+        seat = _dealt_seat(state, name, lists, "gift list")
         triple = frozenset(colours)
         if len(colours) != 3 or len(triple) != 3:
             raise RuleViolation(f"{name}'s gift list must have three different colours")
@@ -213,7 +228,7 @@ def deal_attics(state: GameState, attics_by_player: Mapping[str, Sequence[str]])
     attics: list[frozenset[str] | None] = [None] * len(state.players)
     dealt: set[str] = set()
     for name, cards in attics_by_player.items():
-        seat = _seat(state, name)
+        seat = _dealt_seat(state, name, attics, "attic")
         if len(cards) != state.attic_size:
             raise RuleViolation(
                 f"{name}'s attic has {len(cards)} cards; with {len(state.players)} players"

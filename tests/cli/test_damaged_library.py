@@ -111,7 +111,12 @@ def test_a_games_row_that_is_not_utf8_is_flagged(library: Path, tmp_path: Path, 
     ("script", "why"),
     [
         ("ALTER TABLE games DROP COLUMN winner", "the games table has no column winner"),
-        ("ALTER TABLE games DROP COLUMN players", "the games table has no column players"),
+        # The search triggers name `players`: a hostile edit drops them first.
+        (
+            "DROP TRIGGER games_ai; DROP TRIGGER games_ad; DROP TRIGGER games_au; DROP TABLE games_fts;"
+            " ALTER TABLE games DROP COLUMN players",
+            "the games table has no column players",
+        ),
         ("DROP VIEW envelopes; ALTER TABLE events DROP COLUMN data", "the events table has no column data"),
         ("DROP VIEW envelopes; ALTER TABLE events DROP COLUMN at", "the events table has no column at"),
     ],

@@ -309,14 +309,20 @@ def test_a_game_read_back_from_the_library_keeps_the_lines_it_was_imported_from(
 def test_an_old_library_is_upgraded_once_and_says_so(db):
     db.parent.mkdir(parents=True)
     shutil.copy(Path(__file__).parents[1] / "store" / "data" / "schema-1.db", db)
-    first = we("games")
+    before = db.read_bytes()
+    # A command that only reads upgrades nothing: it says which command does.
+    refused = we("games")
+    assert refused.exit_code == 1 and "`we import LOG --db ...`) upgrades it" in refused.stderr
+    assert db.read_bytes() == before
+    first = we("import", ONE)
     assert first.exit_code == 0, first.stderr
     assert first.stderr.splitlines() == [
-        f"we: upgrading the game library {db} to schema 2 (once; a library of many games takes a minute)"
+        f"we: upgrading the game library {db} to schema 3 (once; a library of many games takes a minute)"
     ]
-    assert "3 games in" in first.stdout
-    again = we("games")
-    assert again.stderr == "" and again.stdout == first.stdout
+    listed = we("games")
+    assert "3 games in" in listed.stdout
+    again = we("import", ONE)
+    assert again.stderr == "" and we("games").stdout == listed.stdout
     assert fingerprint("vector-one", "--db", db) == fingerprint(ONE)
 
 

@@ -413,6 +413,14 @@ def test_hostile_requests_get_a_4xx_in_one_plain_sentence(plain_server: Server) 
         assert host.get(f"/api/v1/games/{game}").json()["seq"] == 2  # none of them wrote
 
 
+def test_an_after_too_long_for_a_number_is_said_to_be_out_of_range(plain_server: Server) -> None:
+    game = new_game(plain_server, title="Range")["id"]
+    with plain_server.host as host:
+        answer = host.get(f"/api/v1/games/{game}/events?after={10**24}")
+    assert answer.status_code == 422
+    assert "out of range" in answer.json()["error"], answer.json()
+
+
 # --- a SQLite file given to --db ----------------------------------------------------------
 
 

@@ -105,7 +105,8 @@ def no_affinity_library(tmp_path: Path, lines: list[bytes]) -> Path:
     conn.executescript(
         "PRAGMA journal_mode = DELETE;"
         "CREATE TABLE bare (id INTEGER PRIMARY KEY, type, data, at, prev, hash);"
-        "INSERT INTO bare SELECT * FROM events; DROP VIEW envelopes; DROP TABLE events;"
+        "INSERT INTO bare SELECT id, type, data, at, prev, hash FROM events;"
+        " DROP VIEW envelopes; DROP TABLE events;"
         "ALTER TABLE bare RENAME TO events;"
     )
     conn.close()
