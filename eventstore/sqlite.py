@@ -49,6 +49,7 @@ from eventstore.sqlite_schema import (
     game_summary,
     lay_out,
     layout_of,
+    load_sqlite_utils,
     missing_columns,
     notes_of,
     refusal,
@@ -454,11 +455,9 @@ class Library:
         words = search_words(text)
         if not words:
             return []
-        import sqlite_utils
-
         names = GAME_COLUMNS.split(", ")
         query = " ".join(f'"{word}"' for word in words)  # every word, each as a string
-        found = sqlite_utils.Database(self.conn)["games"].search(
+        found = load_sqlite_utils().Database(self.conn)["games"].search(
             query, columns=names, order_by="started_at, id"
         )
         with self._reading():

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -328,9 +329,7 @@ def lay_out(conn: sqlite3.Connection, path: Path, tell: Callable[[str], None]) -
     if layout == "foreign":
         # Someone else's database: leave it, and its user_version, alone.
         raise StoreError(f"{path}: not a game library (a SQLite database of another program)")
-    import sqlite_utils  # only here (and in search): reading and importing never pay for it
-
-    db = sqlite_utils.Database(conn)
+    db = load_sqlite_utils().Database(conn)
     if layout == "restored":
         # What a dump of some of the tables left out, made again.
         db.create_view("envelopes", _ENVELOPES, ignore=True)
@@ -518,3 +517,23 @@ def _upgrade_from_schema_1(
             "`events` and `games`, whose columns changed (the view `envelopes` has the old "
             "events columns)"
         )
+
+
+def load_sqlite_utils() -> Any:
+    """sqlite_utils, imported only where the schema is made or searched (reading and importing
+    into an existing library never pay for it), and without pandas and numpy: it imports both
+    where they are installed, only to convert their values on insert, which the library never
+    passes it; they cost a library command more than its work (numpy came in with the test
+    extras and made creating a library about a quarter dearer)."""
+    if "sqlite_utils" in sys.modules:
+        return sys.modules["sqlite_utils"]
+    blocked = [name for name in ("pandas", "numpy") if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]  # an import of it fails at once
+    try:
+        import sqlite_utils
+    finally:
+        for name in blocked:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
+    return sqlite_utils
