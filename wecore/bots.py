@@ -97,6 +97,46 @@ def _bests(state: GameState, seat: int) -> dict[str, int] | None:
     return bests[seat]
 
 
+def _lowest_rival_bests(state: GameState, seat: int) -> dict[str, int]:
+    """The best a rival gains from a card is its number above the lowest a rival listing its
+    colour keeps: that lowest, by letter, over the seat's rivals. Worked out once for every seat
+    while the kept cards stay the same (a whole bringing round): by letter, the lowest and the
+    next lowest any seat keeps, and whose the lowest is. Kept by the identity of `kept` and
+    `lists`, as _bests is."""
+    kept, lists = state.kept, state.lists
+    known = _lowest_of.get(id(kept))
+    if known is None or known[0] is not kept or known[1] is not lists:
+        # letter -> (lowest, its seat, the lowest of the other seats); 11: nobody lists it.
+        by_letter: dict[str, tuple[int, int, int]] = {}
+        for rival in range(len(state.players)):
+            rival_best = _bests(state, rival)
+            if rival_best is None:
+                continue
+            for letter, held in rival_best.items():
+                low, low_seat, second = by_letter.get(letter, (11, -1, 11))
+                if held < low:
+                    by_letter[letter] = (held, rival, low)
+                elif held < second:
+                    by_letter[letter] = (low, low_seat, held)
+        known = (kept, lists, by_letter, {})
+        if len(_lowest_of) > 4096:
+            _lowest_of.clear()
+        _lowest_of[id(kept)] = known
+    by_seat = known[3]
+    lowest_held = by_seat.get(seat)
+    if lowest_held is None:
+        lowest_held = {}
+        for letter, (low, low_seat, second) in known[2].items():
+            held = second if low_seat == seat else low
+            if held < 11:
+                lowest_held[letter] = held
+        by_seat[seat] = lowest_held
+    return lowest_held
+
+
+_lowest_of: dict[int, tuple[object, object, dict[str, tuple[int, int, int]], dict[int, dict[str, int]]]] = {}
+
+
 # Every seat's bests by the identity of the state's `kept` (shared by every state until a party
 # ends) and `lists`, checked by both; the dicts are never changed once made.
 _bests_of: dict[int, tuple[object, object, list[dict[str, int]]]] = {}
@@ -167,15 +207,7 @@ class GreedyBot:
     def _bring(self, state: GameState, moves: Sequence[Bring]) -> Bring:
         seat = state.seat_of[moves[0].player]
         mine_best = _bests(state, seat)
-        # The best a rival gains from a card is its number above the lowest a rival listing its
-        # colour keeps: that lowest, by letter.
-        lowest_held: dict[str, int] = {}
-        for rival in range(len(state.players)):
-            rival_best = _bests(state, rival) if rival != seat else None
-            if rival_best is not None:
-                for letter, held in rival_best.items():
-                    if held < lowest_held.get(letter, 11):
-                        lowest_held[letter] = held
+        lowest_held = _lowest_rival_bests(state, seat)
         # The first of the cheapest: (2 x own gain + the best rival's gain, own gain, number).
         chosen = moves[0]
         lowest: tuple[int, int, int] | None = None
@@ -198,10 +230,10 @@ class GreedyBot:
         assert seat is not None
         own = state.brought_cards[seat]
         best = _bests(state, seat)
-        expected = _expected_gain(state, own, best)
         best_steal: Move | None = None
         steal_gain = -1
         opens: list[Open] = []
+        own_open: Open | None = None
         for move in moves:
             if isinstance(move, Steal):
                 value = _gain(best, move.card)  # type: ignore[arg-type]
@@ -209,12 +241,16 @@ class GreedyBot:
                     best_steal, steal_gain = move, value
             elif isinstance(move, Open):
                 opens.append(move)
-        if best_steal is not None and steal_gain > expected:
-            return best_steal
-        if own is not None and _gain(best, own) > expected:
-            for move in opens:
-                if move.card == own:
-                    return move
+                if own is not None and move.card == own and own_open is None:
+                    own_open = move
+        # The expected gain of an unknown gift is weighed only against a steal or the seat's
+        # own gift still face down: without either, the choice is a random open whatever it is.
+        if best_steal is not None or own_open is not None:
+            expected = _expected_gain(state, own, best)
+            if best_steal is not None and steal_gain > expected:
+                return best_steal
+            if own_open is not None and _gain(best, own) > expected:  # type: ignore[arg-type]
+                return own_open
         unknown = [m for m in opens if m.card != own]
         return rng.choice(unknown or opens)
 
