@@ -259,10 +259,11 @@ def _json_line(result: AuditResult) -> bytes:
     "--jobs",
     "-j",
     type=click.IntRange(min=0),
-    default=1,
+    default=0,
     show_default=True,
     help="Check this many games at once in worker processes (0: one per CPU; at most 4 per CPU, "
-    "and no more than there are games). Output order is the argument order either way.",
+    "and no more than there are games; 1: in this process). Output order is the argument "
+    "order either way.",
 )
 @db_option
 def audit(

@@ -159,6 +159,21 @@ def test_jobs_are_capped_at_the_work_there_is(tmp_path: Path) -> None:
     assert audited <= 3, audited
 
 
+def test_an_audit_uses_every_cpu_by_default_but_not_for_one_game(tmp_path: Path) -> None:
+    """`we audit` at its defaults (--jobs 0) checks many games in a worker per CPU, and one
+    game in its own process, where a pool would only cost its start-up."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one CPU: the default is one process")
+    vector = VECTORS / "one-party.jsonl"
+    for i in range(200):
+        (tmp_path / f"game-{i:03}.jsonl").write_bytes(vector.read_bytes())
+    we = [sys.executable, "-m", "cli.main"]
+    assert most_descendants([*we, "audit", "--json", str(vector)]) == 0
+    workers = most_descendants([*we, "audit", "--json", str(tmp_path)])
+    assert workers >= 2, workers
+    assert most_descendants([*we, "audit", "--json", "--jobs", "1", str(tmp_path)]) == 0
+
+
 @pytest.mark.parametrize("command", ["analyse", "audit"])
 @pytest.mark.parametrize("jobs", ["-1", "-5", "many"])
 def test_a_jobs_that_is_no_count_is_one_usage_line(command: str, jobs: str) -> None:
