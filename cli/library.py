@@ -32,6 +32,7 @@ from cli.common import (
     put_in_place,
     refuse_unsafe_output,
     temporary_beside,
+    worker_count,
 )
 from eventstore.errors import StoreError
 from service.checking import GameSource
@@ -69,8 +70,20 @@ def _refuse(message: str) -> None:
     default=None,
     help="Also copy every game of another library (a SQLite file or a postgresql:// URL).",
 )
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Audit this many logs at once in worker processes while this one writes the library "
+    "(0: one per CPU; at most 4 per CPU, and no more than there are logs; 1: all in this "
+    "process). Logs are imported in argument order either way.",
+)
 @db_option
-def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: LibraryRef | None) -> None:
+def import_logs(
+    files: tuple[str, ...], from_db: LibraryRef | None, jobs: int, db_path: LibraryRef | None
+) -> None:
     """Import JSONL logs into the game library.
 
     Each FILE (or every *.jsonl in a directory) is audited first: a log with any integrity,
@@ -111,13 +124,13 @@ def import_logs(files: tuple[str, ...], from_db: LibraryRef | None, db_path: Lib
             # its connection goes) has each game said as it is imported, as before.
             counted = hasattr(library, "commits")
             commits = getattr(library, "commits", 0)
-            for source, listed in sources:
+            for source, verified in _verified_in_order(sources, jobs):
                 label = source.label
-                if _missing(source, listed):
+                if verified is None:
                     _refuse(f"{label}: no such file")
                     counts["refused"] += 1
                     continue
-                status, message = _import_one(library, source)
+                status, message = _import_one(library, source, verified)
                 counts[status] += 1
                 if message is not None:
                     committed.append(message)
@@ -142,12 +155,68 @@ def _say(messages: list[str]) -> None:
     messages.clear()
 
 
-def _import_one(library: GameLibrary, source: GameSource) -> tuple[str, str | None]:
-    """Audit one log and import it (service.library): (status, what to say once committed);
-    why a log was not imported is said at once."""
-    from service.library import REFUSED, audit_and_import
+# Logs audited ahead of the one being written, per worker: enough to keep the workers busy
+# while the library commits, few enough that memory stays bounded whatever the archive's size.
+_AHEAD_PER_WORKER = 16
 
-    outcome = audit_and_import(library, source, check_game)
+
+def _verify(source: GameSource) -> Any:
+    from service.library import verified_for_import
+
+    return verified_for_import(source, check_game)
+
+
+def _verified_in_order(sources: list[tuple[GameSource, bool]], jobs: int) -> Iterable[tuple[GameSource, Any]]:
+    """Each source with its audit (service.library.verified_for_import; None: a FILE given that
+    is not there), in argument order. With more than one worker, the logs of files are audited
+    in worker processes, a bounded number ahead; a library's games are audited here, over this
+    process's connection to it."""
+    from collections import deque
+
+    from service.library import verified_for_import
+
+    # Whether each FILE is there is looked at once: the workers' queue follows that answer.
+    checked = [(source, _missing(source, listed)) for source, listed in sources]
+    files = [source for source, missing in checked if source.path is not None and not missing]
+    workers = worker_count(jobs, len(files))
+    if workers <= 1:
+        for source, missing in checked:
+            yield source, None if missing else verified_for_import(source, check_game)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        ahead: deque[Any] = deque()
+        pending = iter(files)
+
+        def submit() -> None:
+            source = next(pending, None)
+            if source is not None:
+                ahead.append(pool.submit(_verify, source))
+
+        for _ in range(workers * _AHEAD_PER_WORKER):
+            submit()
+        for source, missing in checked:
+            if missing:
+                yield source, None
+            elif source.path is None:
+                yield source, verified_for_import(source, check_game)
+            else:
+                verified = ahead.popleft().result()
+                submit()
+                yield source, verified
+
+
+def _import_one(library: GameLibrary, source: GameSource, verified: Any) -> tuple[str, str | None]:
+    """Import one audited log (service.library): (status, what to say once committed); why a
+    log was not imported is said at once."""
+    from service.library import REFUSED, ImportOutcome, import_verified_log
+
+    outcome = (
+        verified
+        if isinstance(verified, ImportOutcome)
+        else import_verified_log(library, verified, source.label)
+    )
     if outcome.in_library:
         return outcome.status, outcome.text
     if outcome.status == REFUSED:

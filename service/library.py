@@ -65,12 +65,38 @@ def audited_for_import(source: GameSource, check: Check) -> GameReport | ImportO
     return report
 
 
+@dataclass(frozen=True)
+class VerifiedLog:
+    """What an import needs of a log that passed its audit: the lines it verified, parsed, and
+    the game's summary (complete, winner). Small enough to hand from a worker process to the
+    one that writes the library (no state, no envelopes)."""
+
+    lines: list[dict[str, Any]]
+    summary: tuple[bool, str | None]
+
+
+def verified_for_import(source: GameSource, check: Check) -> VerifiedLog | ImportOutcome:
+    """audited_for_import, keeping only what import_verified_log needs: what a worker of
+    `we import --jobs` does for each log, while one process writes the library."""
+    from wecore.scoring import library_summary
+
+    audited = audited_for_import(source, check)
+    if isinstance(audited, ImportOutcome):
+        return audited
+    return VerifiedLog(audited.lines, library_summary(audited.state))
+
+
 def import_audited(library: GameLibrary, report: GameReport, label: str) -> ImportOutcome:
     """A log that passed the audit into `library`, with its summary (complete, winner)."""
     from wecore.scoring import library_summary
 
+    return import_verified_log(library, VerifiedLog(report.lines, library_summary(report.state)), label)
+
+
+def import_verified_log(library: GameLibrary, verified: VerifiedLog, label: str) -> ImportOutcome:
+    """A log that passed the audit, as verified_for_import keeps it, into `library`."""
     try:
-        result = library.import_verified(report.lines, label, library_summary(report.state))
+        result = library.import_verified(verified.lines, label, verified.summary)
     except WritesLostError:
         raise  # what was not committed is gone, and every game after it would go the same way
     except LibraryBusyError as exc:  # other writers kept the lock: this game is not in it

@@ -348,3 +348,28 @@ def test_export_takes_a_log_file_and_writes_it_out_verified(db, tmp_path, monkey
     assert str(EDITED) in error and "line " in error and "integrity" in error, error
     assert not (tmp_path / "t.jsonl").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_import_with_workers_says_and_stores_exactly_what_one_process_does(tmp_path, monkeypatch):
+    """`we import` audits logs in worker processes by default (--jobs 0) while one process
+    writes: the same lines said, in argument order, the same exit status and the same library as
+    `--jobs 1`, with refused, missing, repeated and unreadable logs among the good ones."""
+    folder = tmp_path / "night"
+    assert we("simulate", "-k", "60", "--seed", "workers", "--out", folder).exit_code == 0
+    torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(ONE.read_bytes()[:-20])
+    arguments = [ONE, tmp_path / "missing.jsonl", EDITED, folder, resealed_with_extra_field(tmp_path), FOUR]
+    arguments += [torn, ONE, tmp_path]  # ONE again: unchanged; tmp_path: every log in it again
+    results = {}
+    for jobs in ("1", "3"):
+        db = tmp_path / "libs" / f"jobs-{jobs}.db"
+        monkeypatch.setenv("WE_DB", str(db))
+        result = we("import", *arguments, "--jobs", jobs)
+        games = we("games", "--json")
+        assert games.exit_code == 0, games.stderr
+        results[jobs] = (result.exit_code, result.stdout, result.stderr, games.stdout)
+    exit_code, stdout, stderr, games = results["1"]
+    assert exit_code == 1
+    assert "imported game 'vector-two'" in stdout and "refused" in stderr and "missing.jsonl" in stderr
+    assert stdout.count("imported game 'sim-workers-") == 60
+    assert results["3"] == results["1"]
