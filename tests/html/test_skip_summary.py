@@ -24,6 +24,8 @@ def test_a_run_without_chromium_says_why_the_browser_tests_skipped(tmp_path):
             "-q",
             "-p",
             "no:cacheprovider",
+            "-n",
+            "0",  # in one process: its first line is the progress line read below
             *BROWSER_TESTS,  # not this file: it would run itself
         ],
         cwd=ROOT,

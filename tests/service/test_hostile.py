@@ -13,10 +13,12 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -424,7 +426,17 @@ def test_an_after_too_long_for_a_number_is_said_to_be_out_of_range(plain_server:
 # --- a SQLite file given to --db ----------------------------------------------------------
 
 
-def test_serve_db_on_a_sqlite_file_refuses_it_untouched(tmp_path: Path) -> None:
+@pytest.fixture
+def short_tmp_path() -> Iterator[Path]:
+    """A folder with a short name: an error names a file whole only up to a length (a longer
+    name is clipped), and pytest's folders are long under xdist."""
+    folder = Path(tempfile.mkdtemp(prefix="we-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_serve_db_on_a_sqlite_file_refuses_it_untouched(short_tmp_path: Path) -> None:
+    tmp_path = short_tmp_path
     foreign = tmp_path / "inventory.db"
     with sqlite3.connect(foreign) as conn:
         conn.execute("CREATE TABLE stock (item TEXT, count INTEGER)")
