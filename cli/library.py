@@ -155,15 +155,41 @@ def _say(messages: list[str]) -> None:
     messages.clear()
 
 
-# Logs audited ahead of the one being written, per worker: enough to keep the workers busy
-# while the library commits, few enough that memory stays bounded whatever the archive's size.
-_AHEAD_PER_WORKER = 16
+# Tasks (of at most _LOGS_PER_TASK logs) audited ahead of the log being written, per worker:
+# enough to keep the workers busy while the library commits, few enough that memory stays
+# bounded whatever the archive's size.
+_AHEAD_PER_WORKER = 4
+_LOGS_PER_TASK = 16
 
 
 def _verify(source: GameSource) -> Any:
-    from service.library import verified_for_import
+    """A worker's audit of one log, its lines handed back as one JSON text: rebuilt by orjson
+    in the writing process they cost it less than pickle's dicts (an import of 3,000 games took
+    about 0.5 s less, of 6.5 s). A verified line holds nothing JSON cannot say again (the
+    format's limits)."""
+    import orjson
 
-    return verified_for_import(source, check_game)
+    from service.library import VerifiedLog, verified_for_import
+
+    verified = verified_for_import(source, check_game)
+    if isinstance(verified, VerifiedLog):
+        return orjson.dumps(verified.lines), verified.summary
+    return verified
+
+
+def _verify_all(sources: list[GameSource]) -> list[Any]:
+    return [_verify(source) for source in sources]
+
+
+def _received(result: Any) -> Any:
+    import orjson
+
+    from service.library import VerifiedLog
+
+    if isinstance(result, tuple):
+        text, summary = result
+        return VerifiedLog(orjson.loads(text), summary)
+    return result
 
 
 def _verified_in_order(sources: list[tuple[GameSource, bool]], jobs: int) -> Iterable[tuple[GameSource, Any]]:
@@ -171,7 +197,6 @@ def _verified_in_order(sources: list[tuple[GameSource, bool]], jobs: int) -> Ite
     is not there), in argument order. With more than one worker, the logs of files are audited
     in worker processes, a bounded number ahead; a library's games are audited here, over this
     process's connection to it."""
-    from collections import deque
 
     from service.library import verified_for_import
 
@@ -183,16 +208,29 @@ def _verified_in_order(sources: list[tuple[GameSource, bool]], jobs: int) -> Ite
         for source, missing in checked:
             yield source, None if missing else verified_for_import(source, check_game)
         return
+    yield from _verified_by_workers(checked, files, workers)
+
+
+def _verified_by_workers(
+    checked: list[tuple[GameSource, bool]], files: list[GameSource], workers: int
+) -> Iterable[tuple[GameSource, Any]]:
+    from collections import deque
     from concurrent.futures import ProcessPoolExecutor
 
+    from service.library import verified_for_import
+
+    # Logs go to the workers a few at a time: one task a log cost more in handing tasks and
+    # results over than the audits saved.
+    size = max(1, min(_LOGS_PER_TASK, len(files) // (workers * 4)))
+    chunks = iter([files[start : start + size] for start in range(0, len(files), size)])
     with ProcessPoolExecutor(max_workers=workers) as pool:
         ahead: deque[Any] = deque()
-        pending = iter(files)
+        received: deque[Any] = deque()
 
         def submit() -> None:
-            source = next(pending, None)
-            if source is not None:
-                ahead.append(pool.submit(_verify, source))
+            chunk = next(chunks, None)
+            if chunk is not None:
+                ahead.append(pool.submit(_verify_all, chunk))
 
         for _ in range(workers * _AHEAD_PER_WORKER):
             submit()
@@ -202,9 +240,10 @@ def _verified_in_order(sources: list[tuple[GameSource, bool]], jobs: int) -> Ite
             elif source.path is None:
                 yield source, verified_for_import(source, check_game)
             else:
-                verified = ahead.popleft().result()
-                submit()
-                yield source, verified
+                if not received:
+                    received.extend(ahead.popleft().result())
+                    submit()
+                yield source, _received(received.popleft())
 
 
 def _import_one(library: GameLibrary, source: GameSource, verified: Any) -> tuple[str, str | None]:
