@@ -87,8 +87,11 @@ def run_analysis(
         return points, decisions
     from concurrent.futures import ProcessPoolExecutor
 
+    from cli.batch import start_worker
+
     tasks = [(d, policy, seed, race) for d in range(len(points))]
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(lines,)) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=start_worker, initargs=(_start_worker, lines))
+    with pool:
         for decision in pool.map(_decision_task, tasks, chunksize=1):
             decisions.append(decision)
             if advance is not None:

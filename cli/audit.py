@@ -129,8 +129,10 @@ def run_audits(
         return
     from concurrent.futures import ProcessPoolExecutor
 
+    from cli.batch import start_worker
+
     chunk = max(1, min(64, len(sources) // (workers * 4)))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=start_worker) as pool:
         yield from pool.map(_audit_task, tasks, chunksize=chunk)
 
 

@@ -4,7 +4,7 @@ for a batch, and the logs of a directory."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,6 +19,48 @@ def worker_count(jobs: int, tasks: int) -> int:
     cpus = os.cpu_count() or 1
     wanted = cpus if jobs == 0 else jobs
     return max(1, min(wanted, tasks, JOBS_PER_CPU * cpus))
+
+
+def die_with_the_parent() -> None:
+    """A pool worker's initializer: it ends when the command that started it is gone.
+
+    Killed outright (SIGKILL, the OOM killer), a command cannot stop its workers, and they
+    would wait forever for tasks (each holds the task pipe open for the others), keeping the
+    command's stdout open behind it: a shell pipeline or a test would never see its end. On
+    Linux the kernel signals the worker (PR_SET_PDEATHSIG); elsewhere a thread looks every
+    half second."""
+    import os
+    import signal
+    import sys
+
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(1, signal.SIGKILL, 0, 0, 0) == 0:  # 1: PR_SET_PDEATHSIG
+                if os.getppid() != parent:  # gone before the call took effect
+                    os._exit(1)
+                return
+        except (OSError, AttributeError):
+            pass
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="we-parent-watch", daemon=True).start()
+
+
+def start_worker(initializer: Callable[..., None] | None = None, *args: object) -> None:
+    """die_with_the_parent, then the pool's own initializer (if any) with its arguments."""
+    die_with_the_parent()
+    if initializer is not None:
+        initializer(*args)
 
 
 @contextmanager

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -345,3 +346,63 @@ def test_control_characters_in_names_and_titles_are_refused(tmp_path: Path, opti
     line = one_line(result)
     assert result.returncode == 1 and f"{option}: " in line and "control character" in line, line
     assert not log.exists()
+
+
+def _children_of(pid: int) -> set[int]:
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != b"Z":
+                found.add(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("command", ["audit", "import", "analyse"])
+def test_workers_end_when_their_command_is_killed(tmp_path: Path, command: str) -> None:
+    """SIGKILL leaves a command no time to stop its --jobs workers: they must end by
+    themselves, and let go of its stdout, or a pipeline (`we audit DIR | less`) never ends."""
+    if command == "analyse":
+        args = ["analyse", str(REPLAYS / "bots-7p.jsonl")]
+    else:
+        game = (VECTORS / "four-players-dealt.jsonl").read_bytes()
+        for i in range(3000):
+            (tmp_path / f"g{i:04}.jsonl").write_bytes(game)
+        args = [command, str(tmp_path)] + (["--db", str(tmp_path / "lib.db")] if command == "import" else [])
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", *args, "--jobs", "2"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    workers: set[int] = set()
+    deadline = time.monotonic() + 30
+    while len(workers) < 2 and time.monotonic() < deadline and process.poll() is None:
+        workers |= _children_of(process.pid)
+        time.sleep(0.01)
+    assert len(workers) >= 2, "the workers never started"
+    process.kill()
+    process.wait(timeout=10)
+    assert process.stdout is not None
+    fd, deadline = process.stdout.fileno(), time.monotonic() + 10
+    while True:  # to the end of stdout, which comes once nobody holds it open
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, "the command's stdout is still held open after it was killed"
+        if not os.read(fd, 65536):
+            break
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers), "workers outlived their command"
