@@ -24,11 +24,11 @@ from cli.common import (
     resolve_game,
     worker_count,
 )
+from wecore.analysis import DEFAULT_MARGIN
 from wecore.bots import BOTS
 from wecore.errors import shown
 
 DEFAULT_ROLLOUTS = 100
-DEFAULT_MARGIN = 1.5
 DEFAULT_TOP = 5
 DEFAULT_JOBS = 0
 # Fewer decisions than this are valued in the process itself: starting workers and folding

@@ -303,6 +303,13 @@ def _difference(better: Sequence[Outcome], worse: Sequence[Outcome]) -> tuple[fl
     return mean, mean - low
 
 
+# How close a rival must be known to the leader before it leaves the race, in points: the
+# default of `we analyse --margin`, `we replay --html --analyse` and analyse(). 2.0 keeps the
+# mean swing_margin of the sample games under issue 25's 1.0 point (bots-7p 0.80, tie-5p 0.72)
+# with a quarter fewer rollouts than 1.5 (0.66 and 0.53).
+DEFAULT_MARGIN = 2.0
+
+
 @dataclass(frozen=True)
 class Race:
     """How far an alternative is played out: `first` rollouts each, then `batch` more at a time
@@ -312,7 +319,7 @@ class Race:
     is at most `margin` unless `most` ran out first. `margin` 0: every alternative gets `most`."""
 
     most: int = 100
-    margin: float = 1.5
+    margin: float = DEFAULT_MARGIN
     first: int = 8
     batch: int = 8
 
@@ -371,10 +378,11 @@ def analyse(
     count: int = 100,
     seed: int | str = 0,
     on_decision: Callable[[int], None] | None = None,
-    margin: float = 0.0,
+    margin: float = DEFAULT_MARGIN,
 ) -> list[Decision]:
     """Every decision valued, serially (the CLI spreads the same decisions over processes):
-    `count` rollouts per alternative, or a race to at most `count` when `margin` > 0."""
+    a race to at most `count` rollouts per alternative, or exactly `count` each with `margin`
+    0."""
     race = Race(most=count, margin=margin)
     decisions = []
     for point in points:
