@@ -130,14 +130,22 @@ def duplicate_key_of(line: bytes, compact: bytes) -> Flaw | None:
     can be written shorter than orjson writes it ("1E2" for "100.0"): a compact form that may
     hold one gets the full check, as does a line that is longer (an escape, or a repeat).
     """
+    return None if repeats_no_key_at_a_glance(line, compact) else duplicate_key(line)
+
+
+def repeats_no_key_at_a_glance(line: bytes, compact: bytes, compact_size: int | None = None) -> bool:
+    """True when the glance of duplicate_key_of shows that `line` repeats no key; False when
+    only the full check can tell. `compact` as for duplicate_key_of; or, with `compact_size`,
+    any compact form of part of the line (an envelope's canonical form without `hash`, which the
+    reader has made for the hash) with `compact_size` the whole line's compact length: a pair
+    left out of it changes its length by its own bytes, and keys in another order none."""
     # Every float orjson writes holds "." or "e+" or "e-": three byte searches rule most lines
     # out, and the token pattern the rest ("game-night" holds "e-").
     may_hold_float = b"." in compact or b"e+" in compact or b"e-" in compact
-    if (not may_hold_float or _FLOAT_LIKE.search(compact) is None) and len(
-        line.translate(None, _WHITESPACE)
-    ) == len(compact) - compact.count(b" "):
-        return None
-    return duplicate_key(line)
+    if may_hold_float and _FLOAT_LIKE.search(compact) is not None:
+        return False
+    size = len(compact) if compact_size is None else compact_size
+    return len(line.translate(None, _WHITESPACE)) == size - compact.count(b" ")
 
 
 def reads_as_json(text: str | bytes) -> bool:

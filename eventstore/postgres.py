@@ -206,7 +206,7 @@ _REQUIRED_COLUMNS = {"games": ("key", *_GAME_COLUMNS.split(", ")), "events": _EV
 
 
 def _missing_columns(conn: psycopg.Connection[Any]) -> str | None:
-    """"the games table has no column winner" when a column we reads is gone, else None."""
+    """ "the games table has no column winner" when a column we reads is gone, else None."""
     have = set(
         conn.execute(
             "SELECT table_name::text, column_name::text FROM information_schema.columns"

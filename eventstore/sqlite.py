@@ -457,8 +457,10 @@ class Library:
             return []
         names = GAME_COLUMNS.split(", ")
         query = " ".join(f'"{word}"' for word in words)  # every word, each as a string
-        found = load_sqlite_utils().Database(self.conn)["games"].search(
-            query, columns=names, order_by="started_at, id"
+        found = (
+            load_sqlite_utils()
+            .Database(self.conn)["games"]
+            .search(query, columns=names, order_by="started_at, id")
         )
         with self._reading():
             rows = list(found)

@@ -46,10 +46,12 @@ from eventstore.limits import (
     LINE_LIMIT,
     TOO_DEEP,
     RepeatedKeyRow,
+    duplicate_key,
     duplicate_key_of,
     integer_words,
     over_limits,
     reads_as_json,
+    repeats_no_key_at_a_glance,
 )
 
 # Problems are defined in `problems`; readers of a log take them from here too.
@@ -651,6 +653,7 @@ def _scan(
     # scan_objects): only such a parse is known to hold no float such as inf, written as null.
     glance = -1 if walk else _GLANCE_BYTES
     hashed_line = HASH_FIELD_BYTES + _NEWLINE
+    hash_field, glance_repeats_none = HASH_FIELD_BYTES, repeats_no_key_at_a_glance
     n = 0
     # Line 1's game id once known valid; until then _UNKNOWN, equal to nothing (not even a
     # `"game": null`), so every line goes to the slow path.
@@ -740,10 +743,16 @@ def _scan(
                             obj["hash"] = h
                             size = len(canonical)
                     digest = prefix + sha(canonical).hexdigest()
-                    # A line longer than its canonical form may hide a repeated key (see
-                    # _duplicate): only such a line is read a second time to look.
+                    # A line longer than its compact form may hide a repeated key (see
+                    # limits.duplicate_key_of): the glance tells from the canonical form the
+                    # hash was made of (the hash's own pair, which the check just matched, is
+                    # HASH_FIELD_BYTES long), and only a line it cannot vouch for is read a
+                    # second time to look.
                     if h == digest and (
-                        parsed or len(item) - size == hashed_line or _duplicate(obj, item) is None
+                        parsed
+                        or len(item) - size == hashed_line
+                        or glance_repeats_none(item, canonical, size + hash_field)
+                        or duplicate_key(item) is None
                     ):
                         expect_prev = h
                         if fold is None:

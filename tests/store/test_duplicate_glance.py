@@ -11,7 +11,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eventstore.limits import duplicate_key, duplicate_key_of
+from eventstore.limits import HASH_FIELD_BYTES, duplicate_key, duplicate_key_of, repeats_no_key_at_a_glance
 
 WHITESPACE = st.text(alphabet=" \t\n\r", max_size=3)
 # Characters of every kind the escaping treats differently: plain, space, slash, quote and
@@ -104,3 +104,28 @@ def test_a_float_written_short_does_not_hide_a_repeated_key_from_the_glance() ->
             break
     assert orjson.dumps(orjson.loads(line)) == compact
     assert duplicate_key_of(line, compact) is not None
+
+
+DIGESTS = st.sampled_from(["sha256:" + "0" * 64, "sha256:" + "ab" * 32])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(object_text(), WHITESPACE, DIGESTS)
+def test_the_readers_glance_from_the_canonical_form_agrees(text: str, end: str, digest: str) -> None:
+    """The reader glances at a line with the canonical form it hashed (sorted, without `hash`)
+    and the length of the line's compact form with its hash: never "no repeat" for a line that
+    repeats a key, and the same answer as the glance at the compact form."""
+    inner = text[:-1].rstrip()
+    line = (inner + ("," if inner != "{" else "") + f' "hash" : "{digest}"' + "}" + end).encode()
+    try:
+        parsed = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return
+    without = {k: v for k, v in parsed.items() if k != "hash"}
+    if not without:
+        return  # an envelope has more fields than its hash (whose pair then has its comma)
+    canonical = orjson.dumps(without, option=orjson.OPT_SORT_KEYS)
+    glance = repeats_no_key_at_a_glance(line, canonical, len(canonical) + HASH_FIELD_BYTES)
+    if glance:
+        assert duplicate_key(line) is None
+    assert glance == repeats_no_key_at_a_glance(line, orjson.dumps(parsed))
