@@ -150,9 +150,7 @@ def test_a_bad_line_is_the_follower_s_problem(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("block", range(1, 13))
-def test_a_long_line_is_measured_rightly_wherever_its_ending_is_split(
-    tmp_path: Path, block: int
-) -> None:
+def test_a_long_line_is_measured_rightly_wherever_its_ending_is_split(tmp_path: Path, block: int) -> None:
     # The limits shrunk to 10 bytes; a line of 24 and "\r\n", read in blocks of every size, so
     # that "\r" and "\n" fall in two reads: 24 bytes long, whatever the reads.
     path = tmp_path / "long.jsonl"
