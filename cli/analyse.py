@@ -24,6 +24,7 @@ from cli.common import (
     resolve_game,
     worker_count,
 )
+from cli.params import jobs_option
 from wecore.analysis import DEFAULT_MARGIN
 from wecore.bots import BOTS
 from wecore.errors import shown
@@ -165,15 +166,7 @@ def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any
     show_default=True,
     help="How many of the decisions with the largest swings to show.",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=0),
-    default=DEFAULT_JOBS,
-    show_default=True,
-    help="Processes for the rollouts (0: one per CPU; at most 4 per CPU, and no more than there "
-    "are rollouts to share). The output does not depend on it.",
-)
+@jobs_option("Processes for the rollouts; the output does not depend on it")
 @click.option("--json", "as_json", is_flag=True, help="Every decision as one JSON object.")
 @db_option
 def analyse(

@@ -34,6 +34,7 @@ from cli.common import (
     path_mode,
     worker_count,
 )
+from cli.params import jobs_option
 from eventstore.errors import StoreError
 from service.audit import AuditResult
 from service.audit import audit_one as audit_game
@@ -257,15 +258,9 @@ def _json_line(result: AuditResult) -> bytes:
     help="Check a claimed final score (repeatable); a failed claim is explained card by card.",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game, one per line.")
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Check this many games at once in worker processes (0: one per CPU; at most 4 per CPU, "
-    "and no more than there are games; 1: in this process). Output order is the argument "
-    "order either way.",
+@jobs_option(
+    "Check games at once in this many worker processes; the output, in argument order, is the "
+    "same with any count"
 )
 @db_option
 def audit(

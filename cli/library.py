@@ -34,6 +34,7 @@ from cli.common import (
     temporary_beside,
     worker_count,
 )
+from cli.params import jobs_option
 from eventstore.errors import StoreError
 from service.checking import GameSource
 from wecore.errors import shown
@@ -70,15 +71,9 @@ def _refuse(message: str) -> None:
     default=None,
     help="Also copy every game of another library (a SQLite file or a postgresql:// URL).",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Audit this many logs at once in worker processes while this one writes the library "
-    "(0: one per CPU; at most 4 per CPU, and no more than there are logs; 1: all in this "
-    "process). Logs are imported in argument order either way.",
+@jobs_option(
+    "Audit logs at once in this many worker processes while this one writes the library; what is "
+    "imported and said, in argument order, is the same with any count"
 )
 @db_option
 def import_logs(

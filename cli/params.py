@@ -95,3 +95,18 @@ def library_path(db_path: LibraryRef | None) -> LibraryRef:
     from eventstore.libraries import library_location
 
     return library_location(db_path)
+
+
+def jobs_option(does: str) -> Any:
+    """`--jobs/-j N`, the same on every command that shares its work among processes: 0 (the
+    default) one per CPU, at most 4 per CPU and never more than there is work for (see
+    cli.batch.worker_count); `does` says what the processes do and what does not depend on it."""
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(min=0),
+        default=0,
+        show_default=True,
+        help=f"{does} (0: one per CPU; at most 4 per CPU, and no more than there is work for; 1: "
+        "all in this process).",
+    )
