@@ -3,6 +3,7 @@ import itertools
 import os
 import pathlib
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -55,3 +56,12 @@ def pg_url(pg_server: str) -> Iterator[str]:
     yield f"{parts.scheme}://{parts.netloc}/{name}" + (f"?{parts.query}" if parts.query else "")
     with psycopg.connect(pg_server, autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C works in the commands the tests start, however the suite was started. A shell
+    starts a background job (`.ci/run &`, `nohup ... &`) with SIGINT ignored, every process it
+    starts inherits that, and Python then never raises KeyboardInterrupt: a test that presses
+    Ctrl-C at `we record` would wait for its end forever. (Each xdist worker runs this too.)"""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
