@@ -86,13 +86,10 @@ def run_analysis(
             if advance is not None:
                 advance(1)
         return points, decisions
-    from concurrent.futures import ProcessPoolExecutor
-
-    from cli.batch import start_worker
+    from cli.batch import worker_pool
 
     tasks = [(d, policy, seed, race) for d in range(len(points))]
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=start_worker, initargs=(_start_worker, lines))
-    with pool:
+    with worker_pool(jobs, _start_worker, (lines,)) as pool:
         for decision in pool.map(_decision_task, tasks, chunksize=1):
             decisions.append(decision)
             if advance is not None:

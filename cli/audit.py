@@ -128,12 +128,10 @@ def run_audits(
         for task in tasks:
             yield _audit_task(task)
         return
-    from concurrent.futures import ProcessPoolExecutor
-
-    from cli.batch import start_worker
+    from cli.batch import worker_pool
 
     chunk = max(1, min(64, len(sources) // (workers * 4)))
-    with ProcessPoolExecutor(max_workers=workers, initializer=start_worker) as pool:
+    with worker_pool(workers) as pool:
         yield from pool.map(_audit_task, tasks, chunksize=chunk)
 
 

@@ -7,6 +7,10 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 # --jobs is capped at this many worker processes per CPU: beyond it they only queue for the
 # same cores, and each costs its own memory (--jobs 100000 once started 446 of them, 12 GB).
@@ -57,10 +61,33 @@ def die_with_the_parent() -> None:
 
 
 def start_worker(initializer: Callable[..., None] | None = None, *args: object) -> None:
-    """die_with_the_parent, then the pool's own initializer (if any) with its arguments."""
+    """die_with_the_parent, Ctrl-C left to the command (a terminal sends it to every process of
+    the command: each worker would print its own traceback), then the pool's own initializer."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_the_parent()
     if initializer is not None:
         initializer(*args)
+
+
+@contextmanager
+def worker_pool(
+    workers: int, initializer: Callable[..., None] | None = None, initargs: tuple[object, ...] = ()
+) -> Iterator[ProcessPoolExecutor]:
+    """A pool of `workers` processes started by start_worker. Left by an exception (Ctrl-C, a
+    reader gone), the tasks not yet started are dropped, so the command ends once the running
+    ones have (it would otherwise work through every task it had handed the pool)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    args = (initializer, *initargs)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker, initargs=args)
+    try:
+        yield pool
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 @contextmanager

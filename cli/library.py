@@ -210,16 +210,15 @@ def _verified_by_workers(
     checked: list[tuple[GameSource, bool]], files: list[GameSource], workers: int
 ) -> Iterable[tuple[GameSource, Any]]:
     from collections import deque
-    from concurrent.futures import ProcessPoolExecutor
 
-    from cli.batch import start_worker
+    from cli.batch import worker_pool
     from service.library import verified_for_import
 
     # Logs go to the workers a few at a time: one task a log cost more in handing tasks and
     # results over than the audits saved.
     size = max(1, min(_LOGS_PER_TASK, len(files) // (workers * 4)))
     chunks = iter([files[start : start + size] for start in range(0, len(files), size)])
-    with ProcessPoolExecutor(max_workers=workers, initializer=start_worker) as pool:
+    with worker_pool(workers) as pool:
         ahead: deque[Any] = deque()
         received: deque[Any] = deque()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -406,3 +407,35 @@ def test_workers_end_when_their_command_is_killed(tmp_path: Path, command: str) 
     while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_alive(pid) for pid in workers), "workers outlived their command"
+
+
+@pytest.mark.parametrize("command", ["audit", "import", "analyse"])
+def test_ctrl_c_ends_a_command_and_its_workers_with_one_line(tmp_path: Path, command: str) -> None:
+    """A terminal sends Ctrl-C to every process of the command: the workers leave it to the
+    command, which says one line and ends soon, dropping the tasks not yet started."""
+    if command == "analyse":
+        args = ["analyse", str(REPLAYS / "bots-7p.jsonl")]
+    else:
+        game = (VECTORS / "four-players-dealt.jsonl").read_bytes()
+        for i in range(3000):
+            (tmp_path / f"g{i:04}.jsonl").write_bytes(game)
+        # The folder four times over: seconds of work, so Ctrl-C comes while it runs.
+        args = [command, *[str(tmp_path)] * 4]
+        if command == "import":
+            args += ["--db", str(tmp_path / "lib.db")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", *args, "--jobs", "2"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while len(_children_of(process.pid)) < 2 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.01)
+    assert process.poll() is None, "it ended before its workers were seen"
+    time.sleep(0.5)  # not in the few milliseconds a worker takes to start (see the note on it)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=20)
+    assert process.returncode == 1
+    # click ends the "^C" a terminal echoed with a newline first.
+    assert [line for line in err.decode().splitlines() if line] == ["we: aborted"], err.decode()[-2000:]
