@@ -371,18 +371,24 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _seconds_of_work(command: str, folder: Path, times: int) -> list[str]:
+    """`we COMMAND ...` that keeps --jobs workers busy for seconds: bots-7p analysed, or a
+    folder of 3,000 games audited or imported `times` over."""
+    if command == "analyse":
+        return ["analyse", str(REPLAYS / "bots-7p.jsonl")]
+    game = (VECTORS / "four-players-dealt.jsonl").read_bytes()
+    for i in range(3000):
+        (folder / f"g{i:04}.jsonl").write_bytes(game)
+    args = [command, *[str(folder)] * times]
+    return [*args, "--db", str(folder / "lib.db")] if command == "import" else args
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("command", ["audit", "import", "analyse"])
 def test_workers_end_when_their_command_is_killed(tmp_path: Path, command: str) -> None:
     """SIGKILL leaves a command no time to stop its --jobs workers: they must end by
     themselves, and let go of its stdout, or a pipeline (`we audit DIR | less`) never ends."""
-    if command == "analyse":
-        args = ["analyse", str(REPLAYS / "bots-7p.jsonl")]
-    else:
-        game = (VECTORS / "four-players-dealt.jsonl").read_bytes()
-        for i in range(3000):
-            (tmp_path / f"g{i:04}.jsonl").write_bytes(game)
-        args = [command, str(tmp_path)] + (["--db", str(tmp_path / "lib.db")] if command == "import" else [])
+    args = _seconds_of_work(command, tmp_path, 1)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
         [sys.executable, "-m", "cli.main", *args, "--jobs", "2"],
@@ -413,16 +419,7 @@ def test_workers_end_when_their_command_is_killed(tmp_path: Path, command: str) 
 def test_ctrl_c_ends_a_command_and_its_workers_with_one_line(tmp_path: Path, command: str) -> None:
     """A terminal sends Ctrl-C to every process of the command: the workers leave it to the
     command, which says one line and ends soon, dropping the tasks not yet started."""
-    if command == "analyse":
-        args = ["analyse", str(REPLAYS / "bots-7p.jsonl")]
-    else:
-        game = (VECTORS / "four-players-dealt.jsonl").read_bytes()
-        for i in range(3000):
-            (tmp_path / f"g{i:04}.jsonl").write_bytes(game)
-        # The folder four times over: seconds of work, so Ctrl-C comes while it runs.
-        args = [command, *[str(tmp_path)] * 4]
-        if command == "import":
-            args += ["--db", str(tmp_path / "lib.db")]
+    args = _seconds_of_work(command, tmp_path, 4)  # so that Ctrl-C comes while it runs
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
         [sys.executable, "-m", "cli.main", *args, "--jobs", "2"],
