@@ -432,7 +432,12 @@ def test_ctrl_c_ends_a_command_and_its_workers_with_one_line(tmp_path: Path, com
     assert process.poll() is None, "it ended before its workers were seen"
     time.sleep(0.5)  # not in the few milliseconds a worker takes to start (see the note on it)
     os.killpg(process.pid, signal.SIGINT)
-    _, err = process.communicate(timeout=20)
+    try:
+        _, err = process.communicate(timeout=20)
+    finally:  # a command that did not end is not left running after the test
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
     assert process.returncode == 1
     # click ends the "^C" a terminal echoed with a newline first.
     assert [line for line in err.decode().splitlines() if line] == ["we: aborted"], err.decode()[-2000:]
