@@ -86,13 +86,6 @@ def verified_for_import(source: GameSource, check: Check) -> VerifiedLog | Impor
     return VerifiedLog(audited.lines, library_summary(audited.state))
 
 
-def import_audited(library: GameLibrary, report: GameReport, label: str) -> ImportOutcome:
-    """A log that passed the audit into `library`, with its summary (complete, winner)."""
-    from wecore.scoring import library_summary
-
-    return import_verified_log(library, VerifiedLog(report.lines, library_summary(report.state)), label)
-
-
 def import_verified_log(library: GameLibrary, verified: VerifiedLog, label: str) -> ImportOutcome:
     """A log that passed the audit, as verified_for_import keeps it, into `library`."""
     try:
@@ -109,14 +102,6 @@ def import_verified_log(library: GameLibrary, verified: VerifiedLog, label: str)
     return ImportOutcome(result.status, text, result.game_id, result.fingerprint)
 
 
-def audit_and_import(library: GameLibrary, source: GameSource, check: Check) -> ImportOutcome:
-    """Audit one log and import it, as `we import` does for each."""
-    audited = audited_for_import(source, check)
-    if isinstance(audited, ImportOutcome):
-        return audited
-    return import_audited(library, audited, source.label)
-
-
 def import_file(
     db: LibraryRef, path: Path, check: Check, on_upgrade: Callable[[str], None] | None = None
 ) -> ImportOutcome:
@@ -126,12 +111,12 @@ def import_file(
     from eventstore.libraries import connect
 
     source = GameSource(label=str(path), path=path)
-    audited = audited_for_import(source, check)
-    if isinstance(audited, ImportOutcome):
-        return audited
+    verified = verified_for_import(source, check)
+    if isinstance(verified, ImportOutcome):
+        return verified
     try:
         with connect(db, on_upgrade=on_upgrade) as library:
-            return import_audited(library, audited, source.label)
+            return import_verified_log(library, verified, source.label)
     except (StoreError, OSError) as exc:
         return ImportOutcome(NOT_IMPORTED, str(exc))
 
