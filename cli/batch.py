@@ -77,17 +77,32 @@ def worker_pool(
 ) -> Iterator[ProcessPoolExecutor]:
     """A pool of `workers` processes started by start_worker. Left by an exception (Ctrl-C, a
     reader gone), the tasks not yet started are dropped, so the command ends once the running
-    ones have (it would otherwise work through every task it had handed the pool)."""
+    ones have (it would otherwise work through every task it had handed the pool). A worker
+    lost is one line (CommandFailed, exit 1), not the pool's traceback."""
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     args = (initializer, *initargs)
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker, initargs=args)
     try:
         yield pool
+    except BrokenProcessPool:
+        # A worker was killed from outside (the OOM killer, say): the pool has stopped the
+        # others, and what they had not handed back is lost.
+        pool.shutdown(wait=True, cancel_futures=True)
+        from cli.exits import CommandFailed
+
+        raise CommandFailed(LOST_WORKER) from None
     except BaseException:
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+LOST_WORKER = (
+    "a worker process ended before its work was done (killed from outside, or out of memory?), "
+    "so the command stopped there; run it again, or with --jobs 1"
+)
 
 
 @contextmanager

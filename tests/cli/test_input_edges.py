@@ -441,3 +441,42 @@ def test_ctrl_c_ends_a_command_and_its_workers_with_one_line(tmp_path: Path, com
     assert process.returncode == 1
     # click ends the "^C" a terminal echoed with a newline first.
     assert [line for line in err.decode().splitlines() if line] == ["we: aborted"], err.decode()[-2000:]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("command", ["audit", "import", "analyse"])
+def test_a_worker_killed_from_outside_ends_its_command_with_one_line(tmp_path: Path, command: str) -> None:
+    """The OOM killer (or anyone) may kill one --jobs worker: the command says so in one line
+    and ends with exit 1, with no traceback, and the others do not go on working."""
+    args = _seconds_of_work(command, tmp_path, 4)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", *args, "--jobs", "2"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    workers: set[int] = set()
+    deadline = time.monotonic() + 30
+    while len(workers) < 2 and time.monotonic() < deadline and process.poll() is None:
+        workers |= _children_of(process.pid)
+        time.sleep(0.01)
+    assert len(workers) >= 2, "the workers never started"
+    time.sleep(0.5)  # past their start-up, into the work
+    os.kill(min(workers), signal.SIGKILL)
+    try:
+        _, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    lines = [line for line in err.decode().splitlines() if line]
+    assert process.returncode == 1, err.decode()[-2000:]
+    assert len(lines) == 1 and lines[0].startswith("we: error: ") and "worker" in lines[0], lines
+    assert "--jobs 1" in lines[0]
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers), "workers outlived their command"
+    if command == "import":
+        # What the import wrote before the loss is a library that still opens.
+        listed = run_we("games", "--db", tmp_path / "lib.db")
+        assert listed.returncode == 0 and not listed.stderr, listed.stderr
