@@ -85,6 +85,11 @@ def worker_pool(
     args = (initializer, *initargs)
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker, initargs=args)
     try:
+        with _ctrl_c_held():
+            # With fork (Linux) the first task starts every worker, here: each is born with
+            # Ctrl-C held, so one that comes before start_worker has told it to leave Ctrl-C to
+            # the command is never its traceback. The command gets it once released.
+            pool.submit(int)
         yield pool
     except BrokenProcessPool:
         # A worker was killed from outside (the OOM killer, say): the pool has stopped the
@@ -97,6 +102,20 @@ def worker_pool(
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 LOST_WORKER = (
