@@ -180,7 +180,12 @@ for _field in fields(GameState):
         delattr(GameState, _field.name)
 del _field
 
-INITIAL_STATE = GameState()
+# Every state's fields are a copy of the state before it's, so the first one's dict decides the
+# kind of them all. A dataclass instance keeps its fields as inline values, and a dict made of
+# those shares its keys with the class (a split table), as every copy of it does: CPython 3.11
+# never specialises an attribute read on an object whose dict is split, so each read of a folded
+# state cost four times one of a fresh instance. The first state is given a plain dict instead.
+INITIAL_STATE = state_from_fields(dict(GameState().__dict__))
 
 
 def initial_state() -> GameState:
