@@ -4,8 +4,10 @@ for a batch, and the logs of a directory."""
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -84,24 +86,69 @@ def worker_pool(
 
     args = (initializer, *initargs)
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker, initargs=args)
+    ending = threading.Event()
     try:
         with _ctrl_c_held():
             # With fork (Linux) the first task starts every worker, here: each is born with
             # Ctrl-C held, so one that comes before start_worker has told it to leave Ctrl-C to
             # the command is never its traceback. The command gets it once released.
             pool.submit(int)
+        _watch_for_a_lost_worker(pool, ending)
         yield pool
     except BrokenProcessPool:
         # A worker was killed from outside (the OOM killer, say): the pool has stopped the
         # others, and what they had not handed back is lost.
+        ending.set()
         pool.shutdown(wait=True, cancel_futures=True)
         from cli.exits import CommandFailed
 
         raise CommandFailed(LOST_WORKER) from None
     except BaseException:
+        ending.set()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
+    ending.set()
     pool.shutdown(wait=True)
+
+
+def _watch_for_a_lost_worker(pool: ProcessPoolExecutor, ending: threading.Event) -> None:
+    """The pool tells its caller of a worker killed from outside (BrokenProcessPool), except
+    when the worker was killed halfway through handing back a result: the pool's own thread
+    then waits forever for the rest of it, and the other workers for the lock it held
+    (CPython 3.11). So a thread watches the workers: one that ends while the pool is still in
+    use, with no word from the pool within LOST_WORKER_GRACE seconds, ends the command itself,
+    with the same line. What it printed or imported before stays (a library's transaction
+    rolls back), as after a kill."""
+    from multiprocessing.connection import wait
+
+    processes = list(getattr(pool, "_processes", {}).values())
+    if not processes:
+        return  # not a pool that shows its workers: nothing to watch
+
+    def watch() -> None:
+        ended = wait([process.sentinel for process in processes])
+        for process in processes:
+            if process.sentinel in ended:
+                process.join(1)  # its exit status: a closed sentinel can come just before it
+        lost = any(process.exitcode not in (None, 0) for process in processes)
+        if not lost or ending.wait(LOST_WORKER_GRACE) or getattr(pool, "_shutdown_thread", False):
+            return  # a worker that ended as told, or a loss the pool has reported
+        from cli.exits import CommandFailed
+
+        for process in processes:
+            if process.exitcode is None:
+                process.kill()
+        with suppress(OSError, ValueError):
+            sys.stdout.flush()
+        CommandFailed(LOST_WORKER).show()
+        sys.stderr.flush()
+        os._exit(CommandFailed.exit_code)
+
+    threading.Thread(target=watch, name="we-worker-watch", daemon=True).start()
+
+
+# How long the watch waits for the pool to report a lost worker before it ends the command.
+LOST_WORKER_GRACE = 3.0
 
 
 @contextmanager
