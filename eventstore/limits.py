@@ -99,7 +99,8 @@ def repeated_key_in(data: str | bytes, parsed: Any) -> Flaw | None:
         return None
     raw = data if isinstance(data, bytes) or data.isascii() else data.encode()
     try:
-        if len(raw) == len(orjson.dumps(parsed)):
+        compact = orjson.dumps(parsed)
+        if len(raw) == len(compact) and not may_hold_a_longer_float(compact):
             return None
     except orjson.JSONEncodeError:
         pass
@@ -113,7 +114,6 @@ _WHITESPACE = b" \t\n\r"
 # not one). It may also match inside a string ("at 1:1.5,"), which only sends the line to the
 # full check.
 _FLOAT_LIKE = re.compile(rb"[:,\[]-?[0-9]+(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)[,\]}]")
-_E_MINUS = re.compile(rb"e-").search
 
 
 def duplicate_key_of(line: bytes, compact: bytes) -> Flaw | None:
@@ -140,13 +140,7 @@ def repeats_no_key_at_a_glance(line: bytes, compact: bytes, compact_size: int | 
     any compact form of part of the line (an envelope's canonical form without `hash`, which the
     reader has made for the hash) with `compact_size` the whole line's compact length: a pair
     left out of it changes its length by its own bytes, and keys in another order none."""
-    # Every float orjson writes holds "." or "e+" or "e-": cheap searches rule most lines out
-    # (a byte searched by its code, `46 in`, and "e-" by a literal pattern: `b"e-" in` raises
-    # and clears a TypeError inside CPython first), and the token pattern the rest ("game-night"
-    # holds "e-", a "+" may stand in a string).
-    if (46 in compact or 43 in compact or _E_MINUS(compact) is not None) and _FLOAT_LIKE.search(
-        compact
-    ) is not None:
+    if may_hold_a_longer_float(compact) and _FLOAT_LIKE.search(compact) is not None:
         return False
     size = len(compact) if compact_size is None else compact_size
     # Most compact forms hold no space at all (one only stands in a string).
@@ -158,6 +152,16 @@ def repeats_no_key_at_a_glance(line: bytes, compact: bytes, compact_size: int | 
         # One holding more (a line given in memory) only looks longer, and gets the full check.
         stripped = len(line) - line.count(b" ") - (line[-1:] == b"\n")
     return stripped == size - spaces
+
+
+def may_hold_a_longer_float(compact: bytes) -> bool:
+    """Whether orjson's compact form `compact` may hold a float that the line it was parsed
+    from wrote in fewer bytes: only then can its length hide a repeated key. orjson writes a
+    float with a "." ("100.0", "1.5e-7", "0.001") or with "e+" ("1e+16"); the one other form,
+    a single digit and a negative exponent ("1e-7"), is already as short as JSON can write it.
+    A byte is searched by its code: `b"." in line` raises and clears a TypeError inside CPython
+    before it searches."""
+    return 46 in compact or 43 in compact
 
 
 def reads_as_json(text: str | bytes) -> bool:

@@ -49,6 +49,7 @@ from eventstore.limits import (
     duplicate_key,
     duplicate_key_of,
     integer_words,
+    may_hold_a_longer_float,
     over_limits,
     reads_as_json,
     repeats_no_key_at_a_glance,
@@ -478,7 +479,7 @@ def _duplicate(obj: dict[str, Any] | Any, line: bytes, compact: bytes | None = N
     content = len(line) - (line[-1:] == b"\n") - (line[-2:] == b"\r\n")
     if compact is None:
         compact = _dumps(obj)
-    if content == len(compact):
+    if content == len(compact) and not may_hold_a_longer_float(compact):
         return None
     return duplicate_key_of(line, compact)
 
@@ -744,13 +745,14 @@ def _scan(
                             size = len(canonical)
                     digest = prefix + sha(canonical).hexdigest()
                     # A line longer than its compact form may hide a repeated key (see
-                    # limits.duplicate_key_of): the glance tells from the canonical form the
-                    # hash was made of (the hash's own pair, which the check just matched, is
-                    # HASH_FIELD_BYTES long), and only a line it cannot vouch for is read a
-                    # second time to look.
+                    # limits.duplicate_key_of), and so may one of its length when a float in it
+                    # was written shorter than orjson writes it (limits.may_hold_a_longer_float,
+                    # inlined): the glance tells from the canonical form the hash was made of
+                    # (the hash's own pair, which the check just matched, is HASH_FIELD_BYTES
+                    # long), and only a line it cannot vouch for is read a second time to look.
                     if h == digest and (
                         parsed
-                        or len(item) - size == hashed_line
+                        or (len(item) - size == hashed_line and not (46 in canonical or 43 in canonical))
                         or glance_repeats_none(item, canonical, size + hash_field)
                         or duplicate_key(item) is None
                     ):

@@ -129,3 +129,13 @@ def test_the_readers_glance_from_the_canonical_form_agrees(text: str, end: str, 
     if glance:
         assert duplicate_key(line) is None
     assert glance == repeats_no_key_at_a_glance(line, orjson.dumps(parsed))
+
+
+def test_a_library_rows_short_float_does_not_hide_a_repeated_key() -> None:
+    from eventstore.limits import repeated_key_in
+
+    text = '{"t":"1234567","t":1e15}'
+    assert len(text) == len(orjson.dumps(orjson.loads(text)))
+    flaw = repeated_key_in(text, orjson.loads(text))
+    assert flaw is not None and "'t'" in flaw
+    assert repeated_key_in('{"t":1e15}', orjson.loads('{"t":1e15}')) is None
