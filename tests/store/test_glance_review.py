@@ -1,7 +1,7 @@
 """Review of the limits judged at a glance (eventstore.verify._GLANCE_BYTES, _scan and
 LineChecker._check): logs where the fast path and the reference (LineChecker, a plain walk of
 the value) disagree. Cases fixed on main (9b5f38e) stay as regression tests; those still failing
-are marked xfail(strict=True).
+were marked xfail(strict=True) until fixed (none is now).
 """
 
 from __future__ import annotations
