@@ -145,13 +145,16 @@ def repeats_no_key_at_a_glance(line: bytes, compact: bytes, compact_size: int | 
     size = len(compact) if compact_size is None else compact_size
     # Most compact forms hold no space at all (one only stands in a string).
     spaces = compact.count(b" ") if 32 in compact else 0
+    # Spaces counted, not copied without them, and only them and a line's final newline left
+    # out: any other whitespace left in only makes the line look longer, never a repeat shorter.
+    # So an equal length is proof enough, and only a line that fails it is asked whether it
+    # holds tabs or CRs, and then stripped of all whitespace. (A line given in memory that holds
+    # more newlines only looks longer, and gets the full check.)
+    if len(line) - line.count(b" ") - (line[-1:] == b"\n") == size - spaces:
+        return True
     if 9 in line or 13 in line:
-        stripped = len(line.translate(None, _WHITESPACE))
-    else:
-        # Counted, not copied without them: a line read from a file ends at its one newline.
-        # One holding more (a line given in memory) only looks longer, and gets the full check.
-        stripped = len(line) - line.count(b" ") - (line[-1:] == b"\n")
-    return stripped == size - spaces
+        return len(line.translate(None, _WHITESPACE)) == size - spaces
+    return False
 
 
 def may_hold_a_longer_float(compact: bytes) -> bool:
