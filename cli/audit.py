@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import click
 import orjson
@@ -43,7 +43,7 @@ from wecore.errors import clipped, shown
 from wecore.scoring import NotCounted, Scoreboard
 
 if TYPE_CHECKING:
-    pass
+    from cli.render import StdoutShape
 
 
 @dataclass(frozen=True)
@@ -96,17 +96,27 @@ def expand_arguments(arguments: Iterable[str], db_path: Path | None) -> list[Gam
 
 
 # What the command needs of each game: ok, clean (exit status), and what it prints (the JSON
-# line, or the result for the text report). A worker hands back only this: for --json a
-# worker renders the line itself, so the parent process only writes bytes.
+# line, the text report, or the result to print the report of). A worker hands back only
+# this, and renders what it prints itself (the JSON line, or the report as stdout would show
+# it), so the parent process only writes: rich lays out a report's table in about ten times
+# the time the game's audit takes, and the workers share that.
 Outcome = tuple[bool, bool, Any]
+
+# How a task hands back what is printed: JSON, as a result (printed by the caller), or text
+# rendered for a stdout of that shape.
+ShownAs: TypeAlias = 'Literal["json", "result"] | StdoutShape'
 
 
 class Unreadable(str):
     """What a task hands back for a game it could not read at all: the one-line error."""
 
 
-def _audit_task(task: tuple[GameSource, tuple[Claim, ...], bool]) -> Outcome:
-    source, claims, as_json = task
+class Report(str):
+    """What a task hands back for the text report: the game's report, rendered."""
+
+
+def _audit_task(task: tuple[GameSource, tuple[Claim, ...], ShownAs]) -> Outcome:
+    source, claims, shown_as = task
     try:
         result = audit_one(source, claims)
     except (StoreError, CommandFailed) as exc:
@@ -115,19 +125,32 @@ def _audit_task(task: tuple[GameSource, tuple[Claim, ...], bool]) -> Outcome:
         return False, False, Unreadable(message)
     except OSError as exc:
         return False, False, Unreadable(f"{source.label}: cannot read: {exc.strerror or exc}")
-    return result.ok, result.clean, _json_line(result) if as_json else result
+    if shown_as == "json":
+        return result.ok, result.clean, _json_line(result)
+    if shown_as == "result":
+        return result.ok, result.clean, result
+    from cli.render import rendered_like_stdout  # rich, only for the text report
+
+    return result.ok, result.clean, Report(rendered_like_stdout(shown_as, lambda: print_text(result)))  # type: ignore[arg-type]
 
 
 def run_audits(
     sources: Sequence[GameSource], claims: Sequence[Claim], jobs: int, as_json: bool = False
 ) -> Iterator[Outcome]:
-    """Outcomes in argument order; with jobs > 1 the games are checked by a process pool."""
-    tasks = [(source, tuple(claims), as_json) for source in sources]
+    """Outcomes in argument order; with jobs > 1 the games are checked by a process pool, whose
+    workers hand back reports rendered (text or JSON) rather than results."""
     workers = worker_count(jobs, len(sources))
     if workers <= 1:
-        for task in tasks:
-            yield _audit_task(task)
+        for source in sources:
+            yield _audit_task((source, tuple(claims), "json" if as_json else "result"))
         return
+    if as_json:
+        shown_as: ShownAs = "json"
+    else:
+        from cli.render import stdout_shape
+
+        shown_as = stdout_shape()
+    tasks = [(source, tuple(claims), shown_as) for source in sources]
     from cli.batch import worker_pool
 
     chunk = max(1, min(64, len(sources) // (workers * 4)))
@@ -305,6 +328,8 @@ def audit(
                 echo(f"we: error: {one_line(str(shown))}", err=True)
             elif write is not None:
                 write(shown)
+            elif isinstance(shown, Report):
+                sys.stdout.write(shown)
             else:
                 print_text(shown)
     if write is None and audited > 1:

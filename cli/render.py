@@ -5,9 +5,10 @@ rich decides colour: none when NO_COLOR is set or output is not a terminal.
 
 from __future__ import annotations
 
+import io
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from typing import Any
 
@@ -66,9 +67,47 @@ class _Console(Console):
         raise BrokenPipeError
 
 
-@cache
 def console() -> Console:
+    """The console for stdout; while `rendered_like_stdout` runs, the one it renders into."""
+    return _rendering_into[-1] if _rendering_into else _stdout_console()
+
+
+@cache
+def _stdout_console() -> Console:
     return _Console(highlight=False, soft_wrap=True, **({"color_system": None} if _plain_requested() else {}))
+
+
+_rendering_into: list[Console] = []
+
+# What another process needs to render as stdout's console would: whether it is a terminal,
+# its width and its colours (see stdout_shape).
+StdoutShape = tuple[bool, int, "str | None"]
+
+
+def stdout_shape() -> StdoutShape:
+    out = _stdout_console()
+    return out.is_terminal, out.width, out.color_system
+
+
+def rendered_like_stdout(shape: StdoutShape, render: Callable[[], object]) -> str:
+    """What `render` would print on a stdout of `shape`, as text (escape codes included): a
+    worker of a command renders its part this way, and the command writes it. The console is
+    given the terminal's width and colours outright, as nothing here is one."""
+    is_terminal, width, colours = shape
+    into = _Console(
+        file=io.StringIO(),
+        force_terminal=is_terminal,
+        width=width,
+        color_system=colours,
+        highlight=False,
+        soft_wrap=True,
+    )
+    _rendering_into.append(into)
+    try:
+        render()
+    finally:
+        _rendering_into.pop()
+    return into.file.getvalue()  # type: ignore[attr-defined, no-any-return]
 
 
 @cache
@@ -88,7 +127,7 @@ def print_table(renderable: RenderableType) -> None:
     if needed <= out.width:
         out.print(renderable)
         return
-    _Console(highlight=False, soft_wrap=True, width=needed).print(renderable)
+    _Console(highlight=False, soft_wrap=True, width=needed, file=out.file).print(renderable)
 
 
 def card_text(card: str | None) -> Text:

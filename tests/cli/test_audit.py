@@ -470,3 +470,49 @@ def test_a_true_claim_in_text_mode_says_it_holds_once():
     assert result.exit_code == 0, result.stdout
     (line,) = [x for x in result.stdout.splitlines() if "claim Ann=22" in x]
     assert line.strip().startswith("claim Ann=22 holds: ") and line.count("holds") == 1, line
+
+
+def _audit_on_a_terminal(args: list[str], **env_changes: str) -> bytes:
+    """What `we audit ARGS` shows on a terminal (a pty as stdout) 40 columns wide: narrower than
+    a scores table, which a terminal gets wrapped (and a pipe as wide as it needs)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TERM", "COLUMNS")}
+    env.update(PYTHONPATH=str(ROOT), TERM="xterm-256color", COLUMNS="40", **env_changes)
+    leader, follower = os.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "audit", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+    ) as child:
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal's other end is closed: all of it is read
+                break
+            if not chunk:
+                break
+            shown += chunk
+        child.wait(timeout=120)
+    os.close(leader)
+    assert child.returncode == 1, child.stderr.read()  # type: ignore[union-attr]
+    return shown
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["colours", "NO_COLOR"])
+def test_reports_rendered_by_workers_show_on_a_terminal_as_the_commands_own(tmp_path, plain) -> None:
+    """With --jobs the workers lay out the text reports (rich's tables cost ten audits each),
+    for a terminal they are not attached to: its width and colours, as the command itself would."""
+    for index in range(3):
+        for path in (ONE, FOUR, EDITED):
+            shutil.copy(path, tmp_path / f"{index}-{path.name}")
+    env = {"NO_COLOR": "1"} if plain else {}
+    serial = _audit_on_a_terminal([str(tmp_path), "--jobs", "1"], **env)
+    parallel = _audit_on_a_terminal([str(tmp_path), "--jobs", "3"], **env)
+    assert parallel == serial
+    assert serial.count(b"Final scores") == 6 and serial.count(b"FAILED") == 4  # 3 edited, and the summary
+    assert (b"\x1b[" in serial) is not plain
