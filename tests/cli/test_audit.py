@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 import pytest
-from weharness import ROOT, VECTORS, one_error_line, we
+from weharness import ROOT, VECTORS, one_error_line, read_terminal, we
 
 from eventstore.envelope import seal
 
@@ -488,17 +488,8 @@ def _audit_on_a_terminal(args: list[str], **env_changes: str) -> bytes:
         stderr=subprocess.PIPE,
     ) as child:
         os.close(follower)
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the terminal's other end is closed: all of it is read
-                break
-            if not chunk:
-                break
-            shown += chunk
+        shown = read_terminal(leader)
         child.wait(timeout=120)
-    os.close(leader)
     assert child.returncode == 1, child.stderr.read()  # type: ignore[union-attr]
     return shown
 

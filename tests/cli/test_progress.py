@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from weharness import ROOT
+from weharness import ROOT, read_terminal
 
 NIGHT_3P = ROOT / "replays" / "game-night-3p.jsonl"
 
@@ -38,17 +38,7 @@ def run(args: list[str], stderr_terminal: bool) -> tuple[int, bytes, bytes]:
         os.close(follower)
         out = child.stdout.read()  # type: ignore[union-attr]
         child.wait(timeout=120)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the terminal's other end is closed: all of it is read
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(leader)
-    return child.returncode, out, shown
+    return child.returncode, out, read_terminal(leader)
 
 
 @pytest.mark.parametrize("index", range(3), ids=["analyse", "simulate-report", "replay-html-analyse"])

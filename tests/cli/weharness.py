@@ -76,3 +76,21 @@ def rejections(result: Result) -> list[str]:
 
 NEW3 = ["--players", "Ann,Bob,Cat", "--dealer", "Cat", "--lists", "Ann=RGY,Bob=BGO,Cat=RBO"]
 """A three-player table: Ann starts party 1 (left of the dealer Cat), Bob party 2, Cat party 3."""
+
+
+def read_terminal(leader: int) -> bytes:
+    """Everything shown on a pty, read from its `leader` end (then closed) once every process
+    writing to it has ended or closed it."""
+    import os
+
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal's other end is closed: all of it is read
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    return shown
