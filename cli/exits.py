@@ -69,6 +69,9 @@ def run(group: click.Group) -> int:
         if isinstance(exc.__context__, BrokenPipeError) or "PacifyFlushWrapper" in type(sys.stdout).__name__:
             return _reader_went_away()
         raise
+    except StdoutUnwritable as exc:
+        echo(f"we: error: cannot write the output: {exc.strerror or exc}", err=True)
+        return EXIT_INVALID
     except OSError as exc:
         where = f": {shown_path(shown(str(exc.filename)))}" if exc.filename else ""
         echo(f"we: error: {one_line(str(exc.strerror or exc) + where)}", err=True)
@@ -99,16 +102,37 @@ class _StdoutThatOutlivesItsReader(io.RawIOBase):
         try:
             return os.write(1, view)
         except BrokenPipeError:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.close(devnull)
+            _point_stdout_at_nothing()
             return len(view)
+        except OSError as exc:
+            # A full disk (`> /dev/full`) or an I/O error: the output is lost, and saying so once
+            # is all that can be done. What is still buffered goes nowhere, so that Python does
+            # not fail again at exit with a traceback.
+            _point_stdout_at_nothing()
+            raise StdoutUnwritable(exc.errno, exc.strerror) from None
+
+
+class StdoutUnwritable(OSError):
+    """stdout refused a write for a reason other than its reader leaving."""
+
+
+def _point_stdout_at_nothing() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    if devnull != 1:
+        os.dup2(devnull, 1)
+        os.close(devnull)
 
 
 def _outlive_a_closed_stdout() -> None:
+    if sys.stdout is None:
+        # Started with stdout closed (`we audit DIR >&-`): as for a reader that has gone, the
+        # output goes nowhere and the command ends with its own exit status.
+        _point_stdout_at_nothing()
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(_StdoutThatOutlivesItsReader()), encoding="utf-8")
+        return
     stdout = sys.stdout
     try:
-        if stdout is None or stdout.fileno() != 1:
+        if stdout.fileno() != 1:
             return
     except (OSError, ValueError, AttributeError):
         return  # not the process's own stdout (a test runner's): leave it be

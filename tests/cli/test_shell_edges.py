@@ -160,3 +160,41 @@ def test_a_batch_command_leaves_the_garbage_collector_as_it_found_it() -> None:
     assert result.exit_code == 0, result.output
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+
+
+OUTPUTS = [
+    ("replay", "replays/game-night-3p.jsonl"),
+    ("audit", "replays/tie-5p.jsonl", "tests/vectors/four-players-edited.jsonl"),
+    ("audit", "replays/tie-5p.jsonl", "--json", "--jobs", "2", "replays/bots-7p.jsonl"),
+]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", OUTPUTS, ids=["replay", "audit", "audit-json-jobs"])
+def test_a_full_disk_under_stdout_is_one_line_and_exit_1(args: tuple[str, ...]) -> None:
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "cli.main", *args],
+            cwd=ROOT,
+            env=ENV,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert done.returncode == 1
+    assert done.stderr == "we: error: cannot write the output: No space left on device\n"
+
+
+@pytest.mark.parametrize("args", OUTPUTS, ids=["replay", "audit", "audit-json-jobs"])
+def test_a_closed_stdout_is_a_reader_gone_the_exit_status_the_commands_own(args: tuple[str, ...]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", *args],
+        cwd=ROOT,
+        env=ENV,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(1),  # started with its stdout closed: `we ... >&-`
+    )
+    assert done.stderr == ""
+    # The edited vector fails its audit: a closed stdout must not hide that.
+    assert done.returncode == (1 if "tests/vectors/four-players-edited.jsonl" in args else 0)
