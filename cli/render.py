@@ -94,8 +94,9 @@ def rendered_like_stdout(shape: StdoutShape, render: Callable[[], object]) -> st
     worker of a command renders its part this way, and the command writes it. The console is
     given the terminal's width and colours outright, as nothing here is one."""
     is_terminal, width, colours = shape
+    rendered = io.StringIO()
     into = _Console(
-        file=io.StringIO(),
+        file=rendered,
         force_terminal=is_terminal,
         width=width,
         color_system=colours,
@@ -107,7 +108,7 @@ def rendered_like_stdout(shape: StdoutShape, render: Callable[[], object]) -> st
         render()
     finally:
         _rendering_into.pop()
-    return into.file.getvalue()  # type: ignore[attr-defined, no-any-return]
+    return rendered.getvalue()
 
 
 @cache
