@@ -3,6 +3,7 @@ a reader of stdout that went away (`we audit DIR | head -1`) is not a failure of
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import sys
@@ -140,10 +141,38 @@ def _outlive_a_closed_stdout() -> None:
     sys.stdout = io.TextIOWrapper(
         io.BufferedWriter(_StdoutThatOutlivesItsReader()),
         encoding=stdout.encoding,
-        errors=stdout.errors,
+        errors=_unfailing(stdout.errors),
         line_buffering=stdout.line_buffering,
         write_through=getattr(stdout, "write_through", False),
     )
+
+
+def _unfailing(errors: str | None) -> str:
+    return _SHOWN_PLAINLY if errors in (None, "strict") else errors
+
+
+# Our own punctuation, in its plain form; anything else (a player's "Zoë") as Python's stderr
+# shows it, "Zo\\xeb", which keeps "Zoë" and "Zoé" apart where "?" would not.
+_SHOWN_PLAINLY = "we-plainly"
+_PLAIN_FORMS = {"\u201c": '"', "\u201d": '"', "\u2019": "'", "\u00b7": "-", "\u2500": "-", "\u2014": "-",
+                "\u2192": "->", "\u2190": "<-", "\u00b1": "+/-"}  # fmt: skip
+
+
+def _plainly(error: UnicodeError) -> tuple[str, int]:
+    """For a stdout that cannot hold every character (PYTHONIOENCODING=ascii, a Latin-1
+    terminal): what it cannot hold, shown rather than a traceback."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    shown_instead = []
+    for character in error.object[error.start : error.end]:
+        plain = _PLAIN_FORMS.get(character)
+        if plain is None:
+            plain = character.encode("ascii", "backslashreplace").decode("ascii")
+        shown_instead.append(plain)
+    return "".join(shown_instead), error.end
+
+
+codecs.register_error(_SHOWN_PLAINLY, _plainly)
 
 
 # click 8.2+ raises this for a group called with nothing; older clicks print help themselves.

@@ -198,3 +198,31 @@ def test_a_closed_stdout_is_a_reader_gone_the_exit_status_the_commands_own(args:
     assert done.stderr == ""
     # The edited vector fails its audit: a closed stdout must not hide that.
     assert done.returncode == (1 if "tests/vectors/four-players-edited.jsonl" in args else 0)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("replay", "tests/vectors/one-party.jsonl"),
+        ("score", "tests/vectors/one-party.jsonl", "--explain"),
+        ("audit", "tests/vectors/one-party.jsonl", "replays/tie-5p.jsonl", "--jobs", "2"),
+    ],
+    ids=["replay", "score", "audit-jobs"],
+)
+def test_a_stdout_that_cannot_hold_a_name_shows_it_escaped_not_a_traceback(args: tuple[str, ...]) -> None:
+    # A Latin-1 terminal, or PYTHONIOENCODING=ascii in someone's profile: "Zoë" and the game's
+    # curly quotes cannot be written as they are.
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", *args],
+        cwd=ROOT,
+        env={**ENV, "PYTHONIOENCODING": "ascii"},
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b""
+    text = done.stdout.decode("ascii")
+    assert "Zo\\xeb" in text
+    if args[0] == "replay":
+        assert 'Game "Test vector one" starts' in text
+        assert "-- Party 1 of 1 - Zo\\xeb starts --" in text
