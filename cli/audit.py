@@ -281,7 +281,7 @@ def _json_line(result: AuditResult) -> bytes:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game, one per line.")
 @jobs_option(
     "Check games at once in this many worker processes; the output, in argument order, is the "
-    "same with any count"
+    "same with any count, and with workers as wide as the terminal was when the audit began"
 )
 @db_option
 def audit(
