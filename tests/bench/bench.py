@@ -1429,7 +1429,8 @@ class Bench:
         try:
             import eventsourcing  # noqa: F401
         except ImportError:
-            self.report.add(Row("peer: eventsourcing SQLite recorder", verdict="not available"))
+            missing = "not available: python -m pip install '.[bench]'"
+            self.report.add(Row("peer: eventsourcing SQLite recorder", verdict=missing))
             return
         self.log("peer: eventsourcing's SQLite recorder ...")
         results = [run_worker("eventsourcing", big.games_dir)[0] for _ in range(self.repeat)]
