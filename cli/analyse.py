@@ -14,17 +14,11 @@ from typing import Any
 
 import click
 
-from cli.common import (
-    FILE_NAME,
-    CommandFailed,
-    check_game,
-    db_option,
-    json_text,
-    require_valid,
-    resolve_game,
-    worker_count,
-)
-from cli.params import jobs_option
+from cli.batch import worker_count
+from cli.exits import CommandFailed
+from cli.opening import check_game, require_valid, resolve_game
+from cli.params import FILE_NAME, db_option, jobs_option
+from cli.terminal import json_text
 from wecore.analysis import DEFAULT_MARGIN
 from wecore.bots import BOTS
 from wecore.errors import shown

@@ -18,23 +18,11 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 import click
 import orjson
 
-from cli.common import (
-    EXIT_INVALID,
-    FILE_NAME,
-    CommandFailed,
-    check_game,
-    collector_settled_for_a_batch,
-    db_option,
-    echo,
-    game_source,
-    json_bytes_safe,
-    logs_in_directory,
-    one_line,
-    open_library,
-    path_mode,
-    worker_count,
-)
-from cli.params import jobs_option
+from cli.batch import collector_settled_for_a_batch, logs_in_directory, worker_count
+from cli.exits import EXIT_INVALID, CommandFailed
+from cli.opening import check_game, game_source, open_library, path_mode
+from cli.params import FILE_NAME, db_option, jobs_option
+from cli.terminal import echo, json_bytes_safe, one_line
 from eventstore.errors import StoreError
 from service.audit import AuditResult
 from service.audit import audit_one as audit_game

@@ -9,24 +9,12 @@ from pathlib import Path
 
 import click
 
-from cli.common import (
-    FILE_NAME,
-    CommandFailed,
-    LibraryRef,
-    check_game,
-    connect_library,
-    db_option,
-    echo,
-    library_exists,
-    library_name,
-    library_path,
-    path_mode,
-    put_in_place,
-    refuse_unsafe_output,
-    require_valid,
-    resolve_game,
-    temporary_beside,
-)
+from cli.exits import CommandFailed
+from cli.opening import check_game, connect_library, library_exists, path_mode, require_valid, resolve_game
+from cli.outputs import put_in_place, refuse_unsafe_output, temporary_beside
+from cli.params import FILE_NAME, db_option, library_path
+from cli.terminal import echo
+from eventstore.libraries import LibraryRef, library_name
 from service.checking import GameSource
 
 
@@ -112,7 +100,7 @@ def export(
     )
     what = f"{len(plays)} play{'s' if len(plays) != 1 else ''}"
     if output is not None and str(output) == "-":
-        from cli.common import json_bytes_safe
+        from cli.terminal import json_bytes_safe
 
         sys.stdout.buffer.write(json_bytes_safe(data))  # names that would steer a terminal, as \u escapes
         sys.stdout.buffer.flush()

@@ -14,28 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cli.common import (
-    FILE_NAME,
-    CommandFailed,
-    LibraryParam,
-    LibraryRef,
-    check_game,
-    collector_settled_for_a_batch,
-    connect_library,
-    db_option,
-    echo,
-    library_exists,
-    library_name,
-    library_path,
-    logs_in_directory,
-    one_line,
-    put_in_place,
-    refuse_unsafe_output,
-    temporary_beside,
-    worker_count,
-)
-from cli.params import jobs_option
+from cli.batch import collector_settled_for_a_batch, logs_in_directory, worker_count
+from cli.exits import CommandFailed
+from cli.opening import check_game, connect_library, library_exists
+from cli.outputs import put_in_place, refuse_unsafe_output, temporary_beside
+from cli.params import FILE_NAME, LibraryParam, db_option, jobs_option, library_path
+from cli.terminal import echo, one_line
 from eventstore.errors import StoreError
+from eventstore.libraries import LibraryRef, library_name
 from service.checking import GameSource
 from wecore.errors import shown
 
@@ -467,7 +453,7 @@ def repair(file: str) -> None:
         raise CommandFailed(f"{file} is a directory, not a log")
     if not path.exists():
         if path.is_symlink():
-            from cli.common import shown_path
+            from cli.terminal import shown_path
 
             target = shown_path(os.readlink(path))
             raise CommandFailed(f"{file}: a dangling symbolic link (to {target}, not there), so not a log")

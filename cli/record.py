@@ -17,8 +17,10 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed, db_option, library_path, refuse_missing_directory
+from cli.exits import CommandFailed
 from cli.house_rules import given_flags, house_rule_options, pop_house_rule_flags
+from cli.outputs import refuse_missing_directory
+from cli.params import db_option, library_path
 from cli.record_setup import resume, set_up
 
 

@@ -20,8 +20,9 @@ from typing import Any
 
 import click
 
-from cli.common import CommandFailed, check_game, echo, one_line
+from cli.exits import CommandFailed
 from cli.glance import table_at_a_glance
+from cli.opening import check_game
 from cli.record_grammar import (
     AFTER_THE_END,
     COMMAND_WORDS,
@@ -50,6 +51,7 @@ from cli.record_input import (
 )
 from cli.record_story import Teller
 from cli.render import story_text
+from cli.terminal import echo, one_line
 from service.play import DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused, StaleHead
 from service.table import (
     AddNote,
@@ -181,7 +183,7 @@ class Session(Teller):
         """A game that ended goes into the library, as `we import` would put it there."""
         if self.library is None or not self.state.is_over or self.in_library == self.head:
             return
-        from cli.common import library_name
+        from eventstore.libraries import library_name
         from service.library import EXTENDED, IMPORTED, import_file
 
         self.in_library = self.head

@@ -17,10 +17,13 @@ from typing import Any
 import click
 from rich.text import Text
 
-from cli.common import CommandFailed, _is_library, check_game, terminal_safe
+from cli.exits import CommandFailed
 from cli.house_rules import options_from_flags
+from cli.opening import check_game
 from cli.record_grammar import names_clash, parse_players, split_entries
 from cli.record_session import Session
+from cli.terminal import terminal_safe
+from eventstore.libraries import is_sqlite_file as _is_library
 from service.checking import GameSource, damage_sentence
 from service.play import Refused, StartGame, decide_move, start_game, title_refusal
 from service.table import DealAttics, DealLists, Table, TableCommand, resolve_player

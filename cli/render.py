@@ -63,7 +63,7 @@ class _Console(Console):
 
     def on_broken_pipe(self) -> None:
         # rich would exit 1 ("invalid game"); `we replay X | head` is no failure of ours, and
-        # cli.common.run knows how to end quietly on a broken pipe.
+        # cli.exits.run knows how to end quietly on a broken pipe.
         raise BrokenPipeError
 
 

@@ -11,22 +11,11 @@ from pathlib import Path
 
 import click
 
-from cli.common import (
-    FILE_NAME,
-    CommandFailed,
-    LibraryRef,
-    check_game,
-    db_option,
-    echo,
-    json_text,
-    library_exists,
-    library_name,
-    library_path,
-    one_line,
-    open_library,
-    refuse_undecodable_text,
-    resolve_game,
-)
+from cli.exits import CommandFailed
+from cli.opening import check_game, library_exists, open_library, resolve_game
+from cli.params import FILE_NAME, db_option, library_path, refuse_undecodable_text
+from cli.terminal import echo, json_text, one_line
+from eventstore.libraries import LibraryRef, library_name
 from service.checking import GameSource
 from wecore.season import SealedGame
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import click
 
-from cli.common import CommandFailed, echo, is_library_url
+from cli.exits import CommandFailed
+from cli.terminal import echo
+from eventstore.libraries import is_library_url
 
 
 def lan_address() -> str | None:

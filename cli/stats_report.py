@@ -36,7 +36,7 @@ def check_plot_target(path: Path | None, force: bool, inputs: Sequence[Path | st
         )
     if path.is_dir():
         raise click.BadParameter(f"{path} is a directory", param_hint="--plot")
-    from cli.common import refuse_unsafe_output
+    from cli.outputs import refuse_unsafe_output
 
     # Like every output: an existing file only with --force; never an input, a FIFO, a
     # device or a link's target.
@@ -72,7 +72,7 @@ def _save(figure: Any, path: Path) -> None:
     metadata: dict[str, Any] = {"Software": None} if path.suffix.lower() == ".png" else {"Date": None}
     if path.suffix.lower() == ".svg":
         pyplot.rcParams["svg.hashsalt"] = "we"
-    from cli.common import put_in_place, temporary_beside
+    from cli.outputs import put_in_place, temporary_beside
 
     # Under a name of its own beside the target, then renamed: never a user's file clobbered.
     # check_plot_target refused an existing file without --force; one that appeared since

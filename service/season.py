@@ -29,7 +29,7 @@ Check = Callable[..., GameReport]
 Locate = Callable[[SealedGame], "GameSource | str"]
 
 # The ledger `we serve` seals into, beside the games of its folder (`we audit DIR`, `we import
-# DIR` and the served folder pass it over by this name: cli.common.logs_in_directory).
+# DIR` and the served folder pass it over by this name: cli.batch.logs_in_directory).
 SEASON_FILE = "season.jsonl"
 # A race with another sealer is retried this often before giving up.
 _ATTEMPTS = 5

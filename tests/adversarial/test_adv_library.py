@@ -47,7 +47,7 @@ class _ThroughRun(click.Command):
         super().__init__("we")
 
     def main(self, args: Any = None, prog_name: Any = None, **extra: Any) -> Any:  # type: ignore[override]
-        from cli.common import run
+        from cli.exits import run
         from cli.main import we as group
 
         saved = sys.argv

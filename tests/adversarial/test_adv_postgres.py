@@ -20,7 +20,7 @@ import orjson
 from advcases import all_cases
 from test_adv_library import ROUND_TRIP, audit, we, write
 
-from cli.common import check_game
+from cli.opening import check_game
 from eventstore.postgres import Library as PgLibrary
 from service.checking import GameSource
 

@@ -296,7 +296,7 @@ def test_import_refuses_what_is_not_a_regular_file(db, tmp_path):
 
 
 def test_a_game_read_back_from_the_library_keeps_the_lines_it_was_imported_from(db):
-    from cli.common import check_game, resolve_game
+    from cli.opening import check_game, resolve_game
 
     assert we("import", ONE).exit_code == 0
     game_id = orjson.loads(ONE.read_bytes().splitlines()[0])["game"]

@@ -35,7 +35,7 @@ import json
 from freezegun import freeze_time
 from weharness import NEW3, one_error_line, read_log, rejections, we
 
-from cli.common import check_game
+from cli.opening import check_game
 from eventstore.verify import verify_log
 from service.checking import GameSource
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cli import __version__
-from cli.common import check_game
+from cli.opening import check_game
 from service.checking import GameSource
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,7 +136,7 @@ def test_an_empty_file_is_not_a_game_and_the_error_says_what_to_do(tmp_path: Pat
 def test_a_batch_command_leaves_the_garbage_collector_as_it_found_it() -> None:
     import gc
 
-    from cli.common import collector_settled_for_a_batch
+    from cli.batch import collector_settled_for_a_batch
 
     before = gc.get_threshold()
     with collector_settled_for_a_batch():

@@ -1,4 +1,4 @@
-"""Running `we` in-process exactly as the installed command runs: through `cli.common.run`,
+"""Running `we` in-process exactly as the installed command runs: through `cli.exits.run`,
 so exit statuses and one-line errors are the real ones (not click's standalone handling).
 
 (tests/cli has no __init__.py on purpose: a package named `cli` would shadow the project's.)
@@ -14,7 +14,7 @@ from typing import Any
 import click
 from click.testing import CliRunner, Result
 
-from cli.common import run
+from cli.exits import run
 from cli.main import we as we_group
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -42,10 +42,10 @@ def _end_of_process() -> None:
     """What the end of a real `we` process does to the libraries it opened: closes them, so the
     next command connects afresh and looks at the library again (not at a connection kept
     from a command before, as one process would never see)."""
-    from cli import common
+    from cli import opening
 
-    libraries = list(common._open_libraries.values())
-    common._open_libraries.clear()
+    libraries = list(opening._open_libraries.values())
+    opening._open_libraries.clear()
     for library in libraries:
         library.close()
 

@@ -489,7 +489,7 @@ def test_the_audit_reads_a_log_as_verify_log_does(lines: list[bytes]) -> None:
     # the line before it, which the fold consumed).
     import tempfile
 
-    from cli.common import check_game
+    from cli.opening import check_game
     from service.checking import GameSource
 
     with tempfile.TemporaryDirectory() as directory:
