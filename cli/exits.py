@@ -148,24 +148,34 @@ def _outlive_a_closed_stdout() -> None:
 
 
 def _unfailing(errors: str | None) -> str:
-    return _SHOWN_PLAINLY if errors in (None, "strict") else errors
+    # surrogateescape is what Python picks in the C locale without UTF-8 mode: it fails too on
+    # any character beyond ASCII.
+    return _SHOWN_PLAINLY if errors in (None, "strict", "surrogateescape") else errors
 
 
-# Our own punctuation, in its plain form; anything else (a player's "Zoë") as Python's stderr
-# shows it, "Zo\\xeb", which keeps "Zoë" and "Zoé" apart where "?" would not.
+# For a stdout that cannot hold every character, our own punctuation in a plain form. Anything
+# else, a player's "Zoë" or "O’Brien", is written as Python's stderr writes it, "Zo\\xeb":
+# that keeps "Zoë" and "Zoé", "O’Brien" and "O'Brien" apart, where "?" would not. A dash or
+# a dot between spaces is ours (" — winner", "party 1 · Ann>"); in a name (Gal·la) it stays.
 _SHOWN_PLAINLY = "we-plainly"
-_PLAIN_FORMS = {"\u201c": '"', "\u201d": '"', "\u2019": "'", "\u00b7": "-", "\u2500": "-", "\u2014": "-",
-                "\u2192": "->", "\u2190": "<-", "\u00b1": "+/-"}  # fmt: skip
+_PLAIN_FORMS = {"\u201c": '"', "\u201d": '"', "\u2500": "-", "\u2192": "->", "\u2190": "<-", "\u00b1": "+/-"}
+_PLAIN_BETWEEN_SPACES = {"\u2014": "-", "\u00b7": "-"}
 
 
 def _plainly(error: UnicodeError) -> tuple[str, int]:
-    """For a stdout that cannot hold every character (PYTHONIOENCODING=ascii, a Latin-1
-    terminal): what it cannot hold, shown rather than a traceback."""
+    """What a stdout that cannot hold every character (PYTHONIOENCODING=ascii, a Latin-1
+    terminal) gets instead, rather than a traceback."""
     if not isinstance(error, UnicodeEncodeError):
         raise error
+    text = error.object
     shown_instead = []
-    for character in error.object[error.start : error.end]:
+    for at in range(error.start, error.end):
+        character = text[at]
         plain = _PLAIN_FORMS.get(character)
+        if plain is None and text[at - 1 : at] == " " == text[at + 1 : at + 2]:
+            plain = _PLAIN_BETWEEN_SPACES.get(character)
+        if plain is None and "\udc80" <= character <= "\udcff":
+            plain = f"\\x{ord(character) - 0xDC00:02x}"  # a byte that was not UTF-8, as `shown` has it
         if plain is None:
             plain = character.encode("ascii", "backslashreplace").decode("ascii")
         shown_instead.append(plain)

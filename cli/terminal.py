@@ -5,6 +5,7 @@ UTF-8 shown as the bytes they are."""
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 import click
@@ -59,6 +60,19 @@ def json_text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2).translate(_JSON_ESCAPES)
 
 
+def json_line(data: Any) -> str:
+    """json_text on one line: for output of one object per line (`we games --json`)."""
+    import json
+
+    return json.dumps(data, ensure_ascii=False).translate(_JSON_ESCAPES)
+
+
+def echo_json(text: str) -> None:
+    """JSON text (json_text's) on stdout as UTF-8, whatever the terminal's encoding: JSON
+    between programs is UTF-8 (RFC 8259), and a program reads it, not the terminal."""
+    click.echo(text.encode("utf-8", "backslashreplace"))  # a lone surrogate as its \\u escape
+
+
 def json_bytes_safe(encoded: bytes) -> bytes:
     """json_text's escaping for JSON already encoded (orjson): the same value, terminal-safe."""
     # Every character escaped is DEL or beyond ASCII: most lines are known safe by two C scans.
@@ -80,7 +94,9 @@ PATH_SHOWN_LENGTH = 300
 
 def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
     """click.echo for text meant for people (never JSON), made terminal_safe."""
-    click.echo(terminal_safe(message), err=err, nl=nl)
+    # stdout named, not left to click: click writes UTF-8 to a stdout that says ASCII, where
+    # the rest of the output (rich's) goes through cli.exits' plain forms.
+    click.echo(terminal_safe(message), file=None if err else sys.stdout, err=err, nl=nl)
 
 
 def has_undecodable(value: object) -> bool:

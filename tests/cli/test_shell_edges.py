@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -226,3 +227,33 @@ def test_a_stdout_that_cannot_hold_a_name_shows_it_escaped_not_a_traceback(args:
     if args[0] == "replay":
         assert 'Game "Test vector one" starts' in text
         assert "-- Party 1 of 1 - Zo\\xeb starts --" in text
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
+@pytest.mark.parametrize("args", [("score", "--json"), ("replay", "--json")], ids=["score", "replay"])
+def test_json_is_utf8_whatever_the_terminal_holds(encoding: str, args: tuple[str, ...]) -> None:
+    # A program reads --json, not the terminal: "Zoë" stays "Zoë", in UTF-8, as valid JSON.
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", *args, "tests/vectors/one-party.jsonl"],
+        cwd=ROOT,
+        env={**ENV, "PYTHONIOENCODING": encoding},
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Zoë" in json.dumps(json.loads(done.stdout.decode("utf-8")), ensure_ascii=False)
+
+
+def test_names_that_differ_by_a_character_the_terminal_lacks_stay_told_apart() -> None:
+    from cli import exits
+
+    def shown(text: str) -> str:
+        return text.encode("ascii", exits._unfailing("strict")).decode("ascii")
+
+    names = ["O’Brien", "O'Brien", "Zoë", "Zoé", "Gal·la", "Gal-la", "Ann—Bo", "Ann-Bo"]
+    assert len({shown(name) for name in names}) == len(names)
+    # Our own punctuation, written plainly.
+    ours = "party 1 · Ann> “New Year” — winner ── ±0.8 →"
+    assert shown(ours) == 'party 1 - Ann> "New Year" - winner -- +/-0.8 ->'
+    # A file name's byte that was not UTF-8, as error messages show it.
+    assert shown("bad\udcffname") == "bad\\xffname"
