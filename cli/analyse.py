@@ -18,7 +18,7 @@ from cli.batch import worker_count
 from cli.exits import CommandFailed
 from cli.opening import check_game, require_valid, resolve_game
 from cli.params import FILE_NAME, db_option, jobs_option
-from cli.terminal import echo_json, json_text
+from cli.terminal import echo_json
 from wecore.analysis import DEFAULT_MARGIN
 from wecore.bots import BOTS
 from wecore.errors import shown
@@ -196,7 +196,7 @@ def analyse(
             "seed": seed,
             "decisions": [decision_object(d) for d in decisions],
         }
-        echo_json(json_text(data))
+        echo_json(data)
         return
     _tell(report.game, decisions, policy, count, seed, top)
 

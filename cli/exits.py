@@ -174,8 +174,8 @@ def _plainly(error: UnicodeError) -> tuple[str, int]:
         plain = _PLAIN_FORMS.get(character)
         if plain is None and text[at - 1 : at] == " " == text[at + 1 : at + 2]:
             plain = _PLAIN_BETWEEN_SPACES.get(character)
-        if plain is None and "\udc80" <= character <= "\udcff":
-            plain = f"\\x{ord(character) - 0xDC00:02x}"  # a byte that was not UTF-8, as `shown` has it
+        if plain is None and has_undecodable(character):
+            plain = shown(character)  # a byte that was not UTF-8, as messages show it: \\xff
         if plain is None:
             plain = character.encode("ascii", "backslashreplace").decode("ascii")
         shown_instead.append(plain)

@@ -19,7 +19,7 @@ from cli.exits import CommandFailed
 from cli.opening import check_game, connect_library, library_exists
 from cli.outputs import put_in_place, refuse_unsafe_output, temporary_beside
 from cli.params import FILE_NAME, LibraryParam, db_option, jobs_option, library_path
-from cli.terminal import echo, echo_json, json_line, one_line
+from cli.terminal import echo, echo_json, one_line
 from eventstore.errors import StoreError
 from eventstore.libraries import LibraryRef, library_name
 from service.checking import GameSource
@@ -384,7 +384,7 @@ def games(search: str | None, as_json: bool, db_path: LibraryRef | None) -> None
         rows = library.games() if search is None else library.search(search)
     if as_json:
         for row in rows:
-            echo_json(json_line({name: row[name] for name in _GAME_FIELDS}))
+            echo_json({name: row[name] for name in _GAME_FIELDS}, indent=None)
         if any(row.get("damaged") for row in rows):
             raise click.exceptions.Exit(1)
         return

@@ -30,7 +30,7 @@ from cli.render import (
     standings_table,
     story_text,
 )
-from cli.terminal import echo_json, json_text, one_line, shown
+from cli.terminal import echo_json, one_line, shown
 from service.checking import fold_what_can_be
 from service.table import resolve_player
 from wecore.cards import Colour
@@ -277,7 +277,7 @@ def replay(
     if as_json:
         data = view(end_state, seat, omniscient=omniscient).to_dict()
         data.update(game=folded.report.game, seq=end_seq, fingerprint=fingerprint_of(envelopes[end_seq - 1]))
-        echo_json(json_text(data))
+        echo_json(data)
     elif html_out is None:
         damaged = folded.stopped is not None and at_seq is None
         _tell(chosen, shown_events, seat, omniscient, party, at_seq, end_state, envelopes, damaged)

@@ -16,7 +16,7 @@ from cli.opening import check_game, load_game, require_valid, resolve_game
 from cli.params import FILE_NAME, db_option
 from cli.render import console, print_table
 from cli.replay import explanation, standings
-from cli.terminal import echo_json, json_text, one_line
+from cli.terminal import echo_json, one_line
 from wecore.narrate import parties_played
 from wecore.scoring import Scoreboard
 from wecore.scoring import score as compute_score
@@ -77,7 +77,7 @@ def score(
     state = report.state
     board = compute_score(state)
     if as_json:
-        echo_json(json_text(score_json(report.game, board, state)))
+        echo_json(score_json(report.game, board, state))
         return
     out = console()
     title = f"{report.game}" + (f" \u201c{one_line(state.title)}\u201d" if state.title else "")

@@ -14,7 +14,7 @@ import click
 from cli.exits import CommandFailed
 from cli.opening import check_game, library_exists, open_library, resolve_game
 from cli.params import FILE_NAME, db_option, library_path, refuse_undecodable_text
-from cli.terminal import echo, echo_json, json_text, one_line
+from cli.terminal import echo, echo_json, one_line
 from eventstore.libraries import LibraryRef, library_name
 from service.checking import GameSource
 from wecore.season import SealedGame
@@ -128,7 +128,7 @@ def verify(ledger: Path, expected: str | None, as_json: bool, db_path: LibraryRe
 
     report = verify_season(ledger, check_game, _locator(ledger, db_path), expected)
     if as_json:
-        echo_json(json_text(report.as_dict()))
+        echo_json(report.as_dict())
     else:
         for finding in report.findings:
             where = f"line {finding.line}: " if finding.line is not None and finding.game is None else ""
@@ -169,22 +169,20 @@ def show(ledger: Path, as_json: bool) -> None:
     table = standings(reading.season.games)
     if as_json:
         echo_json(
-            json_text(
-                {
-                    "season": reading.season.name,
-                    "games": len(reading.season.games),
-                    "fingerprint": reading.fingerprint,
-                    "standings": [
-                        {
-                            "player": s.player,
-                            "games": s.games,
-                            "wins": round(s.wins, 4),
-                            "mean_score": round(s.mean_score, 4),
-                        }
-                        for s in table
-                    ],
-                }
-            )
+            {
+                "season": reading.season.name,
+                "games": len(reading.season.games),
+                "fingerprint": reading.fingerprint,
+                "standings": [
+                    {
+                        "player": s.player,
+                        "games": s.games,
+                        "wins": round(s.wins, 4),
+                        "mean_score": round(s.mean_score, 4),
+                    }
+                    for s in table
+                ],
+            }
         )
         return
     from rich.table import Table

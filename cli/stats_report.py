@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from cli.exits import CommandFailed
-from cli.terminal import echo, echo_json, json_text, one_line
+from cli.terminal import echo, echo_json, one_line
 from wecore.errors import shown
 
 PLOT_SIZE_INCHES = (8.0, 5.0)
@@ -217,7 +217,7 @@ def wins_text(wins: float) -> str:
 def emit_fairness(fairness: Any, source: str, as_json: bool, plot: Path | None) -> None:
     report = fairness.as_dict()
     if as_json:
-        echo_json(json_text(report))
+        echo_json(report)
     else:
         print_fairness(fairness, source)
     if plot is not None:
@@ -266,7 +266,7 @@ def emit_evenings(records: Sequence[Any], as_json: bool, plot: Path | None) -> N
             ],
             "longest_streaks": streaks,
         }
-        echo_json(json_text(data))
+        echo_json(data)
     else:
         _print_evenings(nights, streaks)
     if plot is not None:
@@ -318,7 +318,7 @@ def emit_versus(records: Sequence[Any], names: tuple[str, str], as_json: bool, p
         raise click.BadParameter("name two different players", param_hint="--versus")
     result = versus(records, *names)
     if as_json:
-        echo_json(json_text(result.as_dict()))
+        echo_json(result.as_dict())
     else:
         _print_versus(result)
     if plot is not None:

@@ -52,25 +52,19 @@ _DEL = 0x7F
 _JSON_RAW_BYTES = re.compile("|".join(re.escape(chr(code)) for code in _JSON_RAW).encode())
 
 
-def json_text(data: Any) -> str:
-    """`data` as indented JSON for stdout: exact (it parses back to the same values), with the
-    characters a terminal would act on written as \\u escapes, as C0 controls always are."""
+def json_text(data: Any, indent: int | None = 2) -> str:
+    """`data` as JSON for stdout (indented, or on one line with indent=None): exact (it parses
+    back to the same values), with the characters a terminal would act on written as \\u
+    escapes, as C0 controls always are."""
     import json  # only where JSON is printed: every command imports this module
 
-    return json.dumps(data, ensure_ascii=False, indent=2).translate(_JSON_ESCAPES)
+    return json.dumps(data, ensure_ascii=False, indent=indent).translate(_JSON_ESCAPES)
 
 
-def json_line(data: Any) -> str:
-    """json_text on one line: for output of one object per line (`we games --json`)."""
-    import json
-
-    return json.dumps(data, ensure_ascii=False).translate(_JSON_ESCAPES)
-
-
-def echo_json(text: str) -> None:
-    """JSON text (json_text's) on stdout as UTF-8, whatever the terminal's encoding: JSON
-    between programs is UTF-8 (RFC 8259), and a program reads it, not the terminal."""
-    click.echo(text.encode("utf-8", "backslashreplace"))  # a lone surrogate as its \\u escape
+def echo_json(data: Any, indent: int | None = 2) -> None:
+    """json_text on stdout as UTF-8, whatever the terminal's encoding: JSON between programs
+    is UTF-8 (RFC 8259), and a program reads it, not the terminal."""
+    click.echo(json_text(data, indent).encode("utf-8", "backslashreplace"))  # a lone surrogate: \\u
 
 
 def json_bytes_safe(encoded: bytes) -> bytes:
