@@ -138,24 +138,32 @@ def game_keys_or_none(db: Path) -> dict[str, int] | None:
 
 @pytest.fixture
 def held_lock(tmp_path: Path):  # type: ignore[no-untyped-def]
-    """A library with one game, and another process holding its write lock for two seconds."""
+    """A library with one game, and another process holding its write lock until the test ends.
+
+    The holder lets go when its stdin closes, not after a sleep: however slowly the process
+    under test starts (2 loaded cores, `nice -n 19`), the lock is still held while it runs.
+    """
     db = tmp_path / "lib.db"
     write_games(tmp_path / "first", "first", 1)
     code, _, err = finish(we_process("import", tmp_path / "first", "--db", db))
     assert code == 0, err
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import sqlite3, sys, time\n"
+         "import sqlite3, sys\n"
          "conn = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
          "conn.execute('BEGIN IMMEDIATE')\n"
          "print('locked', flush=True)\n"
-         "time.sleep(2)\n"
+         "sys.stdin.read()\n"
          "conn.execute('COMMIT')\n", str(db)],
-        stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
-    assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
-    yield db
-    holder.wait(timeout=30)
+    assert holder.stdin is not None and holder.stdout is not None
+    try:
+        assert holder.stdout.readline() == "locked\n"
+        yield db
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
 
 
 def test_a_write_that_cannot_get_the_lock_is_one_line_naming_its_game(
