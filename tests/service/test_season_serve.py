@@ -22,6 +22,7 @@ REPLAYS = ROOT / "replays"
 TIE = "new-years-eve-2026"  # tie-5p.jsonl
 NIGHT = "game-night-2026-12-05"  # game-night-3p.jsonl
 WAIT_MS = 15_000
+TIE_EVENTS = len((REPLAYS / "tie-5p.jsonl").read_text().splitlines())
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +75,13 @@ def test_sealing_through_the_api_and_the_lobby_fingerprint(server: Server, folde
         assert sealed.status_code == 200, sealed.text
         again = c.post(f"/api/v1/games/{TIE}/seal")
         assert again.status_code == 409 and "already sealed" in again.json()["error"]
+        # A sealed game's log is final: an undo is refused, with why and what to do instead.
+        head = TIE_EVENTS
+        undo = c.post(f"/api/v1/games/{TIE}/moves", json={"expect": head, "move": {"type": "undo"}})
+        assert undo.status_code == 422, undo.text
+        assert "is sealed into the season" in undo.json()["error"]
+        assert "play or record the game again as a new game" in undo.json()["error"]
+        assert len((folder / "tie-5p.jsonl").read_text().splitlines()) == TIE_EVENTS
         listed = [g["id"] for g in c.get("/api/v1/games").json()]
         lobby = c.get("/").text
     assert sorted(listed) == sorted([TIE, NIGHT])  # the ledger is no game
