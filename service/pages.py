@@ -26,7 +26,7 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
         envelopes = list(game.envelopes)
         head = game.head
         now = game.view_object(head, role) if head else {}
-        legal, undoes = now.get("legal", []), now.get("undoes")
+        legal, undoes, sealed = now.get("legal", []), now.get("undoes"), now.get("sealed")
         fingerprint = game.fingerprint(head)
         over = game.state.is_over
     if role.kind != HOST and not over:
@@ -40,6 +40,7 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
         "host": role.kind == HOST,
         "legal": legal,
         "undoes": undoes,
+        "sealed": sealed,
         "stopped": game.stopped,
         "play": f"/api/v1/games/{game.game}/play?k={key}",
         "seal": f"/api/v1/games/{game.game}/seal" if role.kind == HOST else None,

@@ -123,12 +123,32 @@ def test_the_pages_at_the_end_of_a_game(server: Server, folder: Path, browser: A
     host = browser.new_page(viewport={"width": 1280, "height": 900})
     host.on("pageerror", lambda exc: problems.append(str(exc)))
     host.goto(f"{server.url}/t/{NIGHT}?k={server.host_key}")
+    undo = host.wait_for_selector("button.move[data-move*=undo]", timeout=WAIT_MS)
+    # The confirm names the move taken back in full and what undoing does; dismissed, nothing is sent.
+    asked: list[str] = []
+
+    def dismiss(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    host.once("dialog", dismiss)
+    undo.click()
+    assert asked and re.match(r"Undo event \d+, \w+ .+\?\n\nIt stays in the log, voided by a new event", asked[0]), asked
     host.click("#seal", timeout=WAIT_MS)
     host.wait_for_function(
         "() => document.getElementById('seal-result').textContent.startsWith('Sealed.')", timeout=WAIT_MS
     )
+    # Sealed: the undo is gone at once, and after a reload too; the seal button stays pressed.
+    assert host.query_selector("button.move[data-move*=undo]") is None
+    said = host.inner_text("#seal-result")
+    assert "(1 game)" in said or " games)" in said and "(1 games)" not in said
+    host.reload()
+    host.wait_for_selector("#seal", timeout=WAIT_MS)
+    assert host.query_selector("button.move[data-move*=undo]") is None
+    assert host.is_disabled("#seal")
+    assert "sealed into the season" in host.inner_text("#moves")
     ledger = (folder / "season.jsonl").read_text().splitlines()
     assert json.loads(ledger[-1])["data"]["game"] == NIGHT
     fingerprint = json.loads(ledger[-1])["hash"][7:19]
-    assert fingerprint in host.inner_text("#seal-result")
+    assert fingerprint in said
     assert not problems, problems
