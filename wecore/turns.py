@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wecore.moves import Steal, Swap, legal_moves
-from wecore.rules import gift_refusal
+from wecore.rules import gift_refusal, no_steal_reason
 from wecore.state import GameState, Phase
 from wecore.views import SeatView
 
@@ -166,7 +166,9 @@ def _why_nothing_to_steal(state: GameState, refused: str) -> str:
     every steal; without what the refusal already said."""
     reasons = {card: gift_refusal(state, card, holder) or "" for holder, card in state.holdings.items()}
     distinct = set(reasons.values())
-    if len(distinct) == 1:
+    if len(distinct) == 1 and no_steal_reason(state) is not None:
+        # One reason for the whole table (not a gift's own lock or freeze): said once. A gift's
+        # own reason names the gift, whether one gift is held or several.
         reason = distinct.pop()
         return "" if reason in refused else reason
     return "; ".join(f"{card}: {reason}" for card, reason in reasons.items() if reason not in refused)
