@@ -11,6 +11,7 @@ import segno
 from service.keys import HOST, SEAT, TABLE, Role
 from service.live import Folder, LiveGame
 from wecore.rulesets import HOUSE_RULES, Shape
+from wecore.wording import counted
 
 
 def qr_svg(url: str, title: str) -> str:
@@ -176,7 +177,8 @@ def _season_line(folder: Any) -> str:
     fp = reading.fingerprint or "not proven: see `we season verify`"
     return (
         f'<p id="season">Season {html.escape(reading.season.name or SEASON_FILE)}:'
-        f" {len(reading.season.games)} games sealed · season fingerprint <code>{html.escape(fp)}</code></p>"
+        f" {counted(len(reading.season.games), 'game')} sealed"
+        f" · season fingerprint <code>{html.escape(fp)}</code></p>"
     )
 
 

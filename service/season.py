@@ -314,7 +314,8 @@ def _game_finding(sealed: SealedGame, check: Check, locate: Locate) -> str | Non
         return (
             f"extended: {source.label} now holds {report.events} events, {report.events - sealed.events}"
             f" more than the {sealed.events} sealed (those are unchanged, fingerprint {sealed.fingerprint});"
-            " what came after is not in the season: put the log back as it was sealed, or play the change as a new game"
+            " what came after is not in the season: put the log back as it was sealed, or play the"
+            " change as a new game"
         )
     if report.game != sealed.game or last_hash != sealed.hash:
         now = f"game {report.game!r}, " if report.game != sealed.game else ""

@@ -537,7 +537,7 @@ def test_the_recorder_at_a_terminal_refuses_an_undo_on_a_sealed_game(tmp_path):
     child.sendline("note one more thing")
     child.expect("nothing can be undone or added")
     child.sendline("quit")
-    status, said = finish(child)
+    _, said = finish(child)
     plain = ANSI.sub("", said)
     assert "is sealed into the season (season.jsonl, line 2" in plain, plain
     assert "play or record the game again as a new game" in plain

@@ -87,6 +87,7 @@ def test_sealing_through_the_api_and_the_lobby_fingerprint(server: Server, folde
     assert sorted(listed) == sorted([TIE, NIGHT])  # the ledger is no game
     fingerprint = sealed.json()["season"]["fingerprint"]
     assert f"season fingerprint <code>{fingerprint}</code>" in lobby
+    assert ": 1 game sealed · season" in lobby  # not "1 games"
     verified = we("season", "verify", folder / "season.jsonl", "--json")
     assert verified.returncode == 0, verified.stdout
     assert json.loads(verified.stdout)["fingerprint"] == fingerprint
@@ -133,7 +134,8 @@ def test_the_pages_at_the_end_of_a_game(server: Server, folder: Path, browser: A
 
     host.once("dialog", dismiss)
     undo.click()
-    assert asked and re.match(r"Undo event \d+, \w+ .+\?\n\nIt stays in the log, voided by a new event", asked[0]), asked
+    confirm = r"Undo event \d+, \w+ .+\?\n\nIt stays in the log, voided by a new event"
+    assert asked and re.match(confirm, asked[0]), asked
     host.click("#seal", timeout=WAIT_MS)
     host.wait_for_function(
         "() => document.getElementById('seal-result').textContent.startsWith('Sealed.')", timeout=WAIT_MS
@@ -141,7 +143,7 @@ def test_the_pages_at_the_end_of_a_game(server: Server, folder: Path, browser: A
     # Sealed: the undo is gone at once, and after a reload too; the seal button stays pressed.
     assert host.query_selector("button.move[data-move*=undo]") is None
     said = host.inner_text("#seal-result")
-    assert "(1 game)" in said or " games)" in said and "(1 games)" not in said
+    assert "(1 game)" in said or (" games)" in said and "(1 games)" not in said)
     host.reload()
     host.wait_for_selector("#seal", timeout=WAIT_MS)
     assert host.query_selector("button.move[data-move*=undo]") is None
