@@ -348,3 +348,21 @@ def test_the_hosts_undo_button_says_what_it_takes_back(server: Server, browser: 
     assert [x["data"]["voids"] for x in lines[6:]] == [6, 5]  # the gifts from the phones stay
     host.close()
     ann.close()
+
+
+def test_the_bare_address_says_where_the_hosts_link_is_and_the_tv_footer_reads(
+    server: Server, browser: Any
+) -> None:
+    page = browser.new_page(viewport=PHONE)
+    response = page.goto(server.url + "/")
+    assert response is not None and response.status == 401
+    said = page.locator("main").inner_text()
+    printed = "Host (keep this link to yourself):"
+    assert printed in said and "we serve" in said, said
+    assert any(line.startswith(printed) for line in server.output)  # what the page names is printed
+    game = new_game(server, title="Footer")
+    page.goto(game["links"]["table"])
+    live(page)
+    footer = page.locator("#download-box").inner_text()
+    assert "this page holds only what a spectator could know" in footer, footer
+    page.close()
