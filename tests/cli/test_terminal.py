@@ -257,7 +257,7 @@ def test_line_editing_history_completion_toolbar_and_ctrl_c(tmp_path):
     child = Terminal(spawn([*new_game, "--lists", "Ann=RGY,Bob=BGO,Cat=RBO", "--db", str(db)], ROOT, env))
     child.expect("party 1 \u00b7 Ann>")
     # The toolbar: party, whose turn, what can be opened and stolen, scores so far.
-    child.expect("Party 1/9: Ann opens first (gifts not recorded go down unseen).")
+    child.expect("Party 1/9: Ann opens first; the gifts not brought yet go down unseen (Ann, Bob, Cat).")
     child.expect("Open: an unseen gift  Steal: nothing")
     child.expect("Scores: Ann 0, Bob 0, Cat 0")
     child.sendline("open R7")
