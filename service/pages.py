@@ -70,7 +70,9 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin: 0 0 0.4rem; }
 form, fieldset { display: grid; gap: 0.5rem; max-width: 32rem; }
 fieldset { border: 1px solid #c9c6bd; border-radius: 0.5rem; }
 label { display: grid; gap: 0.2rem; }
-input, button { font: inherit; min-height: 2.5rem; padding: 0.2rem 0.5rem; }
+input, button { font: inherit; min-height: 2.5rem; padding: 0.2rem 0.5rem; max-width: 100%;
+  box-sizing: border-box; }
+label, fieldset { min-width: 0; } label { grid-template-columns: minmax(0, 1fr); } input { min-width: 0; }
 #start-error { color: #b3261e; font-weight: 600; }
 .error { font-size: 1.25rem; padding-top: 2rem; } .error h1 { font-size: 1.8rem; color: #b3261e; }
 a { color: #0b57d0; overflow-wrap: anywhere; }
@@ -229,4 +231,4 @@ def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str,
         f"{_house_rule_fields()}"
         '<button type="submit">Start (gift lists dealt at random)</button><p id="start-error"></p></form>'
     )
-    return _plain_page("White Elephant: games", "".join(parts), _START_SCRIPT)
+    return _plain_page("White Elephant: games", "<main>" + "".join(parts) + "</main>", _START_SCRIPT)
