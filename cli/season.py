@@ -18,6 +18,7 @@ from cli.terminal import echo, echo_json, one_line
 from eventstore.libraries import LibraryRef, library_name
 from service.checking import GameSource
 from wecore.season import SealedGame
+from wecore.wording import counted
 
 LEDGER = click.Path(dir_okay=False, path_type=Path)
 
@@ -66,7 +67,8 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
     for refusal in [*refused, *result.refused]:
         echo(f"we: refused {one_line(refusal.label)}: {one_line(refusal.reason)}", err=True)
     if result.fingerprint is not None:
-        echo(f"{ledger}: {len(result.season.games)} games sealed; season fingerprint {result.fingerprint}")
+        sealed = counted(len(result.season.games), "game")
+        echo(f"{ledger}: {sealed} sealed; season fingerprint {result.fingerprint}")
     else:
         echo(f"{ledger}: nothing sealed, so no season was started", err=True)
     if refused or result.refused:
@@ -135,12 +137,12 @@ def verify(ledger: Path, expected: str | None, as_json: bool, db_path: LibraryRe
             echo(f"FAILED {one_line(str(ledger))}: {where}{one_line(finding.message)}")
         if report.ok:
             echo(
-                f"{ledger}: {report.games} games, every one as sealed;"
+                f"{ledger}: {counted(report.games, 'game')}, every one as sealed;"
                 f" season fingerprint {report.fingerprint}"
             )
         else:
             echo(
-                f"{ledger}: {len(report.findings)} problem(s);"
+                f"{ledger}: {counted(len(report.findings), 'problem')};"
                 f" season fingerprint {report.fingerprint or 'not proven'}"
             )
     if not report.ok:
@@ -190,7 +192,7 @@ def show(ledger: Path, as_json: bool) -> None:
     from cli.render import print_table
     from cli.stats_report import wins_text
 
-    echo(f"Season {reading.season.name!r}: {len(reading.season.games)} games")
+    echo(f"Season {reading.season.name!r}: {counted(len(reading.season.games), 'game')}")
     if table:
         rich_table = Table(show_edge=False, pad_edge=False)
         for column, justify in (

@@ -550,7 +550,8 @@ class Library:
         """The words of notes among events just stored, added to the game's for search."""
         if (notes := notes_of(objs)) is not None:
             conn.execute(
-                "UPDATE games SET notes = coalesce(notes || ' ', '') || ? WHERE key = ?", (notes, base >> 32)
+                "UPDATE games SET notes = coalesce(notes || char(10), '') || ? WHERE key = ?",
+                (notes, base >> 32),
             )
 
     @staticmethod

@@ -398,7 +398,7 @@ def _upgrade_from_schema_2(db: Any) -> None:
     db["events"].transform(add_foreign_keys=[("game", "games", "key")])
     db["games"].add_column("notes", str)
     conn.execute(
-        "UPDATE games SET notes = (SELECT group_concat(events.data ->> '$.text', ' ') FROM events"
+        "UPDATE games SET notes = (SELECT group_concat(events.data ->> '$.text', char(10)) FROM events"
         " WHERE events.game = games.key AND events.type = 'note' AND json_valid(events.data))"
     )
     _index_and_search(db)
@@ -411,9 +411,10 @@ def search_words(text: str) -> list[str]:
 
 
 def notes_of(lines: Iterable[dict[str, Any]]) -> str | None:
-    """The words of the notes among `lines` (parsed envelopes), for search; None if none."""
+    """The words of the notes among `lines` (parsed envelopes), for search; None if none. One
+    note a line: a reader of the column (Datasette) sees where one note ends."""
     texts = [line["data"].get("text") for line in lines if line["type"] == "note"]
-    words = " ".join(text for text in texts if isinstance(text, str))
+    words = "\n".join(text for text in texts if isinstance(text, str))
     return words or None
 
 

@@ -257,6 +257,14 @@ def _log_problem(message: str) -> None:
     print(f"{when} we serve: {message}", file=sys.stderr, flush=True)
 
 
+# The bare address, opened without the host's link: where that link is.
+LOBBY_WITHOUT_KEY = (
+    "this is the host's lobby: open the link `we serve` printed in its terminal when it started,"
+    ' after "Host (keep this link to yourself):" (it ends in ?k=...); players and the TV get'
+    " their links from the host's lobby"
+)
+
+
 def create_app(
     directory: Path | None, base_url: str, host_key: str, library: LibraryPool | None = None
 ) -> FastAPI:
@@ -382,6 +390,8 @@ def create_app(
         if role is None:
             if _key_text(request):
                 raise ApiError(401, "that is not a key of this service")
+            if request.url.path == "/":
+                raise ApiError(401, LOBBY_WITHOUT_KEY)
             raise ApiError(401, "a key is needed (?k=KEY or Authorization: Bearer KEY)")
         return role
 

@@ -243,6 +243,11 @@ class LiveGame:
         if role.kind != HOST and not state.is_over:
             fingerprint = None
         data.update(game=self.game, seq=seq, fingerprint=fingerprint)
+        sealed = self.sealed() if seq == self.head else None
+        if sealed is not None:
+            # Sealed into the folder's season: its log is final, nothing is offered (Table refuses).
+            data.update(sealed=sealed, legal=[])
+            return plain(data)
         undoes = None
         if role.kind == HOST:
             # What the Undo button takes back, in the recorder's words; the events after `seq`
@@ -251,6 +256,12 @@ class LiveGame:
             data["undoes"] = undoes
         data["legal"] = legal_for(state, role, undoes)
         return plain(data)
+
+    def sealed(self) -> str | None:
+        """Why nothing may be added to this game's log, when its folder's season sealed it."""
+        from service.table import sealed_sentence
+
+        return sealed_sentence(self, self.game)
 
     def sentence(self, seq: int, role: Role) -> str:
         event = self.events[seq - 1]

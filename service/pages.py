@@ -11,6 +11,7 @@ import segno
 from service.keys import HOST, SEAT, TABLE, Role
 from service.live import Folder, LiveGame
 from wecore.rulesets import HOUSE_RULES, Shape
+from wecore.wording import counted
 
 
 def qr_svg(url: str, title: str) -> str:
@@ -26,7 +27,7 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
         envelopes = list(game.envelopes)
         head = game.head
         now = game.view_object(head, role) if head else {}
-        legal, undoes = now.get("legal", []), now.get("undoes")
+        legal, undoes, sealed = now.get("legal", []), now.get("undoes"), now.get("sealed")
         fingerprint = game.fingerprint(head)
         over = game.state.is_over
     if role.kind != HOST and not over:
@@ -40,6 +41,7 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
         "host": role.kind == HOST,
         "legal": legal,
         "undoes": undoes,
+        "sealed": sealed,
         "stopped": game.stopped,
         "play": f"/api/v1/games/{game.game}/play?k={key}",
         "seal": f"/api/v1/games/{game.game}/seal" if role.kind == HOST else None,
@@ -68,7 +70,9 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin: 0 0 0.4rem; }
 form, fieldset { display: grid; gap: 0.5rem; max-width: 32rem; }
 fieldset { border: 1px solid #c9c6bd; border-radius: 0.5rem; }
 label { display: grid; gap: 0.2rem; }
-input, button { font: inherit; min-height: 2.5rem; padding: 0.2rem 0.5rem; }
+input, button { font: inherit; min-height: 2.5rem; padding: 0.2rem 0.5rem; max-width: 100%;
+  box-sizing: border-box; }
+label, fieldset { min-width: 0; } label { grid-template-columns: minmax(0, 1fr); } input { min-width: 0; }
 #start-error { color: #b3261e; font-weight: 600; }
 .error { font-size: 1.25rem; padding-top: 2rem; } .error h1 { font-size: 1.8rem; color: #b3261e; }
 a { color: #0b57d0; overflow-wrap: anywhere; }
@@ -175,7 +179,8 @@ def _season_line(folder: Any) -> str:
     fp = reading.fingerprint or "not proven: see `we season verify`"
     return (
         f'<p id="season">Season {html.escape(reading.season.name or SEASON_FILE)}:'
-        f" {len(reading.season.games)} games sealed · season fingerprint <code>{html.escape(fp)}</code></p>"
+        f" {counted(len(reading.season.games), 'game')} sealed"
+        f" · season fingerprint <code>{html.escape(fp)}</code></p>"
     )
 
 
@@ -226,4 +231,4 @@ def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str,
         f"{_house_rule_fields()}"
         '<button type="submit">Start (gift lists dealt at random)</button><p id="start-error"></p></form>'
     )
-    return _plain_page("White Elephant: games", "".join(parts), _START_SCRIPT)
+    return _plain_page("White Elephant: games", "<main>" + "".join(parts) + "</main>", _START_SCRIPT)

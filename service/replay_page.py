@@ -29,6 +29,7 @@ from wecore.narrate import describe
 from wecore.replay import steps, voided_by
 from wecore.scoring import Scoreboard, score
 from wecore.state import GameState
+from wecore.turns import FIRST_OPEN, STILL_TO_BRING
 from wecore.views import redact_log, view
 
 TEMPLATE_NAME = "replay_template.html"
@@ -79,6 +80,8 @@ def render_html(
         "viewer": seat,
         "fingerprint": fingerprint,
         "fingerprint_label": fingerprint_label,
+        # The start of a party in wecore's words (the recorder says the same).
+        "wording": {"first_open": FIRST_OPEN, "still_to_bring": STILL_TO_BRING},
         "cut": cut,
         "colours": [c.value for c in COLOURS],
         "letters": {c.letter: c.value for c in COLOURS},

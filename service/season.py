@@ -308,6 +308,15 @@ def _game_finding(sealed: SealedGame, check: Check, locate: Locate) -> str | Non
         what = f"line {first.line}: {first.message}" if first else "its chain is broken"
         return f"its log is damaged ({what}), so it cannot prove fingerprint {sealed.fingerprint}"
     last_hash = report.lines[-1]["hash"] if report.lines else None
+    grown = len(report.lines) > sealed.events and report.lines[sealed.events - 1].get("hash") == sealed.hash
+    if report.game == sealed.game and last_hash != sealed.hash and grown:
+        # Its sealed events are all there, unchanged: events were added after the seal.
+        return (
+            f"extended: {source.label} now holds {report.events} events, {report.events - sealed.events}"
+            f" more than the {sealed.events} sealed (those are unchanged, fingerprint {sealed.fingerprint});"
+            " what came after is not in the season: put the log back as it was sealed, or play the"
+            " change as a new game"
+        )
     if report.game != sealed.game or last_hash != sealed.hash:
         now = f"game {report.game!r}, " if report.game != sealed.game else ""
         return (
@@ -347,3 +356,37 @@ def folder_season(directory: Path) -> LedgerReading | None:
     """The folder's season as the lobby shows it; None when nothing was sealed yet."""
     ledger = directory / SEASON_FILE
     return read_ledger(ledger) if ledger.is_file() else None
+
+
+# A folder's ledger read once per change of the file ((size, mtime_ns) -> its reading).
+_LEDGERS: dict[Path, tuple[tuple[int, int], LedgerReading]] = {}
+
+
+def sealed_beside(log_path: Path, game_id: str | None) -> tuple[Path, SealedGame] | None:
+    """The entry of the SEASON_FILE beside a game's log that sealed that log (same game id, same
+    file), or None: a sealed game's log is final (service.table refuses to add to it)."""
+    if game_id is None:
+        return None
+    ledger = log_path.parent / SEASON_FILE
+    try:
+        st = ledger.stat()
+    except OSError:
+        return None
+    key = ledger.resolve()
+    stamp = (st.st_size, st.st_mtime_ns)
+    cached = _LEDGERS.get(key)
+    if cached is not None and cached[0] == stamp:
+        reading = cached[1]
+    else:
+        reading = read_ledger(ledger)
+        _LEDGERS[key] = (stamp, reading)
+    for sealed in reading.season.games:
+        where = sealed.source.get("file")
+        if sealed.game != game_id or where is None:
+            continue
+        try:
+            if (ledger.parent / where).samefile(log_path):
+                return ledger, sealed
+        except OSError:
+            continue
+    return None

@@ -52,6 +52,7 @@ __all__ = [
     "Happened",
     "Open",
     "Outcome",
+    "Sealed",
     "Standing",
     "Steal",
     "Swap",
@@ -70,6 +71,25 @@ TableCommand = Open | Steal | Bring | Swap | Undo | AddNote | BreakTie | DealLis
 
 class Damaged(Refused):
     """The log cannot be added to (a torn or edited line): the sentence says where and what to do."""
+
+
+class Sealed(Refused):
+    """The game is sealed into its folder's season ledger: its log is final (no move, no undo)."""
+
+
+def sealed_sentence(game: LiveGame, game_id: str | None) -> str | None:
+    """Why nothing may be added to the game's log, when its folder's season ledger sealed it."""
+    from service.season import sealed_beside
+
+    found = sealed_beside(game.path, game_id)
+    if found is None:
+        return None
+    ledger, sealed = found
+    return (
+        f"{sealed.game} is sealed into the season ({ledger.name}, line {sealed.line}, fingerprint"
+        f" {sealed.fingerprint}): its log is final, so nothing can be undone or added; to change"
+        " the result, play or record the game again as a new game"
+    )
 
 
 @dataclass(frozen=True)
@@ -215,6 +235,9 @@ class Table:
             now = self.look()
             if now.damage is not None:
                 raise Damaged(now.damage)
+            sealed = sealed_sentence(self.game, now.game)
+            if sealed is not None:
+                raise Sealed(sealed)
             if expect is not None and expect != now.head:
                 raise StaleHead(expect, now.head)
             events, plan = self._decide(now, command)

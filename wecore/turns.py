@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wecore.moves import Steal, Swap, legal_moves
-from wecore.rules import gift_refusal
+from wecore.rules import gift_refusal, no_steal_reason
 from wecore.state import GameState, Phase
 from wecore.views import SeatView
 
@@ -61,6 +61,17 @@ def turn_of_view(sv: SeatView) -> Turn:
     )
 
 
+# How the start of a party reads on every face (the recorder's next line, the TV, the phones):
+# while the party's gifts that were not brought go down unseen at its first open, and while
+# the dealt attics' gifts are still to be brought (each bring is a move then).
+FIRST_OPEN = "{starter} opens first; the gifts not brought yet go down unseen ({waiting})"
+STILL_TO_BRING = "Gifts still to bring: {waiting}"
+
+
+def _first_open(t: Turn) -> str:
+    return FIRST_OPEN.format(starter=t.starter, waiting=t.waiting_text)
+
+
 # The recorder allows the gift lists to be undone before the first gift is brought: until they
 # are given again the game is setting up, and the table is told how to give them.
 LISTS_AGAIN = "Give the gift lists again: `lists Ann=RGY,Bob=BGO,...` (one NAME=COLOURS per player)."
@@ -92,7 +103,7 @@ def status_line(t: Turn) -> str:
     return _worded(
         t,
         playing=f"Party {t.party}/{t.parties}: {t.to_move} to move.",
-        first_open=waiting,
+        first_open=f"Party {t.party}/{t.parties}: {_first_open(t)}.",
         bringing=waiting,
         over="The game is over.",
         otherwise=_not_under_way(t),
@@ -102,14 +113,12 @@ def status_line(t: Turn) -> str:
 
 def table_heading(t: Turn) -> str:
     """The line above a replay's table: "Party 2 of 3: Cat to move."."""
-    waiting = (
-        f"Party {t.party} of {t.parties}: {t.starter} opens first; gifts still to come from {t.waiting_text}."
-    )
+    party = f"Party {t.party} of {t.parties}: "
     return _worded(
         t,
         playing=f"Party {t.party} of {t.parties}: {t.to_move} to move.",
-        first_open=waiting,
-        bringing=waiting,
+        first_open=party + _first_open(t) + ".",
+        bringing=party + STILL_TO_BRING.format(waiting=t.waiting_text) + ".",
         over="The game is over.",
         otherwise=_not_under_way(t),
         swapping=(
@@ -124,8 +133,8 @@ def next_up(t: Turn) -> str:
     return _worded(
         t,
         playing=f"{t.to_move} to move.",
-        first_open=f"{t.starter} opens first (gifts not recorded go down unseen).",
-        bringing=f"Gifts still to bring: {t.waiting_text} (`bring PLAYER CARD`).",
+        first_open=_first_open(t) + ".",
+        bringing=STILL_TO_BRING.format(waiting=t.waiting_text) + " (`bring PLAYER CARD`).",
         over="The game is over.",
         otherwise=LISTS_AGAIN if t.phase is Phase.SETTING_UP else "",
         swapping=f"{t.starter} started this party and may swap: `swap PLAYER`, or `keep`.",
@@ -166,7 +175,9 @@ def _why_nothing_to_steal(state: GameState, refused: str) -> str:
     every steal; without what the refusal already said."""
     reasons = {card: gift_refusal(state, card, holder) or "" for holder, card in state.holdings.items()}
     distinct = set(reasons.values())
-    if len(distinct) == 1:
+    if len(distinct) == 1 and no_steal_reason(state) is not None:
+        # One reason for the whole table (not a gift's own lock or freeze): said once. A gift's
+        # own reason names the gift, whether one gift is held or several.
         reason = distinct.pop()
         return "" if reason in refused else reason
     return "; ".join(f"{card}: {reason}" for card, reason in reasons.items() if reason not in refused)

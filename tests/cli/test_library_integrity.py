@@ -190,3 +190,25 @@ def test_games_search_finds_a_title_a_player_and_a_note_added_later(tmp_path, li
     assert found('nobody "*') == []
     text = we("games", "--search", "fruitcake", "--db", library)
     assert "vector-two" in text.stdout and "1 game in" in text.stdout
+
+
+def test_a_games_notes_in_the_library_are_one_a_line_not_run_together(tmp_path):
+    """Datasette shows `games.notes`: two notes are two lines, not one sentence."""
+    from weharness import ROOT
+
+    library = tmp_path / "lib.db"
+    night = ROOT / "replays" / "game-night-3p.jsonl"
+    assert we("import", night, "--db", library).exit_code == 0
+    with sqlite3.connect(library) as conn:
+        (notes,) = conn.execute("SELECT notes FROM games").fetchone()
+    assert notes.splitlines() == [
+        "Dinner break: Jonas made lasagne",
+        "Priya's cat walked across the table; no cards moved",
+    ]
+    # A note appended after the import goes on a line of its own too.
+    objs = [orjson.loads(line) for line in night.read_bytes().splitlines()]
+    note = {**objs[-1], "type": "note", "data": {"text": "Coffee"}}
+    assert we("import", sealed(tmp_path / "more.jsonl", [*objs, note]), "--db", library).exit_code == 0
+    with sqlite3.connect(library) as conn:
+        (notes,) = conn.execute("SELECT notes FROM games").fetchone()
+    assert notes.splitlines()[-2:] == ["Priya's cat walked across the table; no cards moved", "Coffee"]

@@ -128,6 +128,8 @@ def test_resuming_shows_the_table(tmp_path):
     assert "Ann \u2190 to move" in out  # the table, with who holds what
     assert "Locked: R7" in out
     assert "Ann can open a gift (`open CARD`); nothing can be stolen now" in out
+    # One locked gift is named, as each is when several are held.
+    assert "nothing can be stolen now (R7: Bob just stole it and no gift has been opened since)" in out
 
 
 def test_ctrl_c_is_a_quit_with_exit_0(tmp_path):

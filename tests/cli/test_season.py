@@ -297,3 +297,32 @@ def test_a_noted_fingerprint_is_twelve_hex_digits_and_must_be_the_ledgers(folder
     other = "0" * 12 if noted != "0" * 12 else "1" * 12
     wrong = we("season", "verify", ledger, "--fingerprint", other)
     assert wrong.exit_code == 1 and f"not {other} as noted" in wrong.stdout
+
+
+def test_a_log_that_only_grew_after_its_seal_is_extended_not_swapped(folder: Path) -> None:
+    from service.table import Table, Undo
+
+    ledger = folder / "club.jsonl"  # not the folder's season.jsonl: the table does not know it
+    added = we("season", "add", ledger, folder / "game-night-3p.jsonl")
+    assert added.exit_code == 0 and ": 1 game sealed;" in added.stdout
+    assert ": 1 game, every one as sealed;" in we("season", "verify", ledger).stdout
+    assert ": 1 game\n" in we("season", "show", ledger).stdout
+    Table.of_file(folder / "game-night-3p.jsonl").move(Undo(reason="a late change of mind"))
+    verified = we("season", "verify", ledger)
+    assert verified.exit_code == 1 and ": 1 problem;" in verified.stdout
+    assert "extended:" in verified.stdout + verified.stderr
+    assert "swapped" not in verified.stdout + verified.stderr
+    # A log cut back is still "swapped" (the sealed last hash is gone).
+    _cut(REPLAYS / "game-night-3p.jsonl", folder / "game-night-3p.jsonl", 10)
+    assert "swapped:" in (cut := we("season", "verify", ledger)).stdout + cut.stderr
+
+
+def test_a_game_sealed_beside_its_log_is_final_for_the_table(folder: Path) -> None:
+    from service.table import Sealed, Table, Undo
+
+    game = folder / "game-night-3p.jsonl"
+    before = game.read_bytes()
+    assert we("season", "add", folder / "season.jsonl", game).exit_code == 0
+    with pytest.raises(Sealed, match=r"is sealed into the season .*nothing can be undone or added"):
+        Table.of_file(game).move(Undo())
+    assert game.read_bytes() == before

@@ -257,7 +257,7 @@ def test_line_editing_history_completion_toolbar_and_ctrl_c(tmp_path):
     child = Terminal(spawn([*new_game, "--lists", "Ann=RGY,Bob=BGO,Cat=RBO", "--db", str(db)], ROOT, env))
     child.expect("party 1 \u00b7 Ann>")
     # The toolbar: party, whose turn, what can be opened and stolen, scores so far.
-    child.expect("Party 1/9: Ann opens first (gifts not recorded go down unseen).")
+    child.expect("Party 1/9: Ann opens first; the gifts not brought yet go down unseen (Ann, Bob, Cat).")
     child.expect("Open: an unseen gift  Steal: nothing")
     child.expect("Scores: Ann 0, Bob 0, Cat 0")
     child.sendline("open R7")
@@ -519,3 +519,26 @@ def test_the_prompt_follows_the_log_while_it_waits(tmp_path):
     assert "Bob steals R7 from Ann" in plain
     fingerprint = read_log(log)[-1]["hash"][7:19]
     assert f"Saved: 7 events in {log}" in plain and fingerprint in plain
+
+
+def test_the_recorder_at_a_terminal_refuses_an_undo_on_a_sealed_game(tmp_path):
+    game = tmp_path / "night.jsonl"
+    game.write_bytes((ROOT / "replays" / "game-night-3p.jsonl").read_bytes())
+    sealed = subprocess.run(
+        [sys.executable, "-m", "cli.main", "season", "add", str(tmp_path / "season.jsonl"), str(game)],
+        cwd=ROOT, env=terminal_env(), capture_output=True, text=True,
+    )  # fmt: skip
+    assert sealed.returncode == 0, sealed.stderr
+    before = game.read_bytes()
+    child = spawn(["record", str(game)], ROOT, terminal_env())
+    child.expect(">")
+    child.sendline("undo")
+    child.expect("nothing can be undone or added")
+    child.sendline("note one more thing")
+    child.expect("nothing can be undone or added")
+    child.sendline("quit")
+    _, said = finish(child)
+    plain = ANSI.sub("", said)
+    assert "is sealed into the season (season.jsonl, line 2" in plain, plain
+    assert "play or record the game again as a new game" in plain
+    assert game.read_bytes() == before

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from chromium import launched_chromium
-from served import ARTIFACTS, Server, key_of, move, new_game, start_server
+from served import ARTIFACTS, Server, key_of, move, new_game, start_server, we
 
 TV = {"width": 1920, "height": 1080}
 LAPTOP = {"width": 1280, "height": 900}
@@ -334,7 +334,11 @@ def test_the_hosts_undo_button_says_what_it_takes_back(server: Server, browser: 
     host.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
     undo.click()
     host.wait_for_timeout(300)
-    assert asked == [opened.replace("Undo: ", "Undo ") + "?"]
+    # The confirm names the move in full, then what undoing it does.
+    assert asked == [
+        opened.replace("Undo: ", "Undo ") + "?\n\nIt stays in the log, voided by a new event, and the game"
+        " goes back to just before it."
+    ]
     assert len((server.directory / f"{gid}.jsonl").read_text().splitlines()) == 6
     host.once("dialog", lambda dialog: dialog.accept())
     undo.click()
@@ -348,3 +352,48 @@ def test_the_hosts_undo_button_says_what_it_takes_back(server: Server, browser: 
     assert [x["data"]["voids"] for x in lines[6:]] == [6, 5]  # the gifts from the phones stay
     host.close()
     ann.close()
+
+
+def test_the_bare_address_says_where_the_hosts_link_is_and_the_tv_footer_reads(
+    server: Server, browser: Any
+) -> None:
+    page = browser.new_page(viewport=PHONE)
+    response = page.goto(server.url + "/")
+    assert response is not None and response.status == 401
+    said = page.locator("main").inner_text()
+    printed = "Host (keep this link to yourself):"
+    assert printed in said and "we serve" in said, said
+    assert any(line.startswith(printed) for line in server.output)  # what the page names is printed
+    game = new_game(server, title="Footer")
+    page.goto(game["links"]["table"])
+    live(page)
+    footer = page.locator("#download-box").inner_text()
+    assert "this page holds only what a spectator could know" in footer, footer
+    page.close()
+
+
+def test_the_start_of_a_party_reads_the_same_on_the_tv_the_phones_and_the_recorder(
+    server: Server, browser: Any
+) -> None:
+    from wecore.turns import FIRST_OPEN
+
+    game = new_game(server, title="Same words")  # dealer Cat: Ann starts; no attics dealt
+    said = FIRST_OPEN.format(starter="Ann", waiting="Ann, Ben, Cat")
+    pages = {
+        "tv": (game["links"]["table"], TV),
+        "Ann": (game["links"]["seats"]["Ann"], PHONE),
+        "Ben": (game["links"]["seats"]["Ben"], PHONE),
+    }
+    for who, (url, viewport) in pages.items():
+        page = browser.new_page(viewport=viewport)
+        page.goto(url)
+        live(page)
+        assert page.inner_text("#to-move") == said, who
+        assert "waiting" not in page.inner_text("#phase-label").lower(), who
+        if who == "Ann":  # and what she is offered agrees: she opens
+            assert page.locator("#moves button.move", has_text="Open the gift turned over").count() == 1
+        page.close()
+    assert server.directory is not None
+    (log,) = [p for p in server.directory.glob("*.jsonl") if game["id"] in p.read_text()[:300]]
+    recorder = we("record", log, input="")
+    assert said + "." in recorder.stdout, recorder.stdout

@@ -22,6 +22,7 @@ REPLAYS = ROOT / "replays"
 TIE = "new-years-eve-2026"  # tie-5p.jsonl
 NIGHT = "game-night-2026-12-05"  # game-night-3p.jsonl
 WAIT_MS = 15_000
+TIE_EVENTS = len((REPLAYS / "tie-5p.jsonl").read_text().splitlines())
 
 
 @pytest.fixture(scope="module")
@@ -74,11 +75,19 @@ def test_sealing_through_the_api_and_the_lobby_fingerprint(server: Server, folde
         assert sealed.status_code == 200, sealed.text
         again = c.post(f"/api/v1/games/{TIE}/seal")
         assert again.status_code == 409 and "already sealed" in again.json()["error"]
+        # A sealed game's log is final: an undo is refused, with why and what to do instead.
+        head = TIE_EVENTS
+        undo = c.post(f"/api/v1/games/{TIE}/moves", json={"expect": head, "move": {"type": "undo"}})
+        assert undo.status_code == 422, undo.text
+        assert "is sealed into the season" in undo.json()["error"]
+        assert "play or record the game again as a new game" in undo.json()["error"]
+        assert len((folder / "tie-5p.jsonl").read_text().splitlines()) == TIE_EVENTS
         listed = [g["id"] for g in c.get("/api/v1/games").json()]
         lobby = c.get("/").text
     assert sorted(listed) == sorted([TIE, NIGHT])  # the ledger is no game
     fingerprint = sealed.json()["season"]["fingerprint"]
     assert f"season fingerprint <code>{fingerprint}</code>" in lobby
+    assert ": 1 game sealed · season" in lobby  # not "1 games"
     verified = we("season", "verify", folder / "season.jsonl", "--json")
     assert verified.returncode == 0, verified.stdout
     assert json.loads(verified.stdout)["fingerprint"] == fingerprint
@@ -115,12 +124,33 @@ def test_the_pages_at_the_end_of_a_game(server: Server, folder: Path, browser: A
     host = browser.new_page(viewport={"width": 1280, "height": 900})
     host.on("pageerror", lambda exc: problems.append(str(exc)))
     host.goto(f"{server.url}/t/{NIGHT}?k={server.host_key}")
+    undo = host.wait_for_selector("button.move[data-move*=undo]", timeout=WAIT_MS)
+    # The confirm names the move taken back in full and what undoing does; dismissed, nothing is sent.
+    asked: list[str] = []
+
+    def dismiss(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    host.once("dialog", dismiss)
+    undo.click()
+    confirm = r"Undo event \d+, \w+ .+\?\n\nIt stays in the log, voided by a new event"
+    assert asked and re.match(confirm, asked[0]), asked
     host.click("#seal", timeout=WAIT_MS)
     host.wait_for_function(
         "() => document.getElementById('seal-result').textContent.startsWith('Sealed.')", timeout=WAIT_MS
     )
+    # Sealed: the undo is gone at once, and after a reload too; the seal button stays pressed.
+    assert host.query_selector("button.move[data-move*=undo]") is None
+    said = host.inner_text("#seal-result")
+    assert "(1 game)" in said or (" games)" in said and "(1 games)" not in said)
+    host.reload()
+    host.wait_for_selector("#seal", timeout=WAIT_MS)
+    assert host.query_selector("button.move[data-move*=undo]") is None
+    assert host.is_disabled("#seal")
+    assert "sealed into the season" in host.inner_text("#moves")
     ledger = (folder / "season.jsonl").read_text().splitlines()
     assert json.loads(ledger[-1])["data"]["game"] == NIGHT
     fingerprint = json.loads(ledger[-1])["hash"][7:19]
-    assert fingerprint in host.inner_text("#seal-result")
+    assert fingerprint in said
     assert not problems, problems
