@@ -9,7 +9,12 @@ import tempfile
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
+import freezegun
 import pytest
+
+# pytest times each test with `_pytest.timing`, which freezegun would freeze with the test's clock:
+# --durations then printed 1,795,677,250 s for a fixture that froze time (tests/store's `frozen`).
+freezegun.configure(extend_ignore_list=["_pytest.timing"])
 
 # Tests run from a fresh clone without installing too.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
