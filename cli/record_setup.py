@@ -42,8 +42,9 @@ def is_interactive() -> bool:
         return False
 
 
-def _rejected_option(option: str, exc: WeError | Refused) -> CommandFailed:
-    return CommandFailed(f"{option}: {exc}")
+def _rejected_option(option: str, exc: WeError | Refused | str) -> click.UsageError:
+    """A flag's value that cannot start the game is a usage error (exit 2), as a missing flag is."""
+    return click.UsageError(f"{option}: {exc}")
 
 
 def _by_player(state: GameState, entries: list[tuple[str, str]], option: str) -> dict[str, str]:
@@ -55,7 +56,7 @@ def _by_player(state: GameState, entries: list[tuple[str, str]], option: str) ->
         except WeError as exc:
             raise _rejected_option(option, exc) from None
         if player in out:
-            raise CommandFailed(f"{option}: {player} is given twice")
+            raise _rejected_option(option, f"{player} is given twice")
         out[player] = value
     return out
 
@@ -114,14 +115,14 @@ def set_up(
             click.prompt("Title of the game (Enter for none)", default="", show_default=False).strip() or None
         )
     if (refusal := title_refusal(title)) is not None:
-        raise CommandFailed(f"--title: {refusal}")
+        raise _rejected_option("--title", refusal)
     if players is None:
         names = click.prompt("Players, in clockwise seat order (e.g. Ann,Bob,Cat)", value_proc=check_players)
     else:
         names = parse_players(players)
         clash = names_clash(names)
         if clash:
-            raise CommandFailed(f"--players: {clash}")
+            raise _rejected_option("--players", clash)
         try:
             _start(names, names[0] if names else "", options_for(len(names)), title)
         except Refused as exc:

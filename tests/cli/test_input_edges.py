@@ -321,7 +321,7 @@ def test_record_on_someone_elses_database_says_what_it_is(tmp_path: Path) -> Non
 
 def test_an_overlong_title_is_a_title_error(tmp_path: Path) -> None:
     result = run_we("record", tmp_path / "t.jsonl", "--title", "T" * 500, *SET_UP)
-    assert result.returncode == 1 and "--title: the title is longer than 200 characters" in one_line(result)
+    assert result.returncode == 2 and "--title: the title is longer than 200 characters" in one_line(result)
 
 
 @pytest.mark.parametrize("depth", [65, 1024, 1025, 5000])
@@ -346,7 +346,7 @@ def test_control_characters_in_names_and_titles_are_refused(tmp_path: Path, opti
     flags[option] = value
     result = run_we("record", "--no-library", log, *[x for pair in flags.items() for x in pair])
     line = one_line(result)
-    assert result.returncode == 1 and f"{option}: " in line and "control character" in line, line
+    assert result.returncode == 2 and f"{option}: " in line and "control character" in line, line
     assert not log.exists()
 
 

@@ -128,14 +128,17 @@ def test_new_game_flags_on_an_existing_file_are_a_usage_error(tmp_path):
         (["--attics", "Ann=R1 P2"], "'P2' is not a card"),
     ],
 )
-def test_set_up_refused_by_the_rules_is_one_line_and_exit_1(tmp_path, args, message):
+def test_set_up_refused_by_the_rules_is_one_usage_line_and_exit_2(tmp_path, args, message):
+    """A flag whose value cannot start a game is a usage error, exit 2, as a missing flag is."""
     base = dict(zip(NEW3[::2], NEW3[1::2], strict=True))
     for flag, value in zip(args[::2], args[1::2], strict=True):
         base[flag] = value
     log = tmp_path / "g.jsonl"
     result = we("record", log, *[x for kv in base.items() for x in kv], input="")
-    assert result.exit_code == 1, result.stdout + result.stderr
-    assert message in one_error_line(result)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("we record: error: ") and line.endswith("(see 'we record --help')"), line
+    assert message in line and "Traceback" not in result.stdout
     assert not log.exists()
 
 

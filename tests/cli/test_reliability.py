@@ -480,7 +480,7 @@ def test_record_on_a_library_does_not_send_the_user_to_repair(library: Path) -> 
 def test_an_over_long_name_is_cut_in_the_error(tmp_path: Path) -> None:
     players = "Ann,Bob," + "Z" * 5000
     result = we("record", tmp_path / "x.jsonl", "--players", players, "--dealer", "Ann", "--lists", "x")
-    assert result.exit_code == 1 and "must be 1 to" in result.stderr
+    assert result.exit_code == 2 and "must be 1 to" in result.stderr
     assert len(result.stderr) < 200, len(result.stderr)
 
 
