@@ -22,8 +22,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from eventstore.errors import ConnectionLostError, StoreError
+from service.guard import Guard, allowed_names
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from service.live import Folder, LiveGame, redact_envelope
 
@@ -196,10 +198,14 @@ async def read_body(request: Request, model: Any) -> Any:
     if length is not None and length.isdigit() and int(length) > BODY_LIMIT:
         raise ApiError(413, f"the body is over {BODY_LIMIT // 1024} KiB")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > BODY_LIMIT:
-            raise ApiError(413, f"the body is over {BODY_LIMIT // 1024} KiB")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > BODY_LIMIT:
+                raise ApiError(413, f"the body is over {BODY_LIMIT // 1024} KiB")
+    except ClientDisconnect:
+        # A phone that hangs up mid-body: nobody is left to answer, and nothing to log.
+        raise ApiError(400, "the client hung up before the body ended") from None
     try:
         data = orjson.loads(bytes(body))
     except orjson.JSONDecodeError:
@@ -258,7 +264,11 @@ def _log_problem(message: str) -> None:
 
 
 def create_app(
-    directory: Path | None, base_url: str, host_key: str, library: LibraryPool | None = None
+    directory: Path | None,
+    base_url: str,
+    host_key: str,
+    library: LibraryPool | None = None,
+    names: tuple[str, ...] = (),
 ) -> FastAPI:
     """The app for the games of `directory`, or of a PostgreSQL `library` (`we serve --db`)."""
     keys = KeyRing(host_key)
@@ -317,6 +327,8 @@ def create_app(
     )
     app.state.folder = folder
     app.state.keys = keys
+    # Host allow-list, JSON-only writes from our own origin, and the headers of every answer.
+    app.add_middleware(Guard, names=allowed_names(base_url, names))
     app.state.stopping = stopping
 
     original_openapi = app.openapi
