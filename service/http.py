@@ -40,6 +40,7 @@ from service.play import (
     set_up_events,
 )
 from service.table import AddNote, BreakTie, Bring, Open, Steal, Swap, Table, Undo, resolve_player
+from wecore.names import look_alike_sentence
 
 BODY_LIMIT = 16 * 1024
 KEEPALIVE_SECONDS = 10
@@ -454,7 +455,7 @@ def create_app(
     async def create_game(request: Request) -> JSONResponse:
         host_only(request, "start a game")
         spec: NewGame = await read_body(request, NewGame)
-        refusal = bot_refusal(spec.bots, spec.players, spec.deal_attics)
+        refusal = look_alike_sentence(spec.players) or bot_refusal(spec.bots, spec.players, spec.deal_attics)
         if refusal is not None:
             raise ApiError(422, refusal)
         events = await asyncio.to_thread(_new_game_events, spec)

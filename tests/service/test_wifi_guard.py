@@ -177,3 +177,14 @@ def test_the_pages_work_under_their_policy(server: Server, browser: Any) -> None
         assert not [p for p in problems if "Content Security Policy" in p or "Refused" in p], (name, problems)
         assert not problems, (name, problems)
         page.close()
+
+
+@pytest.mark.parametrize("players", [["Ann", "\u0410nn", "Cat"], ["Ann", "Ann\u200b", "Cat"]])
+def test_a_new_game_of_look_alike_players_is_refused(server: Server, players: list[str]) -> None:
+    with server.host as c:
+        listed = len(c.get("/api/v1/games").json())
+        refused = c.post("/api/v1/games", json={"players": players, "dealer": "Cat"})
+        assert refused.status_code == 422, refused.text
+        error = refused.json()["error"]
+        assert "cannot be told apart" in error and repr(players[1]) in error
+        assert len(c.get("/api/v1/games").json()) == listed
