@@ -123,12 +123,13 @@ def set_up(
         clash = names_clash(names)
         if clash:
             raise CommandFailed(f"--players: {clash}")
-        if (look_alike := look_alike_sentence(names)) is not None:
-            raise click.UsageError(f"--players: {terminal_safe(look_alike)}")
         try:
             _start(names, names[0] if names else "", options_for(len(names)), title)
         except Refused as exc:
             raise _rejected_option("--players", exc) from None
+        # After the rules (the same name twice is theirs): names a person cannot tell apart.
+        if (look_alike := look_alike_sentence(names)) is not None:
+            raise click.UsageError(f"--players: {terminal_safe(look_alike)}")
     probe = fold(_start(names, names[0], options_for(len(names)), title))
 
     def check_dealer(text: str) -> str:
