@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from eventstore.errors import ConnectionLostError, StoreError
-from service.guard import Guard, allowed_names
+from service.guard import STATE_CHANGING, Guard, allowed_names
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from service.live import Folder, LiveGame, redact_envelope
 
@@ -344,6 +344,7 @@ def create_app(
                 "properties": {"error": {"type": "string"}, "head": {"type": "integer"}},
                 "required": ["error"],
             }
+            _guard_responses(schema)
             app.openapi_schema = schema
         return app.openapi_schema
 
@@ -644,6 +645,18 @@ def create_app(
         return HTMLResponse(live_page(game, role, key), headers=_PAGE_HEADERS)
 
     return app
+
+
+def _guard_responses(schema: dict[str, Any]) -> None:
+    """The guard's refusals (service/guard.py) in every operation's documented answers."""
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for operations in schema.get("paths", {}).values():
+        for method, operation in operations.items():
+            answers = operation.setdefault("responses", {})
+            answers.setdefault("421", {"description": "Not this server's host name", "content": error})
+            if method.upper() in STATE_CHANGING:
+                answers.setdefault("403", {"description": "From another site's page", "content": error})
+                answers.setdefault("415", {"description": "Not application/json", "content": error})
 
 
 # Twelve hex digits or more: a fingerprint, or a part of a line's hash a message quotes.
