@@ -170,6 +170,11 @@ def print_text(result: AuditResult) -> None:
         count = len(result.problems) + result.problems_omitted
         details += f", {count:,} problem{'s' if count != 1 else ''}"
     out.print(details)
+    for warning in result.warnings:
+        line = Text("  ")
+        line.append("warning", style="bold yellow")
+        line.append(f": {one_line(warning)}")
+        out.print(line)
     for problem in result.problems:
         line = Text(f"  line {problem.line}: ")
         line.append(problem.kind, style="bold red")

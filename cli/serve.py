@@ -59,7 +59,17 @@ def _shortened(text: str, keep: int = 80) -> str:
     "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0: any free port."
 )
 @click.option("--lan", is_flag=True, help="Listen on every interface, so phones on this network can join.")
-def serve(games_dir: Path | None, db_url: str | None, host: str | None, port: int, lan: bool) -> None:
+@click.option(
+    "--name",
+    "names",
+    multiple=True,
+    metavar="NAME",
+    help="A host name the server also answers to (a LAN name such as party.local); repeatable. "
+    "Requests for any other name are refused (421).",
+)
+def serve(
+    games_dir: Path | None, db_url: str | None, host: str | None, port: int, lan: bool, names: tuple[str, ...]
+) -> None:
     """Serve the game logs of GAMES_DIR: a live table for the TV, a page per seat for the phones,
     and the JSON API of docs/service.md. `we record` can keep writing to the same files.
 
@@ -125,7 +135,8 @@ def serve(games_dir: Path | None, db_url: str | None, host: str | None, port: in
     if ":" in shown:
         shown = f"[{shown}]"
     base_url = f"http://{shown}:{port}"
-    app = create_app(games_dir, base_url, host_key, library=library)
+    own_names = (*names, bind if ":" not in bind else f"[{bind}]") if bind not in ("0.0.0.0", "::") else names
+    app = create_app(games_dir, base_url, host_key, library=library, names=own_names)
     host_url = f"{base_url}/?k={host_key}"
     echo(f"Serving the games in {where} at {base_url}")
     echo(f"Host (keep this link to yourself): {host_url}")

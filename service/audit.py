@@ -43,6 +43,7 @@ class AuditResult:
     problems_omitted: int = 0  # problems beyond those listed, counted only
     stored_fingerprint: str | None = None  # what the last line claims, proven or not
     broken_at: int | None = None  # the first line failing integrity
+    warnings: list[str] = field(default_factory=list)  # said, but not failing the game
 
     @property
     def ok(self) -> bool:
@@ -73,6 +74,7 @@ class AuditResult:
             "complete": self.complete,
             "problems": [{"seq": p.line, "kind": p.kind, "message": p.message} for p in self.problems],
             "problems_omitted": self.problems_omitted,
+            "warnings": list(self.warnings),
         }
         # Final scores only for a clean, complete game: anything else would be a verdict on a
         # game that did not end, or on a log that cannot be trusted.
@@ -127,6 +129,12 @@ def audit_one(
         folded_to=state.seq,  # every folded event counts one, and folding starts at line 1
         problems_omitted=report.problems_omitted,
     )
+    from wecore.names import look_alike_sentence
+
+    # Look-alike players are valid in a log (names compare code point for code point), but a
+    # person could not tell them apart: said, not failed.
+    if (look_alike := look_alike_sentence(state.players)) is not None:
+        result.warnings.append(look_alike)
     if library_game and summary_before is not None and not result.problems:
         row = summary_of(source)  # type: ignore[misc]
         if row == summary_before:
@@ -176,14 +184,9 @@ def summary_mismatches(row: dict[str, Any], report: GameReport, board: Scoreboar
             f"{said} the newest event's fingerprint is {fingerprint(row['head_hash'])};"
             f" the events end in {report.stored_fingerprint}"
         )
-    # Names compare after NFC, as the events' readers compare them: the row keeps them as written.
+    # Names compare code point for code point, as the events' readers compare them.
     players = list(state.players)
-    if (
-        row["players"] is not None
-        and players
-        and row["players"] != players
-        and list(map(_nfc, row["players"])) != list(map(_nfc, players))
-    ):
+    if row["players"] is not None and players and row["players"] != players:
         out.append(f"{said} the players are {', '.join(row['players'])}; the events say {', '.join(players)}")
     if row["title"] is not None and row["title"] != state.title and _nfc(row["title"]) != _nfc(state.title):
         out.append(f"{said} the title is {row['title']!r}; the events say {state.title!r}")

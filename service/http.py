@@ -22,8 +22,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from eventstore.errors import ConnectionLostError, StoreError
+from service.guard import STATE_CHANGING, Guard, allowed_names
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from service.live import Folder, LiveGame, redact_envelope
 
@@ -38,6 +40,7 @@ from service.play import (
     set_up_events,
 )
 from service.table import AddNote, BreakTie, Bring, Open, Steal, Swap, Table, Undo, resolve_player
+from wecore.names import look_alike_sentence
 
 BODY_LIMIT = 16 * 1024
 KEEPALIVE_SECONDS = 10
@@ -196,10 +199,14 @@ async def read_body(request: Request, model: Any) -> Any:
     if length is not None and length.isdigit() and int(length) > BODY_LIMIT:
         raise ApiError(413, f"the body is over {BODY_LIMIT // 1024} KiB")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > BODY_LIMIT:
-            raise ApiError(413, f"the body is over {BODY_LIMIT // 1024} KiB")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > BODY_LIMIT:
+                raise ApiError(413, f"the body is over {BODY_LIMIT // 1024} KiB")
+    except ClientDisconnect:
+        # A phone that hangs up mid-body: nobody is left to answer, and nothing to log.
+        raise ApiError(400, "the client hung up before the body ended") from None
     try:
         data = orjson.loads(bytes(body))
     except orjson.JSONDecodeError:
@@ -266,7 +273,11 @@ LOBBY_WITHOUT_KEY = (
 
 
 def create_app(
-    directory: Path | None, base_url: str, host_key: str, library: LibraryPool | None = None
+    directory: Path | None,
+    base_url: str,
+    host_key: str,
+    library: LibraryPool | None = None,
+    names: tuple[str, ...] = (),
 ) -> FastAPI:
     """The app for the games of `directory`, or of a PostgreSQL `library` (`we serve --db`)."""
     keys = KeyRing(host_key)
@@ -325,6 +336,8 @@ def create_app(
     )
     app.state.folder = folder
     app.state.keys = keys
+    # Host allow-list, JSON-only writes from our own origin, and the headers of every answer.
+    app.add_middleware(Guard, names=allowed_names(base_url, names))
     app.state.stopping = stopping
 
     original_openapi = app.openapi
@@ -339,6 +352,7 @@ def create_app(
                 "properties": {"error": {"type": "string"}, "head": {"type": "integer"}},
                 "required": ["error"],
             }
+            _guard_responses(schema)
             app.openapi_schema = schema
         return app.openapi_schema
 
@@ -452,7 +466,7 @@ def create_app(
     async def create_game(request: Request) -> JSONResponse:
         host_only(request, "start a game")
         spec: NewGame = await read_body(request, NewGame)
-        refusal = bot_refusal(spec.bots, spec.players, spec.deal_attics)
+        refusal = look_alike_sentence(spec.players) or bot_refusal(spec.bots, spec.players, spec.deal_attics)
         if refusal is not None:
             raise ApiError(422, refusal)
         events = await asyncio.to_thread(_new_game_events, spec)
@@ -641,6 +655,18 @@ def create_app(
         return HTMLResponse(live_page(game, role, key), headers=_PAGE_HEADERS)
 
     return app
+
+
+def _guard_responses(schema: dict[str, Any]) -> None:
+    """The guard's refusals (service/guard.py) in every operation's documented answers."""
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for operations in schema.get("paths", {}).values():
+        for method, operation in operations.items():
+            answers = operation.setdefault("responses", {})
+            answers.setdefault("421", {"description": "Not this server's host name", "content": error})
+            if method.upper() in STATE_CHANGING:
+                answers.setdefault("403", {"description": "From another site's page", "content": error})
+                answers.setdefault("415", {"description": "Not application/json", "content": error})
 
 
 # Twelve hex digits or more: a fingerprint, or a part of a line's hash a message quotes.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from eventstore.canonical import fingerprint
@@ -20,6 +20,7 @@ from eventstore.errors import ConcurrencyError, LogExistsError, StoreError
 from eventstore.jsonl import JsonlLog
 from eventstore.verify import verify_log
 from service.checking import GameReport, GameSource
+from wecore.errors import shown
 from wecore.scoring import score
 from wecore.season import SEASON_STARTED, SealedGame, Season, fold_season, game_sealed, season_started
 
@@ -120,6 +121,10 @@ def source_of(report_source: GameSource, ledger: Path) -> dict[str, str]:
     if report_source.path is None:
         return {"library": str(report_source.game_id)}
     where = os.path.relpath(os.path.abspath(report_source.path), os.path.abspath(ledger.parent))
+    if outside_folder(where) is not None:
+        raise ValueError(
+            f"it is outside the ledger's folder ({ledger.parent}): a ledger names only games inside it"
+        )
     try:
         where.encode("utf-8")
     except UnicodeEncodeError:
@@ -263,8 +268,26 @@ class VerifyReport:
         }
 
 
+def outside_folder(file: str) -> str | None:
+    """Why a ledger's `source.file` is not a path inside the ledger's folder (absolute, or
+    climbing out with ..), or None. Decided from the text alone: such a path is never opened,
+    so a ledger someone sends cannot probe the reader's filesystem."""
+    posix, windows = PurePosixPath(file), PureWindowsPath(file)
+    if posix.is_absolute() or windows.is_absolute() or windows.drive or file.startswith(("/", "\\")):
+        return f"the ledger names the file {shown(file)} by an absolute path"
+    if ".." in posix.parts or ".." in windows.parts:
+        return f"the ledger names the file {shown(file)} outside its own folder (..)"
+    if "\x00" in file:
+        return f"the ledger names the file {shown(file)}, which no file is called"
+    return None
+
+
 def locate_file(sealed: SealedGame, ledger: Path) -> GameSource | str:
-    """A sealed file's source: its path from the ledger's folder, or why it is not there."""
+    """A sealed file's source: its path from the ledger's folder, or why it is not there. A
+    path outside that folder is a problem of the ledger, and is not opened."""
+    refusal = outside_folder(sealed.source["file"])
+    if refusal is not None:
+        return f"{refusal}: not opened (a ledger reads game files only inside its folder)"
     path = ledger.parent / sealed.source["file"]
     if not path.exists():
         where = f"looked for from the ledger's folder, at {path}"

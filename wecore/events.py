@@ -39,7 +39,10 @@ def _card(text: str) -> str:
         raise ValueError(str(exc)) from None
 
 
-Name = Annotated[StrictStr, AfterValidator(nfc)]
+# A name in a payload is read code point for code point, never normalised (log-format "Names"):
+# "Zoë" composed and "Zoë" decomposed are two names, as every reader that follows the format reads
+# them. Writers refuse a set of players a person cannot tell apart (wecore.names).
+Name = StrictStr
 # A key of a payload keyed by player (`lists`, `attics`) is kept exactly as written, never
 # normalised: two keys that are one name after NFC would otherwise merge into one, and a deal
 # of one player's cards twice would pass for a deal to everyone. The reducer requires each key

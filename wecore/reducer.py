@@ -8,7 +8,6 @@ if they never happened.
 from __future__ import annotations
 
 import functools
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -107,16 +106,11 @@ def _seat(state: GameState, name: str) -> int:
 
 
 def _dealt_seat(state: GameState, key: str, dealt: Sequence[object | None], what: str) -> int:
-    """The seat of a key of `lists` or `attics` (a player's name, compared after NFC as every
-    name is), dealt once: a second key that is the same name after NFC is refused, never merged."""
-    seat = state.seat_of.get(key)
-    if seat is None:
-        seat = _seat(state, unicodedata.normalize("NFC", key))
+    """The seat of a key of `lists` or `attics` (a player's name exactly, as every name is
+    compared), dealt once."""
+    seat = _seat(state, key)
     if dealt[seat] is not None:
-        raise RuleViolation(
-            f"{key!a} is dealt a {what} twice: {shown(state.players[seat])} has one already"
-            " (the two keys are one name after Unicode NFC)"
-        )
+        raise RuleViolation(f"{key!a} is dealt a {what} twice: {shown(state.players[seat])} has one already")
     return seat
 
 

@@ -109,6 +109,7 @@ def test_json_keys_and_problem_order():
         "complete",
         "problems",
         "problems_omitted",
+        "warnings",
         "claims",
     ]
     assert report["game"] == "vector-two"

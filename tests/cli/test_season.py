@@ -326,3 +326,55 @@ def test_a_game_sealed_beside_its_log_is_final_for_the_table(folder: Path) -> No
     with pytest.raises(Sealed, match=r"is sealed into the season .*nothing can be undone or added"):
         Table.of_file(game).move(Undo())
     assert game.read_bytes() == before
+
+def _re_sourced(ledger: Path, files: dict[int, str]) -> None:
+    """The ledger with the `source.file` of some lines replaced, its chain re-hashed."""
+    from eventstore.envelope import seal
+
+    out, prev = [], None
+    for seq, line in enumerate(ledger.read_bytes().splitlines(), start=1):
+        obj = json.loads(line)
+        if seq in files:
+            obj["data"]["source"] = {"file": files[seq]}
+        envelope = seal(obj["game"], seq, obj["at"], obj["type"], obj["data"], prev)
+        prev = envelope.hash
+        out.append(envelope.to_line())
+    ledger.write_bytes(b"".join(out))
+
+
+def test_verify_reads_game_files_only_inside_the_ledgers_folder(folder: Path, tmp_path_factory) -> None:
+    """A ledger someone sends cannot make verify read (and describe) files elsewhere: an absolute
+    path or one climbing out with .. is a problem of the ledger, even when a good copy of the
+    very game sealed lies there."""
+    league = folder / "league"
+    league.mkdir()
+    for name in GAMES[:2]:
+        shutil.move(folder / name, league / name)
+    ledger = league / "season.jsonl"
+    sealed = we("season", "add", ledger, league / GAMES[0], league / GAMES[1])
+    assert sealed.exit_code == 0, sealed.stderr
+    assert we("season", "verify", ledger).exit_code == 0
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    shutil.copy(league / GAMES[0], elsewhere / GAMES[0])
+    shutil.copy(league / GAMES[1], folder / GAMES[1])  # beside the league, not in it
+    _re_sourced(ledger, {2: str(elsewhere / GAMES[0]), 3: f"../{GAMES[1]}"})
+    result = we("season", "verify", ledger, "--json")
+    assert result.exit_code == 1, result.stdout
+    problems = json.loads(result.stdout)["problems"]
+    assert [p["line"] for p in problems] == [2, 3], problems
+    assert "absolute path" in problems[0]["message"] and "not opened" in problems[0]["message"]
+    assert "outside its own folder" in problems[1]["message"] and "not opened" in problems[1]["message"]
+    _re_sourced(ledger, {2: "/etc/passwd", 3: "../../../../etc/passwd"})
+    text = we("season", "verify", ledger)
+    assert text.exit_code == 1 and text.stdout.count("not opened") == 2, text.stdout
+    assert "root:" not in text.stdout and "swapped" not in text.stdout
+
+
+def test_a_game_outside_the_ledgers_folder_is_not_sealed(folder: Path) -> None:
+    league = folder / "league"
+    league.mkdir()
+    refused = we("season", "add", league / "season.jsonl", folder / GAMES[0])
+    assert refused.exit_code == 1
+    assert "outside the ledger's folder" in refused.stderr + refused.stdout
+    ledger = league / "season.jsonl"
+    assert not ledger.exists() or b"game_sealed" not in ledger.read_bytes()

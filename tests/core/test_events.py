@@ -213,7 +213,8 @@ def test_the_two_spellings_really_differ():
     assert NFD_ZOE != NFC_ZOE
 
 
-def test_names_in_game_started_are_nfc():
+def test_names_in_game_started_are_read_as_written():
+    # Code point for code point (log-format "Names"): never normalised.
     event = parse_event(
         "game_started",
         {
@@ -223,9 +224,9 @@ def test_names_in_game_started_are_nfc():
             "options": {},
         },
     )
-    assert event.players[0] == NFC_ZOE
-    assert event.dealer == NFC_ZOE
-    assert event_payload(event)[1]["players"] == [NFC_ZOE, "Ben", "Cat"]
+    assert event.players[0] == NFD_ZOE
+    assert event.dealer == NFD_ZOE
+    assert event_payload(event)[1]["players"] == [NFD_ZOE, "Ben", "Cat"]
 
 
 @pytest.mark.parametrize(
@@ -237,8 +238,8 @@ def test_names_in_game_started_are_nfc():
         ("tie_broken", {"winner": NFD_ZOE, "reason": "speech"}, "winner"),
     ],
 )
-def test_names_in_moves_are_nfc(event_type, data, field):
-    assert getattr(parse_event(event_type, data), field) == NFC_ZOE
+def test_names_in_moves_are_read_as_written(event_type, data, field):
+    assert getattr(parse_event(event_type, data), field) == NFD_ZOE
 
 
 def test_names_as_keys_stay_as_written():

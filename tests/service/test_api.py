@@ -16,6 +16,8 @@ import pytest
 import segno
 from served import Server, key_of, move, new_game, we, we_env
 
+JSON = {"Content-Type": "application/json"}  # what a write must say it is (else 415)
+
 
 def test_healthz_needs_no_key(server: Server) -> None:
     with server.client() as c:
@@ -62,7 +64,7 @@ def test_keys_401_and_403(server: Server) -> None:
         assert tv.get("/api/v1/games").status_code == 403
         assert move(tv, gid, game["seq"], type="open", as_="Ann", card="R7").status_code == 403
         # a table key posting is 403 before the body is even looked at (413, 422)
-        assert tv.post(f"/api/v1/games/{gid}/moves", content=b"x" * 20000).status_code == 403
+        assert tv.post(f"/api/v1/games/{gid}/moves", content=b"x" * 20000, headers=JSON).status_code == 403
         assert tv.get(f"/api/v1/games/{gid}/audit").status_code == 200
     with server.host as host:
         assert host.get("/api/v1/games/no-such-game").status_code == 404
@@ -114,9 +116,9 @@ def test_bodies_413_and_422(server: Server) -> None:
     game = new_game(server, title="Bodies")
     url = f"/api/v1/games/{game['id']}/moves"
     with server.host as c:
-        assert c.post(url, content=b"{" + b" " * 17000 + b"}").status_code == 413
-        assert c.post(url, content=b"[1, 2]").status_code == 422
-        assert c.post(url, content=b"not json").status_code == 422
+        assert c.post(url, content=b"{" + b" " * 17000 + b"}", headers=JSON).status_code == 413
+        assert c.post(url, content=b"[1, 2]", headers=JSON).status_code == 422
+        assert c.post(url, content=b"not json", headers=JSON).status_code == 422
         assert c.post(url, json={"expect": 2}).status_code == 422
         assert (
             c.post(url, json={"expect": "2", "move": {"type": "open", "as": "Ann", "card": "R7"}}).status_code
@@ -128,7 +130,7 @@ def test_bodies_413_and_422(server: Server) -> None:
         # 422 (body) before 409: a malformed body with a stale expect is still 422
         assert c.post(url, json={"expect": 99, "move": {"type": "open", "card": 7}}).status_code == 422
     with server.client() as anyone:  # 401 before 413
-        assert anyone.post(url, content=b"x" * 20000).status_code == 401
+        assert anyone.post(url, content=b"x" * 20000, headers=JSON).status_code == 401
 
 
 def test_moves_201_409_and_views(server: Server) -> None:

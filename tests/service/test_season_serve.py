@@ -68,12 +68,12 @@ def test_sealing_through_the_api_and_the_lobby_fingerprint(server: Server, folde
     assert [p["name"] for p in data["players"] if p["winner"]] == board["winners"]
     assert play["qr_svg"].startswith("<svg")
     with server.client(seat) as c:
-        refused = c.post(f"/api/v1/games/{TIE}/seal")
+        refused = c.post(f"/api/v1/games/{TIE}/seal", json={})
     assert refused.status_code == 403 and not (folder / "season.jsonl").exists()
     with server.host as c:
-        sealed = c.post(f"/api/v1/games/{TIE}/seal")
+        sealed = c.post(f"/api/v1/games/{TIE}/seal", json={})
         assert sealed.status_code == 200, sealed.text
-        again = c.post(f"/api/v1/games/{TIE}/seal")
+        again = c.post(f"/api/v1/games/{TIE}/seal", json={})
         assert again.status_code == 409 and "already sealed" in again.json()["error"]
         # A sealed game's log is final: an undo is refused, with why and what to do instead.
         head = TIE_EVENTS

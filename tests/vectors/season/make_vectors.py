@@ -2,7 +2,8 @@
 
     python tests/vectors/season/make_vectors.py
 
-`season.jsonl` seals two of the sample games in replays/ (by their paths from this folder);
+`season.jsonl` seals two of the sample games of replays/, copied into games/ here (by their
+paths from this folder: a ledger names only files inside its own folder);
 `season-edited.jsonl` is the same ledger with one score changed by hand and nothing re-hashed;
 `season-forged.jsonl` the same change (and the win given to Ben) with the chain re-hashed, so
 its chain is clean and only the games themselves show that its line 3 is not their result.
@@ -30,7 +31,7 @@ TIMES = ("2026-12-01T09:00:00Z", "2026-12-06T01:00:00Z", "2027-01-01T02:00:00Z")
 
 
 def sealed(name: str, ledger: Path) -> SealedGame:
-    path = ROOT / "replays" / name
+    path = HERE / "games" / name
     source = GameSource(label=name, path=path)
     report = check_game(source, keep_lines=True)
     board = score(report.state)
