@@ -12,8 +12,7 @@ from typing import Any
 import orjson
 import pytest
 from weharness import ROOT, VECTORS, one_error_line, read_terminal, we
-
-from eventstore.envelope import seal
+from weharness import sealed as write_resealed  # what a careful forger, or a buggy writer, produces
 
 EXPECTED = json.loads((VECTORS / "expected.json").read_text(encoding="utf-8"))
 FOUR = VECTORS / "four-players-dealt.jsonl"
@@ -27,18 +26,6 @@ def json_lines(text: str) -> list[dict[str, Any]]:
 
 def envelopes(path: Path) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in path.read_bytes().splitlines()]
-
-
-def write_resealed(path: Path, objs: list[dict[str, Any]]) -> Path:
-    """A log whose chain and hashes are all correct for the (possibly edited) events given:
-    what a careful forger, or a buggy writer, produces."""
-    out, prev = [], None
-    for seq, obj in enumerate(objs, start=1):
-        envelope = seal(obj["game"], seq, obj["at"], obj["type"], obj["data"], prev)
-        prev = envelope.hash
-        out.append(envelope.to_line())
-    path.write_bytes(b"".join(out))
-    return path
 
 
 def game(events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:

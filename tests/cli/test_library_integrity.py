@@ -10,9 +10,7 @@ from pathlib import Path
 import orjson
 import psycopg
 import pytest
-from weharness import VECTORS, one_error_line, we
-
-from eventstore.envelope import seal
+from weharness import VECTORS, one_error_line, sealed, we
 
 FOUR = VECTORS / "four-players-dealt.jsonl"
 ONE = VECTORS / "one-party.jsonl"
@@ -25,16 +23,6 @@ def library(request, tmp_path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "lib.db")
     return request.getfixturevalue("pg_url")
-
-
-def sealed(path: Path, objs: list[dict]) -> Path:
-    lines, prev = [], None
-    for seq, obj in enumerate(objs, start=1):
-        envelope = seal(obj["game"], seq, obj["at"], obj["type"], obj["data"], prev)
-        prev = envelope.hash
-        lines.append(envelope.to_line())
-    path.write_bytes(b"".join(lines))
-    return path
 
 
 def dealt_to_zoe_twice(tmp_path: Path, field: str) -> Path:

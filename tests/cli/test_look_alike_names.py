@@ -8,9 +8,8 @@ from pathlib import Path
 
 import orjson
 import pytest
-from weharness import VECTORS, we
+from weharness import VECTORS, sealed, we
 
-from eventstore.envelope import seal
 from wecore.names import look_alike, look_alike_sentence
 
 FOUR = VECTORS / "four-players-dealt.jsonl"
@@ -52,16 +51,6 @@ def test_we_record_refuses_a_look_alike_set_at_set_up(tmp_path: Path) -> None:
     assert not out.exists() or b"game_started" not in out.read_bytes()
 
 
-def _sealed(path: Path, objs: list[dict]) -> Path:
-    lines, prev = [], None
-    for seq, obj in enumerate(objs, start=1):
-        envelope = seal(obj["game"], seq, obj["at"], obj["type"], obj["data"], prev)
-        prev = envelope.hash
-        lines.append(envelope.to_line())
-    path.write_bytes(b"".join(lines))
-    return path
-
-
 def _four(renamed: dict[str, str]) -> list[dict]:
     text = FOUR.read_text(encoding="utf-8")
     for old, new in renamed.items():
@@ -73,14 +62,14 @@ def test_a_name_written_another_way_in_a_move_is_an_unknown_player(tmp_path: Pat
     objs = _four({"Ann": COMPOSED})
     later = next(o for o in objs if o["seq"] > 3 and o["data"].get("player") == COMPOSED)
     later["data"]["player"] = DECOMPOSED
-    log = _sealed(tmp_path / "zoe-two-ways.jsonl", objs)
+    log = sealed(tmp_path / "zoe-two-ways.jsonl", objs)
     audited = we("audit", log)
     assert audited.exit_code == 1, audited.stdout
     assert f"{DECOMPOSED!r} is not a player" in audited.stdout
 
 
 def test_two_zoes_composed_and_decomposed_are_two_players_and_a_warning(tmp_path: Path) -> None:
-    log = _sealed(tmp_path / "two-zoes.jsonl", _four({"Ann": COMPOSED, "Ben": DECOMPOSED}))
+    log = sealed(tmp_path / "two-zoes.jsonl", _four({"Ann": COMPOSED, "Ben": DECOMPOSED}))
     audited = we("audit", log)
     assert audited.exit_code == 0, audited.stdout
     assert audited.stdout.startswith("OK")

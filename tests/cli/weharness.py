@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 
 from cli.exits import run
 from cli.main import we as we_group
+from eventstore.envelope import seal
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "tests" / "vectors"
@@ -94,3 +95,14 @@ def read_terminal(leader: int) -> bytes:
         shown += chunk
     os.close(leader)
     return shown
+
+
+def sealed(path: pathlib.Path, objs: list[dict[str, Any]]) -> pathlib.Path:
+    """The events `objs` (game, at, type, data) written to `path` as a log, chained as we chain them."""
+    lines, prev = [], None
+    for seq, obj in enumerate(objs, start=1):
+        envelope = seal(obj["game"], seq, obj["at"], obj["type"], obj["data"], prev)
+        prev = envelope.hash
+        lines.append(envelope.to_line())
+    path.write_bytes(b"".join(lines))
+    return path
