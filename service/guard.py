@@ -104,7 +104,13 @@ class Guard:
             headers.setdefault(name.lower(), value)
         host = headers.get(b"host", b"").decode("latin-1")
         if host_name(host) not in self.names:
-            await self._refuse(send, 421, "this server does not answer to that host name")
+            name = host_name(host)[:100]
+            await self._refuse(
+                send,
+                421,
+                f"this server does not answer to the name {name!r}: open the link `we serve` printed,"
+                f" or start it with `we serve --name {name}` if that name is yours",
+            )
             return
         if scope.get("method", "GET").upper() in STATE_CHANGING:
             origin = headers.get(b"origin")

@@ -79,6 +79,8 @@ def test_a_foreign_host_is_refused_and_loopback_names_are_not(server: Server) ->
         for evil in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example"):
             refused = c.get("/api/v1/games", headers={"Host": evil})
             assert refused.status_code == 421, (evil, refused.status_code)
+            # The host reads what to do: the name refused, and how to allow it if it is theirs.
+            assert f"`we serve --name {evil.partition(':')[0]}`" in refused.json()["error"], refused.text
             assert c.get("/", headers={"Host": evil}).status_code == 421
         for own in (f"127.0.0.1:{port}", f"localhost:{port}", "LOCALHOST"):
             assert c.get("/api/v1/games", headers={"Host": own}).status_code == 200, own
