@@ -372,6 +372,22 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _cpu_ticks(pid: int) -> int:
+    """The CPU time a process has used, in clock ticks (utime + stime, /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat", "rb") as stat:
+        fields = stat.read().rsplit(b")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def _await_work(pid: int) -> None:
+    """Until a forked worker has used some CPU of its own: an idle one blocks on its task queue
+    and uses none, so this is the event "it is working", however slow the machine."""
+    deadline = time.monotonic() + 60
+    while _cpu_ticks(pid) < 3:
+        assert time.monotonic() < deadline, "the worker never started working"
+        time.sleep(0.01)
+
+
 def _seconds_of_work(command: str, folder: Path, times: int) -> list[str]:
     """`we COMMAND ...` that keeps --jobs workers busy for seconds: bots-7p analysed, or a
     folder of 3,000 games audited or imported `times` over."""
@@ -452,8 +468,9 @@ def test_a_worker_killed_from_outside_ends_its_command_with_one_line(tmp_path: P
     process, workers = _with_workers(
         args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
     )
-    time.sleep(0.5)  # past their start-up, into the work
-    os.kill(min(workers), signal.SIGKILL)
+    victim = min(workers)
+    _await_work(victim)  # killed while it holds a task, not while it waits for its first
+    os.kill(victim, signal.SIGKILL)
     try:
         _, err = process.communicate(timeout=20)
     finally:
