@@ -27,19 +27,20 @@ def worker_count(jobs: int, tasks: int) -> int:
     return max(1, min(wanted, tasks, JOBS_PER_CPU * cpus))
 
 
-def die_with_the_parent() -> None:
-    """A pool worker's initializer: it ends when the command that started it is gone.
+def die_with_the_parent(parent: int) -> None:
+    """A pool worker's initializer: it ends when the command that started it (pid `parent`,
+    read before the fork) is gone.
 
     Killed outright (SIGKILL, the OOM killer), a command cannot stop its workers, and they
     would wait forever for tasks (each holds the task pipe open for the others), keeping the
     command's stdout open behind it: a shell pipeline or a test would never see its end. On
     Linux the kernel signals the worker (PR_SET_PDEATHSIG); elsewhere a thread looks every
-    half second."""
-    import os
+    half second. The parent's pid comes from the parent: read here, after a command killed
+    between the fork and this call, it would be the reaper's, and the worker would outlive it."""
     import signal
-    import sys
 
-    parent = os.getppid()
+    if os.getppid() != parent:
+        os._exit(1)
     if sys.platform.startswith("linux"):
         import ctypes
 
@@ -62,13 +63,15 @@ def die_with_the_parent() -> None:
     threading.Thread(target=watch, name="we-parent-watch", daemon=True).start()
 
 
-def start_worker(initializer: Callable[..., None] | None = None, *args: object) -> None:
+def start_worker(
+    parent: int, initializer: Callable[..., None] | None = None, *args: object
+) -> None:
     """die_with_the_parent, Ctrl-C left to the command (a terminal sends it to every process of
     the command: each worker would print its own traceback), then the pool's own initializer."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_the_parent()
+    die_with_the_parent(parent)
     if initializer is not None:
         initializer(*args)
 
@@ -84,7 +87,7 @@ def worker_pool(
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    args = (initializer, *initargs)
+    args = (os.getpid(), initializer, *initargs)
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker, initargs=args)
     ending = threading.Event()
     try:

@@ -491,6 +491,49 @@ def test_a_worker_killed_from_outside_ends_its_command_with_one_line(tmp_path: P
         assert listed.returncode == 0 and not listed.stderr, listed.stderr
 
 
+LATE_WORKER = """
+import os, sys, time
+from cli.batch import die_with_the_parent
+
+command = os.getpid()
+gone_r, gone_w = os.pipe()
+if os.fork() == 0:  # a worker forked, not yet at its initializer when the command is killed
+    os.close(gone_w)
+    os.read(gone_r, 1)  # end of file: the command is gone
+    die_with_the_parent(command)
+    print("alive after its command was killed", flush=True)
+    time.sleep(60)
+    os._exit(0)
+os.close(gone_r)
+print("forked", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork")
+def test_a_worker_that_starts_after_its_command_was_killed_ends_at_once() -> None:
+    """Under load a worker may first run after its command was killed (a loaded run of
+    the suite saw the stdout of `we import` held open so): it must not take the reaper that
+    adopted it for its command."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", LATE_WORKER], cwd=ROOT, env=env, stdout=subprocess.PIPE
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline() == b"forked\n"
+    process.kill()
+    process.wait(timeout=10)
+    fd, deadline, rest = process.stdout.fileno(), time.monotonic() + 30, b""
+    while True:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, f"the late worker still holds the command's stdout: {rest!r}"
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        rest += chunk
+    assert rest == b"", rest
+
+
 WEDGED_POOL = """
 import multiprocessing, os, signal, sys, threading, time
 from cli.batch import _watch_for_a_lost_worker
