@@ -38,7 +38,11 @@ class LazyGroup(click.Group):
         module, attribute, _ = entry
         from cli.params import refuse_undecodable_text
 
-        return refuse_undecodable_text(getattr(importlib.import_module(module), attribute))
+        command = refuse_undecodable_text(getattr(importlib.import_module(module), attribute))
+        # A command is known by the name it is listed under (`import`, not the function's
+        # `import-logs`): the generated command reference and click's error messages say so.
+        command.name = cmd_name
+        return command
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
