@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "repair": ("cli.library", "repair", "Cut a torn last line off a log, keeping a backup."),
     "season": ("cli.season", "season", "Seal finished games into a season ledger; prove it; standings."),
     "serve": ("cli.serve", "serve", "Serve a folder of games: a live table on the TV, a seat on each phone."),
+    "datasette": ("cli.datasette", "datasette", "Open a game library in Datasette, with canned queries."),
 }
 
 

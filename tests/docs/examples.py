@@ -112,7 +112,7 @@ def scratch_env(scratch: Path) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("WE_", "PYTEST", "COV_"))
+        if not key.startswith(("WE_", "PYTEST", "COV_", "XDG_"))
     }
     bin_dir = str(Path(sys.executable).parent)
     env.update(
