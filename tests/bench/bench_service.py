@@ -19,6 +19,7 @@ between them (a follower on one server sees moves posted to the other).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import random
 import re
@@ -173,6 +174,37 @@ def _place(places: list[tuple[str, str]], n: int) -> tuple[str, int]:
     return host, int(port)
 
 
+# Every `we serve` this run started and has not yet stopped: stopped on any way out (an error, an
+# exception in the load, Ctrl-C, SIGTERM), so the benchmark never leaves a server behind.
+_RUNNING: list[subprocess.Popen[str]] = []
+
+
+def stop(server: subprocess.Popen[str]) -> int:
+    """Stop one server (SIGTERM, then SIGKILL if it does not go), reap it; its wait status."""
+    if server in _RUNNING:
+        _RUNNING.remove(server)
+    if server.returncode is not None:
+        return server.returncode
+    server.send_signal(signal.SIGTERM)
+    try:
+        return server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        return server.wait()
+
+
+def stop_all() -> None:
+    for server in list(_RUNNING):
+        stop(server)
+
+
+atexit.register(stop_all)
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)  # so `finally` and atexit stop the servers
+
+
 def start(where: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str, str]:
     """`we serve WHERE --port 0`: the process, its URL and the host key it printed."""
     server = subprocess.Popen(
@@ -181,12 +213,15 @@ def start(where: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str],
         text=True,
         env=env,
     )
+    _RUNNING.append(server)
     assert server.stdout is not None
     while True:
         line = server.stdout.readline()
         if not line:
+            stop(server)
             raise SystemExit("we serve did not start")
         if found := re.search(r"(http://127\.0\.0\.1:\d+)/\?k=(\S+)", line):
+            print(f"bench: we serve (pid {server.pid}) at {found.group(1)}", flush=True)
             return server, found.group(1), found.group(2)
 
 
@@ -195,16 +230,23 @@ def measure(
 ) -> tuple[int, float]:
     """Start a server for each of `wheres`, put the load on them, stop them; print the figures.
     (exit status, moves per second)."""
-    started = [start(where, env) for where in wheres]
-    time.sleep(0.5)
-    urls = [url for _, url, _ in started]
-    result = asyncio.run(load(urls, started[0][2], games, followers, seconds))
-    statuses, peak = [], 0.0
-    for server, _, _ in started:
-        server.send_signal(signal.SIGTERM)
-        _, status, usage = os.wait4(server.pid, 0)
-        statuses.append(status)
-        peak = max(peak, usage.ru_maxrss / 1024)
+    started: list[tuple[subprocess.Popen[str], str, str]] = []
+    try:
+        for where in wheres:
+            started.append(start(where, env))
+        time.sleep(0.5)
+        urls = [url for _, url, _ in started]
+        result = asyncio.run(load(urls, started[0][2], games, followers, seconds))
+        statuses, peak = [], 0.0
+        for server, _, _ in started:
+            _RUNNING.remove(server)
+            server.send_signal(signal.SIGTERM)
+            _, status, usage = os.wait4(server.pid, 0)
+            server.returncode = status  # reaped here, for its peak memory: Popen must not wait
+            statuses.append(status)
+            peak = max(peak, usage.ru_maxrss / 1024)
+    finally:
+        stop_all()
     rate = result["moves"] / result["seconds"]
     post_p50 = percentile(result["posts"], 0.50) * 1000
     post_p99 = percentile(result["posts"], 0.99) * 1000
@@ -232,6 +274,7 @@ def measure(
 
 
 def run(seconds: float = 20, games: int = 20, followers: int = 10, postgres: bool = False) -> int:
+    signal.signal(signal.SIGTERM, _terminated)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if postgres:
         return run_postgres(seconds, games, followers, env)
