@@ -939,10 +939,11 @@ class Bench:
         )
         print_report(self.report, header)
         if args.write_docs is not None:
-            from speed_page import speed_page, write_speed_page
+            import speed_page as docs_page
 
             load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
-            page = speed_page(
+            kept = docs_page.kept_service_section(args.write_docs)
+            page = docs_page.speed_page(
                 self.report.rows,
                 header,
                 self.report.notes,
@@ -951,7 +952,7 @@ class Bench:
                 load_after,
                 args.argv,
             )
-            write_speed_page(args.write_docs, page)
+            docs_page.write_speed_page(args.write_docs, docs_page.with_service_section(page, kept))
         return 1 if self.report.errors else 0
 
     # --- start-up
@@ -1850,9 +1851,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     if args.service:
-        from bench_service import run as run_service
+        import bench_service
 
-        return run_service(seconds=args.seconds, postgres=args.postgres)
+        load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
+        status = bench_service.run(seconds=args.seconds, postgres=args.postgres)
+        if args.write_docs is not None:
+            from speed_page import service_section, with_service_section, write_speed_page
+
+            load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
+            section = service_section(bench_service.FIGURES, machine(), load_before, load_after, args.argv)
+            existing = "# Speed and reliability figures\n"
+            if args.write_docs.exists():
+                existing = args.write_docs.read_text(encoding="utf-8")
+            write_speed_page(args.write_docs, with_service_section(existing, section))
+        return status
     return Bench(args).run()
 
 

@@ -174,6 +174,15 @@ def _place(places: list[tuple[str, str]], n: int) -> tuple[str, int]:
     return host, int(port)
 
 
+# The figures as printed, for `bench.py --service --write-docs` to put on the speed page.
+FIGURES: list[str] = []
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+    FIGURES.extend(text.splitlines())
+
+
 # Every `we serve` this run started and has not yet stopped: stopped on any way out (an error, an
 # exception in the load, Ctrl-C, SIGTERM), so the benchmark never leaves a server behind.
 _RUNNING: list[subprocess.Popen[str]] = []
@@ -255,21 +264,21 @@ def measure(
     after_201_p99 = percentile([d[1] for d in result["delays"]], 0.99) * 1000
     ok_rate = rate >= TARGET_MOVES_PER_S
     ok_delivery = delivery_p99 < TARGET_DELIVERY_P99_MS
-    print(
+    say(
         f"service, {what}: {games} games, {games * followers} followers, "
         f"{result['seconds']:.1f} s on loopback"
     )
-    print(
+    say(
         f"  moves per second, in all     {rate:8.1f}   target >= {TARGET_MOVES_PER_S}  "
         f"{'PASS' if ok_rate else 'MISS'}"
     )
-    print(f"  POST p50 / p99               {post_p50:6.1f} / {post_p99:.1f} ms")
-    print(
+    say(f"  POST p50 / p99               {post_p50:6.1f} / {post_p99:.1f} ms")
+    say(
         f"  POST sent -> follower p99    {delivery_p99:8.1f} ms  target < {TARGET_DELIVERY_P99_MS} ms  "
         f"{'PASS' if ok_delivery else 'MISS'}  ({len(result['delays']):,} deliveries)"
     )
-    print(f"  201 received -> follower p99 {after_201_p99:8.1f} ms  (the append-to-delivery p99 is between)")
-    print(f"  server peak memory           {peak:8.1f} MB  (exit status {max(s >> 8 for s in statuses)})")
+    say(f"  201 received -> follower p99 {after_201_p99:8.1f} ms  (the append-to-delivery p99 is between)")
+    say(f"  server peak memory           {peak:8.1f} MB  (exit status {max(s >> 8 for s in statuses)})")
     return (0 if all(s == 0 for s in statuses) else 1), rate
 
 
@@ -297,7 +306,7 @@ def run_postgres(seconds: float, games: int, followers: int, env: dict[str, str]
         text=True,
     )
     if started.returncode != 0:
-        print(f"service on PostgreSQL: not available ({started.stderr.strip()[-300:]})")
+        say(f"service on PostgreSQL: not available ({started.stderr.strip()[-300:]})")
         return 1
     server_url = started.stdout.strip().split("=", 1)[1].strip("'")
     base, query = server_url.split("?", 1)
@@ -315,7 +324,7 @@ def run_postgres(seconds: float, games: int, followers: int, env: dict[str, str]
             worst = max(worst, status)
             rates.append(rate)
         ok = rates[1] >= rates[0]
-        print(
+        say(
             f"  two servers / one            {rates[1] / rates[0]:8.2f}x  target >= 1  "
             f"{'PASS' if ok else 'MISS'}"
         )

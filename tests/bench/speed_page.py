@@ -15,6 +15,12 @@ COLUMNS = (
 )
 
 
+# `bench.py --service --write-docs` writes its own section of the page, between these markers;
+# the main run's --write-docs keeps it, and the reverse.
+SERVICE_BEGIN, SERVICE_END = "<!-- service figures: begin -->", "<!-- service figures: end -->"
+TAIL = "How these figures were won"
+
+
 def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
@@ -30,10 +36,6 @@ def speed_page(
     when: datetime | None = None,
 ) -> str:
     when = when or datetime.now(UTC)
-
-    def load(figures: tuple[float, float, float] | None) -> str:
-        return "unknown" if figures is None else " / ".join(f"{f:.2f}" for f in figures)
-
     out = [
         "# Speed and reliability figures",
         "",
@@ -45,8 +47,8 @@ def speed_page(
         "## Machine and load",
         "",
         *[f"- {line.strip()}" for line in header],
-        f"- load average (1 / 5 / 15 min) before the measurements: {load(load_before)}",
-        f"- load average (1 / 5 / 15 min) after them: {load(load_after)}",
+        f"- load average (1 / 5 / 15 min) before the measurements: {_load(load_before)}",
+        f"- load average (1 / 5 / 15 min) after them: {_load(load_after)}",
         "",
         "Figures move with the load: on a shared machine read a difference of 10% as \"about the",
         "same\". Each figure stands beside the floor (parse, canonicalise and SHA-256 every line of",
@@ -77,12 +79,71 @@ def speed_page(
     if errors:
         out += ["## Wrong results", "", *[f"- {_cell(error)}" for error in errors], ""]
     out += [
-        "How these figures were won, and the measurements of earlier issues with their own dates",
+        f"{TAIL}, and the measurements of earlier issues with their own dates",
         "and machines, are in [how the speed was won](explanation/speed-history.md); what `we`",
         "promises whatever it is given is in [reliability](explanation/reliability.md).",
         "",
     ]
     return "\n".join(out)
+
+
+def _load(figures: tuple[float, float, float] | None) -> str:
+    return "unknown" if figures is None else " / ".join(f"{f:.2f}" for f in figures)
+
+
+def service_section(
+    figures: Sequence[str],
+    header: Sequence[str],
+    load_before: tuple[float, float, float] | None,
+    load_after: tuple[float, float, float] | None,
+    argv: Sequence[str],
+    when: datetime | None = None,
+) -> str:
+    when = when or datetime.now(UTC)
+    return "\n".join(
+        [
+            SERVICE_BEGIN,
+            "## The service under load",
+            "",
+            f"*Written by `{shlex.join(['python', 'tests/bench/bench.py', *argv])}` on "
+            f"{when:%Y-%m-%d %H:%M} UTC.* `we serve` on loopback: 20 games, one writer each posting",
+            "legal moves as fast as it can, 10 followers each reading the stream; the client shares",
+            "the machine with the server.",
+            "",
+            *[f"- {line.strip()}" for line in header],
+            f"- load average (1 / 5 / 15 min) before: {_load(load_before)}; after: {_load(load_after)}",
+            "",
+            "```text",
+            *figures,
+            "```",
+            SERVICE_END,
+        ]
+    )
+
+
+def kept_service_section(page: Path) -> str | None:
+    """The service section of the page as it is, to keep when the rest is written again."""
+    try:
+        text = page.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    if SERVICE_BEGIN in text and SERVICE_END in text:
+        return text[text.index(SERVICE_BEGIN) : text.index(SERVICE_END) + len(SERVICE_END)]
+    return None
+
+
+def with_service_section(page_text: str, section: str | None) -> str:
+    """`page_text` with its service section replaced by `section` (added before the closing
+    paragraph when it had none)."""
+    if section is None:
+        return page_text
+    if SERVICE_BEGIN in page_text and SERVICE_END in page_text:
+        start, end = page_text.index(SERVICE_BEGIN), page_text.index(SERVICE_END) + len(SERVICE_END)
+        return page_text[:start] + section + page_text[end:]
+    if TAIL in page_text:
+        at = page_text.index(TAIL)
+        return page_text[:at] + section + "\n\n" + page_text[at:]
+    return page_text.rstrip("\n") + "\n\n" + section + "\n"
 
 
 def write_speed_page(path: Path, text: str) -> None:

@@ -106,3 +106,38 @@ def test_write_docs_writes_the_speed_page_with_machine_load_and_date(tmp_path: P
     assert "cpu:" in text and "logical core" in text
     assert re.search(r"^\| floor", text, re.MULTILINE), text
     assert re.search(r"^\| we audit", text, re.MULTILINE), text
+
+    # The service's run writes its own section of the same page, and keeps the rest.
+    pytest.importorskip("httpx", reason="the service bench needs httpx (pip install '.[test]')")
+    service = subprocess.run(
+        [sys.executable, str(BENCH), "--service", "--seconds", "2", "--write-docs", str(page)],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert service.returncode in (0, 1), service.stderr[-2000:]
+    both = page.read_text()
+    assert both.startswith(text.split("How these figures were won")[0])
+    assert "## The service under load" in both
+    assert re.search(r"load average \(1 / 5 / 15 min\) before: [\d.]+ / .*; after: [\d.]+ / ", both)
+    assert "moves per second, in all" in both and "server peak memory" in both
+    assert both.rstrip().endswith("[reliability](explanation/reliability.md).")
+
+
+def test_the_main_run_keeps_the_service_section_of_the_page(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH.parent))
+    import speed_page
+
+    page = tmp_path / "speed.md"
+    figures = ["  moves per second, in all  300.0"]
+    section = speed_page.service_section(figures, ["cpu: x"], None, None, ["--service"])
+    old, new = (f"# Speed\n\n{what} figures\n\nHow these figures were won.\n" for what in ("old", "new"))
+    page.write_text(speed_page.with_service_section(old, section))
+    kept = speed_page.kept_service_section(page)
+    assert kept == section
+    rewritten = speed_page.with_service_section(new, kept)
+    assert "new figures" in rewritten and "old figures" not in rewritten
+    assert rewritten.index("moves per second") < rewritten.index("How these figures were won")
