@@ -92,17 +92,24 @@ def test_the_readme_and_docs_have_examples_and_most_run() -> None:
     assert any(example.page == ROOT / "README.md" for example in run)
 
 
-def test_a_wrong_game_id_fails_its_example(tmp_path: Path) -> None:
+def test_a_wrong_game_id_or_an_empty_search_fails_its_example(tmp_path: Path) -> None:
     """The check can fail: the README's old id of the sample night, and a search that finds
-    nothing, are both caught."""
+    nothing (which exits 0), are both caught, each for what it is."""
     scratch = new_scratch(tmp_path)
     wrong_id = Example(ROOT / "README.md", 1, "shell", "we export game-night-at-maria-s -o copy.jsonl\n")
     wrong_id.files.append("copy.jsonl")
-    assert judge(wrong_id, run_example(wrong_id, scratch), scratch)
+    assert judge(wrong_id, run_example(wrong_id, scratch), scratch) == [
+        "exit status 1, the text expects 0",
+        "it left no copy.jsonl",
+    ]
 
     empty_search = Example(
-        ROOT / "README.md", 2, "shell", "we import replays/*.jsonl\nwe games --search fruitcake\n"
+        ROOT / "README.md",
+        2,
+        "shell",
+        "we import replays/game-night-3p.jsonl replays/tie-5p.jsonl\nwe games --search fruitcake\n",
     )
-    empty_search.expects.append("games")
+    empty_search.expects.append("fruitcake")  # the refusal names the word searched for, too
     ran = run_example(empty_search, scratch)
-    assert judge(empty_search, ran, scratch), ran.output
+    assert ran.status == 0, ran.output
+    assert judge(empty_search, ran, scratch) == ["its search found no game"]

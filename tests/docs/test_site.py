@@ -161,3 +161,11 @@ def test_pages_open_in_chromium(served: str, browser: Any, page: str, heading: s
     tab.screenshot(path=str(ARTIFACTS / screenshot), full_page=False)
     tab.close()
     assert errors == []
+
+
+def test_every_link_of_the_readme_leads_to_a_file() -> None:
+    """The README is not built by mkdocs, so its links into the docs are checked here."""
+    readme = (ROOT / "README.md").read_text()
+    targets = [t for t in re.findall(r"\]\(([^)\s]+)\)", readme) if "://" not in t]
+    assert targets, "the README links into the docs"
+    assert [t for t in targets if not (ROOT / t.split("#")[0]).exists()] == []
