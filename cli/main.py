@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "repair": ("cli.library", "repair", "Cut a torn last line off a log, keeping a backup."),
     "season": ("cli.season", "season", "Seal finished games into a season ledger; prove it; standings."),
     "serve": ("cli.serve", "serve", "Serve a folder of games: a live table on the TV, a seat on each phone."),
+    "datasette": ("cli.datasette", "datasette", "Open a game library in Datasette, with canned queries."),
 }
 
 
@@ -38,7 +39,11 @@ class LazyGroup(click.Group):
         module, attribute, _ = entry
         from cli.params import refuse_undecodable_text
 
-        return refuse_undecodable_text(getattr(importlib.import_module(module), attribute))
+        command = refuse_undecodable_text(getattr(importlib.import_module(module), attribute))
+        # A command is known by the name it is listed under (`import`, not the function's
+        # `import-logs`): the generated command reference and click's error messages say so.
+        command.name = cmd_name
+        return command
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]

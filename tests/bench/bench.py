@@ -827,6 +827,7 @@ def print_report(report: Report, header: list[str]) -> None:
 class Bench:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
+        self.load_at_start: tuple[float, float, float] | None = None
         self.out: Path = args.out
         self.jobs: int = args.jobs
         self.repeat: int = args.repeat
@@ -898,7 +899,8 @@ class Bench:
         for archive in (small, big):
             for path in _game_files(archive.games_dir):
                 path.read_bytes()
-        load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+        self.load_at_start = os.getloadavg() if hasattr(os, "getloadavg") else None
+        load_before = self.load_at_start[0] if self.load_at_start is not None else None
 
         # The CLI is being edited while this runs: a measurement that blows up is reported as an
         # error row, and the others still run.
@@ -936,6 +938,21 @@ class Bench:
             "whole-process floor's on the same archive"
         )
         print_report(self.report, header)
+        if args.write_docs is not None:
+            import speed_page as docs_page
+
+            load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
+            kept = docs_page.kept_service_section(args.write_docs)
+            page = docs_page.speed_page(
+                self.report.rows,
+                header,
+                self.report.notes,
+                self.report.errors,
+                self.load_at_start,
+                load_after,
+                args.argv,
+            )
+            docs_page.write_speed_page(args.write_docs, docs_page.with_service_section(page, kept))
         return 1 if self.report.errors else 0
 
     # --- start-up
@@ -1773,8 +1790,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="with --service: on a PostgreSQL library, one server and then two on one database",
     )
+    parser.add_argument(
+        "--write-docs",
+        nargs="?",
+        type=Path,
+        const=ROOT / "docs" / "speed.md",
+        default=None,
+        metavar="PAGE",
+        help="also write the figures, machine and load as the docs site's speed page "
+        "(default docs/speed.md)",
+    )
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.games is None:
         args.games = QUICK_GAMES if args.quick else DEFAULT_GAMES
     if args.games < 4:
@@ -1787,17 +1815,56 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+# What each part of the benchmark imports from the test extras: missing, it is named at once in
+# one line, before anything starts (without httpx, --service once hung with a server behind it).
+NEEDS = {"service": ("httpx",), "postgres": ("psycopg",)}
+
+
+def missing_modules(names: Sequence[str]) -> list[str]:
+    import importlib.util
+
+    missing = []
+    for name in names:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.worker:
         kind, directory = args.worker
         print(json.dumps(WORKERS[kind](Path(directory))))
         return 0
+    sys.path.insert(0, str(Path(__file__).parent))
+    needed = [*NEEDS["service"]] if args.service else []
+    if args.postgres:
+        needed += NEEDS["postgres"]
+    if missing := missing_modules(needed):
+        print(
+            f"bench.py: error: {', '.join(missing)} not installed: python -m pip install '.[test]'",
+            file=sys.stderr,
+        )
+        return 2
     if args.service:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from bench_service import run as run_service
+        import bench_service
 
-        return run_service(seconds=args.seconds, postgres=args.postgres)
+        load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
+        status = bench_service.run(seconds=args.seconds, postgres=args.postgres)
+        if args.write_docs is not None:
+            from speed_page import service_section, with_service_section, write_speed_page
+
+            load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
+            section = service_section(bench_service.FIGURES, machine(), load_before, load_after, args.argv)
+            existing = "# Speed and reliability figures\n"
+            if args.write_docs.exists():
+                existing = args.write_docs.read_text(encoding="utf-8")
+            write_speed_page(args.write_docs, with_service_section(existing, section))
+        return status
     return Bench(args).run()
 
 

@@ -19,6 +19,7 @@ between them (a follower on one server sees moves posted to the other).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import random
 import re
@@ -173,6 +174,46 @@ def _place(places: list[tuple[str, str]], n: int) -> tuple[str, int]:
     return host, int(port)
 
 
+# The figures as printed, for `bench.py --service --write-docs` to put on the speed page.
+FIGURES: list[str] = []
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+    FIGURES.extend(text.splitlines())
+
+
+# Every `we serve` this run started and has not yet stopped: stopped on any way out (an error, an
+# exception in the load, Ctrl-C, SIGTERM), so the benchmark never leaves a server behind.
+_RUNNING: list[subprocess.Popen[str]] = []
+
+
+def stop(server: subprocess.Popen[str]) -> int:
+    """Stop one server (SIGTERM, then SIGKILL if it does not go), reap it; its wait status."""
+    if server in _RUNNING:
+        _RUNNING.remove(server)
+    if server.returncode is not None:
+        return server.returncode
+    server.send_signal(signal.SIGTERM)
+    try:
+        return server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        return server.wait()
+
+
+def stop_all() -> None:
+    for server in list(_RUNNING):
+        stop(server)
+
+
+atexit.register(stop_all)
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)  # so `finally` and atexit stop the servers
+
+
 def start(where: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str, str]:
     """`we serve WHERE --port 0`: the process, its URL and the host key it printed."""
     server = subprocess.Popen(
@@ -181,12 +222,15 @@ def start(where: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str],
         text=True,
         env=env,
     )
+    _RUNNING.append(server)
     assert server.stdout is not None
     while True:
         line = server.stdout.readline()
         if not line:
+            stop(server)
             raise SystemExit("we serve did not start")
         if found := re.search(r"(http://127\.0\.0\.1:\d+)/\?k=(\S+)", line):
+            print(f"bench: we serve (pid {server.pid}) at {found.group(1)}", flush=True)
             return server, found.group(1), found.group(2)
 
 
@@ -195,16 +239,23 @@ def measure(
 ) -> tuple[int, float]:
     """Start a server for each of `wheres`, put the load on them, stop them; print the figures.
     (exit status, moves per second)."""
-    started = [start(where, env) for where in wheres]
-    time.sleep(0.5)
-    urls = [url for _, url, _ in started]
-    result = asyncio.run(load(urls, started[0][2], games, followers, seconds))
-    statuses, peak = [], 0.0
-    for server, _, _ in started:
-        server.send_signal(signal.SIGTERM)
-        _, status, usage = os.wait4(server.pid, 0)
-        statuses.append(status)
-        peak = max(peak, usage.ru_maxrss / 1024)
+    started: list[tuple[subprocess.Popen[str], str, str]] = []
+    try:
+        for where in wheres:
+            started.append(start(where, env))
+        time.sleep(0.5)
+        urls = [url for _, url, _ in started]
+        result = asyncio.run(load(urls, started[0][2], games, followers, seconds))
+        statuses, peak = [], 0.0
+        for server, _, _ in started:
+            _RUNNING.remove(server)
+            server.send_signal(signal.SIGTERM)
+            _, status, usage = os.wait4(server.pid, 0)
+            server.returncode = status  # reaped here, for its peak memory: Popen must not wait
+            statuses.append(status)
+            peak = max(peak, usage.ru_maxrss / 1024)
+    finally:
+        stop_all()
     rate = result["moves"] / result["seconds"]
     post_p50 = percentile(result["posts"], 0.50) * 1000
     post_p99 = percentile(result["posts"], 0.99) * 1000
@@ -213,25 +264,26 @@ def measure(
     after_201_p99 = percentile([d[1] for d in result["delays"]], 0.99) * 1000
     ok_rate = rate >= TARGET_MOVES_PER_S
     ok_delivery = delivery_p99 < TARGET_DELIVERY_P99_MS
-    print(
+    say(
         f"service, {what}: {games} games, {games * followers} followers, "
         f"{result['seconds']:.1f} s on loopback"
     )
-    print(
+    say(
         f"  moves per second, in all     {rate:8.1f}   target >= {TARGET_MOVES_PER_S}  "
         f"{'PASS' if ok_rate else 'MISS'}"
     )
-    print(f"  POST p50 / p99               {post_p50:6.1f} / {post_p99:.1f} ms")
-    print(
+    say(f"  POST p50 / p99               {post_p50:6.1f} / {post_p99:.1f} ms")
+    say(
         f"  POST sent -> follower p99    {delivery_p99:8.1f} ms  target < {TARGET_DELIVERY_P99_MS} ms  "
         f"{'PASS' if ok_delivery else 'MISS'}  ({len(result['delays']):,} deliveries)"
     )
-    print(f"  201 received -> follower p99 {after_201_p99:8.1f} ms  (the append-to-delivery p99 is between)")
-    print(f"  server peak memory           {peak:8.1f} MB  (exit status {max(s >> 8 for s in statuses)})")
+    say(f"  201 received -> follower p99 {after_201_p99:8.1f} ms  (the append-to-delivery p99 is between)")
+    say(f"  server peak memory           {peak:8.1f} MB  (exit status {max(s >> 8 for s in statuses)})")
     return (0 if all(s == 0 for s in statuses) else 1), rate
 
 
 def run(seconds: float = 20, games: int = 20, followers: int = 10, postgres: bool = False) -> int:
+    signal.signal(signal.SIGTERM, _terminated)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if postgres:
         return run_postgres(seconds, games, followers, env)
@@ -254,7 +306,7 @@ def run_postgres(seconds: float, games: int, followers: int, env: dict[str, str]
         text=True,
     )
     if started.returncode != 0:
-        print(f"service on PostgreSQL: not available ({started.stderr.strip()[-300:]})")
+        say(f"service on PostgreSQL: not available ({started.stderr.strip()[-300:]})")
         return 1
     server_url = started.stdout.strip().split("=", 1)[1].strip("'")
     base, query = server_url.split("?", 1)
@@ -272,7 +324,7 @@ def run_postgres(seconds: float, games: int, followers: int, env: dict[str, str]
             worst = max(worst, status)
             rates.append(rate)
         ok = rates[1] >= rates[0]
-        print(
+        say(
             f"  two servers / one            {rates[1] / rates[0]:8.2f}x  target >= 1  "
             f"{'PASS' if ok else 'MISS'}"
         )
