@@ -92,7 +92,9 @@ async def _healthz(host: str, port: int) -> float:
     return time.monotonic() - started
 
 
-async def _trickle(host: str, port: int, stop: asyncio.Event, connected: set[int], closed: list[int], me: int):
+async def _trickle(
+    host: str, port: int, stop: asyncio.Event, connected: set[int], closed: list[int], me: int
+) -> None:
     """One slow client: half a request header, a line more every second, again when closed."""
     while not stop.is_set():
         try:
@@ -145,7 +147,9 @@ async def _trickle_attack(host: str, port: int, lasting: float) -> tuple[list[fl
     return answered, len(connected), len(closed)
 
 
-def test_trickled_headers_neither_lock_out_the_table_nor_flood_the_log(tmp_path: Path, many_files: None) -> None:
+def test_trickled_headers_neither_lock_out_the_table_nor_flood_the_log(
+    tmp_path: Path, many_files: None
+) -> None:
     served = start_limited(tmp_path, tmp_path / "serve.log")
     try:
         answered, connected, closed = asyncio.run(
@@ -206,7 +210,7 @@ def test_half_sent_bodies_are_closed_within_the_body_timeout(tmp_path: Path, man
 
 
 def test_the_open_file_limit_is_raised_to_the_hard_limit(tmp_path: Path) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     if hard != resource.RLIM_INFINITY and hard < 4096:
         pytest.skip(f"the test needs a hard limit of 4096 open files; this process has {hard}")
     served = start_limited(tmp_path, tmp_path / "serve.log", soft=1024, hard=4096)
