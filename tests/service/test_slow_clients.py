@@ -5,6 +5,7 @@ attacked from raw sockets the way a hostile guest or a broken phone would."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import re
 import resource
@@ -95,7 +96,7 @@ async def _healthz(host: str, port: int) -> float:
 async def _trickle(
     host: str, port: int, stop: asyncio.Event, connected: set[int], closed: list[int], me: int
 ) -> None:
-    """One slow client: half a request header, a line more every second, again when closed."""
+    """One slow client: half a request header, a line more every second, back when closed."""
     while not stop.is_set():
         try:
             reader, writer = await asyncio.open_connection(host, port)
@@ -117,6 +118,10 @@ async def _trickle(
                     break
         finally:
             writer.close()
+        # Back half a second later: a slow client, not a connect flood, which would only measure
+        # how fast this one test process can spin.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.5)
 
 
 async def _trickle_attack(host: str, port: int, lasting: float) -> tuple[list[float], int, int]:
