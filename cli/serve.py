@@ -82,7 +82,9 @@ def serve(
     """
     from service.http import create_app
     from service.keys import read_or_create_host_key
-    from service.network import GuardedServer
+    from service.network import GuardedServer, raise_open_file_limit
+
+    raise_open_file_limit()  # before anything is opened, and before the link says it is ready
 
     library = None
     if db_url is not None:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 from served import Server, new_game, we_env
 
@@ -35,7 +36,11 @@ class Limited:
     port: int
 
     def stopped_log(self) -> str:
-        assert self.server.stop(signal.SIGTERM) == 0
+        try:
+            assert self.server.stop(signal.SIGTERM) == 0
+        finally:
+            if self.server.process.stdout is not None:
+                self.server.process.stdout.close()
         return self.log.read_text(errors="replace")
 
 
@@ -61,9 +66,21 @@ def start_limited(directory: Path, log: Path, soft: int = 1024, hard: int = 1024
         lines.append(line)
         if found := re.search(r"Host \(.*\): (http://(127\.0\.0\.1):(\d+))/\?k=(\S+)", line):
             url, host, port, key = found.groups()
+            _wait_until_healthy(url)  # the link is printed before the server takes its first request
             return Limited(Server(directory, process, url, key, lines), log, host, int(port))
     process.kill()
     raise AssertionError(f"`we serve` did not start: {''.join(lines)}{log.read_text()}")
+
+
+def _wait_until_healthy(url: str) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            continue  # not listening yet: each failed connect is itself the wait
+    raise AssertionError(f"{url}/healthz did not answer within 30 s")
 
 
 @pytest.fixture
