@@ -201,9 +201,11 @@ class GuardedProtocol(H11Protocol):
 
     def _too_slow(self, awaiting: str, timeout: float) -> None:
         self._deadline = None
-        self.limits.report.note(
-            "connection closed", "connections closed", f"request {awaiting} not complete within {timeout:g} s"
-        )
+        # A connection that has sent nothing of a request is idle (a browser's spare connection, a
+        # kept-alive one after its answer), not at fault: closed, as uvicorn closes idle ones.
+        if awaiting == "body" or self.conn.trailing_data[0]:
+            why = f"request {awaiting} not complete within {timeout:g} s"
+            self.limits.report.note("connection closed", "connections closed", why)
         self._close()
 
     def _close(self) -> None:

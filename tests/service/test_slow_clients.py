@@ -272,3 +272,31 @@ def test_repeated_faults_are_said_once_per_interval() -> None:
     ]
     report.flush()
     assert len(said) == 3  # said once, not again
+
+
+def test_an_idle_connection_is_closed_quietly_and_a_half_header_is_said(tmp_path: Path) -> None:
+    """A browser's spare connection sends nothing and is closed without a word; one that sent half
+    a header is closed past the header deadline and counted."""
+
+    async def closed_after(idle: bool) -> float:
+        reader, writer = await asyncio.open_connection(served.host, served.port)
+        if not idle:
+            writer.write(f"GET /healthz HTTP/1.1\r\nHost: {served.host}\r\n".encode())
+        opened = time.monotonic()
+        try:
+            await asyncio.wait_for(reader.read(), HEADER_TIMEOUT + 10)
+        finally:
+            writer.close()
+        return time.monotonic() - opened
+
+    async def both() -> list[float]:
+        return list(await asyncio.gather(closed_after(idle=True), closed_after(idle=False)))
+
+    served = start_limited(tmp_path, tmp_path / "serve.log")
+    try:
+        held = asyncio.run(both())
+        assert max(held) < HEADER_TIMEOUT + 1, held
+    finally:
+        log = served.stopped_log()
+    assert "1 connection closed in the last 10 s: request header not complete within 5 s" in log, log
+    assert "2 connections" not in log, log
