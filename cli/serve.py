@@ -80,10 +80,11 @@ def serve(
     the first server): servers on several machines serve the same games, each seeing the
     others' moves as they are made.
     """
-    import uvicorn
-
     from service.http import create_app
     from service.keys import read_or_create_host_key
+    from service.network import GuardedServer, raise_open_file_limit
+
+    raise_open_file_limit()  # before anything is opened, and before the link says it is ready
 
     library = None
     if db_url is not None:
@@ -126,7 +127,7 @@ def serve(
         if library is not None:
             library.close()
         raise CommandFailed(f"cannot listen on {bind}:{port}: {exc.strerror or exc}") from None
-    sock.listen(128)
+    sock.listen(1024)
     sock.set_inheritable(True)
     port = sock.getsockname()[1]
     shown = bind
@@ -151,7 +152,7 @@ def serve(
     echo("Ctrl-C stops the server.", err=False)
     sys.stdout.flush()
 
-    class Server(uvicorn.Server):
+    class Server(GuardedServer):
         def handle_exit(self, sig: int, frame: object) -> None:
             # Streams never end by themselves: close them now, or the graceful shutdown waits.
             stopping = app.state.stopping
@@ -166,13 +167,6 @@ def serve(
             if isinstance(captured, list):
                 captured.clear()
 
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        timeout_graceful_shutdown=5,
-        access_log=False,
-        lifespan="on",
-    )
-    server = Server(config)
+    server = Server(app, log_level="warning", timeout_graceful_shutdown=5, access_log=False, lifespan="on")
     server.run(sockets=[sock])
     echo("Stopped.")

@@ -74,11 +74,15 @@ def _hashes(pattern: re.Pattern[bytes], page: bytes, scripts: bool) -> str:
     return " ".join(dict.fromkeys(found)) or "'none'"
 
 
+def inline_hashes(page: bytes) -> tuple[str, str]:
+    """The CSP sources of a page's own inline scripts and of its styles ("'sha256-...' ...")."""
+    return _hashes(_SCRIPT, page, scripts=True), _hashes(_STYLE, page, scripts=False)
+
+
 def page_policy(page: bytes) -> bytes:
     """The policy of one page: its own inline scripts and styles, by hash, and nothing else."""
-    return _PAGE_CSP.format(
-        scripts=_hashes(_SCRIPT, page, scripts=True), styles=_hashes(_STYLE, page, scripts=False)
-    ).encode()
+    scripts, styles = inline_hashes(page)
+    return _PAGE_CSP.format(scripts=scripts, styles=styles).encode()
 
 
 def _keyed(scope: Scope, headers: dict[bytes, bytes]) -> bool:

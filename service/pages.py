@@ -8,6 +8,7 @@ from typing import Any
 
 import segno
 
+from service.guard import inline_hashes
 from service.keys import HOST, SEAT, TABLE, Role
 from service.live import Folder, LiveGame
 from wecore.rulesets import HOUSE_RULES, Shape
@@ -104,16 +105,16 @@ def error_page(status: int, sentence: str) -> str:
 
 
 def _plain_page(title: str, body: str, script: str = "") -> str:
-    csp = (
-        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline';"
-        " connect-src 'self'; img-src data:"
+    rest = (
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>{body}"
+        f"<script>{script}</script></body></html>"
     )
+    scripts, styles = inline_hashes(rest.encode())
+    csp = f"default-src 'none'; style-src {styles}; script-src {scripts}; connect-src 'self'; img-src data:"
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
-        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>{body}"
-        f"<script>{script}</script></body></html>"
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">{rest}'
     )
 
 

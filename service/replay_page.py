@@ -22,6 +22,7 @@ from importlib import resources
 from typing import Any
 
 from eventstore.canonical import fingerprint
+from service.guard import inline_hashes
 from wecore.cards import COLOURS, PERSON_OF
 from wecore.decider import resolve_player
 from wecore.events import parse_event
@@ -33,7 +34,11 @@ from wecore.turns import FIRST_OPEN, STILL_TO_BRING
 from wecore.views import redact_log, view
 
 TEMPLATE_NAME = "replay_template.html"
-_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+# The page's own inline script and style are allowed by their hashes (filled in once the page is
+# made), nothing else: a saved page has no server to send a header, so the policy is in a <meta>
+# (where frame-ancestors would be ignored with a console error, so it is left to the header).
+_CSP = "default-src 'none'; script-src {scripts}; style-src {styles}; img-src data:; base-uri 'none'"
+_CSP_SLOT = "@@CSP@@"
 _PLACEHOLDER = re.compile(r"@@([A-Z_]+)@@")
 _LIVE_CODE = re.compile(r"  // @@LIVE_BEGIN@@.*?// @@LIVE_END@@\n", re.DOTALL)
 # In a <script> element "<" could open "</script>" or "<!--"; "&" and ">" are escaped too
@@ -93,7 +98,7 @@ def render_html(
         "TITLE": html.escape(title),
         "HEADING": html.escape(title),
         "SUBTITLE": html.escape(_subtitle(final, seat, spectator)),
-        "CSP": _CSP + ("; connect-src 'self'" if live is not None else ""),
+        "CSP": _CSP_SLOT,  # filled in last, from the page it protects
         "MODE": "live" if live is not None else "file",
         "LIVE_BEGIN": "",
         "LIVE_END": "",
@@ -109,7 +114,13 @@ def render_html(
         # A saved page never reaches the network: the live mode's code is not in it at all.
         template = _LIVE_CODE.sub("", template)
     # One pass, so nothing substituted (say a title containing "@@LOG_JSON@@") is read again.
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+    head, slot, body = template.partition(_CSP_SLOT)
+    page = _PLACEHOLDER.sub(lambda m: values[m.group(1)], body)
+    scripts, styles = inline_hashes(page.encode())
+    policy = _CSP.format(scripts=scripts, styles=styles)
+    if live is not None:
+        policy += "; connect-src 'self'"
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], head) + (policy if slot else "") + page
 
 
 def replay_steps(

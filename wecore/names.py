@@ -17,7 +17,7 @@ import functools
 import unicodedata
 from collections.abc import Mapping, Sequence
 
-from wecore.errors import shown
+from wecore.errors import clipped, shown
 
 # Default-ignorable code points that are not format characters (Cf is taken out as a whole:
 # zero-width spaces and joiners, bidi marks, embeddings, overrides and isolates, soft hyphen).
@@ -105,4 +105,19 @@ def look_alike_sentence(players: Sequence[str]) -> str | None:
     return (
         f"the players {shown(first)} and {shown(second)} cannot be told apart ({why}):"
         " give one of them another name"
+    )
+
+
+def not_a_player(name: str, players: Sequence[str]) -> str:
+    """The refusal of a name that is none of `players`. When it differs from one of them only in
+    how its characters are encoded (Unicode normalisation), the two would print alike: both are
+    spelled with escapes, so the reader sees what differs."""
+    listed = ", ".join(players)
+    same = [p for p in players if unicodedata.normalize("NFKC", p) == unicodedata.normalize("NFKC", name)]
+    if not same:
+        return f"{shown(name)} is not a player in this game ({listed})"
+    return (
+        f"{clipped(ascii(name))} is not a player in this game ({listed}): it differs from"
+        f" {clipped(ascii(same[0]))} only in how its characters are encoded, and names are"
+        " compared code point for code point"
     )

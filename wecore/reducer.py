@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation, shown
+from wecore.names import not_a_player
 from wecore.rules import not_now, opening_refusal, swap_refusal, taking_refusal, turn_refusal
 from wecore.rulesets import Ruleset, make_ruleset
 from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase, state_from_fields
@@ -101,7 +102,7 @@ NOT_STARTED, SETTING_UP, BRINGING, PLAYING, FINAL_SWAP, OVER = (
 def _seat(state: GameState, name: str) -> int:
     seat = state.seat_of.get(name)
     if seat is None:
-        raise RuleViolation(f"{shown(name)} is not a player in this game ({', '.join(state.players)})")
+        raise RuleViolation(not_a_player(name, state.players))
     return seat
 
 

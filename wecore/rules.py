@@ -14,6 +14,7 @@ checked the turn with the event's party, asks `taking_refusal` (the same without
 
 from __future__ import annotations
 
+from wecore.names import not_a_player
 from wecore.state import GameState, Phase
 
 PLAYING, FINAL_SWAP, BRINGING, OVER, SETTING_UP = (
@@ -64,7 +65,7 @@ def turn_refusal(state: GameState, player: str, action: str) -> str | None:
     """Why `player` may not make a move of a party now: not a player, wrong phase, not their turn."""
     seat = state.seat_of.get(player)
     if seat is None:
-        return f"{player!r} is not a player in this game ({', '.join(state.players)})"
+        return not_a_player(player, state.players)
     phase = state.phase
     if phase is not PLAYING:
         if phase is BRINGING:
@@ -119,7 +120,7 @@ def taking_refusal(state: GameState, thief: str, owner: str, card: str | None) -
     (The reducer, which has just checked the turn with the event's party, asks only this.)"""
     victim = state.seat_of.get(owner)
     if victim is None:
-        return f"{owner!r} is not a player in this game ({', '.join(state.players)})"
+        return not_a_player(owner, state.players)
     held = state.holding[victim]
     if held is None or held != card:
         if owner == thief:
@@ -179,7 +180,7 @@ def swap_refusal(state: GameState, player: str, with_player: str | None, takes: 
             )
         return not_now(state, "make a final swap")
     if player not in state.seat_of:
-        return f"{player!r} is not a player in this game ({', '.join(state.players)})"
+        return not_a_player(player, state.players)
     starter = state.starter_name
     if player != starter:
         return f"only party {state.party}'s starter, {starter}, may swap now, not {player}"
@@ -189,7 +190,7 @@ def swap_refusal(state: GameState, player: str, with_player: str | None, takes: 
         return "a final swap names both the player swapped with and the gift taken"
     other = state.seat_of.get(with_player)
     if other is None:
-        return f"{with_player!r} is not a player in this game ({', '.join(state.players)})"
+        return not_a_player(with_player, state.players)
     if with_player == player:
         return f"{player} cannot swap with themselves"
     held = state.holding[other]

@@ -42,7 +42,8 @@ def test_a_key_that_is_a_player_only_after_nfc_is_refused_not_merged(tmp_path, l
     audited = we("audit", log)
     assert audited.exit_code == 1
     # Names are read code point for code point: the decomposed key is nobody at this table.
-    assert f"{DECOMPOSED!r} is not a player" in audited.stdout
+    # Spelled with escapes: printed as it is, it would read the same as the player it is not.
+    assert f"{DECOMPOSED!a} is not a player" in audited.stdout, audited.stdout
     imported = we("import", log, "--db", library)
     assert imported.exit_code == 1
     assert "rules" in imported.stderr or "not a player" in imported.stderr + imported.stdout

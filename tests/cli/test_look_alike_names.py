@@ -65,7 +65,9 @@ def test_a_name_written_another_way_in_a_move_is_an_unknown_player(tmp_path: Pat
     log = sealed(tmp_path / "zoe-two-ways.jsonl", objs)
     audited = we("audit", log)
     assert audited.exit_code == 1, audited.stdout
-    assert f"{DECOMPOSED!r} is not a player" in audited.stdout
+    # Spelled with escapes: printed as it is, it would read the same as the player it is not.
+    assert f"{DECOMPOSED!a} is not a player" in audited.stdout, audited.stdout
+    assert f"it differs from {COMPOSED!a} only in how its characters are encoded" in audited.stdout
 
 
 def test_two_zoes_composed_and_decomposed_are_two_players_and_a_warning(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ Skips, saying why, where Playwright for Python or a Chromium is not installed.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -440,5 +441,36 @@ def test_a_whole_log_page_names_the_fingerprint_of_the_log(browser, tmp_path):
         page.goto(at.as_uri())
         assert page.inner_text("#fingerprint-label") == "Fingerprint at event 5"
         assert "events 1 to 5" in page.inner_text("#cut")
+    finally:
+        context.close()
+
+
+def test_a_saved_page_runs_under_its_own_policy_with_no_violation(browser, tmp_path):
+    """Opened from disk there is no server to send a header: the page's <meta> policy allows its
+    own script and style by hash, nothing inline by default, and both still run."""
+    document = render_html(load_log("one-party.jsonl"), viewer=None, fingerprint=None)
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', document).group(1)
+    assert "unsafe-inline" not in policy
+    assert "script-src 'sha256-" in policy and "style-src 'sha256-" in policy
+    out = tmp_path / "saved.html"
+    out.write_text(document, encoding="utf-8")
+    context = browser.new_context(viewport=DESKTOP, offline=True)
+    try:
+        page = context.new_page()
+        problems: list[str] = []
+        page.on("console", lambda msg: msg.type == "error" and problems.append(msg.text))
+        page.on("pageerror", lambda exc: problems.append(str(exc)))
+        page.add_init_script(
+            "window.__violations = [];"
+            "document.addEventListener('securitypolicyviolation',"
+            " (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));"
+        )
+        page.goto(out.as_uri())
+        page.wait_for_selector("#step-label[data-seq]")  # the script ran
+        page.keyboard.press("End")
+        # and the style applied (not the browser's default serif)
+        assert page.evaluate("() => getComputedStyle(document.body).fontFamily") != "serif"
+        assert page.evaluate("() => window.__violations") == []
+        assert problems == []
     finally:
         context.close()
