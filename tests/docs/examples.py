@@ -115,6 +115,14 @@ def scratch_env(scratch: Path) -> dict[str, str]:
         if not key.startswith(("WE_", "PYTEST", "COV_", "XDG_"))
     }
     bin_dir = str(Path(sys.executable).parent)
+    if shutil.which("we", path=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}") is None:
+        # A checkout run without installing (`python -m pytest` in a clone): `we` is the
+        # checkout's own, as every other test runs it (`python -m cli.main`).
+        shim = scratch / "bin"
+        shim.mkdir(exist_ok=True)
+        (shim / "we").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m cli.main "$@"\n')
+        (shim / "we").chmod(0o755)
+        bin_dir = f"{shim}{os.pathsep}{bin_dir}"
     env.update(
         HOME=str(home),
         WE_DB=str(home / "we-club.db"),
