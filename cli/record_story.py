@@ -12,17 +12,17 @@ from pathlib import Path
 
 from rich.text import Text
 
+from cli.record_grammar import LISTS_AGAIN, moves_hint
 from cli.record_input import shorten
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
 from service.table import Happened, Standing
 from wecore.events import EventVoided, GiftBrought, TieBroken
+from wecore.kinds import IN_PLAY  # a party's moves, and any swap that follows them
 from wecore.narrate import describe, party_end, taken_back, unseen_brings, winners_line
 from wecore.state import GameState, Phase
-from wecore.turns import LISTS_AGAIN, moves_hint
 from wecore.views import view
 
-IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)  # a party's moves, and its starter's final swap
 # The most sentences a "Meanwhile ..." line tells one by one; more are counted, the latest told.
 MEANWHILE_SENTENCES = 3
 

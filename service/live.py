@@ -268,14 +268,15 @@ class LiveGame:
             found = self.messages.get(key)
             if found is not None:
                 return found
-            from service.replay_page import board_dict, swapped_seats
+            from service.replay_page import board_dict, step_marks
 
+            seat = role.seat if role.kind == SEAT else None
             data = {
                 "envelope": redact_envelope(self.envelopes[seq - 1], role),
                 "view": self.view_object(seq, role),
                 "sentence": self.sentence(seq, role),
                 "board": board_dict(score(self.state_at(seq))),
-                "swapped": swapped_seats(self.events[seq - 1]),
+                **step_marks(self.events[seq - 1], self.state_at(seq), seat, role.kind == HOST),
             }
             encoded = orjson.dumps(data)
             self.messages[key] = encoded

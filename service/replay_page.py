@@ -24,11 +24,13 @@ from typing import Any
 from eventstore.canonical import fingerprint
 from wecore.cards import COLOURS, PERSON_OF
 from wecore.decider import resolve_player
-from wecore.events import parse_event
+from wecore.events import AnyEvent, Exchange, parse_event
+from wecore.kinds import KINDS
 from wecore.narrate import describe
 from wecore.replay import steps, voided_by
 from wecore.scoring import Scoreboard, score
 from wecore.state import GameState
+from wecore.turns import page_marks, turn_of_view
 from wecore.views import redact_log, view
 
 TEMPLATE_NAME = "replay_template.html"
@@ -131,8 +133,7 @@ def replay_steps(
             "at": envelope.get("at"),
             "sentence": describe(step.event, step.before, step.after, viewer=seat, omniscient=omniscient),
             "voided_by": voided.get(step.seq),
-            # A final swap: the two seats that exchanged gifts (none when the starter kept).
-            "swapped": swapped_seats(step.event),
+            **step_marks(step.event, step.after, seat, omniscient),
             "view": view_dict(step.after, seat, omniscient),
             "board": board_dict(score(step.after)),
         }
@@ -142,9 +143,17 @@ def replay_steps(
 
 
 def swapped_seats(event: Any) -> list[str]:
-    """The players who exchanged gifts in a final swap (none for any other event, or a keep)."""
-    partner = getattr(event, "with_player", None)
+    """The players who exchanged gifts in a swap (none for any other event, or a keep)."""
+    partner = event.with_player if isinstance(event, Exchange) else None
     return [event.player, partner] if partner is not None else []
+
+
+def step_marks(event: AnyEvent, after: GameState, viewer: str | None, omniscient: bool) -> dict[str, Any]:
+    """What the page marks at a step, beside the view, all worded here so that the page's script
+    names no kind of event and no phase: the event's style on the timeline (its kind's, as
+    `wecore.kinds` declares it), the seats a swap exchanged, and the turn's lines and badge."""
+    t = turn_of_view(view(after, viewer, omniscient=omniscient))
+    return {"style": KINDS[event.TYPE].style, "swapped": swapped_seats(event), **page_marks(t)}
 
 
 def view_dict(state: GameState, viewer: str | None, omniscient: bool | None = None) -> dict[str, Any]:

@@ -4,10 +4,12 @@ R7") for lines that refer back to it. Cards only their owner may see are told as
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from wecore.cards import PERSON_OF, Colour
 from wecore.events import (
+    AnyEvent,
     AtticsDealt,
-    Event,
     EventVoided,
     FinalSwap,
     GameStarted,
@@ -32,7 +34,7 @@ def _list_text(colours: tuple[str, ...]) -> str:
 
 
 def describe(
-    event: Event, before: GameState, after: GameState, viewer: str | None = None, omniscient: bool = True
+    event: AnyEvent, before: GameState, after: GameState, viewer: str | None = None, omniscient: bool = True
 ) -> str:
     """One sentence for `event`, told from `viewer`'s seat unless `omniscient`."""
     match event:
@@ -100,10 +102,11 @@ def describe(
             return f"Tie broken: {event.winner} wins ({event.reason})."
         case Note():
             return f"Note: {event.text}"
-    return event.TYPE
+        case _:
+            assert_never(event)
 
 
-def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> str:
+def gist(event: AnyEvent, viewer: str | None = None, omniscient: bool = True) -> str:
     """A short phrase for an event, for 'taken back: ...' lines."""
     match event:
         case GameStarted():
@@ -129,7 +132,8 @@ def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> st
             return "a note"
         case EventVoided():
             return f"the void of event {event.voids}"
-    return event.TYPE
+        case _:
+            assert_never(event)
 
 
 def _and(names: list[str]) -> str:
@@ -149,7 +153,7 @@ def party_end(before: GameState, after: GameState) -> str:
 
 
 def taken_back(
-    void: EventVoided, voided: Event, after: GameState, viewer: str | None = None, omniscient: bool = True
+    void: EventVoided, voided: AnyEvent, after: GameState, viewer: str | None = None, omniscient: bool = True
 ) -> str:
     """A void told as the story goes (`we replay`): what never happened, and who moves now."""
     now = after.player_to_move

@@ -8,13 +8,15 @@ if they never happened.
 from __future__ import annotations
 
 import functools
+import operator
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, assert_never
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation, shown
+from wecore.kinds import EVENT_TYPE_NAMES, KINDS, EventType, Kind
 from wecore.rules import not_now, opening_refusal, swap_refusal, taking_refusal, turn_refusal
 from wecore.rulesets import Ruleset, make_ruleset
 from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase, state_from_fields
@@ -22,19 +24,7 @@ from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase, state_f
 if TYPE_CHECKING:
     # Events are dispatched by their TYPE name, so folding raw payloads through the rule
     # functions below (the audit) never has to load pydantic.
-    from wecore.events import (
-        AtticsDealt,
-        Event,
-        EventVoided,
-        FinalSwap,
-        GameStarted,
-        GiftBrought,
-        GiftListsDealt,
-        GiftOpened,
-        GiftStolen,
-        Note,
-        TieBroken,
-    )
+    from wecore.events import Event
 
 MAX_NAME_LENGTH = 32
 T = TypeVar("T")
@@ -47,12 +37,12 @@ def evolve(state: GameState, event: Event) -> GameState:
     handler = _HANDLER_OF_CLASS.get(type(event))
     if handler is None:
         handler = _handler_of(event)
-    if state.phase is NOT_STARTED and handler is not _game_started:
+    if state.phase is NOT_STARTED and handler is not _START:
         raise RuleViolation(f"a log must begin with game_started, not {event.TYPE}")
     return handler(state, event)
 
 
-def _handler_of(event: Event) -> Callable[[GameState, Any], GameState]:
+def _handler_of(event: Event) -> Handler:
     handler = _HANDLERS.get(getattr(event, "TYPE", None))  # type: ignore[arg-type]
     if handler is None:
         raise RuleViolation(f"no rule handles events of type {type(event).__name__}")
@@ -128,10 +118,6 @@ def _check_party(state: GameState, party: int) -> None:
 # --- set-up ---------------------------------------------------------------------------
 
 
-def _game_started(state: GameState, event: GameStarted) -> GameState:
-    return start_game(state, event.players, event.dealer, event.ruleset, event.options, event.title)
-
-
 def start_game(
     state: GameState,
     players: tuple[str, ...],
@@ -179,10 +165,6 @@ def start_game(
     return state_from_fields(values)
 
 
-def _gift_lists_dealt(state: GameState, event: GiftListsDealt) -> GameState:
-    return deal_lists(state, event.lists)
-
-
 def deal_lists(state: GameState, gift_lists: Mapping[str, Sequence[str]]) -> GameState:
     """`gift_lists_dealt` from its field: colour names by player."""
     if state.phase is not Phase.SETTING_UP:
@@ -215,10 +197,6 @@ def first_starter(players: tuple[str, ...], dealer: str) -> int:
 _COLOUR_NAMED: dict[str, Colour] = {colour.value: colour for colour in Colour}
 
 
-def _attics_dealt(state: GameState, event: AtticsDealt) -> GameState:
-    return deal_attics(state, event.attics)
-
-
 def deal_attics(state: GameState, attics_by_player: Mapping[str, Sequence[str]]) -> GameState:
     """`attics_dealt` from its field: canonical cards by player."""
     if state.attics is not None:
@@ -246,11 +224,6 @@ def deal_attics(state: GameState, attics_by_player: Mapping[str, Sequence[str]])
 
 
 # --- a party ------------------------------------------------------------------------
-
-
-def _gift_brought(state: GameState, event: GiftBrought) -> GameState:
-    fields = event.__dict__
-    return bring_gift(state, fields["party"], fields["player"], fields["card"])
 
 
 def bring_gift(state: GameState, party: int, player: str, card: str | None) -> GameState:
@@ -302,11 +275,6 @@ def _refuse_mover(state: GameState, player: str, party: int, action: str) -> Non
     if state.phase is PLAYING:
         _check_party(state, party)
     raise RuleViolation(turn_refusal(state, player, action) or not_now(state, action))
-
-
-def _gift_opened(state: GameState, event: GiftOpened) -> GameState:
-    fields = event.__dict__
-    return open_gift(state, fields["party"], fields["player"], fields["card"])
 
 
 def open_gift(state: GameState, party: int, player: str, card: str) -> GameState:
@@ -432,11 +400,6 @@ def _fresh_party(count: int) -> dict[str, object]:
     }
 
 
-def _gift_stolen(state: GameState, event: GiftStolen) -> GameState:
-    fields = event.__dict__
-    return steal_gift(state, fields["party"], fields["player"], fields["from_player"], fields["card"])
-
-
 def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) -> GameState:
     """`gift_stolen` from its fields: `thief` takes `card` from `owner`."""
     seat = state.seat_of.get(thief)  # the turn; inlined, as this is the fold's inner loop
@@ -465,10 +428,6 @@ def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) 
     return state_from_fields(values)
 
 
-def _final_swap(state: GameState, event: FinalSwap) -> GameState:
-    return final_swap(state, event.party, event.player, event.with_player, event.takes)
-
-
 def final_swap(
     state: GameState, party: int, player: str, with_player: str | None, takes: str | None
 ) -> GameState:
@@ -492,10 +451,6 @@ def final_swap(
 # --- after the game, and at any time ------------------------------------------------
 
 
-def _tie_broken(state: GameState, event: TieBroken) -> GameState:
-    return break_tie(state, event.winner, event.reason)
-
-
 def break_tie(state: GameState, winner: str, reason: str) -> GameState:
     """`tie_broken` from its fields."""
     seat = _seat(state, winner)
@@ -515,11 +470,7 @@ def break_tie(state: GameState, winner: str, reason: str) -> GameState:
     return _in_effect(state, {"tie_winner": seat, "tie_reason": reason})
 
 
-def _event_voided(state: GameState, event: EventVoided) -> GameState:
-    return void_event(state, event.voids)
-
-
-def void_event(state: GameState, voids: int) -> GameState:
+def void_event(state: GameState, voids: int, reason: str = "") -> GameState:
     """`event_voided`: back to the state before the latest event in effect, which must be `voids`."""
     if state.undo is None:
         raise RuleViolation("there is no event to void")
@@ -527,10 +478,6 @@ def void_event(state: GameState, voids: int) -> GameState:
     if voids != latest:
         raise RuleViolation(f"event {voids} cannot be voided: the latest event still in effect is {latest}")
     return before.replace(seq=state.seq + 1)
-
-
-def _note(state: GameState, event: Note) -> GameState:
-    return add_note(state)
 
 
 def add_note(state: GameState, text: str = "") -> GameState:
@@ -544,16 +491,50 @@ def _set_seat(values: tuple[T, ...], seat: int, value: T) -> tuple[T, ...]:
     return tuple(changed)
 
 
-_HANDLERS: dict[str, Callable[[GameState, Any], GameState]] = {
-    "game_started": _game_started,
-    "gift_lists_dealt": _gift_lists_dealt,
-    "attics_dealt": _attics_dealt,
-    "gift_brought": _gift_brought,
-    "gift_opened": _gift_opened,
-    "gift_stolen": _gift_stolen,
-    "final_swap": _final_swap,
-    "event_voided": _event_voided,
-    "tie_broken": _tie_broken,
-    "note": _note,
-}
-_HANDLER_OF_CLASS: dict[type, Callable[[GameState, Any], GameState]] = {}
+RuleFunction = Callable[..., GameState]
+Handler = Callable[[GameState, Any], GameState]
+
+
+def rule_of(kind: EventType) -> RuleFunction:
+    """The rule function of an event type: the state after an event of that type, from its
+    payload's fields in the order `wecore.kinds` declares them (RuleViolation when the rules do
+    not allow it). The fast path, the bots and `evolve` all fold through these."""
+    match kind:
+        case "game_started":
+            return start_game
+        case "gift_lists_dealt":
+            return deal_lists
+        case "attics_dealt":
+            return deal_attics
+        case "gift_brought":
+            return bring_gift
+        case "gift_opened":
+            return open_gift
+        case "gift_stolen":
+            return steal_gift
+        case "final_swap":
+            return final_swap
+        case "event_voided":
+            return void_event
+        case "tie_broken":
+            return break_tie
+        case "note":
+            return add_note
+        case _:
+            assert_never(kind)
+
+
+RULES: Mapping[EventType, RuleFunction] = MappingProxyType({kind: rule_of(kind) for kind in EVENT_TYPE_NAMES})
+
+
+def _model_handler(kind: Kind) -> Handler:
+    """Folds an event model of `kind` by its rule function, reading its fields as declared."""
+    rule, get = RULES[kind.type], operator.itemgetter(*kind.attrs)
+    if len(kind.attrs) == 1:
+        return lambda state, event: rule(state, get(event.__dict__))
+    return lambda state, event: rule(state, *get(event.__dict__))
+
+
+_HANDLERS: dict[str, Handler] = {kind.type: _model_handler(kind) for kind in KINDS.values()}
+_START = _HANDLERS["game_started"]
+_HANDLER_OF_CLASS: dict[type, Handler] = {}

@@ -8,25 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from wecore.cards import Colour
+from wecore.kinds import Phase as Phase  # declared with the kinds of move made in each
 from wecore.rulesets import Ruleset
 
 if TYPE_CHECKING:
     from wecore.reducer import PartyCounts
     from wecore.scoring import Scoreboard
-
-
-class Phase(StrEnum):
-    NOT_STARTED = "not started"
-    SETTING_UP = "setting up"
-    BRINGING = "bringing"
-    PLAYING = "playing"
-    FINAL_SWAP = "final swap"  # starter_final_swap: the party's gifts are all open; its starter decides
-    OVER = "over"
 
 
 EMPTY_MAPPING: Mapping[str, Any] = MappingProxyType({})

@@ -29,8 +29,10 @@ from wecore import (
     parse_event,
     play_game,
 )
-from wecore.decider import Bring, Open, Steal, Swap
-from wecore.events import EventVoided, FinalSwap, GiftBrought, GiftOpened, GiftStolen
+from wecore.errors import EventSchemaError
+from wecore.events import EventVoided
+from wecore.kinds import IN_PLAY, MOVE_KINDS, Kind, Shape
+from wecore.moves import move_event
 from wecore.rulesets import HOUSE_RULES
 
 BOTS = {"random": RandomBot(), "greedy": GreedyBot()}
@@ -55,8 +57,9 @@ def every_combination() -> list[dict]:
     return combos
 
 
-IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)
-MOVE_EVENTS = ("gift_brought", "gift_opened", "gift_stolen", "final_swap")
+# The kinds of move, their payloads and the phases they are made in are all read off the
+# declaration (wecore.kinds): a kind declared there is played and tried here the same day.
+MOVE_EVENTS = frozenset(kind.type for kind in MOVE_KINDS)
 
 
 def budget(examples: int) -> settings:
@@ -65,17 +68,8 @@ def budget(examples: int) -> settings:
 
 
 def move_payload(state, move):
-    """The (type, data) a legal move stands for."""
-    if isinstance(move, Bring):
-        return ("gift_brought", {"party": state.party, "player": move.player, "card": move.card})
-    if isinstance(move, Open):
-        return ("gift_opened", {"party": state.party, "player": move.player, "card": move.card})
-    if isinstance(move, Swap):
-        data = {"party": state.party, "player": move.player, "with": move.with_player, "takes": move.takes}
-        return ("final_swap", data)
-    assert isinstance(move, Steal)
-    data = {"party": state.party, "player": move.player, "from": move.from_player, "card": move.card}
-    return ("gift_stolen", data)
+    """The (type, data) a legal move stands for, as its kind declares it."""
+    return move_event(state, move)
 
 
 def key(payload) -> str:
@@ -199,76 +193,70 @@ def test_same_seed_same_game(seed, count, bot, rules):
 
 
 class Candidates:
-    """Every event a player might try at a point, built once per game and reused."""
+    """Every event a player might try at a point, for every kind of move declared, built from
+    its declared fields and reused through the game.
+
+    A kind naming one player and a card (a bring, an open) is tried by everyone with every card
+    (and null, where the field may be null). A kind naming a second player (a steal, a swap) is
+    tried by everyone with everyone (and nobody, where that may be null: a keep), for the card the
+    other holds, or else a card they kept, or some card; and by the player to move, for every
+    face-down and every kept gift. Out of the phase a kind is made in, it is tried by everyone
+    with one card only (the rules refuse it whatever the card)."""
 
     def __init__(self, players):
         self.players = players
         self.cache: dict[tuple, object] = {}
 
-    def _get(self, key, make):
-        event = self.cache.get(key)
-        if event is None:
-            event = self.cache[key] = make()
-        return event
+    def of(self, state):
+        for kind in MOVE_KINDS:
+            for values in self._values(kind, state):
+                key = (kind.type, state.party, *values)
+                event = self.cache.get(key, self)
+                if event is self:
+                    try:
+                        data = dict(zip(kind.keys, (state.party, *values), strict=True))
+                        event = parse_event(kind.type, data)
+                    except EventSchemaError:
+                        event = None  # e.g. a swap naming a player but no card: not an event
+                    self.cache[key] = event
+                if event is not None:
+                    yield event
 
-    def opens(self, party):
+    def _values(self, kind: Kind, state):
+        shapes = [field.shape for field in kind.fields]
+        nullable = any(shape.nullable for shape in shapes)
+        full = kind.phase is state.phase
+        if shapes[:2] != [Shape.PARTY, Shape.NAME] or shapes[-1] not in (Shape.CARD, Shape.CARD_OR_NULL):
+            raise NotImplementedError(f"{kind.type}: a new shape of move, for Candidates to learn")
+        if len(shapes) == 3:  # (party, player, card)
+            cards = [*ALL_CARDS, None] if nullable else list(ALL_CARDS)
+            if not full:
+                cards = [None] if nullable else [state.face_down[0] if state.face_down else "R1"]
+            for player in self.players:
+                for card in cards:
+                    yield (player, card)
+            return
+        if len(shapes) != 4 or shapes[2] not in (Shape.NAME, Shape.NAME_OR_NULL):
+            raise NotImplementedError(f"{kind.type}: a new shape of move, for Candidates to learn")
+        others = [*self.players, None] if nullable else list(self.players)
         for player in self.players:
-            for card in ALL_CARDS:
-                yield self._get(
-                    ("o", party, player, card),
-                    lambda p=player, c=card: GiftOpened(party=party, player=p, card=c),
-                )
-
-    def brings(self, party):
-        for player in self.players:
-            for card in (*ALL_CARDS, None):
-                yield self._get(
-                    ("b", party, player, card),
-                    lambda p=player, c=card: GiftBrought(party=party, player=p, card=c),
-                )
-
-    def steals(self, state):
-        """Steals by anyone from anyone: of what the victim holds, or else of a card they kept
-        or some card; and by the player to move, of every face-down and every kept gift."""
-        party = state.party
-        for thief in self.players:
-            for victim in self.players:
-                seat = state.seat(victim)
-                held = state.holding[seat]
-                card = held or (state.kept[seat][-1] if state.kept[seat] else "R1")
-                yield self._steal(party, thief, victim, card)
+            for other in others:
+                yield (player, other, None if other is None else self._near(state, other))
+        if not full:
+            return
         mover = state.player_to_move or self.players[0]
-        for victim in self.players:
+        for other in self.players:
             for card in state.face_down:
-                yield self._steal(party, mover, victim, card)
+                yield (mover, other, card)
         for keeper, kept in state.kept_by.items():
             for card in kept:
-                yield self._steal(party, mover, keeper, card)
+                yield (mover, keeper, card)
 
-    def swaps(self, state):
-        """A final swap, or a keep, by anyone with anyone, of what the other holds, or else of
-        a card they kept or some card."""
-        party = state.party
-        for player in self.players:
-            yield self._get(
-                ("k", party, player),
-                lambda p=player: FinalSwap(party=party, player=p, with_player=None, takes=None),
-            )
-            for other in self.players:
-                seat = state.seat(other)
-                card = state.holding[seat] or (state.kept[seat][-1] if state.kept[seat] else "R1")
-                yield self._get(
-                    ("w", party, player, other, card),
-                    lambda p=player, o=other, c=card: FinalSwap(
-                        party=party, player=p, with_player=o, takes=c
-                    ),
-                )
-
-    def _steal(self, party, thief, victim, card):
-        return self._get(
-            ("s", party, thief, victim, card),
-            lambda: GiftStolen(party=party, player=thief, from_player=victim, card=card),
-        )
+    @staticmethod
+    def _near(state, other):
+        """The card another player holds, or else one they kept, or else some card."""
+        seat = state.seat(other)
+        return state.holding[seat] or (state.kept[seat][-1] if state.kept[seat] else "R1")
 
 
 def check_every_candidate(events) -> int:
@@ -293,11 +281,7 @@ def check_every_candidate(events) -> int:
                     except RuleViolation:
                         continue
                     raise AssertionError(f"accepted party {party} in party {state.party}")
-            tries = [*candidates.opens(state.party), *candidates.steals(state), *candidates.swaps(state)]
-            if state.phase is Phase.BRINGING:
-                tries += candidates.brings(state.party)
-            else:
-                tries += [GiftBrought(party=state.party, player=p, card=None) for p in state.players]
+            tries = list(candidates.of(state))
             accepted = set()
             for attempt in tries:
                 try:
