@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.console import RenderableType
 from rich.text import Text
 
 from cli.record_grammar import LISTS_AGAIN, moves_hint
@@ -50,9 +51,12 @@ class Teller:
     def fingerprint(self) -> str | None:
         return self.now.fingerprint
 
-    def add_to_library(self) -> None: ...
+    # The Session's, which this half calls.
+    def add_to_library(self) -> None:
+        raise NotImplementedError
 
-    def look(self) -> bool: ...
+    def look(self) -> bool:
+        raise NotImplementedError
 
     def farewell(self) -> None:
         self.look()  # the file's count and fingerprint, whoever wrote its last lines
@@ -79,7 +83,7 @@ class Teller:
         self.add_to_library()
 
     # --- output ---
-    def say(self, text: Text | str) -> None:
+    def say(self, text: RenderableType) -> None:
         # A str is printed as it stands: no rich markup or emoji codes read into names and notes.
         # At a terminal, long lines wrap at words; piped, each stays one line.
         out = console()

@@ -36,7 +36,7 @@ from service.table import resolve_player
 from wecore.cards import Colour
 from wecore.errors import WeError
 from wecore.events import (
-    Event,
+    AnyEvent,
     EventVoided,
 )
 from wecore.narrate import describe, party_heading, taken_back, winners_line
@@ -287,7 +287,7 @@ def replay(
 
 def _tell(
     chosen: list[Step],
-    events: list[Event],
+    events: list[AnyEvent],
     seat: str | None,
     omniscient: bool,
     party: int | None,

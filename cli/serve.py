@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import sys
 from pathlib import Path
+from types import FrameType
 
 import click
 
@@ -141,7 +142,7 @@ def serve(games_dir: Path | None, db_url: str | None, host: str | None, port: in
     sys.stdout.flush()
 
     class Server(uvicorn.Server):
-        def handle_exit(self, sig: int, frame: object) -> None:
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             # Streams never end by themselves: close them now, or the graceful shutdown waits.
             stopping = app.state.stopping
             loop = getattr(app.state, "loop", None)

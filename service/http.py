@@ -678,7 +678,7 @@ def _actor(state: Any, role: Role, move: Any) -> str | None:
         return role.seat
     if named is None:
         raise ApiError(422, f'say who moves: the host\'s key must give "as" for a {move.type}')
-    return named
+    return str(named)
 
 
 def _named_card(state: Any, move: Any, role: Role) -> str | None:

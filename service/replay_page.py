@@ -43,7 +43,7 @@ _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u
 
 
 def render_html(
-    envelopes: list[dict],
+    envelopes: list[dict[str, Any]],
     *,
     viewer: str | None,
     fingerprint: str | None,
@@ -112,7 +112,7 @@ def render_html(
 
 
 def replay_steps(
-    envelopes: list[dict], viewer: str | None, spectator: bool = False
+    envelopes: list[dict[str, Any]], viewer: str | None, spectator: bool = False
 ) -> tuple[list[dict[str, Any]], GameState, str | None]:
     """(steps, final state, resolved viewer): one step per envelope, the state after it.
 
@@ -159,7 +159,8 @@ def step_marks(event: AnyEvent, after: GameState, viewer: str | None, omniscient
 def view_dict(state: GameState, viewer: str | None, omniscient: bool | None = None) -> dict[str, Any]:
     """The view the page shows (and `we replay --at SEQ --json` prints), as plain JSON values."""
     omniscient = viewer is None if omniscient is None else omniscient
-    return _plain(view(state, viewer, omniscient=omniscient).to_dict())
+    plain: dict[str, Any] = _plain(view(state, viewer, omniscient=omniscient).to_dict())
+    return plain
 
 
 def board_dict(board: Scoreboard) -> dict[str, Any]:
@@ -184,7 +185,7 @@ def board_dict(board: Scoreboard) -> dict[str, Any]:
     }
 
 
-def fingerprint_of(envelopes: list[dict]) -> str | None:
+def fingerprint_of(envelopes: list[dict[str, Any]]) -> str | None:
     """The fingerprint of the log after its last envelope, when that has a hash."""
     return fingerprint(envelopes[-1].get("hash")) if envelopes else None
 

@@ -305,7 +305,8 @@ def play_payloads(
             # Brings are simultaneous: each player still to bring picks from their own attic.
             by_player: dict[str, list[Move]] = {}
             for move in moves:
-                by_player.setdefault(move.player, []).append(move)  # type: ignore[union-attr]
+                assert move.player is not None  # a legal move always names its player
+                by_player.setdefault(move.player, []).append(move)
             for name, own_moves in by_player.items():
                 move = seat_bots[state.seat_of[name]].choose(state, own_moves, play_rng)
                 state = _play(state, move, append)

@@ -19,7 +19,6 @@ from wecore.events import (
     EVENT_TYPES,
     AnyEvent,
     AtticsDealt,
-    Event,
     EventVoided,
     GameStarted,
     GiftBrought,
@@ -73,7 +72,7 @@ class AddNote:
 Command = StartGame | DealLists | DealAttics | Bring | Open | Steal | Swap | Undo | BreakTie | AddNote
 
 
-def decide(state: GameState, command: Command) -> list[Event]:
+def decide(state: GameState, command: Command) -> list[AnyEvent]:
     """The events for `command`; RuleViolation (in table language) if it is not allowed."""
     events = _events_for(state, command)
     for event in events:
@@ -103,7 +102,7 @@ def title_refusal(title: str | None) -> str | None:
     return control_refusal("the title", title)
 
 
-def _events_for(state: GameState, command: Command) -> list[Event]:
+def _events_for(state: GameState, command: Command) -> list[AnyEvent]:
     match command:
         case StartGame():
             # Refused at input only: a log written elsewhere with such a name still reads (the
@@ -128,7 +127,7 @@ def _events_for(state: GameState, command: Command) -> list[Event]:
                     lists={
                         resolve_player(state, name): tuple(Colour(c).value for c in colours)
                         for name, colours in command.lists.items()
-                    }  # type: ignore[arg-type]
+                    }
                 )
             ]
         case DealAttics():
@@ -166,11 +165,11 @@ def _model(kind: str, data: dict[str, Any]) -> AnyEvent:
     return EVENT_TYPES[kind].model_validate(data)
 
 
-def _open(state: GameState, command: Open) -> list[Event]:
+def _open(state: GameState, command: Open) -> list[AnyEvent]:
     if command.card is None:
         raise RuleViolation("say which card was turned over, e.g. 'open R7'")
     card = parse_card(command.card)  # CardNotationError (a WeError) before anything is recorded
-    events: list[Event] = []
+    events: list[AnyEvent] = []
     # At a real table nobody types the brings: gifts not yet recorded went down unseen.
     for name in brought_with_first_open(state):
         event = GiftBrought(party=state.party, player=name, card=None)

@@ -12,7 +12,7 @@ import operator
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, assert_never
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar, assert_never
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation, shown
@@ -270,7 +270,7 @@ def bring_gift(state: GameState, party: int, player: str, card: str | None) -> G
     return state_from_fields(values)
 
 
-def _refuse_mover(state: GameState, player: str, party: int, action: str) -> None:
+def _refuse_mover(state: GameState, player: str, party: int, action: str) -> NoReturn:
     _seat(state, player)
     if state.phase is PLAYING:
         _check_party(state, party)

@@ -131,7 +131,7 @@ def score(state: GameState) -> Scoreboard:
         if tie_broken_by is not None
         else tuple([e.player for e in entries if e.total == top])
     )
-    return Scoreboard(entries, winners, state.is_over, tie_broken_by, state.tie_reason)  # type: ignore[arg-type]
+    return Scoreboard(entries, winners, state.is_over, tie_broken_by, state.tie_reason)
 
 
 def library_summary(state: GameState, board: Scoreboard | None = None) -> tuple[bool, str | None]:
