@@ -19,10 +19,10 @@ from service.play import DEFAULT_TIE_REASON
 from service.table import Bring, Steal, Swap, openable_cards, resolve_player
 from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card
 from wecore.errors import CardNotationError, UnknownPlayerError, WeError
-from wecore.kinds import kinds_of_move
+from wecore.kinds import DECIDING, kinds_of_move
 from wecore.moves import legal_moves
 from wecore.state import GameState, Phase
-from wecore.turns import Turn, steal_options, swap_options, turn, worded
+from wecore.turns import Turn, decision, steal_options, swap_options, turn, worded
 
 HELP = """\
 Commands (names and cards in any case; a unique start of a name is enough):
@@ -111,6 +111,10 @@ AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
 LISTS_AGAIN = "Give the gift lists again: `lists Ann=RGY,Bob=BGO,...` (one NAME=COLOURS per player)."
 
 
+def _capital(clause: str) -> str:
+    return clause[:1].upper() + clause[1:]
+
+
 def next_up(t: Turn) -> str:
     """What the recorder tells the table after a move or an undo: "Cat to move."."""
     return worded(
@@ -121,7 +125,7 @@ def next_up(t: Turn) -> str:
         over="The game is over.",
         setting_up=LISTS_AGAIN,
         not_started="",
-        swapping=f"{t.starter} started this party and may swap: `swap PLAYER`, or `keep`.",
+        swapping=f"{_capital(decision(t))}: `swap PLAYER`, or `keep`.",
     )
 
 
@@ -132,7 +136,7 @@ def moves_hint(state: GameState, refused: str = "") -> str:
     can = ""
     if t.phase is Phase.PLAYING:
         can = "open a gift (`open CARD`)" + steal_options(state, refused)
-    elif t.phase is Phase.FINAL_SWAP:
+    elif t.phase in DECIDING:
         can = "keep their gift (`keep`)" + swap_options(state)
     return worded(
         t,
@@ -142,7 +146,7 @@ def moves_hint(state: GameState, refused: str = "") -> str:
         over="The game is over: `tie`, `undo`, `note`, `status` and `quit` still work.",
         setting_up=LISTS_AGAIN,
         not_started="",
-        swapping=f"{t.starter} can {can}.",
+        swapping=f"{t.to_move} can {can}.",
     )
 
 
@@ -156,7 +160,7 @@ def prompt(t: Turn) -> str:
         over="game over> ",
         setting_up="gift lists> ",
         not_started="game over> ",
-        swapping=f"party {t.party} \u00b7 {t.starter} may swap (swap NAME / keep)> ",
+        swapping=f"party {t.party} \u00b7 {t.to_move} may swap (swap NAME / keep)> ",
     )
 
 

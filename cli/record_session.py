@@ -274,7 +274,7 @@ class Session(Teller):
             self.move(Steal(from_player=victim(self.state, " ".join(args)), player=actor))
         elif verb == "swap":
             if not args:
-                raise Rejected("say whose gift the starter takes, e.g. `swap Ann` (or `keep`: no swap)")
+                raise Rejected("say whose gift is taken, e.g. `swap Ann` (or `keep`: no swap)")
             self.move(Swap(with_player=victim(self.state, " ".join(args)), player=actor))
         elif verb == "keep":
             self.move(Swap(with_player=None, player=actor))

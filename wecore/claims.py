@@ -26,6 +26,7 @@ from wecore.events import (
     GiftOpened,
     GiftStolen,
     Note,
+    SwapAfterOpen,
     TieBroken,
 )
 from wecore.scoring import Scoreboard
@@ -140,6 +141,8 @@ class CardHistory:
                 self.transfers.setdefault(event.card, []).append(
                     Transfer(event.party, event.from_player, event.player)
                 )
+            case SwapAfterOpen():
+                self._exchange(event, f"a swap after an open in party {event.party}")
             case FinalSwap():
                 self._exchange(event, f"the final swap of party {event.party}")
             case GameStarted() | GiftListsDealt() | GiftBrought() | EventVoided() | TieBroken() | Note():

@@ -147,6 +147,13 @@ class Exchange(Event):
         return self
 
 
+class SwapAfterOpen(Exchange):
+    """Under `keep_or_swap_on_open`: the opener swaps the gift just opened for `takes`, the gift
+    `with` holds, or (both null) keeps it."""
+
+    TYPE: ClassVar[EventType] = "swap_after_open"
+
+
 class FinalSwap(Exchange):
     """Under `starter_final_swap`: the starter swaps with `with`, taking `takes`, or (both null) keeps."""
 
@@ -177,6 +184,7 @@ AnyEvent = (
     | GiftBrought
     | GiftOpened
     | GiftStolen
+    | SwapAfterOpen
     | FinalSwap
     | EventVoided
     | TieBroken

@@ -29,6 +29,7 @@ class Phase(StrEnum):
     SETTING_UP = "setting up"
     BRINGING = "bringing"
     PLAYING = "playing"
+    KEEP_OR_SWAP = "keep or swap"  # keep_or_swap_on_open: a gift was just opened; its opener decides
     FINAL_SWAP = "final swap"  # starter_final_swap: the party's gifts are all open; its starter decides
     OVER = "over"
 
@@ -40,6 +41,7 @@ EventType = Literal[
     "gift_brought",
     "gift_opened",
     "gift_stolen",
+    "swap_after_open",
     "final_swap",
     "event_voided",
     "tie_broken",
@@ -148,6 +150,15 @@ _DECLARED = (
         phase=Phase.PLAYING,
     ),
     Kind(
+        "swap_after_open",
+        _EXCHANGE,
+        move="swap",
+        phase=Phase.KEEP_OR_SWAP,
+        option="keep_or_swap_on_open",
+        style="swap",
+        when="after each open, its opener (keep_or_swap_on_open)",
+    ),
+    Kind(
         "final_swap",
         _EXCHANGE,
         move="swap",
@@ -166,6 +177,11 @@ MOVE_KINDS: tuple[Kind, ...] = tuple(kind for kind in _DECLARED if kind.move is 
 # The event a move makes in a phase: (move type, phase) -> kind.
 KIND_OF_MOVE: Mapping[tuple[MoveType, Phase], Kind] = MappingProxyType(
     {(kind.move, kind.phase): kind for kind in MOVE_KINDS if kind.move is not None and kind.phase is not None}
+)
+
+# The phases in which a player decides to keep the gift held or swap it: every swap's phase.
+DECIDING: frozenset[Phase] = frozenset(
+    kind.phase for kind in MOVE_KINDS if kind.move == "swap" and kind.phase is not None
 )
 
 # The phases of a party under way: its gifts are being opened, stolen, or swapped (every move's

@@ -70,7 +70,8 @@ def legal_moves(state: GameState) -> list[Move]:
 
     While gifts are being brought (simultaneously) these are the brings of everyone still
     to bring; while a party is played, the opens and steals of the player to move; at a final
-    swap, the starter's swaps and `Swap(None)` (keep). An unseen face-down gift shows as
+    swap (or right after an open, under keep_or_swap_on_open) the swaps of the player deciding
+    and `Swap(None)` (keep). An unseen face-down gift shows as
     `Open(None, player)`: its card is known only once turned.
     """
     phase = state.phase
@@ -79,7 +80,7 @@ def legal_moves(state: GameState) -> list[Move]:
             return _brings(state)
         case Phase.PLAYING:
             return _opens_and_steals(state)
-        case Phase.FINAL_SWAP:
+        case Phase.FINAL_SWAP | Phase.KEEP_OR_SWAP:
             return _swaps(state)
         case Phase.NOT_STARTED | Phase.SETTING_UP | Phase.OVER:
             return []

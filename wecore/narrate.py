@@ -18,6 +18,7 @@ from wecore.events import (
     GiftOpened,
     GiftStolen,
     Note,
+    SwapAfterOpen,
     TieBroken,
 )
 from wecore.rules import no_steal_reason
@@ -73,15 +74,9 @@ def describe(
             return f"{event.player} {what}{tail}."
         case GiftOpened():
             text = f"{event.player} opens {event.card}"
-            if after.phase is Phase.FINAL_SWAP:
-                return (
-                    f"{text}: the last gift; {after.starter_name}, who started party {before.party},"
-                    " may swap gifts with anyone or keep."
-                )
-            if after.party != before.party or after.phase is Phase.OVER:
-                ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
-                return f"{text}: the last gift, {ending}."
-            return f"{text}; {after.player_to_move} is next."
+            if after.phase is Phase.KEEP_OR_SWAP:
+                return f"{text} and may keep it or swap it for another opened gift."
+            return f"{text}{_after_open(before, after)}."
         case GiftStolen():
             frozen = event.card in after.frozen
             held = "is frozen for the rest of the party" if frozen else "is locked until a gift is opened"
@@ -89,6 +84,16 @@ def describe(
                 f"{event.player} steals {event.card} from {event.from_player}, who moves next;"
                 f" {event.card} {held}{_must_open(after)}."
             )
+        case SwapAfterOpen():
+            if event.with_player is None:
+                told = f"{event.player} keeps {before.holding[before.seat_of[event.player]]}"
+            else:
+                own = before.holding[before.seat_of[event.player]]
+                told = (
+                    f"{event.player} swaps {own} for {event.takes}, {event.with_player}'s gift;"
+                    f" {event.takes} is locked until a gift is opened"
+                )
+            return f"{told}{_after_open(before, after)}."
         case FinalSwap():
             ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
             if event.with_player is None:
@@ -122,6 +127,10 @@ def gist(event: AnyEvent, viewer: str | None = None, omniscient: bool = True) ->
             return f"{event.player} opening {event.card}"
         case GiftStolen():
             return f"{event.player} stealing {event.card} from {event.from_player}"
+        case SwapAfterOpen():
+            if event.with_player is None:
+                return f"{event.player} keeping the gift just opened"
+            return f"{event.player}'s swap with {event.with_player} for {event.takes}"
         case FinalSwap():
             if event.with_player is None:
                 return f"{event.player} keeping their gift (no final swap)"
@@ -187,6 +196,20 @@ def winners_line(board: Scoreboard) -> str:
     if len(board.winners) > 1:
         return f"Tie: {', '.join(board.winners)} share the win."
     return f"Winner: {board.winners[0]}."
+
+
+def _after_open(before: GameState, after: GameState) -> str:
+    """What follows an open once it is kept or swapped: who moves next, the starter's final
+    swap, or the end of the party or game."""
+    if after.phase is Phase.FINAL_SWAP:
+        return (
+            f": the last gift; {after.starter_name}, who started party {before.party},"
+            " may swap gifts with anyone or keep"
+        )
+    if after.party != before.party or after.phase is Phase.OVER:
+        ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
+        return f": the last gift, {ending}"
+    return f"; {after.player_to_move} is next"
 
 
 def _must_open(after: GameState) -> str:

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar, assert_nev
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation, shown
 from wecore.kinds import EVENT_TYPE_NAMES, KINDS, EventType, Kind
-from wecore.rules import not_now, opening_refusal, swap_refusal, taking_refusal, turn_refusal
+from wecore.rules import (
+    decision_refusal,
+    not_now,
+    opening_refusal,
+    swap_refusal,
+    taking_refusal,
+    turn_refusal,
+)
 from wecore.rulesets import Ruleset, make_ruleset
 from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase, state_from_fields
 
@@ -79,11 +86,12 @@ def _successor(before: GameState) -> dict[str, Any]:
 
 
 # Enum members looked up on the class cost an attribute walk each time; these are plain globals.
-NOT_STARTED, SETTING_UP, BRINGING, PLAYING, FINAL_SWAP, OVER = (
+NOT_STARTED, SETTING_UP, BRINGING, PLAYING, KEEP_OR_SWAP, FINAL_SWAP, OVER = (
     Phase.NOT_STARTED,
     Phase.SETTING_UP,
     Phase.BRINGING,
     Phase.PLAYING,
+    Phase.KEEP_OR_SWAP,
     Phase.FINAL_SWAP,
     Phase.OVER,
 )
@@ -307,15 +315,53 @@ def open_gift(state: GameState, party: int, player: str, card: str) -> GameState
     counts = state.counts
     if counts.steals_since_open:  # type: ignore[union-attr]
         values["counts"] = counts.opened()  # type: ignore[union-attr]
-    if not face_down and not unseen:
+    if state.ruleset.keep_or_swap_on_open:  # type: ignore[union-attr]
+        # The opener keeps or swaps first (swap_after_open); the turn passes after that.
+        values["phase"] = KEEP_OR_SWAP
+        values["to_move"] = seat
+        return state_from_fields(values)
+    return _after_open(state, values)
+
+
+def _after_open(state: GameState, values: dict[str, Any]) -> GameState:
+    """The state `values` describe once a gift is open and, under keep_or_swap_on_open, kept
+    or swapped: the next player to move, the starter's final swap, or the party's end. `state`
+    is the one before the event."""
+    holding, seen = values["holding"], values["seen"]
+    if not values["face_down"] and not values["unseen_face_down"]:
         if state.ruleset.starter_final_swap:  # type: ignore[union-attr]
             # The last gift is open, but the party ends only once its starter has swapped or kept.
             values["phase"] = FINAL_SWAP
             values["to_move"] = state.starter
             return state_from_fields(values)
         return _end_party(state, holding, seen)
+    values["phase"] = PLAYING
     values["to_move"] = _first_without_gift(holding, state.starter)  # type: ignore[arg-type]
     return state_from_fields(values)
+
+
+def swap_after_open(
+    state: GameState, party: int, player: str, with_player: str | None, takes: str | None
+) -> GameState:
+    """`swap_after_open` from its fields: the opener takes `takes` from `with_player`, who takes
+    the gift just opened, or keeps it (both None); then play goes on as after the open."""
+    refusal = decision_refusal(state, KINDS["swap_after_open"])
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    _seat(state, player)
+    _check_party(state, party)
+    refusal = swap_refusal(state, player, with_player, takes)
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    values = _successor(state)
+    if with_player is not None and takes is not None:
+        opener, other = state.seat_of[player], state.seat_of[with_player]
+        swapped = list(state.holding)
+        swapped[opener], swapped[other] = state.holding[other], state.holding[opener]
+        values["holding"] = tuple(swapped)
+        # Locked as a stolen gift is, until the next open (the swap is not a steal: no count).
+        values["locked"] = frozenset({takes})
+    return _after_open(state, values)
 
 
 _NOTHING_LOCKED: frozenset[str] = frozenset()
@@ -433,9 +479,11 @@ def final_swap(
 ) -> GameState:
     """`final_swap` from its fields: the starter takes `takes` from `with_player` for their own
     gift, or keeps (both None); then the party ends."""
-    if state.phase is FINAL_SWAP:
-        _seat(state, player)
-        _check_party(state, party)
+    refusal = decision_refusal(state, KINDS["final_swap"])
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    _seat(state, player)
+    _check_party(state, party)
     refusal = swap_refusal(state, player, with_player, takes)
     if refusal is not None:
         raise RuleViolation(refusal)
@@ -455,7 +503,7 @@ def break_tie(state: GameState, winner: str, reason: str) -> GameState:
     """`tie_broken` from its fields."""
     seat = _seat(state, winner)
     if state.phase is not Phase.OVER:
-        if state.phase is FINAL_SWAP and state.party >= state.attic_size:
+        if state.phase in (KEEP_OR_SWAP, FINAL_SWAP) and state.party >= state.attic_size:
             raise RuleViolation(not_now(state, "break a tie"))
         raise RuleViolation("a tie can only be broken after the last party")
     if state.tie_winner is not None:
@@ -512,6 +560,8 @@ def rule_of(kind: EventType) -> RuleFunction:
             return open_gift
         case "gift_stolen":
             return steal_gift
+        case "swap_after_open":
+            return swap_after_open
         case "final_swap":
             return final_swap
         case "event_voided":

@@ -79,6 +79,10 @@ def _between_opens_told(cap: int) -> str:
     return f"after {cap} steals in a row the next player must open"
 
 
+def _keep_or_swap_told(on: bool) -> str:
+    return "whoever opens a gift may keep it or swap it for another player's opened gift" if on else ""
+
+
 def _final_swap_told(on: bool) -> str:
     return "after each party's last open its starter may swap gifts with anyone" if on else ""
 
@@ -114,6 +118,15 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
         _final_swap_told,
         "--starter-final-swap",
         "after a party's last open its starter may swap gifts with anyone (or keep).",
+        (True, False),
+        default=False,
+    ),
+    HouseRule(
+        "keep_or_swap_on_open",
+        Shape.FLAG,
+        _keep_or_swap_told,
+        "--keep-or-swap",
+        "whoever opens a gift keeps it or swaps it for another player's opened gift.",
         (True, False),
         default=False,
     ),
@@ -175,6 +188,7 @@ class Ruleset(_RulesetReadings):
     max_steals_per_gift: int | None = None
     max_steals_between_opens: int | None = None
     starter_final_swap: bool = False
+    keep_or_swap_on_open: bool = False
 
 
 _RULESET_FIELDS = tuple(f.name for f in fields(Ruleset))

@@ -75,13 +75,13 @@ def worded(
 ) -> str:
     """The one sentence of a place's wording that fits the turn: while a party is played; while
     gifts go down unseen until the starter opens; while seen gifts are still to be brought;
-    once the game is over; while the gift lists are dealt; before the game starts; and
-    (starter_final_swap) while a party's starter may swap."""
+    once the game is over; while the gift lists are dealt; before the game starts; and while a
+    player decides to keep or swap (`decision` says who and why)."""
     phase = t.phase
     match phase:
         case Phase.PLAYING:
             return playing
-        case Phase.FINAL_SWAP:
+        case Phase.FINAL_SWAP | Phase.KEEP_OR_SWAP:
             return swapping
         case Phase.BRINGING:
             return bringing if t.brings_recorded else first_open
@@ -91,6 +91,36 @@ def worded(
             return setting_up
         case Phase.NOT_STARTED:
             return not_started
+        case _:
+            assert_never(phase)
+
+
+def decision(t: Turn) -> str:
+    """Who decides to keep or swap now, and why, in a clause: what a place's `swapping` wording
+    says; "" in any other phase."""
+    return _decision(t)[1]
+
+
+def decision_title(t: Turn) -> str:
+    """The name of the decision awaited now ("Final swap"); "" in any other phase."""
+    return _decision(t)[0]
+
+
+def _decision(t: Turn) -> tuple[str, str]:
+    phase = t.phase
+    match phase:
+        case Phase.FINAL_SWAP:
+            return (
+                "Final swap",
+                f"every gift is open; {t.starter}, who started, may swap gifts with anyone, or keep",
+            )
+        case Phase.KEEP_OR_SWAP:
+            return (
+                "Keep or swap",
+                f"{t.to_move} has just opened a gift and may keep it, or swap it for another opened gift",
+            )
+        case Phase.PLAYING | Phase.BRINGING | Phase.OVER | Phase.SETTING_UP | Phase.NOT_STARTED:
+            return "", ""
         case _:
             assert_never(phase)
 
@@ -110,7 +140,7 @@ def status_line(t: Turn) -> str:
         over="The game is over.",
         setting_up=SETTING_UP,
         not_started=NO_GAME,
-        swapping=f"Party {t.party}/{t.parties}: every gift is open; {t.starter}, who started, may swap.",
+        swapping=f"Party {t.party}/{t.parties}: {decision(t)}.",
     )
 
 
@@ -127,10 +157,7 @@ def table_heading(t: Turn) -> str:
         over="The game is over.",
         setting_up=SETTING_UP,
         not_started=NO_GAME,
-        swapping=(
-            f"Party {t.party} of {t.parties}: every gift is open; {t.starter}, who started,"
-            " may swap gifts with anyone, or keep."
-        ),
+        swapping=f"Party {t.party} of {t.parties}: {decision(t)}.",
     )
 
 
@@ -149,10 +176,7 @@ def page_marks(t: Turn) -> dict[str, str | bool]:
         over="The game is over",
         setting_up=not_dealt,
         not_started=not_dealt,
-        swapping=(
-            f"Final swap: every gift is open; {t.starter}, who started, may swap gifts with anyone,"
-            " or keep"
-        ),
+        swapping=f"{decision_title(t)}: {decision(t)}",
     )
     to_move_text = worded(
         t,
