@@ -107,7 +107,9 @@ def held_gift_refusal(state: GameState, card: str, holder: str) -> str | None:
     """`gift_refusal` without `no_steal_reason`, which is the same for every gift: the gift's own
     lock and freeze. (Move generation asks `no_steal_reason` once.)"""
     if card in state.locked:
-        return f"{holder} just stole it and no gift has been opened since"
+        # Under keep_or_swap_on_open a gift taken in a swap is locked as a stolen one is.
+        took = "took" if state.ruleset is not None and state.ruleset.keep_or_swap_on_open else "stole"
+        return f"{holder} just {took} it and no gift has been opened since"
     if card in state.frozen:
         return (
             f"it has been stolen {state.ruleset.max_steals_per_gift} times this party"  # type: ignore[union-attr]
@@ -202,11 +204,10 @@ def swap_refusal(state: GameState, player: str, with_player: str | None, takes: 
     if held != takes:
         return f"{player} cannot take {takes} from {with_player}: {with_player} holds {held}"
     own = state.holding[state.seat_of[player]]
-    if phase is KEEP_OR_SWAP and takes in state.locked:
-        return (
-            f"{player} cannot swap for {takes}: {with_player} just took it and no gift has been"
-            " opened since"
-        )
+    if phase is KEEP_OR_SWAP:
+        refusal = held_gift_refusal(state, takes, with_player)
+        if refusal is not None:
+            return f"{player} cannot swap for {takes}: {refusal}"
     for card in (own, takes):
         if card in state.frozen:
             return (
