@@ -89,10 +89,9 @@ def describe(
                 told = f"{event.player} keeps {before.holding[before.seat_of[event.player]]}"
             else:
                 own = before.holding[before.seat_of[event.player]]
-                told = (
-                    f"{event.player} swaps {own} for {event.takes}, {event.with_player}'s gift;"
-                    f" {event.takes} is locked until a gift is opened"
-                )
+                told = f"{event.player} swaps {own} for {event.takes}, {event.with_player}'s gift"
+                if after.phase is Phase.PLAYING:  # the lock matters only while the party goes on
+                    told += f"; {event.takes} is locked until a gift is opened"
             return f"{told}{_after_open(before, after)}."
         case FinalSwap():
             ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
