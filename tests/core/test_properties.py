@@ -31,7 +31,7 @@ from wecore import (
 )
 from wecore.errors import EventSchemaError
 from wecore.events import EventVoided
-from wecore.kinds import IN_PLAY, MOVE_KINDS, Kind, Shape
+from wecore.kinds import DECIDING, IN_PLAY, KIND_OF_MOVE, KINDS, MOVE_KINDS, Kind, Shape
 from wecore.moves import move_event
 from wecore.rulesets import HOUSE_RULES
 
@@ -60,6 +60,11 @@ def every_combination() -> list[dict]:
 # The kinds of move, their payloads and the phases they are made in are all read off the
 # declaration (wecore.kinds): a kind declared there is played and tried here the same day.
 MOVE_EVENTS = frozenset(kind.type for kind in MOVE_KINDS)
+# The decisions to keep or swap, each under its house rule.
+DECISION_KINDS = tuple(kind for kind in MOVE_KINDS if kind.phase in DECIDING)
+CARD_SHAPES = (Shape.CARD, Shape.CARD_OR_NULL)
+# The one set-up event that names every card of the game.
+KIND_OF_DEAL = next(kind.type for kind in KINDS.values() if any(f.shape is Shape.ATTICS for f in kind.fields))
 
 
 def budget(examples: int) -> settings:
@@ -77,24 +82,38 @@ def key(payload) -> str:
     return json.dumps(payload, sort_keys=True)
 
 
+def card_values(event, kind: Kind) -> list[str]:
+    """The cards an event names, read off its kind's declared fields."""
+    values = [getattr(event, field.attr) for field in kind.fields if field.shape in CARD_SHAPES]
+    return [card for card in values if card is not None]
+
+
 def check_game(events, final, count: int) -> None:
-    """Every property a finished bot game must have, checked event by event."""
+    """Every property a finished bot game must have, checked event by event. What a move is
+    (its phase, its house rule, the cards it names, the decision a phase awaits) is read off the
+    declarations in wecore.kinds, so a kind declared there is checked here the same day."""
     state = INITIAL_STATE
     dealt: set[str] = set()
-    moves_in_party = opens_in_party = steals_in_a_row = swaps_in_party = 0
+    moves_in_party = opens_in_party = steals_in_a_row = 0
+    # Per decision kind: how often the game entered its phase this party, and how often it was made.
+    awaited: dict[str, int] = {}
+    decided: dict[str, int] = {}
     bound = count * (count + 1) // 2
     for seq, event in enumerate(events, start=1):
         ruleset = state.ruleset
+        kind = KINDS[event.TYPE]
         if event.TYPE in MOVE_EVENTS:
             moves = legal_moves(state)
             assert moves, "a player to move always has a legal move"
             assert event_payload(event) in [move_payload(state, m) for m in moves]
-            if state.phase is Phase.PLAYING:
+            assert state.phase is kind.phase, f"{event.TYPE} is made in its declared phase only"
+            assert kind.option is None or getattr(ruleset, kind.option), f"{event.TYPE} needs {kind.option}"
+            if state.phase is not Phase.BRINGING:
                 assert state.to_move is not None
-                assert state.holding[state.to_move] is None, "the player to move never holds a gift"
                 assert all(m.player == state.player_to_move for m in moves)
-            if state.phase is Phase.FINAL_SWAP:
-                assert all(m.player == state.starter_name for m in moves)
+                assert event.player == state.player_to_move
+            if state.phase is Phase.PLAYING:
+                assert state.holding[state.to_move] is None, "the player to move never holds a gift"
         after = evolve(state, event)
         # Voiding the latest event gives back the state before it; re-applying it, the state after.
         if seq > 1:
@@ -102,27 +121,31 @@ def check_game(events, final, count: int) -> None:
             voided = evolve(after, EventVoided(voids=seq, reason="property"))
             assert voided == state
             assert evolve(voided, event) == after
-        if event.TYPE == "attics_dealt":
+        if event.TYPE == KIND_OF_DEAL:
             dealt = {card for cards in event.attics.values() for card in cards}
-        if event.TYPE in ("gift_opened", "gift_stolen"):
+        if kind.phase is Phase.PLAYING:
             moves_in_party += 1
-            opens_in_party += event.TYPE == "gift_opened"
-            steals_in_a_row = 0 if event.TYPE == "gift_opened" else steals_in_a_row + 1
+            opened = kind.move == "open"
+            opens_in_party += opened
+            steals_in_a_row = 0 if opened else steals_in_a_row + 1
             cap = ruleset.max_steals_between_opens
             assert cap is None or steals_in_a_row <= cap, "no more steals in a row than the house rule"
             assert moves_in_party <= bound
-        if event.TYPE == "final_swap":
-            assert ruleset.starter_final_swap and opens_in_party == count
-            assert event.player == state.starter_name
-            swaps_in_party += 1
+        if kind.phase in DECIDING:
+            decided[event.TYPE] = decided.get(event.TYPE, 0) + 1
+        if after.phase in DECIDING and after.phase is not state.phase:
+            waiting_for = KIND_OF_MOVE["swap", after.phase].type
+            awaited[waiting_for] = awaited.get(waiting_for, 0) + 1
         if state.phase in IN_PLAY and after.phase not in IN_PLAY:  # a party just ended
             assert opens_in_party == count
-            assert swaps_in_party == (1 if ruleset.starter_final_swap else 0)
-            moves_in_party = opens_in_party = steals_in_a_row = swaps_in_party = 0
-        if event.TYPE in ("gift_brought", "gift_opened", "gift_stolen"):
-            assert event.card in dealt, "nothing appears from nowhere"
-        if event.TYPE == "final_swap" and event.takes is not None:
-            assert event.takes in dealt
+            assert decided == awaited, "every decision a phase awaited was made, once"
+            for decision in DECISION_KINDS:
+                played = getattr(ruleset, decision.option)
+                assert (decided.get(decision.type, 0) > 0) == played, decision.type
+            moves_in_party = opens_in_party = steals_in_a_row = 0
+            awaited, decided = {}, {}
+        for card in card_values(event, kind):
+            assert card in dealt, "nothing appears from nowhere"
         state = after
     assert state == final
     assert fold(events) == final
@@ -152,27 +175,26 @@ def check_outcome(events, final, count: int) -> None:
     assert final.is_over
     assert fold(events) == final
     dealt = sorted(
-        card for e in events if e.TYPE == "attics_dealt" for cards in e.attics.values() for card in cards
+        card for e in events if e.TYPE == KIND_OF_DEAL for cards in e.attics.values() for card in cards
     )
     assert sorted(card for cards in final.kept for card in cards) == dealt
     assert all(len(cards) == final.party_count for cards in final.kept)
     assert all(attic == frozenset() for attic in final.attics)
-    per_party: dict[int, list[str]] = {}
+    per_party: dict[int, list[Kind]] = {}
     for event in events:
-        if event.TYPE in ("gift_opened", "gift_stolen"):
-            per_party.setdefault(event.party, []).append(event.TYPE)
+        if event.TYPE in MOVE_EVENTS and KINDS[event.TYPE].phase is not Phase.BRINGING:
+            per_party.setdefault(event.party, []).append(KINDS[event.TYPE])
     assert sorted(per_party) == list(range(1, final.party_count + 1))
-    for event in events:
-        if event.TYPE == "final_swap":
-            per_party[event.party].append(event.TYPE)
-    swaps = [["final_swap"]] if final.ruleset.starter_final_swap else [[]]
-    for moves in per_party.values():
-        plays = [m for m in moves if m != "final_swap"]
+    for kinds in per_party.values():
+        plays = [k for k in kinds if k.phase is Phase.PLAYING]
         assert len(plays) <= count * (count + 1) // 2
-        assert plays.count("gift_opened") == count
-        assert plays[0] == "gift_opened"
-        assert [m for m in moves if m == "final_swap"] == swaps[0]
-        assert moves[-1] == ("final_swap" if swaps[0] else "gift_opened")
+        assert sum(k.move == "open" for k in plays) == count
+        assert plays[0].move == "open"
+        for decision in DECISION_KINDS:
+            made = decision in kinds
+            assert made == getattr(final.ruleset, decision.option), decision.type
+        # A party ends on its last open, or on the last decision that follows it.
+        assert kinds[-1].move == "open" or kinds[-1].phase in DECIDING
 
 
 @budget(400)
