@@ -19,8 +19,6 @@ from eventstore.errors import ConcurrencyError, LogExistsError
 from eventstore.jsonl import JsonlLog
 from wecore.cards import Colour
 from wecore.decider import (
-    AddNote,
-    BreakTie,
     Command,
     DealAttics,
     DealLists,
@@ -154,14 +152,6 @@ def undo_preview(
         return undo_gist(plan_undo(state, events, written_at))
     except Refused:
         return None
-
-
-def note_events(state: GameState, text: str) -> list[AnyEvent]:
-    return decide_move(state, AddNote(text=text))
-
-
-def tie_events(state: GameState, winner: str, reason: str) -> list[AnyEvent]:
-    return decide_move(state, BreakTie(winner=winner, reason=reason))
 
 
 # --- writing -------------------------------------------------------------------------------

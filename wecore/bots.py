@@ -36,16 +36,6 @@ def gain(state: GameState, seat: int, card: str) -> int:
     return _gain(_bests(state, seat), card)
 
 
-def expected_gain(state: GameState, seat: int, own: str | None) -> float:
-    """The public expectation of an unknown gift for this seat: the average gain over the cards
-    not yet seen (and the face-down ones), leaving out the seat's own brought card.
-
-    Only cards of the seat's list colours can gain anything, so only those are visited; the
-    gains are whole numbers, so the sum (and the bot's choices) do not depend on the order.
-    """
-    return _expected_gain(state, own, _bests(state, seat))
-
-
 # The bot's arithmetic is keyed by a card's letter ("R" of "R7"), not its Colour: a str hashes
 # in C, an enum member through Enum.__hash__ in Python, and the bot looks colours up a dozen
 # times per move of every rollout.

@@ -12,7 +12,7 @@ import operator
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar, assert_never
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, assert_never
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation, shown
@@ -25,8 +25,8 @@ from wecore.rules import (
     taking_refusal,
     turn_refusal,
 )
-from wecore.rulesets import Ruleset, make_ruleset
-from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase, state_from_fields
+from wecore.rulesets import make_ruleset
+from wecore.state import INITIAL_STATE, GameState, PartyCounts, Phase, state_from_fields
 
 if TYPE_CHECKING:
     # Events are dispatched by their TYPE name, so folding raw payloads through the rule
@@ -392,38 +392,6 @@ def _end_party(state: GameState, holding: tuple[str | None, ...], seen: frozense
         values["party"] = state.party + 1
         values["starter"] = (state.starter + 1) % count  # type: ignore[operator]
     return state_from_fields(values)
-
-
-class PartyCounts(NamedTuple):
-    """What a party counts for the house rules that cap it. Every party starts from
-    PartyCounts() (`_fresh_party`), so a counter added here is reset with the others; each
-    rule's predicate in wecore.rules reads it as `state.counts`. (A named tuple: one is made
-    per steal folded, and a frozen dataclass costs several times as much to make.) A counter
-    that outlives an open is carried over by `opened`."""
-
-    steals_since_open: int = 0  # max_steals_between_opens
-    # max_steals_per_gift: how often each gift was stolen, by card
-    steals_of_gift: Mapping[str, int] = EMPTY_MAPPING
-
-    # Both made with tuple.__new__ (a C call, where the class's own __new__ is a Python frame):
-    # the fold makes one per steal.
-    def opened(self) -> PartyCounts:
-        """The counts after an open that follows a steal: the steals in a row start again."""
-        return _new_counts(PartyCounts, (0, self.steals_of_gift))
-
-    def stolen(self, card: str, ruleset: Ruleset) -> PartyCounts:
-        """The counts after `card` is stolen, for the house rules `ruleset` plays: a rule not
-        played counts nothing (most games play none, and their steals make no new record)."""
-        in_a_row, per_gift = ruleset.max_steals_between_opens, ruleset.max_steals_per_gift
-        if in_a_row is None and per_gift is None:
-            return self
-        steals_of_gift = self.steals_of_gift
-        if per_gift is not None:
-            steals_of_gift = MappingProxyType({**steals_of_gift, card: steals_of_gift.get(card, 0) + 1})
-        return _new_counts(PartyCounts, (self.steals_since_open + (in_a_row is not None), steals_of_gift))
-
-
-_new_counts = tuple.__new__
 
 
 NEW_PARTY_COUNTS = PartyCounts()
