@@ -14,7 +14,7 @@ checked the turn with the event's party, asks `taking_refusal` (the same without
 
 from __future__ import annotations
 
-from wecore.kinds import Kind
+from wecore.kinds import DECIDING, Kind, kinds_of_move
 from wecore.state import GameState, Phase
 
 PLAYING, KEEP_OR_SWAP, FINAL_SWAP, BRINGING, OVER, SETTING_UP = (
@@ -230,14 +230,12 @@ def decision_refusal(state: GameState, kind: Kind) -> str | None:
 
 def no_swap_reason(state: GameState) -> str:
     """Why nobody may keep or swap now, or not in the way asked (another decision is awaited)."""
-    if state.phase in (FINAL_SWAP, KEEP_OR_SWAP):
+    if state.phase in DECIDING:
         return not_now(state, "make another kind of swap")
     ruleset = state.ruleset
-    if ruleset is not None and not (ruleset.starter_final_swap or ruleset.keep_or_swap_on_open):
-        return (
-            "there is no swap in this game: neither starter_final_swap nor keep_or_swap_on_open"
-            " is played"
-        )
+    options = [kind.option for kind in kinds_of_move("swap") if kind.option is not None]
+    if ruleset is not None and not any(getattr(ruleset, option) for option in options):
+        return f"there is no swap in this game: none of {', '.join(options)} is played"
     if state.phase is PLAYING:
         if ruleset is not None and ruleset.keep_or_swap_on_open:
             return (
