@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from wecore.bots import BOTS, Bot, _play, apply_move
+from wecore.bots import BOTS, Bot, apply_move, play_and_record
 from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
 from wecore.kinds import KINDS
@@ -147,7 +147,7 @@ def _played_index(before: GameState, after: GameState, moves: Sequence[Move], ev
                 continue
             move = Open(card, move.player)
         try:
-            reached = _play(before, move, _ignore)
+            reached = play_and_record(before, move, _ignore)
         except RuleViolation:  # a move that does not fit this event is simply not it
             continue
         if reached == after:

@@ -299,10 +299,10 @@ def play_payloads(
                 by_player.setdefault(move.player, []).append(move)
             for name, own_moves in by_player.items():
                 move = seat_bots[state.seat_of[name]].choose(state, own_moves, play_rng)
-                state = _play(state, move, append)
+                state = play_and_record(state, move, append)
             continue
         move = seat_bots[state.to_move].choose(state, moves, play_rng)  # type: ignore[index]
-        state = _play(state, move, append)
+        state = play_and_record(state, move, append)
     return payloads, state
 
 
@@ -333,12 +333,14 @@ def _set_up(
 
 
 def apply_move(state: GameState, move: Move) -> GameState:
-    """`_play` without writing the event down: what a rollout, which keeps no log, needs."""
+    """`play_and_record` without writing the event down: what a rollout, which keeps no log, needs."""
     kind, data = move_event(state, move)
     return RULES[kind](state, *data.values())
 
 
-def _play(state: GameState, move: Move, record: Callable[[tuple[str, dict[str, Any]]], None]) -> GameState:
+def play_and_record(
+    state: GameState, move: Move, record: Callable[[tuple[str, dict[str, Any]]], None]
+) -> GameState:
     """Make `move`: write its event down with `record`, and fold it by its kind's rule function
     (every move is checked; no event model is built)."""
     kind, data = move_event(state, move)
