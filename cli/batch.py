@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -87,7 +87,7 @@ def worker_pool(
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    args = (os.getpid(), initializer, *initargs)
+    args: tuple[Any, ...] = (os.getpid(), initializer, *initargs)
     pool = ProcessPoolExecutor(max_workers=workers, initializer=start_worker, initargs=args)
     ending = threading.Event()
     try:

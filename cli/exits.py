@@ -142,7 +142,7 @@ def _outlive_a_closed_stdout() -> None:
         io.BufferedWriter(_StdoutThatOutlivesItsReader()),
         encoding=stdout.encoding,
         errors=_unfailing(stdout.errors),
-        line_buffering=stdout.line_buffering,
+        line_buffering=bool(stdout.line_buffering),
         write_through=getattr(stdout, "write_through", False),
     )
 

@@ -139,6 +139,7 @@ def _export_log_file(source: GameSource, output: Path | None, force: bool) -> No
 
     from eventstore.verify import open_log
 
+    assert source.path is not None  # the caller exports library games through the library
     with tempfile.TemporaryDirectory(prefix="we-export-") as folder:
         copy = Path(folder) / "log.jsonl"
         try:

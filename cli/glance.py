@@ -4,11 +4,12 @@ turn sentences, scoreboard); nothing is judged here. (What Tab offers is in cli.
 
 from __future__ import annotations
 
+from cli.record_grammar import next_up
 from wecore.cards import sort_key
 from wecore.moves import Steal, legal_moves
 from wecore.rules import brought_with_first_open
 from wecore.state import GameState, Phase
-from wecore.turns import next_up, status_line, turn
+from wecore.turns import status_line, turn
 
 
 def table_at_a_glance(state: GameState) -> str:

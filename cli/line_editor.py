@@ -85,7 +85,7 @@ class LineEditor:
         choices: Callable[[list[str]], Iterable[str]],
         toolbar: Callable[[], str],
         has_news: Callable[[], bool],
-        tell_news: Callable[[], None],
+        tell_news: Callable[[], object],
     ) -> None:
         self.has_news = has_news
         self.tell_news = tell_news

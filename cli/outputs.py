@@ -15,7 +15,7 @@ from eventstore.libraries import is_sqlite_file
 
 
 def refuse_unsafe_output(
-    target: Path, force: bool, inputs: Iterable[Path | None] = (), exists: str | None = None
+    target: Path, force: bool, inputs: Iterable[Path | str | None] = (), exists: str | None = None
 ) -> bool:
     """Check that writing `target` can replace nothing it must not: an input of the same
     command (compared by device and inode, so another name for it is caught too), a FIFO, a

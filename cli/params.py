@@ -77,7 +77,9 @@ class LibraryParam(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> LibraryRef:
         if is_library_url(value):
             return str(value)
-        return self._file.convert(value, param, ctx)  # type: ignore[no-any-return]
+        path = self._file.convert(value, param, ctx)
+        assert isinstance(path, Path)  # path_type=Path
+        return path
 
 
 db_option = click.option(

@@ -1,6 +1,7 @@
 """What people type at the table, and how the recorder reads it: the command words and their
 short forms, spoken cards (`red 7`), names that would clash with a command, NAME=VALUE entries,
-and the refusal a misread line gets.
+and the refusal a misread line gets; and the recorder's sentences that name those commands
+(its prompt, "who moves next", the hint after a refused move), worded by `wecore.turns.worded`.
 
 Apart from the session so that the words of the table are in one place, readable and testable
 without a log. It stays in `cli/`: the HTTP service takes structured requests, not typed lines.
@@ -18,16 +19,26 @@ from service.play import DEFAULT_TIE_REASON
 from service.table import Bring, Steal, Swap, openable_cards, resolve_player
 from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card
 from wecore.errors import CardNotationError, UnknownPlayerError, WeError
+from wecore.kinds import DECIDING, kinds_of_move
 from wecore.moves import legal_moves
 from wecore.state import GameState, Phase
+from wecore.turns import (
+    Turn,
+    bringing_words,
+    decision,
+    opening_words,
+    steal_options,
+    swap_options,
+    turn,
+    worded,
+)
 
 HELP = """\
 Commands (names and cards in any case; a unique start of a name is enough):
   open CARD          (o)  the player to move opens CARD, e.g. `open R7`
   steal PLAYER       (s)  the player to move steals the gift PLAYER holds
   NAME open CARD / NAME steal PLAYER   the same, checking whose turn it is
-  swap PLAYER             starter_final_swap: after a party's last open, its starter swaps
-                          gifts with PLAYER (`keep`: no swap)
+@@SWAP@@
   bring PLAYER CARD       PLAYER brings CARD face down (needed when the attics were dealt;
                           otherwise gifts not yet brought go down unseen at the first open)
   undo [REASON]           take back the latest event still in effect
@@ -40,6 +51,18 @@ Before the first gift is brought: `undo` takes back the gift lists (then `lists 
 and `start over` sets the game up again (wrong players or dealer), keeping FILE as a backup.
 At a terminal: Up/Down for earlier lines, Tab to complete, arrows to edit.
 Blank lines and lines starting with # are ignored."""
+
+
+def _swap_help() -> str:
+    """The help's lines for `swap` / `keep`: one line for each kind of event a swap makes, as
+    `wecore.kinds` declares them (when it is made, by whom, under which house rule)."""
+    indent = " " * 26
+    lines = ["  swap PLAYER             the player deciding swaps gifts with PLAYER (`keep`: no swap):"]
+    lines += [f"{indent}{kind.when}" for kind in kinds_of_move("swap")]
+    return "\n".join(lines)
+
+
+HELP = HELP.replace("@@SWAP@@", _swap_help())
 
 VERBS = {
     "open": "open",
@@ -88,6 +111,66 @@ COMMAND_WORDS = (
 WITHOUT_WORDS = ("status", "help", "quit", "keep")
 COLOUR_NAMES = {colour.value: colour for colour in COLOURS}
 AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
+
+
+# --- what the recorder tells the table ----------------------------------------------------------
+
+# The recorder allows the gift lists to be undone before the first gift is brought: until they
+# are given again the game is setting up, and the table is told how to give them.
+LISTS_AGAIN = "Give the gift lists again: `lists Ann=RGY,Bob=BGO,...` (one NAME=COLOURS per player)."
+
+
+def _capital(clause: str) -> str:
+    return clause[:1].upper() + clause[1:]
+
+
+def next_up(t: Turn) -> str:
+    """What the recorder tells the table after a move or an undo: "Cat to move."."""
+    return worded(
+        t,
+        playing=f"{t.to_move} to move.",
+        first_open=opening_words(t) + ".",
+        bringing=bringing_words(t) + " (`bring PLAYER CARD`).",
+        over="The game is over.",
+        setting_up=LISTS_AGAIN,
+        not_started="",
+        swapping=f"{_capital(decision(t))}: `swap PLAYER`, or `keep`.",
+    )
+
+
+def moves_hint(state: GameState, refused: str = "") -> str:
+    """What can be done instead, after a refused move, in table language (leaving out a reason
+    the refusal, `refused`, already gave)."""
+    t = turn(state)
+    can = ""
+    if t.phase is Phase.PLAYING:
+        can = "open a gift (`open CARD`)" + steal_options(state, refused)
+    elif t.phase in DECIDING:
+        can = "keep their gift (`keep`)" + swap_options(state)
+    return worded(
+        t,
+        playing=f"{t.to_move} can {can}.",
+        first_open=f"{t.starter} opens first: `open CARD`.",
+        bringing=f"Still to bring: {t.waiting_text} (`bring PLAYER CARD`).",
+        over="The game is over: `tie`, `undo`, `note`, `status` and `quit` still work.",
+        setting_up=LISTS_AGAIN,
+        not_started="",
+        swapping=f"{t.to_move} can {can}.",
+    )
+
+
+def prompt(t: Turn) -> str:
+    """The recorder's prompt: "party 2 · Cat> "."""
+    return worded(
+        t,
+        playing=f"party {t.party} \u00b7 {t.to_move}> ",
+        first_open=f"party {t.party} \u00b7 {t.starter}> ",
+        bringing=f"party {t.party} \u00b7 bring ({t.waiting_text})> ",
+        over="game over> ",
+        setting_up="gift lists> ",
+        not_started="game over> ",
+        swapping=f"party {t.party} \u00b7 {t.to_move} may swap (swap NAME / keep)> ",
+    )
 
 
 class Rejected(Exception):

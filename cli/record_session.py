@@ -27,6 +27,7 @@ from cli.record_grammar import (
     AFTER_THE_END,
     COMMAND_WORDS,
     HELP,
+    LISTS_AGAIN,
     MOVES,
     VERBS,
     WITHOUT_WORDS,
@@ -35,6 +36,9 @@ from cli.record_grammar import (
     _without_comment,
     completions,
     did_you_mean,
+    moves_hint,
+    next_up,
+    prompt,
     split_entries,
     spoken_card,
     tie_words,
@@ -72,7 +76,7 @@ from wecore.cards import parse_gift_list
 from wecore.errors import WeError
 from wecore.events import AtticsDealt, GiftBrought, GiftListsDealt
 from wecore.state import Phase
-from wecore.turns import LISTS_AGAIN, moves_hint, next_up, prompt, turn
+from wecore.turns import turn
 
 OVER_BUT = f"{GAME_OVER}; `tie`, `undo`, `note`, `status` and `quit` still work"
 UNDO_OUTRUN = (
@@ -270,7 +274,7 @@ class Session(Teller):
             self.move(Steal(from_player=victim(self.state, " ".join(args)), player=actor))
         elif verb == "swap":
             if not args:
-                raise Rejected("say whose gift the starter takes, e.g. `swap Ann` (or `keep`: no swap)")
+                raise Rejected("say whose gift is taken, e.g. `swap Ann` (or `keep`: no swap)")
             self.move(Swap(with_player=victim(self.state, " ".join(args)), player=actor))
         elif verb == "keep":
             self.move(Swap(with_player=None, player=actor))

@@ -29,7 +29,7 @@ from service.play import Refused, StartGame, decide_move, start_game, title_refu
 from service.table import DealAttics, DealLists, Table, TableCommand, resolve_player
 from wecore.cards import parse_card, parse_gift_list
 from wecore.errors import WeError, shown
-from wecore.events import Event
+from wecore.events import AnyEvent
 from wecore.names import look_alike_sentence
 from wecore.reducer import fold
 from wecore.state import INITIAL_STATE, GameState, Phase
@@ -62,7 +62,7 @@ def _by_player(state: GameState, entries: list[tuple[str, str]], option: str) ->
     return out
 
 
-def _start(names: tuple[str, ...], dealer: str, options: dict[str, Any], title: str | None) -> list[Event]:
+def _start(names: tuple[str, ...], dealer: str, options: dict[str, Any], title: str | None) -> list[AnyEvent]:
     return decide_move(INITIAL_STATE, StartGame(players=names, dealer=dealer, options=options, title=title))
 
 
@@ -174,11 +174,11 @@ def set_up(
 
 def _deal(
     state: GameState, lists: str | None, attics: str | None
-) -> tuple[list[TableCommand], list[Event], GameState]:
+) -> tuple[list[TableCommand], list[AnyEvent], GameState]:
     """The set-up's second half after game_started: the gift lists (asked for on a terminal
     when not given) and the attics if given. Returns the commands, their events and the state
     after them."""
-    dealt: list[Event] = []
+    dealt: list[AnyEvent] = []
     commands: list[TableCommand] = []
     # The gift lists.
     if lists is None:

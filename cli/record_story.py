@@ -10,19 +10,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.console import RenderableType
 from rich.text import Text
 
+from cli.record_grammar import LISTS_AGAIN, moves_hint
 from cli.record_input import shorten
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
 from service.table import Happened, Standing
 from wecore.events import EventVoided, GiftBrought, TieBroken
+from wecore.kinds import IN_PLAY  # a party's moves, and any swap that follows them
 from wecore.narrate import describe, party_end, taken_back, unseen_brings, winners_line
 from wecore.state import GameState, Phase
-from wecore.turns import LISTS_AGAIN, moves_hint
 from wecore.views import view
 
-IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)  # a party's moves, and its starter's final swap
 # The most sentences a "Meanwhile ..." line tells one by one; more are counted, the latest told.
 MEANWHILE_SENTENCES = 3
 
@@ -50,9 +51,12 @@ class Teller:
     def fingerprint(self) -> str | None:
         return self.now.fingerprint
 
-    def add_to_library(self) -> None: ...
+    # The Session's, which this half calls.
+    def add_to_library(self) -> None:
+        raise NotImplementedError
 
-    def look(self) -> bool: ...
+    def look(self) -> bool:
+        raise NotImplementedError
 
     def farewell(self) -> None:
         self.look()  # the file's count and fingerprint, whoever wrote its last lines
@@ -79,7 +83,7 @@ class Teller:
         self.add_to_library()
 
     # --- output ---
-    def say(self, text: Text | str) -> None:
+    def say(self, text: RenderableType) -> None:
         # A str is printed as it stands: no rich markup or emoji codes read into names and notes.
         # At a terminal, long lines wrap at words; piped, each stays one line.
         out = console()

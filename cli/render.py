@@ -41,7 +41,7 @@ def _plain_requested() -> bool:
 # rich.control.strip_control_codes), so a name "B\rB\x07" would be shown as "BB": another
 # name, with nothing to tell. Every Text is made terminal_safe as it is built instead, so these
 # are shown as escapes like any other control, and tables are laid out for the escapes' width.
-rich.text.strip_control_codes = terminal_safe
+rich.text.strip_control_codes = terminal_safe  # type: ignore[attr-defined,assignment]  # on purpose
 
 
 class _Console(Console):

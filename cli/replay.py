@@ -36,14 +36,15 @@ from service.table import resolve_player
 from wecore.cards import Colour
 from wecore.errors import WeError
 from wecore.events import (
-    Event,
+    AnyEvent,
     EventVoided,
 )
+from wecore.kinds import IN_PLAY
 from wecore.narrate import describe, party_heading, taken_back, winners_line
 from wecore.replay import Step, steps, voided_by
 from wecore.scoring import Scoreboard
 from wecore.scoring import score as compute_score
-from wecore.state import GameState
+from wecore.state import GameState, Phase
 from wecore.turns import table_heading, turn_of_view
 from wecore.views import SeatView, view
 
@@ -101,7 +102,7 @@ def view_table(sv: SeatView, title: str | None = None) -> RenderableType:
             if sv.face_down_hidden:
                 down.append(f", and {sv.face_down_hidden} unseen")
         lines.append(down)
-    if sv.phase in ("playing", "final swap"):
+    if Phase(sv.phase) in IN_PLAY:
         locked = Text("Locked: ").append_text(cards_text(sv.locked, empty="none"))
         if sv.frozen:
             locked.append("   Frozen: ").append_text(cards_text(sv.frozen))
@@ -287,7 +288,7 @@ def replay(
 
 def _tell(
     chosen: list[Step],
-    events: list[Event],
+    events: list[AnyEvent],
     seat: str | None,
     omniscient: bool,
     party: int | None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import sys
 from pathlib import Path
+from types import FrameType
 
 import click
 
@@ -153,7 +154,7 @@ def serve(
     sys.stdout.flush()
 
     class Server(GuardedServer):
-        def handle_exit(self, sig: int, frame: object) -> None:
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             # Streams never end by themselves: close them now, or the graceful shutdown waits.
             stopping = app.state.stopping
             loop = getattr(app.state, "loop", None)

@@ -19,8 +19,11 @@ if TYPE_CHECKING:
 class ScoreClaim(Protocol):
     """A player's claimed score (`we audit --claim Ben=25`)."""
 
-    player: str
-    score: int
+    @property
+    def player(self) -> str: ...
+
+    @property
+    def score(self) -> int: ...
 
 
 Check = Callable[..., GameReport]

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from eventstore.problems import Problem
     from eventstore.verify import ScanEnd
     from wecore.audit import GameChecker
-    from wecore.events import Event
+    from wecore.events import AnyEvent
     from wecore.state import GameState
 
 # A library game's rows, for a source without a path (the CLI knows how to open libraries).
@@ -173,7 +173,7 @@ class Folded:
 
     report: GameReport
     envelopes: list[Any]  # good envelopes, in order; envelopes[i] has seq i + 1
-    events: list[Event]
+    events: list[AnyEvent]
     stopped: str | None  # the one-line reason a damaged log stops, or None
 
 

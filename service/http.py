@@ -14,7 +14,7 @@ import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, assert_never
 
 import orjson
 from fastapi import FastAPI, Request
@@ -714,7 +714,7 @@ def _actor(state: Any, role: Role, move: Any) -> str | None:
         return role.seat
     if named is None:
         raise ApiError(422, f'say who moves: the host\'s key must give "as" for a {move.type}')
-    return named
+    return str(named)
 
 
 def _named_card(state: Any, move: Any, role: Role) -> str | None:
@@ -750,7 +750,11 @@ def _named_card(state: Any, move: Any, role: Role) -> str | None:
     return card
 
 
-def _command_for(move: Any, actor: str | None, card: str | None = None) -> Any:
+def _command_for(
+    move: OpenMove | StealMove | SwapMove | BringMove | UndoMove | NoteMove | TieMove,
+    actor: str | None,
+    card: str | None = None,
+) -> Any:
     """The table's command for a move object of the API (`card`: the one `_named_card` read
     for a bring or an open, where it was read)."""
     match move:
@@ -768,7 +772,8 @@ def _command_for(move: Any, actor: str | None, card: str | None = None) -> Any:
             return AddNote(text=move.text)
         case TieMove():
             return BreakTie(winner=move.winner, reason=move.reason or DEFAULT_TIE_REASON)
-    raise Refused("not a move")
+        case _:
+            assert_never(move)
 
 
 def _new_game_events(spec: NewGame) -> list[Any]:

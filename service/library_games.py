@@ -26,7 +26,7 @@ from service.checking import GameReport, GameSource, check_game
 from service.keys import KeyRing
 from service.live import SCAN_SECONDS, LiveGame
 from service.play import Refused
-from wecore.events import Event, event_payload
+from wecore.events import AnyEvent, event_payload
 
 
 class StoredGame(LiveGame):
@@ -125,7 +125,7 @@ class StoredGames:
         with self.pool.library() as library:
             yield library.log(game.game or game.label)
 
-    def start_new(self, title: str | None, events: Sequence[Event]) -> tuple[list[Envelope], LiveGame]:
+    def start_new(self, title: str | None, events: Sequence[AnyEvent]) -> tuple[list[Envelope], LiveGame]:
         """A new game, its id made as `we record` makes its default, with -2, -3, ... when
         that id is taken; its whole set-up in one write."""
         payloads = [event_payload(e) for e in events]

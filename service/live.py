@@ -37,7 +37,7 @@ from service.play import undo_preview
 from service.season import SEASON_FILE
 from wecore.audit import RULES, SCHEMA
 from wecore.errors import EventSchemaError, RulesetError, WeError
-from wecore.events import Event, EventVoided, parse_event
+from wecore.events import AnyEvent, EventVoided, parse_event
 from wecore.moves import legal_moves, move_object
 from wecore.narrate import describe, taken_back
 from wecore.reducer import evolve
@@ -77,7 +77,7 @@ def legal_for(state: GameState, role: Role, undoes: str | None) -> list[dict[str
         return []
     if role.kind == SEAT:
         return seat_moves(state, role.seat) if role.seat is not None else []
-    moves = [move_object(m) for m in legal_moves(state)]  # type: ignore[arg-type]
+    moves = [move_object(m) for m in legal_moves(state)]
     if brought_with_first_open(state):
         # Gifts not recorded go down unseen with the starter's first open, as in `we record`.
         moves.append({"type": "open", "as": state.starter_name, "card": None})
@@ -136,7 +136,7 @@ class LiveGame:
         """The game as before its first line (the follower starts over on its own)."""
         self.game: str | None = None
         self.envelopes: list[dict[str, Any]] = []  # good lines, as written; [i] has seq i + 1
-        self.events: list[Event] = []
+        self.events: list[AnyEvent] = []
         # The state after the last good line, and after every CHECKPOINT-th: any other is a
         # short fold away, so a long game costs a state per 32 events, not one per event.
         self.current: GameState = INITIAL_STATE
@@ -247,7 +247,8 @@ class LiveGame:
         if sealed is not None:
             # Sealed into the folder's season: its log is final, nothing is offered (Table refuses).
             data.update(sealed=sealed, legal=[])
-            return plain(data)
+            sealed_answer: dict[str, Any] = plain(data)
+            return sealed_answer
         undoes = None
         if role.kind == HOST:
             # What the Undo button takes back, in the recorder's words; the events after `seq`
@@ -255,7 +256,8 @@ class LiveGame:
             undoes = undo_preview(state, self.events, _WrittenAt(self.envelopes))
             data["undoes"] = undoes
         data["legal"] = legal_for(state, role, undoes)
-        return plain(data)
+        answer: dict[str, Any] = plain(data)
+        return answer
 
     def sealed(self) -> str | None:
         """Why nothing may be added to this game's log, when its folder's season sealed it."""
@@ -279,14 +281,15 @@ class LiveGame:
             found = self.messages.get(key)
             if found is not None:
                 return found
-            from service.replay_page import board_dict, swapped_seats
+            from service.replay_page import board_dict, step_marks
 
+            seat = role.seat if role.kind == SEAT else None
             data = {
                 "envelope": redact_envelope(self.envelopes[seq - 1], role),
                 "view": self.view_object(seq, role),
                 "sentence": self.sentence(seq, role),
                 "board": board_dict(score(self.state_at(seq))),
-                "swapped": swapped_seats(self.events[seq - 1]),
+                **step_marks(self.events[seq - 1], self.state_at(seq), seat, role.kind == HOST),
             }
             encoded = orjson.dumps(data)
             self.messages[key] = encoded
@@ -514,7 +517,7 @@ class Folder:
             raise Refused(f"{game.label} was replaced while served; nothing was recorded: try again")
         yield JsonlLog(game.path)
 
-    def start_new(self, title: str | None, events: Sequence[Event]) -> tuple[list[Any], LiveGame]:
+    def start_new(self, title: str | None, events: Sequence[AnyEvent]) -> tuple[list[Any], LiveGame]:
         """A new game's log in the folder, its set-up in one write; the envelopes and the game."""
         from service.play import start_game_in
 

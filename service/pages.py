@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import segno
 
@@ -13,6 +13,9 @@ from service.keys import HOST, SEAT, TABLE, Role
 from service.live import Folder, LiveGame
 from wecore.rulesets import HOUSE_RULES, Shape
 from wecore.wording import counted
+
+if TYPE_CHECKING:
+    from service.library_games import StoredGames
 
 
 def qr_svg(url: str, title: str) -> str:
@@ -185,7 +188,9 @@ def _season_line(folder: Any) -> str:
     )
 
 
-def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str, Any]], host_key: str) -> str:
+def lobby_page(
+    folder: Folder | StoredGames, links: Callable[[str, tuple[str, ...]], dict[str, Any]], host_key: str
+) -> str:
     parts = ["<h1>White Elephant: the games</h1>", _season_line(folder)]
     for game in folder.games():
         folder.refresh(game)

@@ -19,8 +19,6 @@ from eventstore.errors import ConcurrencyError, LogExistsError
 from eventstore.jsonl import JsonlLog
 from wecore.cards import Colour
 from wecore.decider import (
-    AddNote,
-    BreakTie,
     Command,
     DealAttics,
     DealLists,
@@ -30,7 +28,7 @@ from wecore.decider import (
     title_refusal,
 )
 from wecore.errors import RuleViolation, WeError
-from wecore.events import AtticsDealt, Event, GiftBrought, GiftListsDealt, GiftOpened, event_payload
+from wecore.events import AnyEvent, AtticsDealt, GiftBrought, GiftListsDealt, GiftOpened, event_payload
 from wecore.moves import Bring, Open, Steal, Swap
 from wecore.narrate import gist
 from wecore.reducer import fold
@@ -69,7 +67,7 @@ class StaleHead(Exception):
 # --- deciding ------------------------------------------------------------------------------
 
 
-def decide_move(state: GameState, command: Command) -> list[Event]:
+def decide_move(state: GameState, command: Command) -> list[AnyEvent]:
     """The events for a command at the table, or Refused with the sentence both faces give."""
     if state.is_over and isinstance(command, Open | Steal | Bring | Swap):
         raise Refused(GAME_OVER)
@@ -83,19 +81,19 @@ def decide_move(state: GameState, command: Command) -> list[Event]:
 
 @dataclass(frozen=True)
 class UndoPlan:
-    voids: list[Event]  # every event_voided to append, in order
+    voids: list[AnyEvent]  # every event_voided to append, in order
     seq: int  # the event taken back
-    undone: Event
+    undone: AnyEvent
     brings: int  # unseen brings taken back with it
 
 
-def is_unseen_bring(event: Event) -> bool:
+def is_unseen_bring(event: AnyEvent) -> bool:
     return isinstance(event, GiftBrought) and event.card is None
 
 
 def plan_undo(
     state: GameState,
-    events: Sequence[Event],
+    events: Sequence[AnyEvent],
     written_at: Sequence[str | None],
     reason: str = DEFAULT_UNDO_REASON,
     lists_too: bool = False,
@@ -146,7 +144,9 @@ def undone_sentence(plan: UndoPlan, reason: str) -> str:
     return f"Undone: {undo_gist(plan)} ({reason})."
 
 
-def undo_preview(state: GameState, events: Sequence[Event], written_at: Sequence[str | None]) -> str | None:
+def undo_preview(
+    state: GameState, events: Sequence[AnyEvent], written_at: Sequence[str | None]
+) -> str | None:
     """What the host's undo would take back now (undo_gist), or None when it would be refused."""
     try:
         return undo_gist(plan_undo(state, events, written_at))
@@ -154,18 +154,12 @@ def undo_preview(state: GameState, events: Sequence[Event], written_at: Sequence
         return None
 
 
-def note_events(state: GameState, text: str) -> list[Event]:
-    return decide_move(state, AddNote(text=text))
-
-
-def tie_events(state: GameState, winner: str, reason: str) -> list[Event]:
-    return decide_move(state, BreakTie(winner=winner, reason=reason))
-
-
 # --- writing -------------------------------------------------------------------------------
 
 
-def commit(log: Any, events: Sequence[Event], expect: int, state: GameState | None = None) -> list[Envelope]:
+def commit(
+    log: Any, events: Sequence[AnyEvent], expect: int, state: GameState | None = None
+) -> list[Envelope]:
     """Append `events` after event `expect`: under the log's lock, with the head re-read there,
     fsynced before it returns. StaleHead (nothing written) when `expect` is not the head.
 
@@ -176,7 +170,8 @@ def commit(log: Any, events: Sequence[Event], expect: int, state: GameState | No
     payloads = [event_payload(e) for e in events]
     summary = None if state is None else library_summary(fold(events, state))
     try:
-        return log.append(payloads, expected_seq=expect, at=utc_now(), summary=summary)
+        appended: list[Envelope] = log.append(payloads, expected_seq=expect, at=utc_now(), summary=summary)
+        return appended
     except ConcurrencyError as exc:
         raise StaleHead(expect, exc.actual) from None
 
@@ -191,7 +186,7 @@ def set_up_events(
     attics: Mapping[str, Sequence[str]] | None = None,
     options: Mapping[str, Any] | None = None,
     title: str | None = None,
-) -> list[Event]:
+) -> list[AnyEvent]:
     """game_started, gift_lists_dealt and (with attics) attics_dealt; Refused with the rule."""
     try:
         events = decide(
@@ -221,12 +216,12 @@ def _one_sentence(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def start_game(path: Path, game_id: str, events: Sequence[Event]) -> list[Envelope]:
+def start_game(path: Path, game_id: str, events: Sequence[AnyEvent]) -> list[Envelope]:
     """Write a new log holding the set-up, in one write. LogExistsError if `path` exists."""
     return JsonlLog(path).create_many([event_payload(e) for e in events], game_id, at=utc_now())
 
 
-def start_game_in(directory: Path, title: str | None, events: Sequence[Event]) -> list[Envelope]:
+def start_game_in(directory: Path, title: str | None, events: Sequence[AnyEvent]) -> list[Envelope]:
     """A new game in `directory`, its id made as `we record` makes its default (from the title
     or the time), with -2, -3, ... when that id's file is taken."""
     base = make_game_id(title, datetime.now(UTC))

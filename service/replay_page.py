@@ -25,12 +25,13 @@ from eventstore.canonical import fingerprint
 from service.guard import inline_hashes
 from wecore.cards import COLOURS, PERSON_OF
 from wecore.decider import resolve_player
-from wecore.events import parse_event
+from wecore.events import AnyEvent, Exchange, parse_event
+from wecore.kinds import KINDS
 from wecore.narrate import describe
 from wecore.replay import steps, voided_by
 from wecore.scoring import Scoreboard, score
 from wecore.state import GameState
-from wecore.turns import FIRST_OPEN, STILL_TO_BRING
+from wecore.turns import page_marks, turn_of_view
 from wecore.views import redact_log, view
 
 TEMPLATE_NAME = "replay_template.html"
@@ -47,7 +48,7 @@ _SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u
 
 
 def render_html(
-    envelopes: list[dict],
+    envelopes: list[dict[str, Any]],
     *,
     viewer: str | None,
     fingerprint: str | None,
@@ -85,8 +86,6 @@ def render_html(
         "viewer": seat,
         "fingerprint": fingerprint,
         "fingerprint_label": fingerprint_label,
-        # The start of a party in wecore's words (the recorder says the same).
-        "wording": {"first_open": FIRST_OPEN, "still_to_bring": STILL_TO_BRING},
         "cut": cut,
         "colours": [c.value for c in COLOURS],
         "letters": {c.letter: c.value for c in COLOURS},
@@ -124,7 +123,7 @@ def render_html(
 
 
 def replay_steps(
-    envelopes: list[dict], viewer: str | None, spectator: bool = False
+    envelopes: list[dict[str, Any]], viewer: str | None, spectator: bool = False
 ) -> tuple[list[dict[str, Any]], GameState, str | None]:
     """(steps, final state, resolved viewer): one step per envelope, the state after it.
 
@@ -145,8 +144,7 @@ def replay_steps(
             "at": envelope.get("at"),
             "sentence": describe(step.event, step.before, step.after, viewer=seat, omniscient=omniscient),
             "voided_by": voided.get(step.seq),
-            # A final swap: the two seats that exchanged gifts (none when the starter kept).
-            "swapped": swapped_seats(step.event),
+            **step_marks(step.event, step.after, seat, omniscient),
             "view": view_dict(step.after, seat, omniscient),
             "board": board_dict(score(step.after)),
         }
@@ -156,15 +154,24 @@ def replay_steps(
 
 
 def swapped_seats(event: Any) -> list[str]:
-    """The players who exchanged gifts in a final swap (none for any other event, or a keep)."""
-    partner = getattr(event, "with_player", None)
+    """The players who exchanged gifts in a swap (none for any other event, or a keep)."""
+    partner = event.with_player if isinstance(event, Exchange) else None
     return [event.player, partner] if partner is not None else []
+
+
+def step_marks(event: AnyEvent, after: GameState, viewer: str | None, omniscient: bool) -> dict[str, Any]:
+    """What the page marks at a step, beside the view, all worded here so that the page's script
+    names no kind of event and no phase: the event's style on the timeline (its kind's, as
+    `wecore.kinds` declares it), the seats a swap exchanged, and the turn's lines and badge."""
+    t = turn_of_view(view(after, viewer, omniscient=omniscient))
+    return {"style": KINDS[event.TYPE].style, "swapped": swapped_seats(event), **page_marks(t)}
 
 
 def view_dict(state: GameState, viewer: str | None, omniscient: bool | None = None) -> dict[str, Any]:
     """The view the page shows (and `we replay --at SEQ --json` prints), as plain JSON values."""
     omniscient = viewer is None if omniscient is None else omniscient
-    return _plain(view(state, viewer, omniscient=omniscient).to_dict())
+    plain: dict[str, Any] = _plain(view(state, viewer, omniscient=omniscient).to_dict())
+    return plain
 
 
 def board_dict(board: Scoreboard) -> dict[str, Any]:
@@ -189,7 +196,7 @@ def board_dict(board: Scoreboard) -> dict[str, Any]:
     }
 
 
-def fingerprint_of(envelopes: list[dict]) -> str | None:
+def fingerprint_of(envelopes: list[dict[str, Any]]) -> str | None:
     """The fingerprint of the log after its last envelope, when that has a hash."""
     return fingerprint(envelopes[-1].get("hash")) if envelopes else None
 

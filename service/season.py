@@ -353,11 +353,11 @@ def _game_finding(sealed: SealedGame, check: Check, locate: Locate) -> str | Non
     if not report.complete:
         return "is not over, so it is not the finished game sealed"
     # The same game, yet a result the game does not have: the ledger was edited and re-hashed.
-    now = _sealed_result(report, sealed.game, dict(sealed.source))
-    differ = [f for f in _RESULT_FIELDS if _plain(getattr(sealed, f)) != _plain(getattr(now, f))]
+    result_now = _sealed_result(report, sealed.game, dict(sealed.source))
+    differ = [f for f in _RESULT_FIELDS if _plain(getattr(sealed, f)) != _plain(getattr(result_now, f))]
     if differ:
         said = "; ".join(
-            f"{f} sealed {_plain(getattr(sealed, f))!r}, the game has {_plain(getattr(now, f))!r}"
+            f"{f} sealed {_plain(getattr(sealed, f))!r}, the game has {_plain(getattr(result_now, f))!r}"
             for f in differ
         )
         return f"the ledger's result is not the game's: {said}"

@@ -37,7 +37,7 @@ from service.play import Refused, StaleHead, UndoPlan, commit, decide_move, plan
 from wecore.cards import ALL_CARDS
 from wecore.decider import AddNote, BreakTie, DealAttics, DealLists, Undo, resolve_player
 from wecore.errors import WeError
-from wecore.events import Event
+from wecore.events import AnyEvent
 from wecore.moves import Bring, Open, Steal, Swap
 from wecore.reducer import evolve
 from wecore.state import GameState
@@ -97,7 +97,7 @@ class Happened:
     """One event in the log, with the game's state before and after it."""
 
     seq: int
-    event: Event
+    event: AnyEvent
     before: GameState
     after: GameState
     at: str | None  # when it was written (events written together share it)
@@ -109,7 +109,7 @@ class Standing:
 
     state: GameState
     head: int
-    events: Sequence[Event]  # [i] has seq i + 1
+    events: Sequence[AnyEvent]  # [i] has seq i + 1
     written_at: Sequence[str | None]
     fingerprint: str | None
     damage: str | None  # why nothing can be appended, or None
@@ -259,7 +259,7 @@ class Table:
             return self._outcome(now, since, events, written, plan, command)
         raise StaleHead(now.head, self.look().head)
 
-    def _decide(self, now: Standing, command: TableCommand) -> tuple[list[Event], UndoPlan | None]:
+    def _decide(self, now: Standing, command: TableCommand) -> tuple[list[AnyEvent], UndoPlan | None]:
         if isinstance(command, Undo):
             lists_too = self.lists_again
             plan = plan_undo(now.state, now.events, now.written_at, command.reason, lists_too=lists_too)
@@ -270,7 +270,7 @@ class Table:
         self,
         now: Standing,
         since: int | None,
-        events: list[Event],
+        events: list[AnyEvent],
         written: list[Envelope],
         plan: UndoPlan | None,
         command: TableCommand,

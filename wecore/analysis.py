@@ -28,12 +28,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
-from wecore.bots import BOTS, Bot, _play, apply_move
+from wecore.bots import BOTS, Bot, apply_move, play_and_record
 from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
-from wecore.moves import Bring, Move, Open, Steal, legal_moves, move_object
+from wecore.kinds import KINDS
+from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves, move_object
 from wecore.replay import steps
 from wecore.rng import SeededRandom
 from wecore.scoring import score
@@ -41,10 +42,9 @@ from wecore.state import GameState, Phase
 from wecore.stats import Z95, wilson_interval
 from wecore.views import gifts_not_seen_by, moves_told_apart
 
-# Events that are never a player's move: set-up, corrections, notes, the tie-break speech.
-NOT_MOVES = frozenset(
-    {"game_started", "gift_lists_dealt", "attics_dealt", "event_voided", "note", "tie_broken"}
-)
+# Events that are never a player's move (set-up, corrections, notes, the tie-break speech): the
+# kinds declared without a move.
+NOT_MOVES = frozenset(kind.type for kind in KINDS.values() if kind.move is None)
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def _played_index(before: GameState, after: GameState, moves: Sequence[Move], ev
                 continue
             move = Open(card, move.player)
         try:
-            reached = _play(before, move, _ignore)
+            reached = play_and_record(before, move, _ignore)
         except RuleViolation:  # a move that does not fit this event is simply not it
             continue
         if reached == after:
@@ -419,21 +419,21 @@ def decision_object(decision: Decision) -> dict[str, Any]:
 
 def describe_move(move: Move, before: GameState | None = None) -> str:
     """A move in table language, as the player's own action ('stole R9 from Ann')."""
-    if isinstance(move, Open):
-        return f"opened {move.card}" if move.card else "opened a gift"
-    if isinstance(move, Steal):
-        card = move.card
-        return f"stole {card} from {move.from_player}" if card else f"stole from {move.from_player}"
-    if isinstance(move, Bring):
-        return f"brought {move.card}" if move.card else "brought a gift unseen"
-    kind = type(move).__name__.lower()
-    if kind == "swap":
-        partner = getattr(move, "with_player", None)
-        takes = getattr(move, "takes", None)
-        if partner is None:
-            return "kept their gift (no swap)"
-        return f"swapped with {partner} for {takes}" if takes else f"swapped with {partner}"
-    return kind
+    match move:
+        case Open():
+            return f"opened {move.card}" if move.card else "opened a gift"
+        case Steal():
+            card = move.card
+            return f"stole {card} from {move.from_player}" if card else f"stole from {move.from_player}"
+        case Bring():
+            return f"brought {move.card}" if move.card else "brought a gift unseen"
+        case Swap():
+            partner, takes = move.with_player, move.takes
+            if partner is None:
+                return "kept their gift (no swap)"
+            return f"swapped with {partner} for {takes}" if takes else f"swapped with {partner}"
+        case _:
+            assert_never(move)
 
 
 def gerund(move: Move) -> str:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour
 from wecore.dealing import DEFAULT_NAMES, deal_payloads
-from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves
-from wecore.reducer import bring_gift, evolve, final_swap, open_gift, steal_gift
+from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves, move_event
+from wecore.reducer import RULES, evolve
 from wecore.rng import SeededRandom
 from wecore.state import INITIAL_STATE, GameState, Phase
 
@@ -34,16 +34,6 @@ class RandomBot:
 def gain(state: GameState, seat: int, card: str) -> int:
     """How much `card`, kept, would add to this seat's score now."""
     return _gain(_bests(state, seat), card)
-
-
-def expected_gain(state: GameState, seat: int, own: str | None) -> float:
-    """The public expectation of an unknown gift for this seat: the average gain over the cards
-    not yet seen (and the face-down ones), leaving out the seat's own brought card.
-
-    Only cards of the seat's list colours can gain anything, so only those are visited; the
-    gains are whole numbers, so the sum (and the bot's choices) do not depend on the order.
-    """
-    return _expected_gain(state, own, _bests(state, seat))
 
 
 # The bot's arithmetic is keyed by a card's letter ("R" of "R7"), not its Colour: a str hashes
@@ -185,16 +175,21 @@ class GreedyBot:
     name = "greedy"
 
     def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
+        # The moves offered at once are of one phase: brings; opens and steals; keep or swaps.
         first = moves[0]
-        if isinstance(first, Bring):
-            return self._bring(state, moves)  # type: ignore[arg-type]
-        if isinstance(first, Swap):
-            return self._swap(state, moves)  # type: ignore[arg-type]
-        return self._move(state, moves, rng)
+        match first:
+            case Bring():
+                return self._bring(state, moves)  # type: ignore[arg-type]
+            case Swap():
+                return self._swap(state, moves)  # type: ignore[arg-type]
+            case Open() | Steal():
+                return self._move(state, moves, rng)
+            case _:
+                assert_never(first)
 
     def _swap(self, state: GameState, moves: Sequence[Swap]) -> Swap:
         """Swap for the gift worth most to it, if that beats the one it holds; else keep."""
-        seat = state.starter
+        seat = state.to_move
         assert seat is not None
         best_of = _bests(state, seat)
         own = state.holding[seat]
@@ -300,13 +295,14 @@ def play_payloads(
             # Brings are simultaneous: each player still to bring picks from their own attic.
             by_player: dict[str, list[Move]] = {}
             for move in moves:
-                by_player.setdefault(move.player, []).append(move)  # type: ignore[union-attr]
+                assert move.player is not None  # a legal move always names its player
+                by_player.setdefault(move.player, []).append(move)
             for name, own_moves in by_player.items():
                 move = seat_bots[state.seat_of[name]].choose(state, own_moves, play_rng)
-                state = _play(state, move, append)
+                state = play_and_record(state, move, append)
             continue
         move = seat_bots[state.to_move].choose(state, moves, play_rng)  # type: ignore[index]
-        state = _play(state, move, append)
+        state = play_and_record(state, move, append)
     return payloads, state
 
 
@@ -337,36 +333,19 @@ def _set_up(
 
 
 def apply_move(state: GameState, move: Move) -> GameState:
-    """`_play` without writing the event down: what a rollout, which keeps no log, needs."""
-    party = state.party
-    if isinstance(move, Open):
-        return open_gift(state, party, move.player, move.card)  # type: ignore[arg-type]
-    if isinstance(move, Steal):
-        return steal_gift(state, party, move.player, move.from_player, move.card)  # type: ignore[arg-type]
-    if isinstance(move, Swap):
-        return final_swap(state, party, move.player, move.with_player, move.takes)  # type: ignore[arg-type]
-    return bring_gift(state, party, move.player, move.card)  # type: ignore[arg-type]
+    """`play_and_record` without writing the event down: what a rollout, which keeps no log, needs."""
+    kind, data = move_event(state, move)
+    return RULES[kind](state, *data.values())
 
 
-def _play(state: GameState, move: Move, record: Callable[[tuple[str, dict[str, Any]]], None]) -> GameState:
-    party = state.party
-    if isinstance(move, Open):
-        record(("gift_opened", {"party": party, "player": move.player, "card": move.card}))
-        return open_gift(state, party, move.player, move.card)  # type: ignore[arg-type]
-    if isinstance(move, Steal):
-        record(
-            (
-                "gift_stolen",
-                {"party": party, "player": move.player, "from": move.from_player, "card": move.card},
-            )
-        )
-        return steal_gift(state, party, move.player, move.from_player, move.card)  # type: ignore[arg-type]
-    if isinstance(move, Swap):
-        data = {"party": party, "player": move.player, "with": move.with_player, "takes": move.takes}
-        record(("final_swap", data))
-        return final_swap(state, party, move.player, move.with_player, move.takes)  # type: ignore[arg-type]
-    record(("gift_brought", {"party": party, "player": move.player, "card": move.card}))
-    return bring_gift(state, party, move.player, move.card)
+def play_and_record(
+    state: GameState, move: Move, record: Callable[[tuple[str, dict[str, Any]]], None]
+) -> GameState:
+    """Make `move`: write its event down with `record`, and fold it by its kind's rule function
+    (every move is checked; no event model is built)."""
+    kind, data = move_event(state, move)
+    record((kind, data))
+    return RULES[kind](state, *data.values())
 
 
 def bot_move(state: GameState, player: str, bot: Bot, seed: str) -> Move | None:

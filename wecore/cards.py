@@ -77,14 +77,6 @@ def is_card(text: object) -> bool:
     return isinstance(text, str) and text in CARD_SPELLINGS
 
 
-def card_colour(card: str) -> Colour:
-    return CARD_COLOUR[card]
-
-
-def card_number(card: str) -> int:
-    return CARD_NUMBER[card]
-
-
 def describe_card(card: str) -> str:
     """'the red 7' -- how people say a card out loud."""
     return f"the {CARD_COLOUR[card].value} {CARD_NUMBER[card]}"

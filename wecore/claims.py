@@ -9,12 +9,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from wecore.cards import CARD_COLOUR, CARD_NUMBER, HIGHEST_NUMBER, HIGHEST_SCORE, Colour
 from wecore.decider import resolve_player
 from wecore.errors import WeError
-from wecore.events import AtticsDealt, Event, FinalSwap, GiftOpened, GiftStolen
+from wecore.events import (
+    AnyEvent,
+    AtticsDealt,
+    EventVoided,
+    Exchange,
+    FinalSwap,
+    GameStarted,
+    GiftBrought,
+    GiftListsDealt,
+    GiftOpened,
+    GiftStolen,
+    Note,
+    SwapAfterOpen,
+    TieBroken,
+)
 from wecore.scoring import Scoreboard
 from wecore.state import GameState
 from wecore.turns import status_line, turn
@@ -84,38 +98,74 @@ def check_claim(
     return None
 
 
+@dataclass(frozen=True)
+class Transfer:
+    """A card changing hands in a party: stolen (`swap` None) or exchanged in a swap (`swap`
+    says which, e.g. "the final swap of party 2")."""
+
+    party: int
+    giver: str
+    taker: str
+    swap: str | None = None
+
+
 @dataclass
 class CardHistory:
     """Where each card went, from the events in effect (voided ones taken back)."""
 
-    taken_from: dict[str, list[tuple[int, str, str]]]  # card -> (party, victim, thief) in order
+    transfers: dict[str, list[Transfer]]  # card -> each time it changed hands, in order
     held_by: dict[str, set[str]]  # card -> everyone who held it this game
     attic_of: dict[str, str]  # card -> whose attic it was dealt to (when attics were dealt)
     attics_dealt: bool
-    # starter_final_swap: (party, starter, partner, the card the starter took) for each swap made
-    final_swaps: list[tuple[int, str, str, str]] = field(default_factory=list)
+    holding: dict[str, str] = field(default_factory=dict)  # player -> the gift held, as read so far
 
     @classmethod
-    def of(cls, in_effect: Iterable[Event]) -> CardHistory:
+    def of(cls, in_effect: Iterable[AnyEvent]) -> CardHistory:
         """From the events still in effect, oldest first (`GameState.seqs_in_effect`)."""
         history = cls({}, {}, {}, False)
         for event in in_effect:
-            if isinstance(event, AtticsDealt):
-                history.attics_dealt = True
+            history.read(event)
+        return history
+
+    def read(self, event: AnyEvent) -> None:
+        match event:
+            case AtticsDealt():
+                self.attics_dealt = True
                 for name, cards in event.attics.items():
                     for card in cards:
-                        history.attic_of[card] = name
-            elif isinstance(event, GiftOpened):
-                history.held_by.setdefault(event.card, set()).add(event.player)
-            elif isinstance(event, GiftStolen):
-                history.held_by.setdefault(event.card, set()).add(event.player)
-                history.taken_from.setdefault(event.card, []).append(
-                    (event.party, event.from_player, event.player)
+                        self.attic_of[card] = name
+            case GiftOpened():
+                self._holds(event.player, event.card)
+            case GiftStolen():
+                self._holds(event.player, event.card)
+                self.transfers.setdefault(event.card, []).append(
+                    Transfer(event.party, event.from_player, event.player)
                 )
-            elif isinstance(event, FinalSwap) and event.with_player is not None and event.takes is not None:
-                history.held_by.setdefault(event.takes, set()).add(event.player)
-                history.final_swaps.append((event.party, event.player, event.with_player, event.takes))
-        return history
+            case SwapAfterOpen():
+                self._exchange(event, f"a swap after an open in party {event.party}")
+            case FinalSwap():
+                self._exchange(event, f"the final swap of party {event.party}")
+            case GameStarted() | GiftListsDealt() | GiftBrought() | EventVoided() | TieBroken() | Note():
+                pass
+            case _:
+                assert_never(event)
+
+    def _holds(self, player: str, card: str) -> None:
+        self.holding[player] = card
+        self.held_by.setdefault(card, set()).add(player)
+
+    def _exchange(self, event: Exchange, swap: str) -> None:
+        """`event.player` gives the gift they hold for `event.takes`, the gift `event.with_player`
+        holds (nothing changes hands on a keep)."""
+        partner, takes = event.with_player, event.takes
+        if partner is None or takes is None:
+            return
+        given = self.holding.get(event.player)
+        self._holds(event.player, takes)
+        self.transfers.setdefault(takes, []).append(Transfer(event.party, partner, event.player, swap))
+        if given is not None:
+            self._holds(partner, given)
+            self.transfers.setdefault(given, []).append(Transfer(event.party, event.player, partner, swap))
 
 
 def card_fate(card: str, player: str, state: GameState, history: CardHistory) -> str:
@@ -132,17 +182,13 @@ def card_fate(card: str, player: str, state: GameState, history: CardHistory) ->
         return f"{card} never came into play"
     if keeper == player:
         return f"{card} was kept by {player} in party {party}"
-    for swap_party, starter, partner, taken in history.final_swaps:
-        # What the starter gave in a swap is what the partner kept from that party.
-        given = state.kept[state.seat_of[partner]][swap_party - 1]
-        if (card, player) in ((taken, partner), (given, starter)):
-            other = starter if player == partner else partner
-            return f"{card} went from {player} to {other} in the final swap of party {swap_party}"
-    lost = [entry for entry in history.taken_from.get(card, []) if entry[1] == player]
+    lost = [move for move in history.transfers.get(card, []) if move.giver == player]
     if lost:
-        lost_party, _, thief = lost[-1]
-        by = "" if thief == keeper else f" by {thief}"
-        return f"{card} was stolen from {player}{by} in party {lost_party} and kept by {keeper}"
+        last = lost[-1]
+        if last.swap is not None:
+            return f"{card} went from {player} to {last.taker} in {last.swap}"
+        by = "" if last.taker == keeper else f" by {last.taker}"
+        return f"{card} was stolen from {player}{by} in party {last.party} and kept by {keeper}"
     return f"{card} was kept by {keeper} in party {party}; {player} never held it"
 
 

@@ -11,24 +11,23 @@ import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, assert_never
 
 from wecore.cards import Colour, parse_card
 from wecore.errors import RuleViolation, UnknownPlayerError, shown
 from wecore.events import (
+    EVENT_TYPES,
+    AnyEvent,
     AtticsDealt,
-    Event,
     EventVoided,
-    FinalSwap,
     GameStarted,
     GiftBrought,
     GiftListsDealt,
-    GiftOpened,
-    GiftStolen,
     Note,
     TieBroken,
     nfc,
 )
-from wecore.moves import Bring, Open, Steal, Swap
+from wecore.moves import Bring, Move, Open, Steal, Swap, move_event
 from wecore.reducer import MAX_TITLE_LENGTH, evolve
 from wecore.rules import brought_with_first_open, not_now, steal_refusal, swap_refusal
 from wecore.rulesets import RULESET_2011
@@ -73,7 +72,7 @@ class AddNote:
 Command = StartGame | DealLists | DealAttics | Bring | Open | Steal | Swap | Undo | BreakTie | AddNote
 
 
-def decide(state: GameState, command: Command) -> list[Event]:
+def decide(state: GameState, command: Command) -> list[AnyEvent]:
     """The events for `command`; RuleViolation (in table language) if it is not allowed."""
     events = _events_for(state, command)
     for event in events:
@@ -103,7 +102,7 @@ def title_refusal(title: str | None) -> str | None:
     return control_refusal("the title", title)
 
 
-def _events_for(state: GameState, command: Command) -> list[Event]:
+def _events_for(state: GameState, command: Command) -> list[AnyEvent]:
     match command:
         case StartGame():
             # Refused at input only: a log written elsewhere with such a name still reads (the
@@ -128,7 +127,7 @@ def _events_for(state: GameState, command: Command) -> list[Event]:
                     lists={
                         resolve_player(state, name): tuple(Colour(c).value for c in colours)
                         for name, colours in command.lists.items()
-                    }  # type: ignore[arg-type]
+                    }
                 )
             ]
         case DealAttics():
@@ -136,13 +135,8 @@ def _events_for(state: GameState, command: Command) -> list[Event]:
                 AtticsDealt(attics={resolve_player(state, n): tuple(c) for n, c in command.attics.items()})
             ]
         case Bring():
-            return [
-                GiftBrought(
-                    party=state.party,
-                    player=resolve_player(state, command.player),
-                    card=None if command.card is None else parse_card(command.card),
-                )
-            ]
+            card = None if command.card is None else parse_card(command.card)
+            return [_made(state, Bring(resolve_player(state, command.player), card))]
         case Open():
             return _open(state, command)
         case Steal():
@@ -157,36 +151,47 @@ def _events_for(state: GameState, command: Command) -> list[Event]:
             return [TieBroken(winner=resolve_player(state, command.winner), reason=command.reason)]
         case AddNote():
             return [Note(text=command.text)]
-    raise TypeError(f"not a command: {command!r}")
+        case _:
+            assert_never(command)
 
 
-def _open(state: GameState, command: Open) -> list[Event]:
+def _made(state: GameState, move: Move) -> AnyEvent:
+    """The event `move` makes now, as its kind declares it (`moves.move_event`)."""
+    kind, data = move_event(state, move)
+    return _model(kind, data)
+
+
+def _model(kind: str, data: dict[str, Any]) -> AnyEvent:
+    return EVENT_TYPES[kind].model_validate(data)
+
+
+def _open(state: GameState, command: Open) -> list[AnyEvent]:
     if command.card is None:
         raise RuleViolation("say which card was turned over, e.g. 'open R7'")
     card = parse_card(command.card)  # CardNotationError (a WeError) before anything is recorded
-    events: list[Event] = []
+    events: list[AnyEvent] = []
     # At a real table nobody types the brings: gifts not yet recorded went down unseen.
     for name in brought_with_first_open(state):
         event = GiftBrought(party=state.party, player=name, card=None)
         events.append(event)
         state = evolve(state, event)
     mover = _mover(state, command.player, "open a gift")
-    events.append(GiftOpened(party=state.party, player=mover, card=card))
+    events.append(_made(state, Open(card, mover)))
     return events
 
 
-def _steal(state: GameState, command: Steal) -> GiftStolen:
+def _steal(state: GameState, command: Steal) -> AnyEvent:
     mover = _mover(state, command.player, "steal")
     victim = resolve_player(state, command.from_player)
     card = state.holding[state.seat_of[victim]] if command.card is None else parse_card(command.card)
     refusal = steal_refusal(state, mover, victim, card)
     if refusal is not None:
         raise RuleViolation(refusal)
-    return GiftStolen(party=state.party, player=mover, from_player=victim, card=card)
+    return _made(state, Steal(victim, mover, card))
 
 
-def _swap(state: GameState, command: Swap) -> FinalSwap:
-    player = state.starter_name if command.player is None else resolve_player(state, command.player)
+def _swap(state: GameState, command: Swap) -> AnyEvent:
+    player = state.player_to_move if command.player is None else resolve_player(state, command.player)
     other = None if command.with_player is None else resolve_player(state, command.with_player)
     takes = None
     if other is not None:
@@ -194,7 +199,7 @@ def _swap(state: GameState, command: Swap) -> FinalSwap:
     refusal = swap_refusal(state, player or "", other, takes)
     if refusal is not None:
         raise RuleViolation(refusal)
-    return FinalSwap(party=state.party, player=player, with_player=other, takes=takes)
+    return _made(state, Swap(other, player, takes))
 
 
 def _mover(state: GameState, named: str | None, action: str) -> str:

@@ -3,12 +3,14 @@
 `parse_event(type, data)` turns a payload into a model (EventSchemaError when its
 shape is wrong); `event_payload(event)` gives the exact payload dict back.
 Shape only: whether an event is allowed at its point in the game is the reducer's job.
+The types are declared in `wecore.kinds`; `AnyEvent` is their models, one per type, with
+their fields in the declared order (checked at import).
 """
 
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -24,6 +26,7 @@ from pydantic import (
 
 from wecore.cards import Colour, parse_card
 from wecore.errors import CardNotationError, EventSchemaError, shown
+from wecore.kinds import KINDS, EventType
 from wecore.rulesets import option_shape_error
 
 
@@ -54,14 +57,14 @@ ColourName = Literal["red", "orange", "yellow", "green", "blue"]
 
 class Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
-    TYPE: ClassVar[str]
+    TYPE: ClassVar[EventType]
 
     def payload(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True)
 
 
 class GameStarted(Event):
-    TYPE: ClassVar[str] = "game_started"
+    TYPE: ClassVar[EventType] = "game_started"
     players: tuple[Name, ...]
     dealer: Name
     ruleset: StrictStr
@@ -91,7 +94,7 @@ class GameStarted(Event):
 
 
 class GiftListsDealt(Event):
-    TYPE: ClassVar[str] = "gift_lists_dealt"
+    TYPE: ClassVar[EventType] = "gift_lists_dealt"
     lists: dict[PlayerKey, tuple[ColourName, ...]]
 
     def colours_of(self, player: str) -> tuple[Colour, ...]:
@@ -102,7 +105,7 @@ class GiftListsDealt(Event):
 
 
 class AtticsDealt(Event):
-    TYPE: ClassVar[str] = "attics_dealt"
+    TYPE: ClassVar[EventType] = "attics_dealt"
     attics: dict[PlayerKey, tuple[Card, ...]]
 
     def payload(self) -> dict[str, Any]:
@@ -110,75 +113,97 @@ class AtticsDealt(Event):
 
 
 class GiftBrought(Event):
-    TYPE: ClassVar[str] = "gift_brought"
+    TYPE: ClassVar[EventType] = "gift_brought"
     party: StrictInt
     player: Name
     card: Card | None
 
 
 class GiftOpened(Event):
-    TYPE: ClassVar[str] = "gift_opened"
+    TYPE: ClassVar[EventType] = "gift_opened"
     party: StrictInt
     player: Name
     card: Card
 
 
 class GiftStolen(Event):
-    TYPE: ClassVar[str] = "gift_stolen"
+    TYPE: ClassVar[EventType] = "gift_stolen"
     party: StrictInt
     player: Name
     from_player: Name = Field(alias="from")
     card: Card
 
 
-class FinalSwap(Event):
-    """Under `starter_final_swap`: the starter swaps with `with`, taking `takes`, or (both null) keeps."""
+class Exchange(Event):
+    """A decision to keep the gift held (`with` and `takes` null) or to exchange it for `takes`,
+    the gift `with` holds: the payload of every kind of "swap" move."""
 
-    TYPE: ClassVar[str] = "final_swap"
     party: StrictInt
     player: Name
     with_player: Name | None = Field(alias="with")
     takes: Card | None
 
     @model_validator(mode="after")
-    def _both_or_neither(self) -> FinalSwap:
+    def _both_or_neither(self) -> Exchange:
         if (self.with_player is None) != (self.takes is None):
-            raise ValueError("'with' and 'takes' are both null (the starter keeps) or both set")
+            raise ValueError("'with' and 'takes' are both null (the player keeps) or both set")
         return self
 
 
+class SwapAfterOpen(Exchange):
+    """Under `keep_or_swap_on_open`: the opener swaps the gift just opened for `takes`, the gift
+    `with` holds, or (both null) keeps it."""
+
+    TYPE: ClassVar[EventType] = "swap_after_open"
+
+
+class FinalSwap(Exchange):
+    """Under `starter_final_swap`: the starter swaps with `with`, taking `takes`, or (both null) keeps."""
+
+    TYPE: ClassVar[EventType] = "final_swap"
+
+
 class EventVoided(Event):
-    TYPE: ClassVar[str] = "event_voided"
+    TYPE: ClassVar[EventType] = "event_voided"
     voids: StrictInt
     reason: StrictStr
 
 
 class TieBroken(Event):
-    TYPE: ClassVar[str] = "tie_broken"
+    TYPE: ClassVar[EventType] = "tie_broken"
     winner: Name
     reason: StrictStr
 
 
 class Note(Event):
-    TYPE: ClassVar[str] = "note"
+    TYPE: ClassVar[EventType] = "note"
     text: StrictStr
 
 
-EVENT_TYPES: dict[str, type[Event]] = {
-    model.TYPE: model
-    for model in (
-        GameStarted,
-        GiftListsDealt,
-        AtticsDealt,
-        GiftBrought,
-        GiftOpened,
-        GiftStolen,
-        FinalSwap,
-        EventVoided,
-        TieBroken,
-        Note,
-    )
-}
+AnyEvent = (
+    GameStarted
+    | GiftListsDealt
+    | AtticsDealt
+    | GiftBrought
+    | GiftOpened
+    | GiftStolen
+    | SwapAfterOpen
+    | FinalSwap
+    | EventVoided
+    | TieBroken
+    | Note
+)
+EVENT_TYPES: dict[str, type[AnyEvent]] = {model.TYPE: model for model in get_args(AnyEvent)}
+
+
+def _declared_keys(model: type[Event]) -> tuple[str, ...]:
+    return tuple(info.alias or name for name, info in model.model_fields.items())
+
+
+if set(EVENT_TYPES) != set(KINDS) or any(
+    _declared_keys(model) != KINDS[model.TYPE].keys for model in EVENT_TYPES.values()
+):
+    raise ImportError("wecore.events: AnyEvent models each kind of wecore.kinds, its fields in order")
 
 
 # Field names that differ from their JSON names (`from_player` is written "from").
@@ -190,7 +215,7 @@ _PYTHON_ONLY_NAMES: dict[type[Event], tuple[str, ...]] = {
 }
 
 
-def parse_event(event_type: object, data: object) -> Event:
+def parse_event(event_type: object, data: object) -> AnyEvent:
     """The model for one payload; EventSchemaError says which field is wrong and how."""
     model = EVENT_TYPES.get(event_type) if isinstance(event_type, str) else None
     if model is None:

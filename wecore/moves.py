@@ -1,19 +1,26 @@
 """Moves at the table, and every legal move in a state: what bots choose from and what a
-recorder offers. Plain values; no event models, so a simulation never loads pydantic."""
+recorder offers. Plain values; no event models, so a simulation never loads pydantic.
+
+One class per `MoveType` of `wecore.kinds`; `move_event` is the event a move makes, read off
+the kind declared for its type and the phase it is made in."""
 
 from __future__ import annotations
 
 import functools
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, assert_never
 
 from wecore.cards import sort_key
+from wecore.kinds import KIND_OF_MOVE, EventType, Kind, MoveType, Shape, kinds_of_move
 from wecore.rules import held_gift_refusal, no_steal_reason, swap_refusal
 from wecore.state import GameState, Phase
 
 
 @dataclass(frozen=True)
 class Bring:
+    TYPE: ClassVar[MoveType] = "bring"
     player: str
     card: str | None  # None: the gift goes on the table unseen
 
@@ -22,12 +29,15 @@ class Bring:
 class Open:
     """The player to move opens `card`; None in a legal move means "any unseen gift"."""
 
+    TYPE: ClassVar[MoveType] = "open"
+
     card: str | None
     player: str | None = None  # None: whoever is to move
 
 
 @dataclass(frozen=True)
 class Steal:
+    TYPE: ClassVar[MoveType] = "steal"
     from_player: str
     player: str | None = None  # None: whoever is to move
     card: str | None = None  # filled in by legal_moves; decide reads it from the table
@@ -35,10 +45,13 @@ class Steal:
 
 @dataclass(frozen=True)
 class Swap:
-    """starter_final_swap: the starter takes `takes` from `with_player`, or keeps (both None)."""
+    """The player deciding (the starter, at a final swap) takes `takes` from `with_player`, or
+    keeps (both None)."""
+
+    TYPE: ClassVar[MoveType] = "swap"
 
     with_player: str | None
-    player: str | None = None  # None: the party's starter
+    player: str | None = None  # None: whoever decides now
     takes: str | None = None  # filled in by legal_moves; decide reads it from the table
 
 
@@ -57,31 +70,54 @@ def legal_moves(state: GameState) -> list[Move]:
 
     While gifts are being brought (simultaneously) these are the brings of everyone still
     to bring; while a party is played, the opens and steals of the player to move; at a final
-    swap, the starter's swaps and `Swap(None)` (keep). An unseen face-down gift shows as
+    swap (or right after an open, under keep_or_swap_on_open) the swaps of the player deciding
+    and `Swap(None)` (keep). An unseen face-down gift shows as
     `Open(None, player)`: its card is known only once turned.
     """
-    if state.phase is Phase.BRINGING:
-        moves: list[Move] = []
-        for seat, name in enumerate(state.players):
-            if state.brought[seat]:
-                continue
-            if state.attics is None:
-                moves.append(_bring_move(name, None))
-            else:
-                attic = sorted(state.attics[seat], key=sort_key)
-                moves.extend([_bring_move(name, card) for card in attic])
-        return moves
-    if state.phase is Phase.FINAL_SWAP:
-        starter = state.starter_name
-        swaps: list[Move] = [Swap(None, starter, None)]
-        for name, card in zip(state.players, state.holding, strict=True):
-            if name != starter and swap_refusal(state, starter, name, card) is None:  # type: ignore[arg-type]
-                swaps.append(Swap(name, starter, card))
-        return swaps
-    if state.phase is not Phase.PLAYING or state.to_move is None:
+    phase = state.phase
+    match phase:
+        case Phase.BRINGING:
+            return _brings(state)
+        case Phase.PLAYING:
+            return _opens_and_steals(state)
+        case Phase.FINAL_SWAP | Phase.KEEP_OR_SWAP:
+            return _swaps(state)
+        case Phase.NOT_STARTED | Phase.SETTING_UP | Phase.OVER:
+            return []
+        case _:
+            assert_never(phase)
+
+
+def _brings(state: GameState) -> list[Move]:
+    moves: list[Move] = []
+    for seat, name in enumerate(state.players):
+        if state.brought[seat]:
+            continue
+        if state.attics is None:
+            moves.append(_bring_move(name, None))
+        else:
+            attic = sorted(state.attics[seat], key=sort_key)
+            moves.extend([_bring_move(name, card) for card in attic])
+    return moves
+
+
+def _swaps(state: GameState) -> list[Move]:
+    """Keep, then each swap `swap_refusal` allows the player deciding."""
+    decider = state.player_to_move
+    if decider is None:
+        return []
+    swaps: list[Move] = [Swap(None, decider, None)]
+    for name, card in zip(state.players, state.holding, strict=True):
+        if name != decider and card is not None and swap_refusal(state, decider, name, card) is None:
+            swaps.append(Swap(name, decider, card))
+    return swaps
+
+
+def _opens_and_steals(state: GameState) -> list[Move]:
+    if state.to_move is None:
         return []
     mover = state.players[state.to_move]
-    moves = [_open_move(card, mover) for card in state.face_down]
+    moves: list[Move] = [_open_move(card, mover) for card in state.face_down]
     if state.unseen_face_down:
         moves.append(_open_move(None, mover))
     # The opens above are the face-down gifts themselves. A steal is generated only for a gift
@@ -97,16 +133,45 @@ def legal_moves(state: GameState) -> list[Move]:
     return moves
 
 
+def move_kind(state: GameState, move: Move) -> Kind:
+    """The kind of event `move` makes in `state`'s phase. Out of its phases, the first kind
+    declared for its type: that kind's rule then refuses it, in its words."""
+    kind = KIND_OF_MOVE.get((move.TYPE, state.phase))
+    return kinds_of_move(move.TYPE)[0] if kind is None else kind
+
+
+def move_event(state: GameState, move: Move) -> tuple[EventType, dict[str, Any]]:
+    """The (type, data) a move makes in `state`, its fields read off the move as its kind
+    declares them (the party is the state's): what bots write and tests compare."""
+    kind = move_kind(state, move)
+    read = _READERS.get(kind.type)
+    if read is None:
+        read = _READERS[kind.type] = _reader(kind)
+    return kind.type, read(state, move)
+
+
+def _reader(kind: Kind) -> Callable[[GameState, Move], dict[str, Any]]:
+    keys = kind.keys
+    first, rest = kind.fields[0], operator.attrgetter(*kind.attrs[1:])
+    if first.shape is not Shape.PARTY or len(keys) < 3:
+        raise TypeError(f"{kind.type}: a move's event starts with its party and names two fields more")
+    return lambda state, move: dict(zip(keys, (state.party, *rest(move)), strict=True))
+
+
+_READERS: dict[str, Callable[[GameState, Move], dict[str, Any]]] = {}
+
+
 def move_object(move: Move) -> dict[str, Any]:
     """A move as JSON, in the move objects of docs/service.md (the API's `legal`, `we analyse
-    --json`): `"card": null` is an unseen gift, `"with": null` a starter keeping their gift."""
+    --json`): `"card": null` is an unseen gift, `"with": null` a player keeping their gift."""
     match move:
         case Bring():
-            return {"type": "bring", "as": move.player, "card": move.card}
+            return {"type": move.TYPE, "as": move.player, "card": move.card}
         case Open():
-            return {"type": "open", "as": move.player, "card": move.card}
+            return {"type": move.TYPE, "as": move.player, "card": move.card}
         case Steal():
-            return {"type": "steal", "as": move.player, "from": move.from_player}
+            return {"type": move.TYPE, "as": move.player, "from": move.from_player}
         case Swap():
-            return {"type": "swap", "as": move.player, "with": move.with_player}
-    raise TypeError(f"not a move: {move!r}")
+            return {"type": move.TYPE, "as": move.player, "with": move.with_player}
+        case _:
+            assert_never(move)

@@ -4,10 +4,12 @@ R7") for lines that refer back to it. Cards only their owner may see are told as
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from wecore.cards import PERSON_OF, Colour
 from wecore.events import (
+    AnyEvent,
     AtticsDealt,
-    Event,
     EventVoided,
     FinalSwap,
     GameStarted,
@@ -16,6 +18,7 @@ from wecore.events import (
     GiftOpened,
     GiftStolen,
     Note,
+    SwapAfterOpen,
     TieBroken,
 )
 from wecore.rules import no_steal_reason
@@ -32,7 +35,7 @@ def _list_text(colours: tuple[str, ...]) -> str:
 
 
 def describe(
-    event: Event, before: GameState, after: GameState, viewer: str | None = None, omniscient: bool = True
+    event: AnyEvent, before: GameState, after: GameState, viewer: str | None = None, omniscient: bool = True
 ) -> str:
     """One sentence for `event`, told from `viewer`'s seat unless `omniscient`."""
     match event:
@@ -71,15 +74,9 @@ def describe(
             return f"{event.player} {what}{tail}."
         case GiftOpened():
             text = f"{event.player} opens {event.card}"
-            if after.phase is Phase.FINAL_SWAP:
-                return (
-                    f"{text}: the last gift; {after.starter_name}, who started party {before.party},"
-                    " may swap gifts with anyone or keep."
-                )
-            if after.party != before.party or after.phase is Phase.OVER:
-                ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
-                return f"{text}: the last gift, {ending}."
-            return f"{text}; {after.player_to_move} is next."
+            if after.phase is Phase.KEEP_OR_SWAP:
+                return f"{text} and may keep it or swap it for another opened gift."
+            return f"{text}{_after_open(before, after)}."
         case GiftStolen():
             frozen = event.card in after.frozen
             held = "is frozen for the rest of the party" if frozen else "is locked until a gift is opened"
@@ -87,6 +84,15 @@ def describe(
                 f"{event.player} steals {event.card} from {event.from_player}, who moves next;"
                 f" {event.card} {held}{_must_open(after)}."
             )
+        case SwapAfterOpen():
+            if event.with_player is None:
+                told = f"{event.player} keeps {before.holding[before.seat_of[event.player]]}"
+            else:
+                own = before.holding[before.seat_of[event.player]]
+                told = f"{event.player} swaps {own} for {event.takes}, {event.with_player}'s gift"
+                if after.phase is Phase.PLAYING:  # the lock matters only while the party goes on
+                    told += f"; {event.takes} is locked until a gift is opened"
+            return f"{told}{_after_open(before, after)}."
         case FinalSwap():
             ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
             if event.with_player is None:
@@ -100,10 +106,11 @@ def describe(
             return f"Tie broken: {event.winner} wins ({event.reason})."
         case Note():
             return f"Note: {event.text}"
-    return event.TYPE
+        case _:
+            assert_never(event)
 
 
-def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> str:
+def gist(event: AnyEvent, viewer: str | None = None, omniscient: bool = True) -> str:
     """A short phrase for an event, for 'taken back: ...' lines."""
     match event:
         case GameStarted():
@@ -119,6 +126,10 @@ def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> st
             return f"{event.player} opening {event.card}"
         case GiftStolen():
             return f"{event.player} stealing {event.card} from {event.from_player}"
+        case SwapAfterOpen():
+            if event.with_player is None:
+                return f"{event.player} keeping the gift just opened"
+            return f"{event.player}'s swap with {event.with_player} for {event.takes}"
         case FinalSwap():
             if event.with_player is None:
                 return f"{event.player} keeping their gift (no final swap)"
@@ -129,7 +140,8 @@ def gist(event: Event, viewer: str | None = None, omniscient: bool = True) -> st
             return "a note"
         case EventVoided():
             return f"the void of event {event.voids}"
-    return event.TYPE
+        case _:
+            assert_never(event)
 
 
 def _and(names: list[str]) -> str:
@@ -149,7 +161,7 @@ def party_end(before: GameState, after: GameState) -> str:
 
 
 def taken_back(
-    void: EventVoided, voided: Event, after: GameState, viewer: str | None = None, omniscient: bool = True
+    void: EventVoided, voided: AnyEvent, after: GameState, viewer: str | None = None, omniscient: bool = True
 ) -> str:
     """A void told as the story goes (`we replay`): what never happened, and who moves now."""
     now = after.player_to_move
@@ -183,6 +195,20 @@ def winners_line(board: Scoreboard) -> str:
     if len(board.winners) > 1:
         return f"Tie: {', '.join(board.winners)} share the win."
     return f"Winner: {board.winners[0]}."
+
+
+def _after_open(before: GameState, after: GameState) -> str:
+    """What follows an open once it is kept or swapped: who moves next, the starter's final
+    swap, or the end of the party or game."""
+    if after.phase is Phase.FINAL_SWAP:
+        return (
+            f": the last gift; {after.starter_name}, who started party {before.party},"
+            " may swap gifts with anyone or keep"
+        )
+    if after.party != before.party or after.phase is Phase.OVER:
+        ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
+        return f": the last gift, {ending}"
+    return f"; {after.player_to_move} is next"
 
 
 def _must_open(after: GameState) -> str:

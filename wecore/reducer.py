@@ -8,33 +8,30 @@ if they never happened.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, assert_never
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation, shown
+from wecore.kinds import EVENT_TYPE_NAMES, KINDS, EventType, Kind
 from wecore.names import not_a_player
-from wecore.rules import not_now, opening_refusal, swap_refusal, taking_refusal, turn_refusal
-from wecore.rulesets import Ruleset, make_ruleset
-from wecore.state import EMPTY_MAPPING, INITIAL_STATE, GameState, Phase, state_from_fields
+from wecore.rules import (
+    decision_refusal,
+    not_now,
+    opening_refusal,
+    swap_refusal,
+    taking_refusal,
+    turn_refusal,
+)
+from wecore.rulesets import make_ruleset
+from wecore.state import INITIAL_STATE, GameState, PartyCounts, Phase, state_from_fields
 
 if TYPE_CHECKING:
     # Events are dispatched by their TYPE name, so folding raw payloads through the rule
     # functions below (the audit) never has to load pydantic.
-    from wecore.events import (
-        AtticsDealt,
-        Event,
-        EventVoided,
-        FinalSwap,
-        GameStarted,
-        GiftBrought,
-        GiftListsDealt,
-        GiftOpened,
-        GiftStolen,
-        Note,
-        TieBroken,
-    )
+    from wecore.events import Event
 
 MAX_NAME_LENGTH = 32
 T = TypeVar("T")
@@ -47,12 +44,12 @@ def evolve(state: GameState, event: Event) -> GameState:
     handler = _HANDLER_OF_CLASS.get(type(event))
     if handler is None:
         handler = _handler_of(event)
-    if state.phase is NOT_STARTED and handler is not _game_started:
+    if state.phase is NOT_STARTED and handler is not _START:
         raise RuleViolation(f"a log must begin with game_started, not {event.TYPE}")
     return handler(state, event)
 
 
-def _handler_of(event: Event) -> Callable[[GameState, Any], GameState]:
+def _handler_of(event: Event) -> Handler:
     handler = _HANDLERS.get(getattr(event, "TYPE", None))  # type: ignore[arg-type]
     if handler is None:
         raise RuleViolation(f"no rule handles events of type {type(event).__name__}")
@@ -89,11 +86,12 @@ def _successor(before: GameState) -> dict[str, Any]:
 
 
 # Enum members looked up on the class cost an attribute walk each time; these are plain globals.
-NOT_STARTED, SETTING_UP, BRINGING, PLAYING, FINAL_SWAP, OVER = (
+NOT_STARTED, SETTING_UP, BRINGING, PLAYING, KEEP_OR_SWAP, FINAL_SWAP, OVER = (
     Phase.NOT_STARTED,
     Phase.SETTING_UP,
     Phase.BRINGING,
     Phase.PLAYING,
+    Phase.KEEP_OR_SWAP,
     Phase.FINAL_SWAP,
     Phase.OVER,
 )
@@ -121,10 +119,6 @@ def _check_party(state: GameState, party: int) -> None:
 
 
 # --- set-up ---------------------------------------------------------------------------
-
-
-def _game_started(state: GameState, event: GameStarted) -> GameState:
-    return start_game(state, event.players, event.dealer, event.ruleset, event.options, event.title)
 
 
 def start_game(
@@ -174,10 +168,6 @@ def start_game(
     return state_from_fields(values)
 
 
-def _gift_lists_dealt(state: GameState, event: GiftListsDealt) -> GameState:
-    return deal_lists(state, event.lists)
-
-
 def deal_lists(state: GameState, gift_lists: Mapping[str, Sequence[str]]) -> GameState:
     """`gift_lists_dealt` from its field: colour names by player."""
     if state.phase is not Phase.SETTING_UP:
@@ -210,10 +200,6 @@ def first_starter(players: tuple[str, ...], dealer: str) -> int:
 _COLOUR_NAMED: dict[str, Colour] = {colour.value: colour for colour in Colour}
 
 
-def _attics_dealt(state: GameState, event: AtticsDealt) -> GameState:
-    return deal_attics(state, event.attics)
-
-
 def deal_attics(state: GameState, attics_by_player: Mapping[str, Sequence[str]]) -> GameState:
     """`attics_dealt` from its field: canonical cards by player."""
     if state.attics is not None:
@@ -241,11 +227,6 @@ def deal_attics(state: GameState, attics_by_player: Mapping[str, Sequence[str]])
 
 
 # --- a party ------------------------------------------------------------------------
-
-
-def _gift_brought(state: GameState, event: GiftBrought) -> GameState:
-    fields = event.__dict__
-    return bring_gift(state, fields["party"], fields["player"], fields["card"])
 
 
 def bring_gift(state: GameState, party: int, player: str, card: str | None) -> GameState:
@@ -292,16 +273,11 @@ def bring_gift(state: GameState, party: int, player: str, card: str | None) -> G
     return state_from_fields(values)
 
 
-def _refuse_mover(state: GameState, player: str, party: int, action: str) -> None:
+def _refuse_mover(state: GameState, player: str, party: int, action: str) -> NoReturn:
     _seat(state, player)
     if state.phase is PLAYING:
         _check_party(state, party)
     raise RuleViolation(turn_refusal(state, player, action) or not_now(state, action))
-
-
-def _gift_opened(state: GameState, event: GiftOpened) -> GameState:
-    fields = event.__dict__
-    return open_gift(state, fields["party"], fields["player"], fields["card"])
 
 
 def open_gift(state: GameState, party: int, player: str, card: str) -> GameState:
@@ -334,15 +310,53 @@ def open_gift(state: GameState, party: int, player: str, card: str) -> GameState
     counts = state.counts
     if counts.steals_since_open:  # type: ignore[union-attr]
         values["counts"] = counts.opened()  # type: ignore[union-attr]
-    if not face_down and not unseen:
+    if state.ruleset.keep_or_swap_on_open:  # type: ignore[union-attr]
+        # The opener keeps or swaps first (swap_after_open); the turn passes after that.
+        values["phase"] = KEEP_OR_SWAP
+        values["to_move"] = seat
+        return state_from_fields(values)
+    return _after_open(state, values)
+
+
+def _after_open(state: GameState, values: dict[str, Any]) -> GameState:
+    """The state `values` describe once a gift is open and, under keep_or_swap_on_open, kept
+    or swapped: the next player to move, the starter's final swap, or the party's end. `state`
+    is the one before the event."""
+    holding, seen = values["holding"], values["seen"]
+    if not values["face_down"] and not values["unseen_face_down"]:
         if state.ruleset.starter_final_swap:  # type: ignore[union-attr]
             # The last gift is open, but the party ends only once its starter has swapped or kept.
             values["phase"] = FINAL_SWAP
             values["to_move"] = state.starter
             return state_from_fields(values)
         return _end_party(state, holding, seen)
+    values["phase"] = PLAYING
     values["to_move"] = _first_without_gift(holding, state.starter)  # type: ignore[arg-type]
     return state_from_fields(values)
+
+
+def swap_after_open(
+    state: GameState, party: int, player: str, with_player: str | None, takes: str | None
+) -> GameState:
+    """`swap_after_open` from its fields: the opener takes `takes` from `with_player`, who takes
+    the gift just opened, or keeps it (both None); then play goes on as after the open."""
+    refusal = decision_refusal(state, KINDS["swap_after_open"])
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    _seat(state, player)
+    _check_party(state, party)
+    refusal = swap_refusal(state, player, with_player, takes)
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    values = _successor(state)
+    if with_player is not None and takes is not None:
+        opener, other = state.seat_of[player], state.seat_of[with_player]
+        swapped = list(state.holding)
+        swapped[opener], swapped[other] = state.holding[other], state.holding[opener]
+        values["holding"] = tuple(swapped)
+        # Locked as a stolen gift is, until the next open (the swap is not a steal: no count).
+        values["locked"] = frozenset({takes})
+    return _after_open(state, values)
 
 
 _NOTHING_LOCKED: frozenset[str] = frozenset()
@@ -375,38 +389,6 @@ def _end_party(state: GameState, holding: tuple[str | None, ...], seen: frozense
     return state_from_fields(values)
 
 
-class PartyCounts(NamedTuple):
-    """What a party counts for the house rules that cap it. Every party starts from
-    PartyCounts() (`_fresh_party`), so a counter added here is reset with the others; each
-    rule's predicate in wecore.rules reads it as `state.counts`. (A named tuple: one is made
-    per steal folded, and a frozen dataclass costs several times as much to make.) A counter
-    that outlives an open is carried over by `opened`."""
-
-    steals_since_open: int = 0  # max_steals_between_opens
-    # max_steals_per_gift: how often each gift was stolen, by card
-    steals_of_gift: Mapping[str, int] = EMPTY_MAPPING
-
-    # Both made with tuple.__new__ (a C call, where the class's own __new__ is a Python frame):
-    # the fold makes one per steal.
-    def opened(self) -> PartyCounts:
-        """The counts after an open that follows a steal: the steals in a row start again."""
-        return _new_counts(PartyCounts, (0, self.steals_of_gift))
-
-    def stolen(self, card: str, ruleset: Ruleset) -> PartyCounts:
-        """The counts after `card` is stolen, for the house rules `ruleset` plays: a rule not
-        played counts nothing (most games play none, and their steals make no new record)."""
-        in_a_row, per_gift = ruleset.max_steals_between_opens, ruleset.max_steals_per_gift
-        if in_a_row is None and per_gift is None:
-            return self
-        steals_of_gift = self.steals_of_gift
-        if per_gift is not None:
-            steals_of_gift = MappingProxyType({**steals_of_gift, card: steals_of_gift.get(card, 0) + 1})
-        return _new_counts(PartyCounts, (self.steals_since_open + (in_a_row is not None), steals_of_gift))
-
-
-_new_counts = tuple.__new__
-
-
 NEW_PARTY_COUNTS = PartyCounts()
 
 
@@ -425,11 +407,6 @@ def _fresh_party(count: int) -> dict[str, object]:
         "counts": NEW_PARTY_COUNTS,
         "to_move": None,
     }
-
-
-def _gift_stolen(state: GameState, event: GiftStolen) -> GameState:
-    fields = event.__dict__
-    return steal_gift(state, fields["party"], fields["player"], fields["from_player"], fields["card"])
 
 
 def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) -> GameState:
@@ -460,18 +437,16 @@ def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) 
     return state_from_fields(values)
 
 
-def _final_swap(state: GameState, event: FinalSwap) -> GameState:
-    return final_swap(state, event.party, event.player, event.with_player, event.takes)
-
-
 def final_swap(
     state: GameState, party: int, player: str, with_player: str | None, takes: str | None
 ) -> GameState:
     """`final_swap` from its fields: the starter takes `takes` from `with_player` for their own
     gift, or keeps (both None); then the party ends."""
-    if state.phase is FINAL_SWAP:
-        _seat(state, player)
-        _check_party(state, party)
+    refusal = decision_refusal(state, KINDS["final_swap"])
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    _seat(state, player)
+    _check_party(state, party)
     refusal = swap_refusal(state, player, with_player, takes)
     if refusal is not None:
         raise RuleViolation(refusal)
@@ -487,15 +462,11 @@ def final_swap(
 # --- after the game, and at any time ------------------------------------------------
 
 
-def _tie_broken(state: GameState, event: TieBroken) -> GameState:
-    return break_tie(state, event.winner, event.reason)
-
-
 def break_tie(state: GameState, winner: str, reason: str) -> GameState:
     """`tie_broken` from its fields."""
     seat = _seat(state, winner)
     if state.phase is not Phase.OVER:
-        if state.phase is FINAL_SWAP and state.party >= state.attic_size:
+        if state.phase in (KEEP_OR_SWAP, FINAL_SWAP) and state.party >= state.attic_size:
             raise RuleViolation(not_now(state, "break a tie"))
         raise RuleViolation("a tie can only be broken after the last party")
     if state.tie_winner is not None:
@@ -510,11 +481,7 @@ def break_tie(state: GameState, winner: str, reason: str) -> GameState:
     return _in_effect(state, {"tie_winner": seat, "tie_reason": reason})
 
 
-def _event_voided(state: GameState, event: EventVoided) -> GameState:
-    return void_event(state, event.voids)
-
-
-def void_event(state: GameState, voids: int) -> GameState:
+def void_event(state: GameState, voids: int, reason: str = "") -> GameState:
     """`event_voided`: back to the state before the latest event in effect, which must be `voids`."""
     if state.undo is None:
         raise RuleViolation("there is no event to void")
@@ -522,10 +489,6 @@ def void_event(state: GameState, voids: int) -> GameState:
     if voids != latest:
         raise RuleViolation(f"event {voids} cannot be voided: the latest event still in effect is {latest}")
     return before.replace(seq=state.seq + 1)
-
-
-def _note(state: GameState, event: Note) -> GameState:
-    return add_note(state)
 
 
 def add_note(state: GameState, text: str = "") -> GameState:
@@ -539,16 +502,52 @@ def _set_seat(values: tuple[T, ...], seat: int, value: T) -> tuple[T, ...]:
     return tuple(changed)
 
 
-_HANDLERS: dict[str, Callable[[GameState, Any], GameState]] = {
-    "game_started": _game_started,
-    "gift_lists_dealt": _gift_lists_dealt,
-    "attics_dealt": _attics_dealt,
-    "gift_brought": _gift_brought,
-    "gift_opened": _gift_opened,
-    "gift_stolen": _gift_stolen,
-    "final_swap": _final_swap,
-    "event_voided": _event_voided,
-    "tie_broken": _tie_broken,
-    "note": _note,
-}
-_HANDLER_OF_CLASS: dict[type, Callable[[GameState, Any], GameState]] = {}
+RuleFunction = Callable[..., GameState]
+Handler = Callable[[GameState, Any], GameState]
+
+
+def rule_of(kind: EventType) -> RuleFunction:
+    """The rule function of an event type: the state after an event of that type, from its
+    payload's fields in the order `wecore.kinds` declares them (RuleViolation when the rules do
+    not allow it). The fast path, the bots and `evolve` all fold through these."""
+    match kind:
+        case "game_started":
+            return start_game
+        case "gift_lists_dealt":
+            return deal_lists
+        case "attics_dealt":
+            return deal_attics
+        case "gift_brought":
+            return bring_gift
+        case "gift_opened":
+            return open_gift
+        case "gift_stolen":
+            return steal_gift
+        case "swap_after_open":
+            return swap_after_open
+        case "final_swap":
+            return final_swap
+        case "event_voided":
+            return void_event
+        case "tie_broken":
+            return break_tie
+        case "note":
+            return add_note
+        case _:
+            assert_never(kind)
+
+
+RULES: Mapping[EventType, RuleFunction] = MappingProxyType({kind: rule_of(kind) for kind in EVENT_TYPE_NAMES})
+
+
+def _model_handler(kind: Kind) -> Handler:
+    """Folds an event model of `kind` by its rule function, reading its fields as declared."""
+    rule, get = RULES[kind.type], operator.itemgetter(*kind.attrs)
+    if len(kind.attrs) == 1:
+        return lambda state, event: rule(state, get(event.__dict__))
+    return lambda state, event: rule(state, *get(event.__dict__))
+
+
+_HANDLERS: dict[str, Handler] = {kind.type: _model_handler(kind) for kind in KINDS.values()}
+_START = _HANDLERS["game_started"]
+_HANDLER_OF_CLASS: dict[type, Handler] = {}

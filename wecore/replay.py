@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from wecore.events import AtticsDealt, Event, EventVoided, GameStarted, GiftListsDealt
+from wecore.events import AnyEvent, AtticsDealt, EventVoided, GameStarted, GiftListsDealt
 from wecore.reducer import evolve
 from wecore.state import INITIAL_STATE, GameState
 
@@ -15,13 +15,13 @@ from wecore.state import INITIAL_STATE, GameState
 @dataclass(frozen=True)
 class Step:
     seq: int
-    event: Event
+    event: AnyEvent
     before: GameState
     after: GameState
     party: int  # the party the event belongs to; 0 for set-up
 
 
-def steps(events: Iterable[Event]) -> Iterator[Step]:
+def steps(events: Iterable[AnyEvent]) -> Iterator[Step]:
     """One step per event, folding as it goes (events[i] has seq i + 1)."""
     state = INITIAL_STATE
     for seq, event in enumerate(events, start=1):
@@ -37,6 +37,6 @@ def steps(events: Iterable[Event]) -> Iterator[Step]:
         yield Step(seq, event, before, state, party)
 
 
-def voided_by(events: Iterable[Event]) -> dict[int, int]:
+def voided_by(events: Iterable[AnyEvent]) -> dict[int, int]:
     """{seq of a voided event: seq of the void that took it back}."""
     return {e.voids: seq for seq, e in enumerate(events, start=1) if isinstance(e, EventVoided)}

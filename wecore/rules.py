@@ -14,11 +14,13 @@ checked the turn with the event's party, asks `taking_refusal` (the same without
 
 from __future__ import annotations
 
+from wecore.kinds import DECIDING, Kind, kinds_of_move
 from wecore.names import not_a_player
 from wecore.state import GameState, Phase
 
-PLAYING, FINAL_SWAP, BRINGING, OVER, SETTING_UP = (
+PLAYING, KEEP_OR_SWAP, FINAL_SWAP, BRINGING, OVER, SETTING_UP = (
     Phase.PLAYING,
+    Phase.KEEP_OR_SWAP,
     Phase.FINAL_SWAP,
     Phase.BRINGING,
     Phase.OVER,
@@ -37,6 +39,11 @@ def not_now(state: GameState, action: str) -> str:
         return (
             f"party {state.party} is waiting for its starter {state.starter_name}'s final swap"
             f" (swap with someone, or keep): nobody can {action} before that"
+        )
+    if phase is KEEP_OR_SWAP:
+        return (
+            f"{state.player_to_move} has just opened a gift and must first keep it or swap it"
+            f" (keep_or_swap_on_open): nobody can {action} before that"
         )
     if phase is BRINGING:
         return f"nobody can {action} yet: {_bringing(state)}"
@@ -101,7 +108,9 @@ def held_gift_refusal(state: GameState, card: str, holder: str) -> str | None:
     """`gift_refusal` without `no_steal_reason`, which is the same for every gift: the gift's own
     lock and freeze. (Move generation asks `no_steal_reason` once.)"""
     if card in state.locked:
-        return f"{holder} just stole it and no gift has been opened since"
+        # Under keep_or_swap_on_open a gift taken in a swap is locked as a stolen one is.
+        took = "took" if state.ruleset is not None and state.ruleset.keep_or_swap_on_open else "stole"
+        return f"{holder} just {took} it and no gift has been opened since"
     if card in state.frozen:
         return (
             f"it has been stolen {state.ruleset.max_steals_per_gift} times this party"  # type: ignore[union-attr]
@@ -168,26 +177,25 @@ def opening_refusal(state: GameState, card: str | None) -> str | None:
 
 
 def swap_refusal(state: GameState, player: str, with_player: str | None, takes: str | None) -> str | None:
-    """starter_final_swap: why `player` may not swap with `with_player`, taking `takes`, or keep
-    (both None)."""
-    if state.phase is not FINAL_SWAP:
-        if state.ruleset is not None and not state.ruleset.starter_final_swap:
-            return "there is no final swap in this game: the house rule starter_final_swap is not played"
-        if state.phase is PLAYING:
-            return (
-                f"party {state.party} still has gifts face down: its starter swaps (or keeps) only"
-                " after the last one is opened"
-            )
-        return not_now(state, "make a final swap")
+    """Why `player` may not swap with `with_player`, taking `takes`, or keep (both None): at a
+    final swap (starter_final_swap), or right after their open (keep_or_swap_on_open)."""
+    phase = state.phase
+    if phase is FINAL_SWAP:
+        starter = state.starter_name
+        if player in state.seat_of and player != starter:
+            return f"only party {state.party}'s starter, {starter}, may swap now, not {player}"
+    elif phase is KEEP_OR_SWAP:
+        opener = state.player_to_move
+        if player in state.seat_of and player != opener:
+            return f"only {opener}, who has just opened a gift, may keep or swap now, not {player}"
+    else:
+        return no_swap_reason(state)
     if player not in state.seat_of:
         return not_a_player(player, state.players)
-    starter = state.starter_name
-    if player != starter:
-        return f"only party {state.party}'s starter, {starter}, may swap now, not {player}"
     if with_player is None and takes is None:
         return None
     if with_player is None or takes is None:
-        return "a final swap names both the player swapped with and the gift taken"
+        return "a swap names both the player swapped with and the gift taken"
     other = state.seat_of.get(with_player)
     if other is None:
         return not_a_player(with_player, state.players)
@@ -196,7 +204,11 @@ def swap_refusal(state: GameState, player: str, with_player: str | None, takes: 
     held = state.holding[other]
     if held != takes:
         return f"{player} cannot take {takes} from {with_player}: {with_player} holds {held}"
-    own = state.holding[state.starter]  # type: ignore[index]
+    own = state.holding[state.seat_of[player]]
+    if phase is KEEP_OR_SWAP:
+        refusal = held_gift_refusal(state, takes, with_player)
+        if refusal is not None:
+            return f"{player} cannot swap for {takes}: {refusal}"
     for card in (own, takes):
         if card in state.frozen:
             return (
@@ -204,3 +216,35 @@ def swap_refusal(state: GameState, player: str, with_player: str | None, takes: 
                 f" {state.ruleset.max_steals_per_gift} times this party and is frozen"  # type: ignore[union-attr]
             )
     return None
+
+
+def decision_refusal(state: GameState, kind: Kind) -> str | None:
+    """Why an event of `kind`, a decision to keep or swap, cannot be recorded in this phase at
+    all (whoever makes it): its house rule is not played, or this is not its phase."""
+    ruleset = state.ruleset
+    if ruleset is not None and kind.option is not None and not getattr(ruleset, kind.option):
+        return f"there is no {kind.type} in this game: the house rule {kind.option} is not played"
+    if state.phase is not kind.phase:
+        return no_swap_reason(state)
+    return None
+
+
+def no_swap_reason(state: GameState) -> str:
+    """Why nobody may keep or swap now, or not in the way asked (another decision is awaited)."""
+    if state.phase in DECIDING:
+        return not_now(state, "make another kind of swap")
+    ruleset = state.ruleset
+    options = [kind.option for kind in kinds_of_move("swap") if kind.option is not None]
+    if ruleset is not None and not any(getattr(ruleset, option) for option in options):
+        return f"there is no swap in this game: none of {', '.join(options)} is played"
+    if state.phase is PLAYING:
+        if ruleset is not None and ruleset.keep_or_swap_on_open:
+            return (
+                f"{state.player_to_move} is to open or steal: a gift is kept or swapped only right"
+                " after it is opened"
+            )
+        return (
+            f"party {state.party} still has gifts face down: its starter swaps (or keeps) only"
+            " after the last one is opened"
+        )
+    return not_now(state, "swap")

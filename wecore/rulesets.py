@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, make_dataclass
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
@@ -79,6 +79,10 @@ def _between_opens_told(cap: int) -> str:
     return f"after {cap} steals in a row the next player must open"
 
 
+def _keep_or_swap_told(on: bool) -> str:
+    return "whoever opens a gift may keep it or swap it for another player's opened gift" if on else ""
+
+
 def _final_swap_told(on: bool) -> str:
     return "after each party's last open its starter may swap gifts with anyone" if on else ""
 
@@ -114,6 +118,15 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
         _final_swap_told,
         "--starter-final-swap",
         "after a party's last open its starter may swap gifts with anyone (or keep).",
+        (True, False),
+        default=False,
+    ),
+    HouseRule(
+        "keep_or_swap_on_open",
+        Shape.FLAG,
+        _keep_or_swap_told,
+        "--keep-or-swap",
+        "whoever opens a gift keeps it or swaps it for another player's opened gift.",
         (True, False),
         default=False,
     ),
@@ -164,29 +177,26 @@ class _RulesetReadings:
         return written
 
 
-_FIELD_TYPES: Mapping[Shape, str] = {
-    Shape.POSITIVE_INT: "int | None",
-    Shape.FLAG: "bool",
-    Shape.COUNTS: "Mapping[int, int]",
-}
+@dataclass(frozen=True)
+class Ruleset(_RulesetReadings):
+    """A ruleset: one field per house rule of HOUSE_RULES, with that rule's default (written out
+    so the type checker knows each field's type; the check below holds the two to each other)."""
+
+    name: str = RULESET_2011
+    # A table of sizes by player count: the printed one, with the option's entries over it.
+    attic_sizes: Mapping[int, int] = field(default_factory=lambda: dict(PRINTED_ATTIC_SIZES))
+    max_steals_per_gift: int | None = None
+    max_steals_between_opens: int | None = None
+    starter_final_swap: bool = False
+    keep_or_swap_on_open: bool = False
 
 
-def _ruleset_field(rule: HouseRule) -> tuple[str, str, Any]:
-    if rule.shape is Shape.COUNTS:
-        # A table of sizes by player count: the printed one, with the option's entries over it.
-        return rule.name, _FIELD_TYPES[rule.shape], field(default_factory=lambda: dict(PRINTED_ATTIC_SIZES))
-    return rule.name, _FIELD_TYPES[rule.shape], rule.default
-
-
-# A ruleset has one field per house rule of the registry, with the rule's default, so a rule
-# declared in HOUSE_RULES is a field here too (Ruleset(max_steals_per_gift=2).max_steals_per_gift).
-Ruleset = make_dataclass(
-    "Ruleset",
-    [("name", "str", RULESET_2011), *(_ruleset_field(rule) for rule in HOUSE_RULES)],
-    bases=(_RulesetReadings,),
-    frozen=True,
-)
-Ruleset.__module__ = __name__  # so a ruleset pickles (to audit workers) by its name here
+_RULESET_FIELDS = tuple(f.name for f in fields(Ruleset))
+if ("name", *KNOWN_OPTIONS) != _RULESET_FIELDS or any(
+    rule.shape is not Shape.COUNTS and Ruleset.__dataclass_fields__[rule.name].default != rule.default
+    for rule in HOUSE_RULES
+):
+    raise ImportError("wecore.rulesets: Ruleset has one field per house rule, in order, with its default")
 
 
 def _positive_int(value: object) -> bool:

@@ -5,9 +5,34 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
+from typing import Any, Protocol
 
 from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour, sort_key
-from wecore.state import GameState
+
+
+class ScoredGame(Protocol):
+    """What scoring reads of a game (a `wecore.state.GameState`, which imports this module for
+    its scoreboard): the players' lists and kept cards, whether it is over, a tie broken."""
+
+    @property
+    def players(self) -> tuple[str, ...]: ...
+
+    @property
+    def lists(self) -> tuple[tuple[Colour, ...], ...] | None: ...
+
+    @property
+    def kept(self) -> tuple[tuple[str, ...], ...]: ...
+
+    @property
+    def is_over(self) -> bool: ...
+
+    @property
+    def tie_broken_by(self) -> str | None: ...
+
+    @property
+    def tie_reason(self) -> str | None: ...
+
+    def replace(self, **changes: Any) -> ScoredGame: ...
 
 
 class NotCounted(StrEnum):
@@ -115,7 +140,7 @@ def score_player(player: str, gift_list: tuple[Colour, ...], kept: tuple[str, ..
     return PlayerScore(player, gift_list, best, kept, total)
 
 
-def score(state: GameState) -> Scoreboard:
+def score(state: ScoredGame) -> Scoreboard:
     """Standings from the cards kept so far; final when the game is over."""
     lists = state.lists or tuple(() for _ in state.players)
     entries = tuple(
@@ -131,10 +156,10 @@ def score(state: GameState) -> Scoreboard:
         if tie_broken_by is not None
         else tuple([e.player for e in entries if e.total == top])
     )
-    return Scoreboard(entries, winners, state.is_over, tie_broken_by, state.tie_reason)  # type: ignore[arg-type]
+    return Scoreboard(entries, winners, state.is_over, tie_broken_by, state.tie_reason)
 
 
-def library_summary(state: GameState, board: Scoreboard | None = None) -> tuple[bool, str | None]:
+def library_summary(state: ScoredGame, board: Scoreboard | None = None) -> tuple[bool, str | None]:
     """(complete, winner) as a game library lists a game: the winners joined by commas (a tie
     not broken names them all), and no winner before the game is over. `board`: the state's
     score, if already made."""
@@ -143,7 +168,7 @@ def library_summary(state: GameState, board: Scoreboard | None = None) -> tuple[
     return True, ", ".join((score(state) if board is None else board).winners)
 
 
-def tied_leaders(state: GameState) -> tuple[str, ...]:
+def tied_leaders(state: ScoredGame) -> tuple[str, ...]:
     """Everyone sharing the top score, ignoring any tie_broken."""
     entries = score(state.replace(tie_winner=None)).players
     top = max(e.total for e in entries)

@@ -1,18 +1,19 @@
 """Whose turn it is, and every way the table is told so.
 
-`turn` reads it off a state (or `turn_of_view` off a seat's view) once; each sentence below
-words that one reading for its place: the audit's status, the replay's table, the recorder's
-"Ann to move.", its hint after a refused move, and its prompt. A new phase or a new kind of
-turn is added to `Turn` and worded here, so no command can tell the table something else.
-
-The recorder's sentences name its commands (`open CARD`): they are the table language of
-`we record`, kept here so that everything showing a live game says the same.
+`turn` reads it off a state (or `turn_of_view` off a seat's view) once; `worded` picks, for the
+phase it stands in, one of the sentences a place has for each phase (exhaustively: a phase
+added to `Phase` and not worded fails the type checker); `status_line` (the audit's status) and
+`table_heading` (the replay's table) are worded here, and so are the neutral parts of the
+recorder's hints: what the player to move can take or swap for. The recorder's own sentences,
+which name its commands (`open CARD`), are in `cli.record_grammar`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import assert_never
 
+from wecore.kinds import IN_PLAY
 from wecore.moves import Steal, Swap, legal_moves
 from wecore.rules import gift_refusal, no_steal_reason
 from wecore.state import GameState, Phase
@@ -68,106 +69,171 @@ FIRST_OPEN = "{starter} opens first; the gifts not brought yet go down unseen ({
 STILL_TO_BRING = "Gifts still to bring: {waiting}"
 
 
-def _first_open(t: Turn) -> str:
+def opening_words(t: Turn) -> str:
     return FIRST_OPEN.format(starter=t.starter, waiting=t.waiting_text)
 
 
-# The recorder allows the gift lists to be undone before the first gift is brought: until they
-# are given again the game is setting up, and the table is told how to give them.
-LISTS_AGAIN = "Give the gift lists again: `lists Ann=RGY,Bob=BGO,...` (one NAME=COLOURS per player)."
+def bringing_words(t: Turn) -> str:
+    return STILL_TO_BRING.format(waiting=t.waiting_text)
 
 
-def _worded(
-    t: Turn, playing: str, first_open: str, bringing: str, over: str, otherwise: str, swapping: str
+def worded(
+    t: Turn,
+    *,
+    playing: str,
+    first_open: str,
+    bringing: str,
+    over: str,
+    setting_up: str,
+    not_started: str,
+    swapping: str,
 ) -> str:
     """The one sentence of a place's wording that fits the turn: while a party is played; while
     gifts go down unseen until the starter opens; while seen gifts are still to be brought;
-    once the game is over; before it is under way; and (starter_final_swap) while a party's
-    starter may swap."""
-    if t.phase is Phase.PLAYING:
-        return playing
-    if t.phase is Phase.FINAL_SWAP:
-        return swapping
-    if t.phase is Phase.BRINGING:
-        return bringing if t.brings_recorded else first_open
-    return over if t.phase is Phase.OVER else otherwise
+    once the game is over; while the gift lists are dealt; before the game starts; and while a
+    player decides to keep or swap (`decision` says who and why)."""
+    phase = t.phase
+    match phase:
+        case Phase.PLAYING:
+            return playing
+        case Phase.FINAL_SWAP | Phase.KEEP_OR_SWAP:
+            return swapping
+        case Phase.BRINGING:
+            return bringing if t.brings_recorded else first_open
+        case Phase.OVER:
+            return over
+        case Phase.SETTING_UP:
+            return setting_up
+        case Phase.NOT_STARTED:
+            return not_started
+        case _:
+            assert_never(phase)
 
 
-def _not_under_way(t: Turn) -> str:
-    return "Setting up: the gift lists are not dealt yet." if t.phase is Phase.SETTING_UP else "No game yet."
+def decision(t: Turn) -> str:
+    """Who decides to keep or swap now, and why, in a clause: what a place's `swapping` wording
+    says; "" in any other phase."""
+    return _decision(t)[1]
+
+
+def decision_title(t: Turn) -> str:
+    """The name of the decision awaited now ("Final swap"); "" in any other phase."""
+    return _decision(t)[0]
+
+
+def _decision(t: Turn) -> tuple[str, str]:
+    phase = t.phase
+    match phase:
+        case Phase.FINAL_SWAP:
+            return (
+                "Final swap",
+                f"every gift is open; {t.starter}, who started, may swap gifts with anyone, or keep",
+            )
+        case Phase.KEEP_OR_SWAP:
+            return (
+                "Keep or swap",
+                f"{t.to_move} has just opened a gift and may keep it, or swap it for another opened gift",
+            )
+        case Phase.PLAYING | Phase.BRINGING | Phase.OVER | Phase.SETTING_UP | Phase.NOT_STARTED:
+            return "", ""
+        case _:
+            assert_never(phase)
+
+
+SETTING_UP = "Setting up: the gift lists are not dealt yet."
+NO_GAME = "No game yet."
 
 
 def status_line(t: Turn) -> str:
     """Where the game stands, in one sentence (`we audit`): "Party 3/9: Ann to move."."""
     waiting = f"Party {t.party}/{t.parties}: waiting for gifts from {t.waiting_text}."
-    return _worded(
+    return worded(
         t,
         playing=f"Party {t.party}/{t.parties}: {t.to_move} to move.",
-        first_open=f"Party {t.party}/{t.parties}: {_first_open(t)}.",
+        first_open=f"Party {t.party}/{t.parties}: {opening_words(t)}.",
         bringing=waiting,
         over="The game is over.",
-        otherwise=_not_under_way(t),
-        swapping=f"Party {t.party}/{t.parties}: every gift is open; {t.starter}, who started, may swap.",
+        setting_up=SETTING_UP,
+        not_started=NO_GAME,
+        swapping=f"Party {t.party}/{t.parties}: {decision(t)}.",
     )
 
 
 def table_heading(t: Turn) -> str:
     """The line above a replay's table: "Party 2 of 3: Cat to move."."""
     party = f"Party {t.party} of {t.parties}: "
-    return _worded(
+    return worded(
         t,
         playing=f"Party {t.party} of {t.parties}: {t.to_move} to move.",
-        first_open=party + _first_open(t) + ".",
-        bringing=party + STILL_TO_BRING.format(waiting=t.waiting_text) + ".",
+        first_open=party + opening_words(t) + ".",
+        bringing=party + bringing_words(t) + ".",
         over="The game is over.",
-        otherwise=_not_under_way(t),
-        swapping=(
-            f"Party {t.party} of {t.parties}: every gift is open; {t.starter}, who started,"
-            " may swap gifts with anyone, or keep."
-        ),
+        setting_up=SETTING_UP,
+        not_started=NO_GAME,
+        swapping=f"Party {t.party} of {t.parties}: {decision(t)}.",
     )
 
 
-def next_up(t: Turn) -> str:
-    """What the recorder tells the table after a move or an undo: "Cat to move."."""
-    return _worded(
+def page_marks(t: Turn) -> dict[str, str | bool]:
+    """What the replay page writes beside the table for the turn: its phase line, the line
+    naming who is to move and the badge on their seat (empty when nobody is), and whether a
+    party is under way (a seat without a gift has "no gift yet")."""
+    not_dealt = "The gift lists are not dealt yet"
+    phase_text = worded(
         t,
-        playing=f"{t.to_move} to move.",
-        first_open=_first_open(t) + ".",
-        bringing=STILL_TO_BRING.format(waiting=t.waiting_text) + " (`bring PLAYER CARD`).",
-        over="The game is over.",
-        otherwise=LISTS_AGAIN if t.phase is Phase.SETTING_UP else "",
-        swapping=f"{t.starter} started this party and may swap: `swap PLAYER`, or `keep`.",
+        playing="Playing",
+        first_open=f"Party {t.party} starts",
+        bringing=f"Bringing gifts: waiting for {t.waiting_text}",
+        over="The game is over",
+        setting_up=not_dealt,
+        not_started=not_dealt,
+        swapping=f"{decision_title(t)}: {decision(t)}",
     )
-
-
-def moves_hint(state: GameState, refused: str = "") -> str:
-    """What can be done instead, after a refused move, in table language (leaving out a reason
-    the refusal, `refused`, already gave)."""
-    t = turn(state)
-    can = ""
-    if t.phase is Phase.PLAYING:
-        steals = [m for m in legal_moves(state) if isinstance(m, Steal)]
-        can = "open a gift (`open CARD`)"
-        if steals:
-            can += " or steal " + ", ".join(f"{m.card} from {m.from_player}" for m in steals)
-        else:
-            why = _why_nothing_to_steal(state, refused)
-            can += "; nothing can be stolen now" + (f" ({why})" if why else "")
-    elif t.phase is Phase.FINAL_SWAP:
-        swaps = [m for m in legal_moves(state) if isinstance(m, Swap) and m.with_player is not None]
-        can = "keep their gift (`keep`)"
-        if swaps:
-            can += " or swap it for " + ", ".join(f"{m.takes} ({m.with_player})" for m in swaps)
-    return _worded(
+    to_move_text = worded(
         t,
-        playing=f"{t.to_move} can {can}.",
-        first_open=f"{t.starter} opens first: `open CARD`.",
-        bringing=f"Still to bring: {t.waiting_text} (`bring PLAYER CARD`).",
-        over="The game is over: `tie`, `undo`, `note`, `status` and `quit` still work.",
-        otherwise=LISTS_AGAIN if t.phase is Phase.SETTING_UP else "",
-        swapping=f"{t.starter} can {can}.",
+        playing=f"To move: {t.to_move}",
+        first_open=opening_words(t),
+        bringing=bringing_words(t),
+        over="",
+        setting_up="",
+        not_started="",
+        swapping=f"To swap or keep: {t.to_move}",
     )
+    badge = worded(
+        t,
+        playing="to move",
+        first_open="",
+        bringing="",
+        over="",
+        setting_up="",
+        not_started="",
+        swapping="may swap",
+    )
+    return {
+        "phase_text": phase_text,
+        "to_move_text": to_move_text,
+        "turn_badge": badge,
+        "under_way": t.phase in IN_PLAY,
+    }
+
+
+def steal_options(state: GameState, refused: str = "") -> str:
+    """What the player to move may steal, to follow "can open a gift": " or steal R7 from Ann",
+    or why nothing can be stolen (leaving out a reason the refusal, `refused`, already gave)."""
+    steals = [m for m in legal_moves(state) if isinstance(m, Steal)]
+    if steals:
+        return " or steal " + ", ".join(f"{m.card} from {m.from_player}" for m in steals)
+    why = _why_nothing_to_steal(state, refused)
+    return "; nothing can be stolen now" + (f" ({why})" if why else "")
+
+
+def swap_options(state: GameState) -> str:
+    """What the player deciding may swap for, to follow "can keep their gift": " or swap it for
+    R7 (Ann), B2 (Cat)"; nothing when no swap is allowed."""
+    swaps = [m for m in legal_moves(state) if isinstance(m, Swap) and m.with_player is not None]
+    if not swaps:
+        return ""
+    return " or swap it for " + ", ".join(f"{m.takes} ({m.with_player})" for m in swaps)
 
 
 def _why_nothing_to_steal(state: GameState, refused: str) -> str:
@@ -181,16 +247,3 @@ def _why_nothing_to_steal(state: GameState, refused: str) -> str:
         reason = distinct.pop()
         return "" if reason in refused else reason
     return "; ".join(f"{card}: {reason}" for card, reason in reasons.items() if reason not in refused)
-
-
-def prompt(t: Turn) -> str:
-    """The recorder's prompt: "party 2 · Cat> "."""
-    return _worded(
-        t,
-        playing=f"party {t.party} \u00b7 {t.to_move}> ",
-        first_open=f"party {t.party} \u00b7 {t.starter}> ",
-        bringing=f"party {t.party} \u00b7 bring ({t.waiting_text})> ",
-        over="game over> ",
-        otherwise="gift lists> " if t.phase is Phase.SETTING_UP else "game over> ",
-        swapping=f"party {t.party} \u00b7 {t.starter} may swap (swap NAME / keep)> ",
-    )

@@ -655,7 +655,7 @@ def analysis_profile(sample: Path) -> str:
 
     bot = cumulative("wecore/bots.py", "choose")
     moves = cumulative("wecore/moves.py", "legal_moves")
-    rules = cumulative("wecore/bots.py", "apply_move") + cumulative("wecore/bots.py", "_play")
+    rules = cumulative("wecore/bots.py", "apply_move") + cumulative("wecore/bots.py", "play_and_record")
     draws = sum(tt for (f, _, _), (_, _, tt, _, _) in table.items() if f.endswith("wecore/rng.py"))
     scoring = cumulative("wecore/analysis.py", "_outcome")
     rest = total - bot - moves - rules - scoring

@@ -26,6 +26,7 @@ PAYLOADS = {
     "gift_brought": {"party": 1, "player": "Ann", "card": "R7"},
     "gift_opened": {"party": 1, "player": "Ben", "card": "R7"},
     "gift_stolen": {"party": 1, "player": "Cat", "from": "Ben", "card": "R7"},
+    "swap_after_open": {"party": 1, "player": "Ben", "with": "Ann", "takes": "R7"},
     "final_swap": {"party": 2, "player": "Ann", "with": "Cat", "takes": "B7"},
     "event_voided": {"voids": 17, "reason": "typed the wrong card"},
     "tie_broken": {"winner": "Ann", "reason": "gave the best speech for Fluffy the Cat"},
@@ -33,7 +34,7 @@ PAYLOADS = {
 }
 
 
-def test_the_ten_event_types():
+def test_every_event_type_has_a_sample_payload():
     assert set(EVENT_TYPES) == set(PAYLOADS)
 
 

@@ -29,8 +29,10 @@ from wecore import (
     parse_event,
     play_game,
 )
-from wecore.decider import Bring, Open, Steal, Swap
-from wecore.events import EventVoided, FinalSwap, GiftBrought, GiftOpened, GiftStolen
+from wecore.errors import EventSchemaError
+from wecore.events import EventVoided
+from wecore.kinds import DECIDING, IN_PLAY, KIND_OF_MOVE, KINDS, MOVE_KINDS, Kind, Shape
+from wecore.moves import move_event
 from wecore.rulesets import HOUSE_RULES
 
 BOTS = {"random": RandomBot(), "greedy": GreedyBot()}
@@ -55,8 +57,14 @@ def every_combination() -> list[dict]:
     return combos
 
 
-IN_PLAY = (Phase.PLAYING, Phase.FINAL_SWAP)
-MOVE_EVENTS = ("gift_brought", "gift_opened", "gift_stolen", "final_swap")
+# The kinds of move, their payloads and the phases they are made in are all read off the
+# declaration (wecore.kinds): a kind declared there is played and tried here the same day.
+MOVE_EVENTS = frozenset(kind.type for kind in MOVE_KINDS)
+# The decisions to keep or swap, each under its house rule.
+DECISION_KINDS = tuple(kind for kind in MOVE_KINDS if kind.phase in DECIDING)
+CARD_SHAPES = (Shape.CARD, Shape.CARD_OR_NULL)
+# The one set-up event that names every card of the game.
+KIND_OF_DEAL = next(kind.type for kind in KINDS.values() if any(f.shape is Shape.ATTICS for f in kind.fields))
 
 
 def budget(examples: int) -> settings:
@@ -65,17 +73,8 @@ def budget(examples: int) -> settings:
 
 
 def move_payload(state, move):
-    """The (type, data) a legal move stands for."""
-    if isinstance(move, Bring):
-        return ("gift_brought", {"party": state.party, "player": move.player, "card": move.card})
-    if isinstance(move, Open):
-        return ("gift_opened", {"party": state.party, "player": move.player, "card": move.card})
-    if isinstance(move, Swap):
-        data = {"party": state.party, "player": move.player, "with": move.with_player, "takes": move.takes}
-        return ("final_swap", data)
-    assert isinstance(move, Steal)
-    data = {"party": state.party, "player": move.player, "from": move.from_player, "card": move.card}
-    return ("gift_stolen", data)
+    """The (type, data) a legal move stands for, as its kind declares it."""
+    return move_event(state, move)
 
 
 def key(payload) -> str:
@@ -83,24 +82,38 @@ def key(payload) -> str:
     return json.dumps(payload, sort_keys=True)
 
 
+def card_values(event, kind: Kind) -> list[str]:
+    """The cards an event names, read off its kind's declared fields."""
+    values = [getattr(event, field.attr) for field in kind.fields if field.shape in CARD_SHAPES]
+    return [card for card in values if card is not None]
+
+
 def check_game(events, final, count: int) -> None:
-    """Every property a finished bot game must have, checked event by event."""
+    """Every property a finished bot game must have, checked event by event. What a move is
+    (its phase, its house rule, the cards it names, the decision a phase awaits) is read off the
+    declarations in wecore.kinds, so a kind declared there is checked here the same day."""
     state = INITIAL_STATE
     dealt: set[str] = set()
-    moves_in_party = opens_in_party = steals_in_a_row = swaps_in_party = 0
+    moves_in_party = opens_in_party = steals_in_a_row = 0
+    # Per decision kind: how often the game entered its phase this party, and how often it was made.
+    awaited: dict[str, int] = {}
+    decided: dict[str, int] = {}
     bound = count * (count + 1) // 2
     for seq, event in enumerate(events, start=1):
         ruleset = state.ruleset
+        kind = KINDS[event.TYPE]
         if event.TYPE in MOVE_EVENTS:
             moves = legal_moves(state)
             assert moves, "a player to move always has a legal move"
             assert event_payload(event) in [move_payload(state, m) for m in moves]
-            if state.phase is Phase.PLAYING:
+            assert state.phase is kind.phase, f"{event.TYPE} is made in its declared phase only"
+            assert kind.option is None or getattr(ruleset, kind.option), f"{event.TYPE} needs {kind.option}"
+            if state.phase is not Phase.BRINGING:
                 assert state.to_move is not None
-                assert state.holding[state.to_move] is None, "the player to move never holds a gift"
                 assert all(m.player == state.player_to_move for m in moves)
-            if state.phase is Phase.FINAL_SWAP:
-                assert all(m.player == state.starter_name for m in moves)
+                assert event.player == state.player_to_move
+            if state.phase is Phase.PLAYING:
+                assert state.holding[state.to_move] is None, "the player to move never holds a gift"
         after = evolve(state, event)
         # Voiding the latest event gives back the state before it; re-applying it, the state after.
         if seq > 1:
@@ -108,27 +121,31 @@ def check_game(events, final, count: int) -> None:
             voided = evolve(after, EventVoided(voids=seq, reason="property"))
             assert voided == state
             assert evolve(voided, event) == after
-        if event.TYPE == "attics_dealt":
+        if event.TYPE == KIND_OF_DEAL:
             dealt = {card for cards in event.attics.values() for card in cards}
-        if event.TYPE in ("gift_opened", "gift_stolen"):
+        if kind.phase is Phase.PLAYING:
             moves_in_party += 1
-            opens_in_party += event.TYPE == "gift_opened"
-            steals_in_a_row = 0 if event.TYPE == "gift_opened" else steals_in_a_row + 1
+            opened = kind.move == "open"
+            opens_in_party += opened
+            steals_in_a_row = 0 if opened else steals_in_a_row + 1
             cap = ruleset.max_steals_between_opens
             assert cap is None or steals_in_a_row <= cap, "no more steals in a row than the house rule"
             assert moves_in_party <= bound
-        if event.TYPE == "final_swap":
-            assert ruleset.starter_final_swap and opens_in_party == count
-            assert event.player == state.starter_name
-            swaps_in_party += 1
+        if kind.phase in DECIDING:
+            decided[event.TYPE] = decided.get(event.TYPE, 0) + 1
+        if after.phase in DECIDING and after.phase is not state.phase:
+            waiting_for = KIND_OF_MOVE["swap", after.phase].type
+            awaited[waiting_for] = awaited.get(waiting_for, 0) + 1
         if state.phase in IN_PLAY and after.phase not in IN_PLAY:  # a party just ended
             assert opens_in_party == count
-            assert swaps_in_party == (1 if ruleset.starter_final_swap else 0)
-            moves_in_party = opens_in_party = steals_in_a_row = swaps_in_party = 0
-        if event.TYPE in ("gift_brought", "gift_opened", "gift_stolen"):
-            assert event.card in dealt, "nothing appears from nowhere"
-        if event.TYPE == "final_swap" and event.takes is not None:
-            assert event.takes in dealt
+            assert decided == awaited, "every decision a phase awaited was made, once"
+            for decision in DECISION_KINDS:
+                played = getattr(ruleset, decision.option)
+                assert (decided.get(decision.type, 0) > 0) == played, decision.type
+            moves_in_party = opens_in_party = steals_in_a_row = 0
+            awaited, decided = {}, {}
+        for card in card_values(event, kind):
+            assert card in dealt, "nothing appears from nowhere"
         state = after
     assert state == final
     assert fold(events) == final
@@ -158,27 +175,26 @@ def check_outcome(events, final, count: int) -> None:
     assert final.is_over
     assert fold(events) == final
     dealt = sorted(
-        card for e in events if e.TYPE == "attics_dealt" for cards in e.attics.values() for card in cards
+        card for e in events if e.TYPE == KIND_OF_DEAL for cards in e.attics.values() for card in cards
     )
     assert sorted(card for cards in final.kept for card in cards) == dealt
     assert all(len(cards) == final.party_count for cards in final.kept)
     assert all(attic == frozenset() for attic in final.attics)
-    per_party: dict[int, list[str]] = {}
+    per_party: dict[int, list[Kind]] = {}
     for event in events:
-        if event.TYPE in ("gift_opened", "gift_stolen"):
-            per_party.setdefault(event.party, []).append(event.TYPE)
+        if event.TYPE in MOVE_EVENTS and KINDS[event.TYPE].phase is not Phase.BRINGING:
+            per_party.setdefault(event.party, []).append(KINDS[event.TYPE])
     assert sorted(per_party) == list(range(1, final.party_count + 1))
-    for event in events:
-        if event.TYPE == "final_swap":
-            per_party[event.party].append(event.TYPE)
-    swaps = [["final_swap"]] if final.ruleset.starter_final_swap else [[]]
-    for moves in per_party.values():
-        plays = [m for m in moves if m != "final_swap"]
+    for kinds in per_party.values():
+        plays = [k for k in kinds if k.phase is Phase.PLAYING]
         assert len(plays) <= count * (count + 1) // 2
-        assert plays.count("gift_opened") == count
-        assert plays[0] == "gift_opened"
-        assert [m for m in moves if m == "final_swap"] == swaps[0]
-        assert moves[-1] == ("final_swap" if swaps[0] else "gift_opened")
+        assert sum(k.move == "open" for k in plays) == count
+        assert plays[0].move == "open"
+        for decision in DECISION_KINDS:
+            made = decision in kinds
+            assert made == getattr(final.ruleset, decision.option), decision.type
+        # A party ends on its last open, or on the last decision that follows it.
+        assert kinds[-1].move == "open" or kinds[-1].phase in DECIDING
 
 
 @budget(400)
@@ -199,76 +215,70 @@ def test_same_seed_same_game(seed, count, bot, rules):
 
 
 class Candidates:
-    """Every event a player might try at a point, built once per game and reused."""
+    """Every event a player might try at a point, for every kind of move declared, built from
+    its declared fields and reused through the game.
+
+    A kind naming one player and a card (a bring, an open) is tried by everyone with every card
+    (and null, where the field may be null). A kind naming a second player (a steal, a swap) is
+    tried by everyone with everyone (and nobody, where that may be null: a keep), for the card the
+    other holds, or else a card they kept, or some card; and by the player to move, for every
+    face-down and every kept gift. Out of the phase a kind is made in, it is tried by everyone
+    with one card only (the rules refuse it whatever the card)."""
 
     def __init__(self, players):
         self.players = players
         self.cache: dict[tuple, object] = {}
 
-    def _get(self, key, make):
-        event = self.cache.get(key)
-        if event is None:
-            event = self.cache[key] = make()
-        return event
+    def of(self, state):
+        for kind in MOVE_KINDS:
+            for values in self._values(kind, state):
+                key = (kind.type, state.party, *values)
+                event = self.cache.get(key, self)
+                if event is self:
+                    try:
+                        data = dict(zip(kind.keys, (state.party, *values), strict=True))
+                        event = parse_event(kind.type, data)
+                    except EventSchemaError:
+                        event = None  # e.g. a swap naming a player but no card: not an event
+                    self.cache[key] = event
+                if event is not None:
+                    yield event
 
-    def opens(self, party):
+    def _values(self, kind: Kind, state):
+        shapes = [field.shape for field in kind.fields]
+        nullable = any(shape.nullable for shape in shapes)
+        full = kind.phase is state.phase
+        if shapes[:2] != [Shape.PARTY, Shape.NAME] or shapes[-1] not in (Shape.CARD, Shape.CARD_OR_NULL):
+            raise NotImplementedError(f"{kind.type}: a new shape of move, for Candidates to learn")
+        if len(shapes) == 3:  # (party, player, card)
+            cards = [*ALL_CARDS, None] if nullable else list(ALL_CARDS)
+            if not full:
+                cards = [None] if nullable else [state.face_down[0] if state.face_down else "R1"]
+            for player in self.players:
+                for card in cards:
+                    yield (player, card)
+            return
+        if len(shapes) != 4 or shapes[2] not in (Shape.NAME, Shape.NAME_OR_NULL):
+            raise NotImplementedError(f"{kind.type}: a new shape of move, for Candidates to learn")
+        others = [*self.players, None] if nullable else list(self.players)
         for player in self.players:
-            for card in ALL_CARDS:
-                yield self._get(
-                    ("o", party, player, card),
-                    lambda p=player, c=card: GiftOpened(party=party, player=p, card=c),
-                )
-
-    def brings(self, party):
-        for player in self.players:
-            for card in (*ALL_CARDS, None):
-                yield self._get(
-                    ("b", party, player, card),
-                    lambda p=player, c=card: GiftBrought(party=party, player=p, card=c),
-                )
-
-    def steals(self, state):
-        """Steals by anyone from anyone: of what the victim holds, or else of a card they kept
-        or some card; and by the player to move, of every face-down and every kept gift."""
-        party = state.party
-        for thief in self.players:
-            for victim in self.players:
-                seat = state.seat(victim)
-                held = state.holding[seat]
-                card = held or (state.kept[seat][-1] if state.kept[seat] else "R1")
-                yield self._steal(party, thief, victim, card)
+            for other in others:
+                yield (player, other, None if other is None else self._near(state, other))
+        if not full:
+            return
         mover = state.player_to_move or self.players[0]
-        for victim in self.players:
+        for other in self.players:
             for card in state.face_down:
-                yield self._steal(party, mover, victim, card)
+                yield (mover, other, card)
         for keeper, kept in state.kept_by.items():
             for card in kept:
-                yield self._steal(party, mover, keeper, card)
+                yield (mover, keeper, card)
 
-    def swaps(self, state):
-        """A final swap, or a keep, by anyone with anyone, of what the other holds, or else of
-        a card they kept or some card."""
-        party = state.party
-        for player in self.players:
-            yield self._get(
-                ("k", party, player),
-                lambda p=player: FinalSwap(party=party, player=p, with_player=None, takes=None),
-            )
-            for other in self.players:
-                seat = state.seat(other)
-                card = state.holding[seat] or (state.kept[seat][-1] if state.kept[seat] else "R1")
-                yield self._get(
-                    ("w", party, player, other, card),
-                    lambda p=player, o=other, c=card: FinalSwap(
-                        party=party, player=p, with_player=o, takes=c
-                    ),
-                )
-
-    def _steal(self, party, thief, victim, card):
-        return self._get(
-            ("s", party, thief, victim, card),
-            lambda: GiftStolen(party=party, player=thief, from_player=victim, card=card),
-        )
+    @staticmethod
+    def _near(state, other):
+        """The card another player holds, or else one they kept, or else some card."""
+        seat = state.seat(other)
+        return state.holding[seat] or (state.kept[seat][-1] if state.kept[seat] else "R1")
 
 
 def check_every_candidate(events) -> int:
@@ -293,11 +303,7 @@ def check_every_candidate(events) -> int:
                     except RuleViolation:
                         continue
                     raise AssertionError(f"accepted party {party} in party {state.party}")
-            tries = [*candidates.opens(state.party), *candidates.steals(state), *candidates.swaps(state)]
-            if state.phase is Phase.BRINGING:
-                tries += candidates.brings(state.party)
-            else:
-                tries += [GiftBrought(party=state.party, player=p, card=None) for p in state.players]
+            tries = list(candidates.of(state))
             accepted = set()
             for attempt in tries:
                 try:

@@ -1,20 +1,26 @@
-"""One reading of whose turn it is (wecore.turns), worded for each place that tells it."""
+"""One reading of whose turn it is (wecore.turns), worded for each place that tells it (the
+recorder's sentences are cli.record_grammar's)."""
 
 from __future__ import annotations
 
+from cli.record_grammar import moves_hint, next_up, prompt
 from wecore.bots import play_game
 from wecore.moves import Open, Swap, legal_moves
 from wecore.reducer import evolve
+from wecore.rulesets import HOUSE_RULES, Shape
 from wecore.state import INITIAL_STATE, Phase
-from wecore.turns import moves_hint, next_up, prompt, status_line, table_heading, turn, turn_of_view
+from wecore.turns import status_line, table_heading, turn, turn_of_view
 from wecore.views import view
 
 from .games import game_one_winner
 
 
 def states_of_bot_games():
+    # Every yes/no house rule of the registry on, in every other game: a rule that adds a phase
+    # is played here the day it is declared.
+    flags = {rule.name: True for rule in HOUSE_RULES if rule.shape is Shape.FLAG}
     for seed in range(6):
-        rules = {"starter_final_swap": True, "max_steals_between_opens": 1} if seed % 2 else None
+        rules = {**flags, "max_steals_between_opens": 1} if seed % 2 else None
         events, _ = play_game(seed, 3 + seed % 3, options=rules)
         state = INITIAL_STATE
         for event in events:

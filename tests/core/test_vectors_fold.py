@@ -47,3 +47,16 @@ def test_a_changed_card_is_caught_by_the_rules_when_it_breaks_them():
     data[12]["data"]["card"] = "Y11"
     problem = check_events((r["seq"], r["type"], r["data"]) for r in data).problem
     assert (problem.line, problem.kind) == (13, "schema")
+
+
+@pytest.mark.parametrize("name", sorted(n for n, v in EXPECTED.items() if v.get("kind") == "rules"))
+def test_vector_broken_rules_are_found_on_their_line(name):
+    verdict = EXPECTED[name]
+    problem = check_events((r["seq"], r["type"], r["data"]) for r in rows(name)).problem
+    assert (problem.line, problem.kind) == (verdict["first_wrong_line"], "rules")
+
+
+def test_keep_or_swap_vector_holdings():
+    # vectors/README.md: Ann keeps Y4, Ben B9, Cat R7 (Ann's swap after her open, then her final swap).
+    state = check_events((r["seq"], r["type"], r["data"]) for r in rows("keep-or-swap.jsonl")).state
+    assert state.kept_by == {"Ann": ("Y4",), "Ben": ("B9",), "Cat": ("R7",)}

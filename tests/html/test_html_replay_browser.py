@@ -391,6 +391,30 @@ def test_the_final_swap_on_the_table_and_the_timeline(open_page):
     assert swaps.count() == 3 and swaps.nth(1).get_attribute("data-seq") == "26"
 
 
+def test_the_swap_after_an_open_on_the_table_and_the_timeline(open_page):
+    """keep-or-swap.jsonl: at seq 8 Ben opens Y4 and decides (a note comes between); at seq 10
+    he swaps it for Ann's R7, which is then locked."""
+    log = load_log("keep-or-swap.jsonl")
+    page = open_page(log, seq=8)
+    shown = table(page)
+    assert_table_is(shown, log, 8)
+    assert shown["to_move"] == "Ben"
+    assert page.text_content("#phase-label").startswith("Keep or swap: Ben has just opened a gift")
+    assert "may swap" in page.text_content("[data-seat=Ben] [data-role=badges]")
+    page.evaluate("location.hash = '#seq=10'")
+    page.reload()
+    shown = table(page)
+    assert_table_is(shown, log, 10)
+    assert page.text_content("#narration") == (
+        "Ben swaps Y4 for R7, Ann's gift; R7 is locked until a gift is opened; Cat is next."
+    )
+    for name in ("Ben", "Ann"):
+        assert "swapped" in page.text_content(f"[data-seat={name}] [data-role=badges]")
+    assert "swapped" not in page.text_content("[data-seat=Cat] [data-role=badges]")
+    swaps = page.locator("#timeline li.swap")
+    assert [swaps.nth(i).get_attribute("data-seq") for i in range(swaps.count())] == ["7", "10", "13", "14"]
+
+
 def _replay_html(log: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "cli.main", "replay", str(log), "--html", str(out), *extra],

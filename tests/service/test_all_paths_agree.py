@@ -37,8 +37,8 @@ from wecore.bots import BOTS
 from wecore.cards import ALL_CARDS
 from wecore.dealing import deal_payloads
 from wecore.errors import RuleViolation
-from wecore.events import Event, FinalSwap, GiftBrought, GiftOpened, GiftStolen, parse_event
-from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves
+from wecore.events import Event, GiftBrought, parse_event
+from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves, move_event
 from wecore.reducer import fold
 from wecore.rng import SeededRandom
 from wecore.rules import brought_with_first_open
@@ -158,21 +158,24 @@ def every_candidate(state: GameState) -> Iterator[Candidate]:
 
 def reducer_events(state: GameState, candidate: Candidate) -> list[Event] | None:
     """The events that carry the candidate out, as a log would hold them (None: no event can,
-    e.g. a steal from someone holding nothing or a swap for no gift)."""
+    e.g. a steal from someone holding nothing or a swap for no gift). Which event a move makes
+    is the declaration's (`wecore.moves.move_event`: a swap's kind is its phase's)."""
     party, player, arg = state.party, candidate.player, candidate.arg
+    brings: list[Event] = []
+    move: Move
     if candidate.kind == "bring":
-        return [GiftBrought(party=party, player=player, card=arg)]
-    if candidate.kind == "open":
+        move = Bring(player, arg)
+    elif candidate.kind == "open":
         brings = [GiftBrought(party=party, player=p, card=None) for p in brought_with_first_open(state)]
-        return [*brings, GiftOpened(party=party, player=player, card=arg)]
-    if candidate.kind == "keep":
-        return [FinalSwap(party=party, player=player, with_player=None, takes=None)]
-    held = state.holding[state.seat_of[arg]] if state.holding else None  # type: ignore[index]
-    if held is None:
-        return None
-    if candidate.kind == "steal":
-        return [GiftStolen(party=party, player=player, from_player=arg, card=held)]
-    return [FinalSwap(party=party, player=player, with_player=arg, takes=held)]
+        move = Open(arg, player)
+    elif candidate.kind == "keep":
+        move = Swap(None, player, None)
+    else:
+        held = state.holding[state.seat_of[arg]] if state.holding else None  # type: ignore[index]
+        if held is None:
+            return None
+        move = Steal(arg, player, held) if candidate.kind == "steal" else Swap(arg, player, held)
+    return [*brings, parse_event(*move_event(state, move))]
 
 
 def reducer_accepts(state: GameState, candidate: Candidate) -> bool:
