@@ -23,6 +23,7 @@ from cli.opening import check_game
 from cli.record_grammar import names_clash, parse_players, split_entries
 from cli.record_session import Session
 from cli.terminal import terminal_safe
+from eventstore.errors import NotALogError, SeasonLedgerError
 from eventstore.libraries import is_sqlite_file as _is_library
 from service.checking import GameSource, damage_sentence
 from service.play import Refused, StartGame, decide_move, start_game, title_refusal
@@ -241,7 +242,16 @@ def _deal(
 
 
 def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str | None = None) -> Session:
-    report = check_game(GameSource(label=str(file), path=file))
+    try:
+        report = check_game(GameSource(label=str(file), path=file))
+    except SeasonLedgerError:
+        raise
+    except NotALogError as exc:
+        what = str(exc).removeprefix(f"{file}: not a game log (").removesuffix(")")
+        raise CommandFailed(
+            f"{file} is not a game log ({what}); give `we record` a .jsonl log,"
+            " or a new file name to start a game"
+        ) from None
     if report.problems and report.problems[0].line == 1 and report.problems[0].kind == "integrity":
         # Not a game log at all (a library, a document): repair could not help either.
         # What line 1 is, without the advice meant for a log (`we repair` does not help here).
