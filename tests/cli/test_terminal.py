@@ -10,6 +10,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -542,3 +543,35 @@ def test_the_recorder_at_a_terminal_refuses_an_undo_on_a_sealed_game(tmp_path):
     assert "is sealed into the season (season.jsonl, line 2" in plain, plain
     assert "play or record the game again as a new game" in plain
     assert game.read_bytes() == before
+
+
+def test_a_log_name_that_is_not_there_is_said_and_asked_about_before_a_game_starts(tmp_path):
+    night = tmp_path / "night"
+    night.mkdir()
+    shutil.copy(ROOT / "replays" / "game-night-3p.jsonl", night / "mixed-night.jsonl")
+    typo = night / "mixed-nite.jsonl"
+    child = spawn(["record", str(typo), "--no-library"], ROOT, terminal_env())
+    child.expect_exact(f"no such file: {typo}; starting a new game")
+    child.expect_exact("the logs beside it: mixed-night.jsonl")
+    child.expect_exact(f"Start a new game in {typo}? [y/N]")
+    child.sendline("n")
+    status, out = finish(child)
+    assert status == 1 and f"no such file: {typo}; nothing was created" in out
+    assert not typo.exists() and "Title of the game" not in out
+    # Said yes to, the set-up goes on as before.
+    child = spawn(["record", str(typo), "--no-library"], ROOT, terminal_env())
+    child.expect_exact("[y/N]")
+    child.sendline("y")
+    child.expect_exact("Title of the game")
+    child.sendcontrol("c")
+    finish(child)
+
+
+def test_a_log_name_that_is_not_there_is_said_on_a_pipe_too(tmp_path):
+    typo = tmp_path / "mixed-nite.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "cli.main", "record", str(typo)],
+        cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 2 and f"no such file: {typo}; starting a new game needs" in result.stderr
+    assert not typo.exists()
