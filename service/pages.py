@@ -67,6 +67,13 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin: 0 0 0.4rem; }
 .seats { display: flex; flex-wrap: wrap; gap: 1rem; }
 .seat { text-align: center; font-weight: 600; }
 .seat svg { display: block; width: 9rem; height: auto; }
+.seat.bot { width: 9rem; align-self: center; }
+.bot-mark { display: block; font-size: 2.5rem; color: #5f5b52; }
+/* A checkbox sits on its words' baseline: its bottom edge is its baseline in a baseline-aligned
+   flex line, so it neither floats above the words nor hangs below them. */
+label > span { display: inline-flex; align-items: baseline; gap: 0.4rem; }
+label > span > input[type=checkbox] { margin: 0; min-height: 0; width: 1.1rem; height: 1.1rem;
+  flex: none; }
 form, fieldset { display: grid; gap: 0.5rem; max-width: 32rem; }
 fieldset { border: 1px solid #c9c6bd; border-radius: 0.5rem; }
 label { display: grid; gap: 0.2rem; }
@@ -184,7 +191,12 @@ def _season_line(folder: Any) -> str:
     )
 
 
-def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str, Any]], host_key: str) -> str:
+def lobby_page(
+    folder: Folder,
+    links: Callable[[str, tuple[str, ...]], dict[str, Any]],
+    host_key: str,
+    bots_of: Callable[[str], dict[str, str]] = lambda game: {},
+) -> str:
     parts = ["<h1>White Elephant: the games</h1>", _season_line(folder)]
     for game in folder.games():
         folder.refresh(game)
@@ -200,16 +212,23 @@ def lobby_page(folder: Folder, links: Callable[[str, tuple[str, ...]], dict[str,
         if game.stopped:
             where = "damaged: " + game.stopped
         those = links(game.game, state.players)
+        bots = bots_of(game.game)
         seats = "".join(
             f'<div class="seat" data-seat="{html.escape(p)}">{qr_svg(url, f"{p}’s seat")}'
             f'<a href="{html.escape(url)}">{html.escape(p)}</a></div>'
             for p, url in those["seats"].items()
+        ) + "".join(
+            # A bot's seat has no code to scan: said, so nobody waits for a player who is a bot.
+            f'<div class="seat bot" data-bot="{html.escape(p)}"><span class="bot-mark">bot</span>'
+            f"{html.escape(p)}<br><small>plays {html.escape(bot)}</small></div>"
+            for p, bot in bots.items()
         )
+        players = ", ".join(html.escape(p) + (" (bot)" if p in bots else "") for p in state.players)
         table = html.escape(those["table"])
         host = html.escape(f"/t/{game.game}?k={host_key}")
         parts.append(
             f'<section class="game" data-game="{html.escape(game.game)}"><h2>{html.escape(title)}</h2>'
-            f"<p>{html.escape(', '.join(state.players))} · {game.head} events · {html.escape(where)}</p>"
+            f"<p>{players} · {game.head} events · {html.escape(where)}</p>"
             f'<p><a href="{table}">Table (for the TV)</a> · <a href="{host}">Host view</a></p>'
             f'<p>Each player scans their own code:</p><div class="seats">{seats}</div></section>'
         )

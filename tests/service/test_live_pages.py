@@ -397,3 +397,40 @@ def test_the_start_of_a_party_reads_the_same_on_the_tv_the_phones_and_the_record
     (log,) = [p for p in server.directory.glob("*.jsonl") if game["id"] in p.read_text()[:300]]
     recorder = we("record", log, input="")
     assert said + "." in recorder.stdout, recorder.stdout
+
+
+CHECKBOX_AGAINST_BASELINE = """(box) => {
+  // An empty inline-block's bottom edge is the baseline of the line it sits in.
+  const probe = document.createElement("span");
+  probe.style.display = "inline-block";
+  box.parentElement.appendChild(probe);
+  const baseline = probe.getBoundingClientRect().bottom;
+  probe.remove();
+  return box.getBoundingClientRect().bottom - baseline;
+}"""
+
+
+def test_the_lobby_names_its_bots_and_sits_its_checkboxes_on_the_words(
+    server: Server, browser: Any, tmp_path: Path
+) -> None:
+    game = new_game(
+        server, title="Two bots", players=["Ann", "Ben", "Cat"], lists=None, deal_attics=True,
+        bots={"Ben": "greedy", "Cat": "random"},
+    )  # fmt: skip
+    for viewport, name in ((LAPTOP, "lobby-laptop"), (PHONE, "lobby-phone")):
+        lobby = browser.new_page(viewport=viewport)
+        lobby.goto(f"{server.url}/?k={server.host_key}")
+        section = lobby.locator(f"[data-game={game['id']}]")
+        assert section.locator("p").first.inner_text().startswith("Ann, Ben (bot), Cat (bot) ·")
+        bots = section.locator("[data-bot]")
+        assert [bots.nth(i).inner_text().split() for i in range(bots.count())] == [
+            ["bot", "Ben", "plays", "greedy"],
+            ["bot", "Cat", "plays", "random"],
+        ]
+        boxes = lobby.locator("input[type=checkbox]")
+        assert boxes.count() >= 2
+        off = [boxes.nth(i).evaluate(CHECKBOX_AGAINST_BASELINE) for i in range(boxes.count())]
+        assert all(abs(x) <= 1.5 for x in off), off  # px between a box's bottom and its words' baseline
+        lobby.locator("form#start").scroll_into_view_if_needed()
+        keep(lobby, name, tmp_path)
+        lobby.close()
