@@ -164,6 +164,24 @@ def test_the_tv_shows_the_scores_on_its_first_screen(server: Server, browser: An
     assert box is not None and box["y"] + box["height"] <= TV["height"]
     assert tv.locator("#standings .score").first.get_attribute("class") == "score winner"  # the winner first
     assert tv.evaluate("() => document.documentElement.scrollTop") == 0
+    tv.wait_for_selector("#end-of-game .bgstats-qr svg", timeout=LIVE_WAIT_MS)
+    # What a kept card counts ("→ 6", "→ 0") is on the line of the card it counts.
+    lines = tv.evaluate(
+        """() => [...document.querySelectorAll('#standings li[data-colour]')].map((li) => {
+          const kept = li.querySelector('.kept');  // one box per line it is laid out on
+          return kept && kept.textContent.includes('\u2192') ? kept.getClientRects().length : 0;
+        })"""
+    )
+    assert lines and all(n == 1 for n in lines), lines
+    # The code to scan sits beside its words, and the table starts on the first screen.
+    after = tv.locator("#end-of-game").bounding_box()
+    qr = tv.locator("#end-of-game .bgstats-qr svg").bounding_box()
+    words = tv.locator("#end-of-game p").first.bounding_box()
+    assert after is not None and qr is not None and words is not None
+    assert qr["x"] > words["x"] + words["width"] and after["height"] < qr["height"] + 80
+    table = tv.locator("#table").bounding_box()
+    print(f"TV final screen: after-the-game box {after['height']:.0f} px high, table from y={table['y']:.0f}")
+    assert table is not None and table["y"] + 200 <= TV["height"]
     keep(tv, "live-tv-finished", tmp_path)
     tv.close()
 
