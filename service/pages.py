@@ -124,7 +124,36 @@ def _plain_page(title: str, body: str, script: str = "") -> str:
     )
 
 
-_START_SCRIPT = """
+# Hiding an unfinished game (an abandoned test, a false start) is the host's view of the lobby:
+# kept in this browser (localStorage), never in the folder. Nothing of the game changes, the TV and
+# the phones are not told, and "Show" brings it back.
+_HIDE_SCRIPT = """
+const hiddenKey = "we-hidden-games";
+const hiddenGames = new Set(JSON.parse(localStorage.getItem(hiddenKey) || "[]"));
+function drawHidden() {
+  let count = 0;
+  for (const section of document.querySelectorAll("section.game[data-unfinished]")) {
+    const hide = hiddenGames.has(section.dataset.game);
+    section.hidden = hide;
+    count += hide;
+  }
+  const line = document.getElementById("hidden-games");
+  line.hidden = count === 0;
+  document.getElementById("hidden-count").textContent =
+    count === 1 ? "1 unfinished game hidden" : count + " unfinished games hidden";
+}
+function keepHidden() { localStorage.setItem(hiddenKey, JSON.stringify([...hiddenGames])); drawHidden(); }
+for (const button of document.querySelectorAll("button[data-hide]")) {
+  button.addEventListener("click", () => { hiddenGames.add(button.dataset.hide); keepHidden(); });
+}
+document.getElementById("show-hidden").addEventListener("click", () => {
+  hiddenGames.clear();
+  keepHidden();
+});
+drawHidden();
+"""
+
+_START_SCRIPT = _HIDE_SCRIPT + """
 document.getElementById("start").addEventListener("submit", (event) => {
   event.preventDefault();
   const form = event.target;
@@ -197,7 +226,12 @@ def lobby_page(
     host_key: str,
     bots_of: Callable[[str], dict[str, str]] = lambda game: {},
 ) -> str:
-    parts = ["<h1>White Elephant: the games</h1>", _season_line(folder)]
+    parts = [
+        "<h1>White Elephant: the games</h1>",
+        _season_line(folder),
+        '<p id="hidden-games" hidden><span id="hidden-count"></span> (in this browser only) '
+        '<button type="button" id="show-hidden">Show them</button></p>',
+    ]
     for game in folder.games():
         folder.refresh(game)
         if game.game is None:
@@ -226,9 +260,18 @@ def lobby_page(
         players = ", ".join(html.escape(p) + (" (bot)" if p in bots else "") for p in state.players)
         table = html.escape(those["table"])
         host = html.escape(f"/t/{game.game}?k={host_key}")
+        unfinished = not state.is_over
+        hide = (
+            f'<button type="button" class="hide" data-hide="{html.escape(game.game)}">'
+            "Hide this unfinished game</button>"
+            if unfinished
+            else ""
+        )
         parts.append(
-            f'<section class="game" data-game="{html.escape(game.game)}"><h2>{html.escape(title)}</h2>'
-            f"<p>{players} · {game.head} events · {html.escape(where)}</p>"
+            f'<section class="game" data-game="{html.escape(game.game)}"'
+            f'{" data-unfinished" if unfinished else ""}>'
+            f"<h2>{html.escape(title)}</h2>"
+            f"<p>{players} · {game.head} events · {html.escape(where)}</p>{hide}"
             f'<p><a href="{table}">Table (for the TV)</a> · <a href="{host}">Host view</a></p>'
             f'<p>Each player scans their own code:</p><div class="seats">{seats}</div></section>'
         )

@@ -452,3 +452,29 @@ def test_the_lobby_names_its_bots_and_sits_its_checkboxes_on_the_words(
         lobby.locator("form#start").scroll_into_view_if_needed()
         keep(lobby, name, tmp_path)
         lobby.close()
+
+
+def test_the_host_can_hide_an_unfinished_game_from_the_lobby_and_show_it_again(
+    server: Server, browser: Any, tmp_path: Path
+) -> None:
+    started = new_game(server, title="False start")
+    log = server.directory / f"{started['id']}.jsonl"
+    before = log.read_bytes()
+    context = browser.new_context(viewport=LAPTOP)
+    lobby = context.new_page()
+    lobby.goto(f"{server.url}/?k={server.host_key}")
+    section = lobby.locator(f"[data-game={started['id']}]")
+    assert section.is_visible()
+    finished = lobby.locator("section.game:not([data-unfinished])")
+    assert all(finished.nth(i).locator("button.hide").count() == 0 for i in range(finished.count()))
+    section.locator("button.hide").click()
+    assert not section.is_visible()
+    assert lobby.locator("#hidden-games").is_visible()
+    lobby.reload()  # kept in this browser
+    assert not lobby.locator(f"[data-game={started['id']}]").is_visible()
+    keep(lobby, "lobby-hidden-game", tmp_path)
+    lobby.click("#show-hidden")
+    assert lobby.locator(f"[data-game={started['id']}]").is_visible()
+    assert not lobby.locator("#hidden-games").is_visible()
+    assert log.read_bytes() == before  # hiding is the lobby's view, never the game's record
+    context.close()
