@@ -23,7 +23,7 @@ from cli.exits import EXIT_INVALID, CommandFailed
 from cli.opening import check_game, game_source, open_library, path_mode
 from cli.params import FILE_NAME, db_option, jobs_option
 from cli.terminal import echo, json_bytes_safe, one_line
-from eventstore.errors import StoreError
+from eventstore.errors import SeasonLedgerError, StoreError
 from service.audit import AuditResult
 from service.audit import audit_one as audit_game
 from service.checking import GameSource
@@ -99,6 +99,10 @@ class Unreadable(str):
     """What a task hands back for a game it could not read at all: the one-line error."""
 
 
+class Skipped(str):
+    """What a task hands back for a season ledger among the games: the one line that says so."""
+
+
 class Report(str):
     """What a task hands back for the text report: the game's report, rendered."""
 
@@ -107,6 +111,8 @@ def _audit_task(task: tuple[GameSource, tuple[Claim, ...], ShownAs]) -> Outcome:
     source, claims, shown_as = task
     try:
         result = audit_one(source, claims)
+    except SeasonLedgerError as exc:
+        return True, True, Skipped(str(exc))
     except (StoreError, CommandFailed) as exc:
         # One unreadable file (no permission, a FIFO, vanished) must not stop the others.
         message = exc.format_message() if isinstance(exc, CommandFailed) else str(exc)
@@ -308,7 +314,7 @@ def audit(
     parsed = [Claim.parse(text) for text in claims]
     sources = expand_arguments(games, db_path)
     clean = True
-    audited = failed = 0
+    audited = failed = skipped = 0
     write = _binary_writer() if as_json else None
     with collector_settled_for_a_batch():
         for ok, clean_game, shown in run_audits(sources, parsed, jobs, as_json):
@@ -316,7 +322,16 @@ def audit(
             if not ok:
                 failed += 1
             clean = clean and clean_game
-            if isinstance(shown, Unreadable):
+            if isinstance(shown, Skipped):
+                # A served folder keeps its season ledger beside its games: no failure there.
+                audited -= 1
+                skipped += 1
+                sys.stdout.flush()
+                if len(sources) == 1:
+                    echo(f"we: error: {one_line(str(shown))}", err=True)
+                else:
+                    echo(f"we: {one_line(str(shown))}; skipped", err=True)
+            elif isinstance(shown, Unreadable):
                 sys.stdout.flush()
                 echo(f"we: error: {one_line(str(shown))}", err=True)
             elif write is not None:
@@ -330,5 +345,6 @@ def audit(
 
         console().print(f"{audited} games audited: {audited - failed} OK, {failed} FAILED.")
     sys.stdout.flush()
-    if not clean:
+    if not clean or not audited:
+        # A ledger alone is no game to audit: `we season verify` proves it.
         raise click.exceptions.Exit(EXIT_INVALID)

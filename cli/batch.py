@@ -202,13 +202,13 @@ def logs_in_directory(directory: Path) -> list[Path]:
     """Every *.jsonl entry in `directory` that is not a directory, in name order. scandir knows
     which entries are directories without a stat each: a club's archive holds tens of
     thousands of games. A FIFO or device named *.jsonl is listed too, so that its reader
-    reports it ("not a regular file") instead of passing it over in silence. The season ledger
-    `we serve` keeps beside its games (service.season.SEASON_FILE) is no game: left out."""
+    reports it ("not a regular file") instead of passing it over in silence. So is a season
+    ledger (whatever its name): its reader says what it is, and skips it in one line."""
     with os.scandir(directory) as entries:
         names = sorted(
             e.name
             for e in entries
-            if e.name.endswith(".jsonl") and e.name != "season.jsonl" and not _is_dir(e)
+            if e.name.endswith(".jsonl") and not _is_dir(e)
         )
     return [directory / name for name in names]
 

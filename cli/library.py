@@ -69,10 +69,12 @@ def import_logs(
 
     Each FILE (or every *.jsonl in a directory) is audited first: a log with any integrity,
     schema or rules problem is refused, with one line naming its first problem, and the rest
-    are imported. Importing a log that is already in the library changes nothing (and says
+    are imported. A season ledger (such as the season.jsonl `we serve` keeps) is skipped with
+    one line. Importing a log that is already in the library changes nothing (and says
     so); a longer version of a stored game adds its new events. With --from-db every game of
     that library is audited and imported the same way (to move a library from SQLite to
-    PostgreSQL or back). Exit status 1 if any log was refused, or could not be read.
+    PostgreSQL or back). Exit status 1 if any log was refused, or could not be read, or
+    nothing but season ledgers was given.
     """
     if not files and from_db is None:
         raise click.UsageError("give the FILE... to import, or --from-db LIBRARY")
@@ -87,7 +89,8 @@ def import_logs(
         sources.extend((GameSource(label=game_id, db_path=from_db, game_id=game_id), True) for game_id in ids)
     if not sources:
         raise CommandFailed("no *.jsonl logs to import" if from_db is None else "no games to import")
-    counts = {"imported": 0, "extended": 0, "unchanged": 0, "refused": 0, "unreadable": 0, "not imported": 0}
+    statuses = ("imported", "extended", "unchanged", "skipped", "refused", "unreadable", "not imported")
+    counts = dict.fromkeys(statuses, 0)
     if all(_missing(source, listed) for source, listed in sources):
         # Nothing to import: the inputs are looked at before the library, which stays as it
         # was (or is not created).
@@ -111,7 +114,7 @@ def import_logs(
                     _refuse(f"{label}: no such file")
                     counts["refused"] += 1
                     continue
-                status, message = _import_one(library, source, verified)
+                status, message = _import_one(library, source, verified, alone=len(sources) == 1)
                 counts[status] += 1
                 if message is not None:
                     committed.append(message)
@@ -121,7 +124,8 @@ def import_logs(
         _say(committed)
     if len(sources) > 1:
         echo(", ".join(f"{n} {what}" for what, n in counts.items() if n) + ".")
-    if counts["refused"] or counts["unreadable"] or counts["not imported"]:
+    failed = counts["refused"] or counts["unreadable"] or counts["not imported"]
+    if failed or counts["skipped"] == len(sources):
         raise click.exceptions.Exit(1)
 
 
@@ -227,10 +231,12 @@ def _verified_by_workers(
                 yield source, _received(received.popleft())
 
 
-def _import_one(library: GameLibrary, source: GameSource, verified: Any) -> tuple[str, str | None]:
+def _import_one(
+    library: GameLibrary, source: GameSource, verified: Any, alone: bool = False
+) -> tuple[str, str | None]:
     """Import one audited log (service.library): (status, what to say once committed); why a
     log was not imported is said at once."""
-    from service.library import REFUSED, ImportOutcome, import_verified_log
+    from service.library import REFUSED, SKIPPED, ImportOutcome, import_verified_log
 
     outcome = (
         verified
@@ -239,7 +245,10 @@ def _import_one(library: GameLibrary, source: GameSource, verified: Any) -> tupl
     )
     if outcome.in_library:
         return outcome.status, outcome.text
-    if outcome.status == REFUSED:
+    if outcome.status == SKIPPED:
+        text = one_line(outcome.text)
+        echo(f"we: error: {text}" if alone else f"we: {text}; skipped", err=True)
+    elif outcome.status == REFUSED:
         _refuse(outcome.text)
     else:
         echo(f"we: error: {one_line(outcome.text)}", err=True)

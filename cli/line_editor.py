@@ -2,9 +2,11 @@
 Tab completion of what can be typed now, and a toolbar with the table at a glance.
 
 The recorder decides what to offer (its completions and toolbar, which ask the table); this
-module only wires them into prompt_toolkit. While it waits for a line it follows the log, as the
-TV does: every FOLLOW_SECONDS it asks whether the log grew (a stat while nothing changed) and,
-when it did, has the recorder tell the news above the prompt, and redraws the prompt and toolbar.
+module only wires them into prompt_toolkit. While it waits for a line it follows the log: told by
+the kernel (inotify, through watchfiles) that the file changed, it asks whether the log grew and,
+when it did, has the recorder tell the news above the prompt, and redraws the prompt and toolbar,
+within a few tens of milliseconds of the other writer's move. It also asks every FOLLOW_SECONDS
+without being told, for a file system that sends no notifications (a network share).
 On a pipe none of this is used.
 """
 
@@ -21,13 +23,16 @@ from prompt_toolkit.application import get_app, run_in_terminal
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory
+from watchfiles import awatch
 
 from cli.terminal import terminal_safe
 from eventstore.errors import StoreError
 
-# How often the log is looked at while the recorder waits for a line: a line someone else
-# appends shows within a second.
+# How often the log is looked at without a notification while the recorder waits for a line.
 FOLLOW_SECONDS = 0.4
+# Notifications of one append come as a few events: gathered for this long, then one look.
+_GATHER_MS = 15
+FOLLOW_SECONDS_MS = int(FOLLOW_SECONDS * 1000)
 
 
 def history_path(log: Path) -> Path:
@@ -87,6 +92,7 @@ class LineEditor:
         has_news: Callable[[], bool],
         tell_news: Callable[[], object],
     ) -> None:
+        self.log = log
         self.has_news = has_news
         self.tell_news = tell_news
         self.session: PromptSession[str] = PromptSession(
@@ -109,14 +115,33 @@ class LineEditor:
     def _follow(self) -> None:
         app = get_app()
 
-        async def follow() -> None:
+        async def look() -> None:
+            try:
+                if self.has_news():
+                    await run_in_terminal(self.tell_news)
+                    app.invalidate()
+            except (OSError, StoreError):
+                pass  # the log cannot be read now: the next line made says why
+
+        async def by_polling() -> None:
             while True:
                 await asyncio.sleep(FOLLOW_SECONDS)
-                try:
-                    if self.has_news():
-                        await run_in_terminal(self.tell_news)
-                        app.invalidate()
-                except (OSError, StoreError):
-                    continue  # the log cannot be read now: the next line made says why
+                await look()
+
+        async def follow() -> None:
+            try:
+                # yield_on_timeout: a look every FOLLOW_SECONDS too, told or not.
+                async for _ in awatch(
+                    self.log,
+                    debounce=FOLLOW_SECONDS_MS,
+                    step=_GATHER_MS,
+                    rust_timeout=FOLLOW_SECONDS_MS,
+                    yield_on_timeout=True,
+                    recursive=False,
+                ):
+                    await look()
+            except (OSError, RuntimeError):
+                pass  # no watch could be set (out of inotify watches, the file gone): poll
+            await by_polling()
 
         app.create_background_task(follow())

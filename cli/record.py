@@ -21,7 +21,7 @@ from cli.exits import CommandFailed
 from cli.house_rules import given_flags, house_rule_options, pop_house_rule_flags
 from cli.outputs import refuse_missing_directory
 from cli.params import db_option, library_path
-from cli.record_setup import resume, set_up
+from cli.record_setup import confirm_a_new_game, resume, set_up
 
 
 @click.command()
@@ -122,6 +122,9 @@ def record(
     else:
         # Before a question is asked or a flag judged: a new log needs a directory to go in.
         refuse_missing_directory(file)
+        if all(value is None for value in new_game_flags.values()) and not given_flags(house_flags):
+            # Nothing says a new game is meant: the name may be a typo of a game in progress.
+            confirm_a_new_game(file)
         session = set_up(file, players, dealer, lists, title, game_id, house_flags, attics)
     session.library = None if no_library else library_path(db_path)
     session.run()

@@ -101,6 +101,10 @@ class Session(Teller):
     house_flags: dict[str, Any] = field(default_factory=dict)  # the set-up's, kept for `start over`
     in_library: int = 0  # the head last added to the library
     news_before_line: bool = False  # whether others had moved when the line being made was read
+    # The prompt as last drawn, and as it stood when the line being made was typed: an
+    # unprefixed move means the move of the player that prompt named.
+    prompt_drawn: str | None = None
+    prompt_typed_at: str | None = None
     stopped: str | None = None  # why the recording was stopped before its input's end (then exit 1)
     # Piped: the input lines refused (the first's number), so a script's run ends in exit 1.
     refused_lines: int = 0
@@ -127,7 +131,8 @@ class Session(Teller):
         return self.now.head != self.told
 
     def prompt(self) -> str:
-        return one_line(prompt(turn(self.state)))  # a name from a log with a newline in it
+        self.prompt_drawn = one_line(prompt(turn(self.state)))  # a name from a log with a newline in it
+        return self.prompt_drawn
 
     # --- the loop ---
     def run(self) -> None:
@@ -211,6 +216,7 @@ class Session(Teller):
             return True
         try:
             # Judged against the log as it stands, whoever wrote to it meanwhile.
+            self.prompt_typed_at, self.prompt_drawn = self.prompt_drawn, None
             self.news_before_line = self.look()
             return self.dispatch(text)
         except Damaged as exc:
@@ -264,6 +270,8 @@ class Session(Teller):
             if [a.lower() for a in args] != ["over"]:
                 raise Rejected("to set the game up again, type `start over`")
             return self.start_over()
+        if verb in MOVES and actor is None:
+            actor = self._mover_as_prompted(text)
         if verb == "open":
             if not args:
                 raise Rejected("say which card was turned over, e.g. `open R7`")
@@ -296,6 +304,24 @@ class Session(Teller):
                 raise Rejected("say who wins the tie, e.g. `tie Ann best speech for Fluffy the Cat`")
             self.make(BreakTie(*tie_words(self.state, args)))
         return True
+
+    def _mover_as_prompted(self, text: str) -> str | None:
+        """Who an unprefixed move is for: the player the prompt named when the line was typed.
+        When someone else's move changed the turn after that prompt was drawn, the line is not
+        recorded for the new player unasked: typing it again with that player's name prefixed
+        is the confirmation. None (the player to move, as the table decides) when nothing was
+        drawn (a pipe) or nothing changed."""
+        shown = self.prompt_typed_at
+        if shown is None or shown == one_line(prompt(turn(self.state))):
+            return None
+        now = turn(self.state)
+        player = now.to_move or now.starter
+        if player is None:
+            raise Rejected(f"not recorded: the game moved on after the prompt {shown.strip()!r} (told above)")
+        raise Rejected(
+            f"not recorded: the prompt said {shown.strip()!r}, but the turn changed meanwhile (told above);"
+            f" to make this {player}'s move, type `{player}: {text}`"
+        )
 
     def deal_lists(self, text: str) -> None:
         if self.state.phase is not Phase.SETTING_UP:

@@ -22,7 +22,8 @@ from cli.house_rules import options_from_flags
 from cli.opening import check_game
 from cli.record_grammar import names_clash, parse_players, split_entries
 from cli.record_session import Session
-from cli.terminal import terminal_safe
+from cli.terminal import echo, shown_path, terminal_safe
+from eventstore.errors import NotALogError, SeasonLedgerError
 from eventstore.libraries import is_sqlite_file as _is_library
 from service.checking import GameSource, damage_sentence
 from service.play import Refused, StartGame, decide_move, start_game, title_refusal
@@ -66,6 +67,21 @@ def _start(names: tuple[str, ...], dealer: str, options: dict[str, Any], title: 
     return decide_move(INITIAL_STATE, StartGame(players=names, dealer=dealer, options=options, title=title))
 
 
+def confirm_a_new_game(file: Path) -> None:
+    """At a terminal, say that FILE is not there and ask before a new game is set up in it: a
+    typo of tonight's log must not quietly start a second game beside it. Elsewhere set_up says
+    so in its usage error."""
+    if not is_interactive():
+        return
+    name = shown_path(str(file))
+    echo(f"no such file: {name}; starting a new game")
+    logs = sorted(shown_path(p.name) for p in file.parent.glob("*.jsonl"))
+    if logs:
+        echo(f"(the logs beside it: {', '.join(logs[:5])}{', ...' if len(logs) > 5 else ''})")
+    if not click.confirm(f"Start a new game in {name}?", default=False):
+        raise CommandFailed(f"no such file: {name}; nothing was created")
+
+
 def set_up(
     file: Path,
     players: str | None,
@@ -86,7 +102,7 @@ def set_up(
     ]
     if missing and not interactive:
         raise click.UsageError(
-            f"{file} is a new game, so it needs {', '.join(missing)}"
+            f"no such file: {file}; starting a new game needs {', '.join(missing)}"
             " (on a terminal, `we record` asks for them)"
         )
     if game_id is not None and not valid_game_id(game_id):
@@ -241,7 +257,16 @@ def _deal(
 
 
 def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str | None = None) -> Session:
-    report = check_game(GameSource(label=str(file), path=file))
+    try:
+        report = check_game(GameSource(label=str(file), path=file))
+    except SeasonLedgerError:
+        raise
+    except NotALogError as exc:
+        what = str(exc).removeprefix(f"{file}: not a game log (").removesuffix(")")
+        raise CommandFailed(
+            f"{file} is not a game log ({what}); give `we record` a .jsonl log,"
+            " or a new file name to start a game"
+        ) from None
     if report.problems and report.problems[0].line == 1 and report.problems[0].kind == "integrity":
         # Not a game log at all (a library, a document): repair could not help either.
         # What line 1 is, without the advice meant for a log (`we repair` does not help here).

@@ -73,6 +73,9 @@ def stats(
 ) -> None:
     """Per-player results across the library: games, wins, win rate, average score; wins by seat.
 
+    A seat is the game's: seat 1 is left of the dealer (who starts party 1), the last seat the
+    dealer, here and in --fairness alike.
+
     Only finished games that pass the audit count. A tie nobody broke is a shared win, in every
     mode: half a win each for a tie of two, a third each for three; a tie_broken event gives
     the whole win to the player it names. Names are matched as in the logs:
@@ -146,14 +149,14 @@ def _overall(db_path: LibraryRef | None) -> None:
             )
         print_table(table)
         seats = Table(
-            title="By seat (1 = first in the players list)",
+            title="By seat (1 = left of the dealer, who starts party 1)",
             title_justify="left",
             show_edge=False,
             pad_edge=False,
         )
         for name in ("seat", "games", "wins", "win rate"):
             seats.add_column(name, justify="right")
-        for seat in result.tally.listed_seats():
+        for seat in result.tally.table_seats():
             seats.add_row(str(seat.key), str(seat.games), wins_text(seat.wins), f"{seat.win_rate:.0%}")
         print_table(seats)
         echo(f"{result.counted} finished game{'s' if result.counted != 1 else ''} counted.")

@@ -41,6 +41,16 @@ class NotALogError(StoreError):
     its first line): nothing of it is touched."""
 
 
+class SeasonLedgerError(NotALogError):
+    """A season ledger (docs/season-format.md) given where a game log is wanted: it is a log
+    of the same envelope and chain, so without this every game reader would call its first
+    line a schema problem, which sends the reader to the wrong tool."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        super().__init__(f"{where}: this is a season ledger: use `we season verify`")
+
+
 class ConcurrencyError(StoreError):
     """The caller's idea of the head is stale: someone else appended first."""
 

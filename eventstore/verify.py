@@ -36,7 +36,7 @@ from eventstore.envelope import (
     valid_at,
     valid_game_id,
 )
-from eventstore.errors import StoreError, file_kind
+from eventstore.errors import NotALogError, SeasonLedgerError, StoreError, file_kind
 from eventstore.limits import (
     DEPTH_LIMIT,
     FLOAT_EDGE,
@@ -214,6 +214,40 @@ def open_log(path: str | os.PathLike[str], buffering: int = 0) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+# How much of a file's start is read to tell whether it is a game log at all: a season ledger's
+# first line (a name and a format) and any game's first envelope start well within it.
+_PEEK_BYTES = 64 * 1024
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def refuse_what_is_no_game_log(log: BinaryIO, where: str) -> None:
+    """NotALogError (one line) when the start of an open file shows it is no game log, before
+    any of it is scanned: a season ledger (SeasonLedgerError), a SQLite database, or a file whose
+    first line does not even start as a JSON object (a README, a CSV). Otherwise every line
+    would be reported as an integrity or schema problem, which sends the reader to `we repair`
+    or to a tampered game that never was one.
+
+    A first line that starts like an envelope and is damaged is left to the scan: that is a game
+    log with a problem, and the audit words it. Reads by position, so the file is not moved."""
+    head = os.pread(log.fileno(), _PEEK_BYTES, 0)
+    if not head:
+        return  # an empty file: the scan says "empty file"
+    if head.startswith(_SQLITE_HEADER):
+        raise NotALogError(f"{where}: not a game log (it is a SQLite database)")
+    first, newline, _ = head.partition(b"\n")
+    start = first.lstrip(b"\xef\xbb\xbf \t\r")
+    if start and not start.startswith(b"{"):
+        raise NotALogError(f"{where}: not a game log (its first line is not a JSON object)")
+    if not newline or b"season_started" not in first:
+        return  # a game log, damaged or not (a line longer than the peek, or torn): the scan judges it
+    try:
+        obj = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return
+    if type(obj) is dict and obj.get("type") == "season_started":
+        raise SeasonLedgerError(where)
 
 
 @dataclass(frozen=True, slots=True)

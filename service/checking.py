@@ -76,7 +76,7 @@ def check_game(
     keep_envelopes keeps every usable line as an Envelope; keep_lines keeps them as the parsed
     dicts (what the library stores), which costs nothing extra on the fast path."""
     from eventstore.errors import StoreError
-    from eventstore.verify import ScanEnd, open_log, scan_lines, scan_objects
+    from eventstore.verify import ScanEnd, open_log, refuse_what_is_no_game_log, scan_lines, scan_objects
     from wecore.audit import GameChecker
 
     checker = GameChecker()
@@ -93,6 +93,7 @@ def check_game(
                 raise StoreError(f"{source.label}: a broken symbolic link, so not a log") from None
             raise StoreError(f"{source.label}: no such file (it vanished)") from None
         with log as lines:
+            refuse_what_is_no_game_log(log, source.label)
             scanned = scan_lines(lines, fold, end, kept)
             return _check_scanned(source, scanned, checker, end, keep_envelopes, kept)
     if library_rows is None:

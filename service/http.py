@@ -644,7 +644,7 @@ def create_app(
         host_only(request, "open the lobby")
         from service.pages import lobby_page
 
-        return HTMLResponse(lobby_page(folder, links, host_key), headers=_PAGE_HEADERS)
+        return HTMLResponse(lobby_page(folder, links, host_key, bot_seats.of), headers=_PAGE_HEADERS)
 
     @app.get("/t/{game_id}", response_class=HTMLResponse, responses=_responses(401, 403, 404, 422, page=True))
     def table_page(game_id: str, request: Request) -> HTMLResponse:

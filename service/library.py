@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from eventstore.errors import LibraryBusyError, StoreError, WritesLostError
+from eventstore.errors import LibraryBusyError, SeasonLedgerError, StoreError, WritesLostError
 from service.checking import GameReport, GameSource
 
 if TYPE_CHECKING:
@@ -30,11 +30,14 @@ Check = Callable[..., GameReport]  # check_game(source, keep_envelopes=..., keep
 # What became of a log: kept in the library (the first three), or not, and why.
 IMPORTED, EXTENDED, UNCHANGED = "imported", "extended", "unchanged"
 REFUSED, UNREADABLE, NOT_IMPORTED = "refused", "unreadable", "not imported"
+# A season ledger among the logs (a served folder keeps one beside its games): no game, and no
+# failure of the import either.
+SKIPPED = "skipped"
 
 
 @dataclass(frozen=True)
 class ImportOutcome:
-    """A log audited and imported, or not: `status` one of the six above; `text` what was
+    """A log audited and imported, or not: `status` one of the seven above; `text` what was
     done ("imported game 'x' ...") or why not (the log's first problem, the store's error)."""
 
     status: str
@@ -56,6 +59,8 @@ def audited_for_import(source: GameSource, check: Check) -> GameReport | ImportO
         report = check(source, keep_lines=True)
     except WritesLostError:
         raise
+    except SeasonLedgerError as exc:
+        return ImportOutcome(SKIPPED, str(exc))
     except StoreError as exc:
         return ImportOutcome(UNREADABLE, str(exc))
     except OSError as exc:

@@ -71,6 +71,13 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin: 0 0 0.4rem; }
 .seats { display: flex; flex-wrap: wrap; gap: 1rem; }
 .seat { text-align: center; font-weight: 600; }
 .seat svg { display: block; width: 9rem; height: auto; }
+.seat.bot { width: 9rem; align-self: center; }
+.bot-mark { display: block; font-size: 2.5rem; color: #5f5b52; }
+/* A checkbox sits on its words' baseline: its bottom edge is its baseline in a baseline-aligned
+   flex line, so it neither floats above the words nor hangs below them. */
+label > span { display: inline-flex; align-items: baseline; gap: 0.4rem; }
+label > span > input[type=checkbox] { margin: 0; min-height: 0; width: 1.1rem; height: 1.1rem;
+  flex: none; }
 form, fieldset { display: grid; gap: 0.5rem; max-width: 32rem; }
 fieldset { border: 1px solid #c9c6bd; border-radius: 0.5rem; }
 label { display: grid; gap: 0.2rem; }
@@ -121,7 +128,36 @@ def _plain_page(title: str, body: str, script: str = "") -> str:
     )
 
 
-_START_SCRIPT = """
+# Hiding an unfinished game (an abandoned test, a false start) is the host's view of the lobby:
+# kept in this browser (localStorage), never in the folder. Nothing of the game changes, the TV and
+# the phones are not told, and "Show" brings it back.
+_HIDE_SCRIPT = """
+const hiddenKey = "we-hidden-games";
+const hiddenGames = new Set(JSON.parse(localStorage.getItem(hiddenKey) || "[]"));
+function drawHidden() {
+  let count = 0;
+  for (const section of document.querySelectorAll("section.game[data-unfinished]")) {
+    const hide = hiddenGames.has(section.dataset.game);
+    section.hidden = hide;
+    count += hide;
+  }
+  const line = document.getElementById("hidden-games");
+  line.hidden = count === 0;
+  document.getElementById("hidden-count").textContent =
+    count === 1 ? "1 unfinished game hidden" : count + " unfinished games hidden";
+}
+function keepHidden() { localStorage.setItem(hiddenKey, JSON.stringify([...hiddenGames])); drawHidden(); }
+for (const button of document.querySelectorAll("button[data-hide]")) {
+  button.addEventListener("click", () => { hiddenGames.add(button.dataset.hide); keepHidden(); });
+}
+document.getElementById("show-hidden").addEventListener("click", () => {
+  hiddenGames.clear();
+  keepHidden();
+});
+drawHidden();
+"""
+
+_START_SCRIPT = _HIDE_SCRIPT + """
 document.getElementById("start").addEventListener("submit", (event) => {
   event.preventDefault();
   const form = event.target;
@@ -189,9 +225,17 @@ def _season_line(folder: Any) -> str:
 
 
 def lobby_page(
-    folder: Folder | StoredGames, links: Callable[[str, tuple[str, ...]], dict[str, Any]], host_key: str
+    folder: Folder | StoredGames,
+    links: Callable[[str, tuple[str, ...]], dict[str, Any]],
+    host_key: str,
+    bots_of: Callable[[str], dict[str, str]] = lambda game: {},
 ) -> str:
-    parts = ["<h1>White Elephant: the games</h1>", _season_line(folder)]
+    parts = [
+        "<h1>White Elephant: the games</h1>",
+        _season_line(folder),
+        '<p id="hidden-games" hidden><span id="hidden-count"></span> (in this browser only) '
+        '<button type="button" id="show-hidden">Show them</button></p>',
+    ]
     for game in folder.games():
         folder.refresh(game)
         if game.game is None:
@@ -206,16 +250,32 @@ def lobby_page(
         if game.stopped:
             where = "damaged: " + game.stopped
         those = links(game.game, state.players)
+        bots = bots_of(game.game)
         seats = "".join(
             f'<div class="seat" data-seat="{html.escape(p)}">{qr_svg(url, f"{p}’s seat")}'
             f'<a href="{html.escape(url)}">{html.escape(p)}</a></div>'
             for p, url in those["seats"].items()
+        ) + "".join(
+            # A bot's seat has no code to scan: said, so nobody waits for a player who is a bot.
+            f'<div class="seat bot" data-bot="{html.escape(p)}"><span class="bot-mark">bot</span>'
+            f"{html.escape(p)}<br><small>plays {html.escape(bot)}</small></div>"
+            for p, bot in bots.items()
         )
+        players = ", ".join(html.escape(p) + (" (bot)" if p in bots else "") for p in state.players)
         table = html.escape(those["table"])
         host = html.escape(f"/t/{game.game}?k={host_key}")
+        unfinished = not state.is_over
+        hide = (
+            f'<button type="button" class="hide" data-hide="{html.escape(game.game)}">'
+            "Hide this unfinished game</button>"
+            if unfinished
+            else ""
+        )
         parts.append(
-            f'<section class="game" data-game="{html.escape(game.game)}"><h2>{html.escape(title)}</h2>'
-            f"<p>{html.escape(', '.join(state.players))} · {game.head} events · {html.escape(where)}</p>"
+            f'<section class="game" data-game="{html.escape(game.game)}"'
+            f'{" data-unfinished" if unfinished else ""}>'
+            f"<h2>{html.escape(title)}</h2>"
+            f"<p>{players} · {game.head} events · {html.escape(where)}</p>{hide}"
             f'<p><a href="{table}">Table (for the TV)</a> · <a href="{host}">Host view</a></p>'
             f'<p>Each player scans their own code:</p><div class="seats">{seats}</div></section>'
         )

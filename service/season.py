@@ -16,7 +16,7 @@ from typing import Any
 
 from eventstore.canonical import fingerprint
 from eventstore.envelope import make_game_id, utc_now
-from eventstore.errors import ConcurrencyError, LogExistsError, StoreError
+from eventstore.errors import ConcurrencyError, LogExistsError, NotALogError, StoreError
 from eventstore.jsonl import JsonlLog
 from eventstore.verify import verify_log
 from service.checking import GameReport, GameSource
@@ -136,6 +136,9 @@ def _sealable(source: GameSource, ledger: Path, check: Check, season: Season) ->
     label = source.label
     try:
         report = check(source, keep_lines=True)
+    except NotALogError as exc:
+        # What the file is (a ledger, a document), not that it "cannot be read".
+        return Refusal(label, str(exc).removeprefix(f"{label}: "))
     except StoreError as exc:
         return Refusal(label, f"cannot be read: {exc}")
     if report.problems:

@@ -357,12 +357,20 @@ class Tally:
         return sorted(self.by_player.values(), key=lambda r: (-r.win_rate, -r.wins, r.key))
 
     def listed_seats(self) -> list[Rate]:
+        """By seat as listed in game_started: only for a table whose seats stay put (`we
+        simulate`'s bots, one to a listed seat); `we stats` reads table_seats."""
         return [self.by_listed_seat[s] for s in sorted(self.by_listed_seat)]
+
+    def table_seats(self) -> list[Rate]:
+        """The game's seats (rules.md: party 1 starts left of the dealer): seat 1 is left of the
+        dealer, the last seat the dealer. The one meaning of "seat" in `we stats`, plain and
+        --fairness: a list's first name is whoever was typed first, which says nothing of play."""
+        return [self.by_seat[s] for s in sorted(self.by_seat)]
 
     def fairness(self) -> Fairness:
         games_by_size = {count: rate.games for count, rate in self.by_players.items()}
         seats_of = {count: [per[s] for s in sorted(per)] for count, per in self.seats_by_players.items()}
-        by_seat = [self.by_seat[s] for s in sorted(self.by_seat)]
+        by_seat = self.table_seats()
         return Fairness(
             games=self.games,
             by_seat=by_seat,

@@ -257,3 +257,33 @@ def test_the_plot_of_one_game_says_game():
     from cli.stats_report import win_rates_title
 
     assert (win_rates_title(1), win_rates_title(2)) == ("Win rates over 1 game", "Win rates over 2 games")
+
+
+def test_plain_stats_counts_seats_as_the_fairness_report_does_from_the_dealers_left(tmp_path):
+    db, logs = tmp_path / "club.db", tmp_path / "logs"
+    args = ("--players", "4", "--games", "16", "--seed", "seats")
+    simulated = we("simulate", *args, "--db", db, "--out", logs)
+    assert simulated.exit_code == 0, simulated.stderr
+    counted = recount(logs)
+    listed: dict[int, float] = {}
+    for path in sorted(logs.glob("*.jsonl")):
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        state = fold(parse_event(line["type"], line["data"]) for line in lines)
+        top = max(state.scores.values())
+        winners = [p for p in state.players if state.scores[p] == top]
+        for seat, name in enumerate(state.players, start=1):
+            listed[seat] = listed.get(seat, 0.0) + (1 / len(winners) if name in winners else 0.0)
+    by_dealers_left = {seat: row[1] for seat, row in counted["seats"].items()}
+    assert by_dealers_left != listed  # a library where the two numberings differ
+    plain = we("stats", "--db", db)
+    assert plain.exit_code == 0, plain.stderr
+    text = plain.stdout
+    assert "By seat (1 = left of the dealer, who starts party 1)" in text
+    table = text.split("By seat", 1)[1].splitlines()
+    rows = [[cell.strip() for cell in line.split("\u2502")] for line in table]
+    shown = {int(row[0]): float(row[2]) for row in rows if row[0].isdigit()}
+    assert shown == {seat: pytest.approx(wins, abs=0.05) for seat, wins in by_dealers_left.items()}
+    fairness = json.loads(we("stats", "--fairness", "--json", "--db", db).stdout)
+    assert {row["seat"]: row["wins"] for row in fairness["by_seat"]} == {
+        seat: pytest.approx(wins, abs=0.05) for seat, wins in shown.items()
+    }

@@ -548,6 +548,9 @@ def test_a_gigabyte_without_a_newline_is_read_in_bounded_memory(tmp_path: Path) 
 def test_many_junk_lines_are_counted_not_piled_up(tmp_path: Path) -> None:
     junk = tmp_path / "junk.jsonl"
     with open(junk, "wb") as f:
+        # A game log's first line, so that this is a log full of damage, not a file of
+        # something else (which is refused at its first line: not a game log).
+        f.write((ROOT / "replays" / "tie-5p.jsonl").read_bytes().split(b"\n")[0] + b"\n")
         block = b"this is no JSON at all, but a line of junk of some length\n" * 10_000
         for _ in range(20):
             f.write(block)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
 from weharness import NEW3, VECTORS, one_error_line, read_log, we
 
 FOUR = VECTORS / "four-players-dealt.jsonl"
@@ -113,3 +115,16 @@ def test_after_a_tie_break_the_winner_is_listed_first():
     assert result.exit_code == 0, result.stderr
     rows = [line.split("│") for line in result.stdout.splitlines() if "│" in line]
     assert [(r[0].strip(), r[1].strip()) for r in rows[:2]] == [("1", "Cat (winner)"), ("2", "Ben")]
+
+
+@pytest.mark.parametrize("command", ["score", "audit", "replay", "analyse"])
+def test_a_file_that_is_no_game_log_is_said_so_in_one_line_not_as_a_list_of_problems(
+    tmp_path: Path, command: str
+) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# we\n\nWhite Elephant at the table.\n" + "A line of prose.\n" * 900)
+    result = we(command, readme)
+    line = one_error_line(result)
+    assert result.exit_code == 1
+    assert line == f"we: error: {readme}: not a game log (its first line is not a JSON object)"
+    assert "integrity" not in result.output and "more" not in line

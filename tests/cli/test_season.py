@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from weharness import ROOT, we
+from weharness import ROOT, one_error_line, we
 
 REPLAYS = ROOT / "replays"
 SEASON_VECTORS = ROOT / "tests" / "vectors" / "season"
@@ -378,3 +378,54 @@ def test_a_game_outside_the_ledgers_folder_is_not_sealed(folder: Path) -> None:
     assert "outside the ledger's folder" in refused.stderr + refused.stdout
     ledger = league / "season.jsonl"
     assert not ledger.exists() or b"game_sealed" not in ledger.read_bytes()
+
+
+LEDGER_LINE = "this is a season ledger: use `we season verify`"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("audit",), ("score",), ("replay",), ("analyse",), ("record",), ("import", "--db", "{db}")],
+)
+def test_every_command_wanting_a_game_says_a_ledger_is_one_in_one_line(
+    folder: Path, command: tuple[str, ...]
+) -> None:
+    # Named as a club might name it, not season.jsonl: it is known by its first line.
+    ledger = folder / "club-2026.jsonl"
+    assert we("season", "add", ledger, folder / "tie-5p.jsonl").exit_code == 0
+    before = ledger.read_bytes()
+    args = [a.format(db=folder / "games.db", other=folder / "other.jsonl") for a in command]
+    result = we(*args, ledger)
+    line = one_error_line(result)
+    assert result.exit_code == 1 and f"{ledger}: {LEDGER_LINE}" in line, result.output
+    assert "schema" not in result.output and "damaged" not in result.output
+    assert ledger.read_bytes() == before
+
+
+def test_a_ledger_is_no_game_to_seal_into_another(folder: Path) -> None:
+    ledger = folder / "club-2026.jsonl"
+    assert we("season", "add", ledger, folder / "tie-5p.jsonl").exit_code == 0
+    result = we("season", "add", folder / "other.jsonl", ledger)
+    assert result.exit_code == 1 and f"we: refused {ledger}: {LEDGER_LINE}" in result.stderr
+
+
+def test_import_and_audit_of_a_served_folder_or_glob_skip_its_ledger_in_one_line(folder: Path) -> None:
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, folder / "tie-5p.jsonl").exit_code == 0
+    for args in [(folder,), sorted(folder.glob("*.jsonl"))]:
+        db = folder / f"games-{len(args)}.db"
+        imported = we("import", *args, "--db", db)
+        assert imported.exit_code == 1  # disputed-edited.jsonl is refused: the rest is imported
+        skipped = [line for line in imported.stderr.splitlines() if LEDGER_LINE in line]
+        assert skipped == [f"we: {ledger}: {LEDGER_LINE}; skipped"]
+        assert "3 imported, 1 skipped, 1 refused." in imported.stdout
+        audited = we("audit", *args, "--json")
+        assert len(audited.stdout.splitlines()) == 4 and str(ledger) not in audited.stdout
+        assert [line for line in audited.stderr.splitlines() if LEDGER_LINE in line] == skipped
+
+
+def test_a_ledger_alone_is_nothing_to_import(folder: Path) -> None:
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, folder / "tie-5p.jsonl").exit_code == 0
+    result = we("import", ledger, "--db", folder / "games.db")
+    assert result.exit_code == 1 and LEDGER_LINE in result.stderr

@@ -10,6 +10,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -542,3 +543,100 @@ def test_the_recorder_at_a_terminal_refuses_an_undo_on_a_sealed_game(tmp_path):
     assert "is sealed into the season (season.jsonl, line 2" in plain, plain
     assert "play or record the game again as a new game" in plain
     assert game.read_bytes() == before
+
+
+def test_a_log_name_that_is_not_there_is_said_and_asked_about_before_a_game_starts(tmp_path):
+    night = tmp_path / "night"
+    night.mkdir()
+    shutil.copy(ROOT / "replays" / "game-night-3p.jsonl", night / "mixed-night.jsonl")
+    typo = night / "mixed-nite.jsonl"
+    child = spawn(["record", str(typo), "--no-library"], ROOT, terminal_env())
+    child.expect_exact(f"no such file: {typo}; starting a new game")
+    child.expect_exact("the logs beside it: mixed-night.jsonl")
+    child.expect_exact(f"Start a new game in {typo}? [y/N]")
+    child.sendline("n")
+    status, out = finish(child)
+    assert status == 1 and f"no such file: {typo}; nothing was created" in out
+    assert not typo.exists() and "Title of the game" not in out
+    # Said yes to, the set-up goes on as before.
+    child = spawn(["record", str(typo), "--no-library"], ROOT, terminal_env())
+    child.expect_exact("[y/N]")
+    child.sendline("y")
+    child.expect_exact("Title of the game")
+    child.sendcontrol("c")
+    finish(child)
+
+
+def test_a_log_name_that_is_not_there_is_said_on_a_pipe_too(tmp_path):
+    typo = tmp_path / "mixed-nite.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "cli.main", "record", str(typo)],
+        cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 2 and f"no such file: {typo}; starting a new game needs" in result.stderr
+    assert not typo.exists()
+
+
+NEW_GAME = [
+    "--players", "Ann,Bob,Cat", "--dealer", "Cat", "--lists", "Ann=RGY,Bob=BGO,Cat=RBO",
+    "--title", "T", "--no-library",
+]  # fmt: skip
+
+
+def test_another_writers_move_redraws_the_prompt_at_once(tmp_path):
+    """The recorder is told of the other writer's append (inotify) and redraws its prompt for
+    the new player to move, with nothing typed. Waits on output only; the time the second
+    redraw took (the watch surely set up by then: it told the first) is printed as a figure,
+    not asserted."""
+    import time
+
+    from service.table import Open, Table
+
+    log = tmp_path / "tonight.jsonl"
+    child = spawn(["record", str(log), *NEW_GAME], ROOT, terminal_env())
+    child.expect_exact("party 1 \u00b7 Ann>")
+    Table.of_file(log).move(Open(card="R7", player="Ann"))  # a phone's move, through the service
+    child.expect_exact("Meanwhile")
+    child.expect_exact("party 1 \u00b7 Bob>")
+    started = time.monotonic()
+    Table.of_file(log).move(Open(card="B1", player="Bob"))
+    child.expect_exact("party 1 \u00b7 Cat>")
+    print(f"prompt redrawn {1000 * (time.monotonic() - started):.0f} ms after the other writer's move")
+    child.sendline("steal ann")  # drawn for Cat, so Cat's: no confirmation needed
+    child.expect_exact("steals")
+    child.expect_exact("party 1 \u00b7 Ann>")
+    child.sendcontrol("c")
+    status, out = finish(child)
+    assert status == 0 and "Cat steals R7 from Ann" in ANSI.sub("", out)
+    assert [e["type"] for e in read_log(log)][-3:] == ["gift_opened", "gift_opened", "gift_stolen"]
+
+
+def test_an_unprefixed_move_typed_at_an_old_prompt_is_not_recorded_for_the_new_player(tmp_path):
+    """The prompt is drawn for Ann; Ann's move comes from another writer before the line is
+    read. `open B1` then would be Bob's move, which nobody typed: refused with how to say it.
+    Output goes to a pipe here (`| cat`), so the prompt is drawn once, as plain text, and never
+    redrawn: the race is the same every run."""
+    from service.table import Open, Table
+
+    log = tmp_path / "tonight.jsonl"
+    command = " ".join(
+        [sys.executable, "-m", "cli.main", "record", str(log), *NEW_GAME]
+    ).replace("Ann,Bob,Cat", "'Ann,Bob,Cat'")
+    child = pexpect.spawn(
+        "sh", ["-c", f"{command} | cat"], cwd=str(ROOT), env=terminal_env(NO_COLOR="1"),
+        encoding="utf-8", timeout=20, dimensions=(40, 250),
+    )
+    child.logfile_read = io.StringIO()
+    child.expect_exact("party 1 \u00b7 Ann>")
+    Table.of_file(log).move(Open(card="R7", player="Ann"))
+    child.sendline("open B1")
+    child.expect_exact("not recorded: the prompt said 'party 1 \u00b7 Ann>', but the turn changed meanwhile")
+    child.expect_exact("to make this Bob's move, type `Bob: open B1`")
+    child.expect_exact("party 1 \u00b7 Bob>")
+    written = [e["type"] for e in read_log(log)]
+    assert written[-2:] == ["gift_brought", "gift_opened"] and written.count("gift_opened") == 1
+    child.sendline("Bob: open B1")  # the confirmation: named, it is recorded
+    child.expect_exact("party 1 \u00b7 Cat>")
+    child.sendline("quit")
+    _status, _out = finish(child)
+    assert [e["data"].get("player") for e in read_log(log)][-2:] == ["Ann", "Bob"]

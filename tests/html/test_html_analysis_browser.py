@@ -47,3 +47,30 @@ def test_pivotal_moves_and_alternatives_on_the_page(browser, tmp_path):  # noqa:
     assert f"pivotal #{first_rank}" in page.inner_text(f"#timeline li[data-seq='{first_seq}']")
     context.close()
     assert not problems, problems
+
+
+def test_the_analysed_page_shows_the_final_standings_on_a_desktops_first_screen(browser, tmp_path):  # noqa: F811
+    """Opened from disk on a desktop, the page is at the game's end: its final standings are
+    what a reader looks for first, so they are on the first screen, whole."""
+    import shutil
+
+    lines = [json.loads(line) for line in (ROOT / "replays" / "game-night-3p.jsonl").read_text().splitlines()]
+    _, decisions = run_analysis(lines, "greedy", 6, "page", 1)
+    analysis = page_analysis(decisions, "greedy", 6, "page", 3)
+    out = tmp_path / "analysed.html"
+    out.write_text(render_html(lines, viewer=None, fingerprint=None, analysis=analysis), encoding="utf-8")
+    context = browser.new_context(viewport=DESKTOP, offline=True)
+    page = context.new_page()
+    page.goto(out.as_uri())
+    page.wait_for_selector("#step-label[data-seq]")
+    assert page.inner_text("#standings-title") == "Final standings"
+    box = page.locator("#standings-box").bounding_box()
+    print(f"analysed page at {DESKTOP}: standings from y={box['y']:.0f} to {box['y'] + box['height']:.0f}")
+    shot = tmp_path / "analysed-desktop.png"
+    page.screenshot(path=str(shot))
+    artifacts = ROOT / "tests" / "artifacts"
+    artifacts.mkdir(exist_ok=True)
+    shutil.copy(shot, artifacts / shot.name)
+    assert box["y"] + box["height"] <= DESKTOP["height"]
+    assert page.evaluate("() => document.documentElement.scrollTop") == 0
+    context.close()

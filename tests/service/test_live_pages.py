@@ -164,6 +164,24 @@ def test_the_tv_shows_the_scores_on_its_first_screen(server: Server, browser: An
     assert box is not None and box["y"] + box["height"] <= TV["height"]
     assert tv.locator("#standings .score").first.get_attribute("class") == "score winner"  # the winner first
     assert tv.evaluate("() => document.documentElement.scrollTop") == 0
+    tv.wait_for_selector("#end-of-game .bgstats-qr svg", timeout=LIVE_WAIT_MS)
+    # What a kept card counts ("→ 6", "→ 0") is on the line of the card it counts.
+    lines = tv.evaluate(
+        """() => [...document.querySelectorAll('#standings li[data-colour]')].map((li) => {
+          const kept = li.querySelector('.kept');  // one box per line it is laid out on
+          return kept && kept.textContent.includes('\u2192') ? kept.getClientRects().length : 0;
+        })"""
+    )
+    assert lines and all(n == 1 for n in lines), lines
+    # The code to scan sits beside its words, and the table starts on the first screen.
+    after = tv.locator("#end-of-game").bounding_box()
+    qr = tv.locator("#end-of-game .bgstats-qr svg").bounding_box()
+    words = tv.locator("#end-of-game p").first.bounding_box()
+    assert after is not None and qr is not None and words is not None
+    assert qr["x"] > words["x"] + words["width"] and after["height"] < qr["height"] + 80
+    table = tv.locator("#table").bounding_box()
+    print(f"TV final screen: after-the-game box {after['height']:.0f} px high, table from y={table['y']:.0f}")
+    assert table is not None and table["y"] + 200 <= TV["height"]
     keep(tv, "live-tv-finished", tmp_path)
     tv.close()
 
@@ -397,3 +415,66 @@ def test_the_start_of_a_party_reads_the_same_on_the_tv_the_phones_and_the_record
     (log,) = [p for p in server.directory.glob("*.jsonl") if game["id"] in p.read_text()[:300]]
     recorder = we("record", log, input="")
     assert said + "." in recorder.stdout, recorder.stdout
+
+
+CHECKBOX_AGAINST_BASELINE = """(box) => {
+  // An empty inline-block's bottom edge is the baseline of the line it sits in.
+  const probe = document.createElement("span");
+  probe.style.display = "inline-block";
+  box.parentElement.appendChild(probe);
+  const baseline = probe.getBoundingClientRect().bottom;
+  probe.remove();
+  return box.getBoundingClientRect().bottom - baseline;
+}"""
+
+
+def test_the_lobby_names_its_bots_and_sits_its_checkboxes_on_the_words(
+    server: Server, browser: Any, tmp_path: Path
+) -> None:
+    game = new_game(
+        server, title="Two bots", players=["Ann", "Ben", "Cat"], lists=None, deal_attics=True,
+        bots={"Ben": "greedy", "Cat": "random"},
+    )  # fmt: skip
+    for viewport, name in ((LAPTOP, "lobby-laptop"), (PHONE, "lobby-phone")):
+        lobby = browser.new_page(viewport=viewport)
+        lobby.goto(f"{server.url}/?k={server.host_key}")
+        section = lobby.locator(f"[data-game={game['id']}]")
+        assert section.locator("p").first.inner_text().startswith("Ann, Ben (bot), Cat (bot) ·")
+        bots = section.locator("[data-bot]")
+        assert [bots.nth(i).inner_text().split() for i in range(bots.count())] == [
+            ["bot", "Ben", "plays", "greedy"],
+            ["bot", "Cat", "plays", "random"],
+        ]
+        boxes = lobby.locator("input[type=checkbox]")
+        assert boxes.count() >= 2
+        off = [boxes.nth(i).evaluate(CHECKBOX_AGAINST_BASELINE) for i in range(boxes.count())]
+        assert all(abs(x) <= 1.5 for x in off), off  # px between a box's bottom and its words' baseline
+        lobby.locator("form#start").scroll_into_view_if_needed()
+        keep(lobby, name, tmp_path)
+        lobby.close()
+
+
+def test_the_host_can_hide_an_unfinished_game_from_the_lobby_and_show_it_again(
+    server: Server, browser: Any, tmp_path: Path
+) -> None:
+    started = new_game(server, title="False start")
+    log = server.directory / f"{started['id']}.jsonl"
+    before = log.read_bytes()
+    context = browser.new_context(viewport=LAPTOP)
+    lobby = context.new_page()
+    lobby.goto(f"{server.url}/?k={server.host_key}")
+    section = lobby.locator(f"[data-game={started['id']}]")
+    assert section.is_visible()
+    finished = lobby.locator("section.game:not([data-unfinished])")
+    assert all(finished.nth(i).locator("button.hide").count() == 0 for i in range(finished.count()))
+    section.locator("button.hide").click()
+    assert not section.is_visible()
+    assert lobby.locator("#hidden-games").is_visible()
+    lobby.reload()  # kept in this browser
+    assert not lobby.locator(f"[data-game={started['id']}]").is_visible()
+    keep(lobby, "lobby-hidden-game", tmp_path)
+    lobby.click("#show-hidden")
+    assert lobby.locator(f"[data-game={started['id']}]").is_visible()
+    assert not lobby.locator("#hidden-games").is_visible()
+    assert log.read_bytes() == before  # hiding is the lobby's view, never the game's record
+    context.close()

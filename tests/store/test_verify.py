@@ -490,13 +490,20 @@ def test_the_audit_reads_a_log_as_verify_log_does(lines: list[bytes]) -> None:
     import tempfile
 
     from cli.opening import check_game
+    from eventstore.errors import NotALogError
     from service.checking import GameSource
 
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "game.jsonl"
         path.write_bytes(b"".join(lines))
-        report = check_game(GameSource(label=str(path), path=path))
         expected = verify_log(path)
+        try:
+            report = check_game(GameSource(label=str(path), path=path))
+        except NotALogError:
+            # Refused before the scan: only a log whose line 1 is no JSON object at all.
+            start = lines[0].lstrip(b"\xef\xbb\xbf \t\r")
+            assert expected.problems[0].line == 1 and start and not start.startswith(b"{")
+            return
     assert report.fingerprint == expected.fingerprint
     assert report.events == expected.events
     assert report.game == expected.game
