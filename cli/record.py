@@ -21,6 +21,7 @@ from cli.exits import CommandFailed
 from cli.house_rules import given_flags, house_rule_options, pop_house_rule_flags
 from cli.outputs import refuse_missing_directory
 from cli.params import db_option, library_path
+from cli.record_session import StartOver
 from cli.record_setup import confirm_a_new_game, resume, set_up
 
 
@@ -127,4 +128,11 @@ def record(
             confirm_a_new_game(file)
         session = set_up(file, players, dealer, lists, title, game_id, house_flags, attics)
     session.library = None if no_library else library_path(db_path)
-    session.run()
+    while True:
+        try:
+            session.run()
+            return
+        except StartOver:
+            again = set_up(file, None, None, None, None, None, session.house_flags, None)
+            again.library = session.library
+            session = again

@@ -85,8 +85,9 @@ UNDO_OUTRUN = (
 )
 
 
-class _Finished(Exception):
-    """The recording went on in a new session (after `start over`), which has said goodbye."""
+class StartOver(Exception):
+    """`start over` moved the log aside: the game is to be set up again in a new session (by
+    `we record`, which sets games up; this module only runs them)."""
 
 
 @dataclass
@@ -147,8 +148,6 @@ class Session(Teller):
         except KeyboardInterrupt:
             # Ctrl-C is a quit like any other: everything accepted is already saved.
             echo()
-        except _Finished:
-            return
         self.farewell()
         if self.stopped is not None:
             raise CommandFailed(self.stopped)
@@ -359,13 +358,7 @@ class Session(Teller):
         backup = backup_path(self.path)
         self.path.rename(backup)
         self.say(f"{self.path} is kept as {backup}; setting the game up again.")
-        # Imported here: the set-up module builds Sessions, so it imports this one.
-        from cli.record_setup import set_up
-
-        fresh = set_up(self.path, None, None, None, None, None, self.house_flags, None)
-        fresh.library = self.library
-        fresh.run()
-        raise _Finished
+        raise StartOver
 
     def move(self, command: TableCommand) -> None:
         try:

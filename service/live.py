@@ -34,7 +34,7 @@ from eventstore.problems import Problem
 from service.checking import GameReport, GameSource, check_game, damage_sentence
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from service.play import undo_preview
-from service.season import SEASON_FILE
+from service.season import SEASON_FILE, sealed_sentence
 from wecore.audit import RULES, SCHEMA
 from wecore.errors import EventSchemaError, RulesetError, WeError
 from wecore.events import AnyEvent, EventVoided, parse_event
@@ -86,7 +86,7 @@ def legal_for(state: GameState, role: Role, undoes: str | None) -> list[dict[str
     return moves
 
 
-class _WrittenAt(Sequence[str | None]):
+class WrittenAt(Sequence[str | None]):
     """The envelopes' `at`, read where asked ([i] for seq i + 1), without copying a long game."""
 
     def __init__(self, envelopes: list[dict[str, Any]]) -> None:
@@ -253,7 +253,7 @@ class LiveGame:
         if role.kind == HOST:
             # What the Undo button takes back, in the recorder's words; the events after `seq`
             # are never read (plan_undo reads only those in effect at `seq`).
-            undoes = undo_preview(state, self.events, _WrittenAt(self.envelopes))
+            undoes = undo_preview(state, self.events, WrittenAt(self.envelopes))
             data["undoes"] = undoes
         data["legal"] = legal_for(state, role, undoes)
         answer: dict[str, Any] = plain(data)
@@ -261,9 +261,7 @@ class LiveGame:
 
     def sealed(self) -> str | None:
         """Why nothing may be added to this game's log, when its folder's season sealed it."""
-        from service.table import sealed_sentence
-
-        return sealed_sentence(self, self.game)
+        return sealed_sentence(self.path, self.game)
 
     def sentence(self, seq: int, role: Role) -> str:
         event = self.events[seq - 1]
@@ -317,7 +315,7 @@ class LiveGame:
                 sub.loop.call_soon_threadsafe(sub.changed.set)
 
 
-def _file_of(game: LiveGame) -> tuple[int, int] | None:
+def file_of(game: LiveGame) -> tuple[int, int] | None:
     """(device, inode) of the file a game was read from; None if none was (yet)."""
     return game.follower.identity if isinstance(game.follower, LogFollower) else None
 
@@ -418,7 +416,7 @@ class Folder:
     def twin_sentence(self, game: LiveGame, serving: LiveGame) -> str | None:
         """Why `game`'s file is not served: `serving` serves its game id. None when the two
         are one file (one is a link to the other)."""
-        if _file_of(game) is not None and _file_of(game) == _file_of(serving):
+        if file_of(game) is not None and file_of(game) == file_of(serving):
             return None
         return (
             f"{game.label}: holds game {game.game} too, which is served from {serving.label};"
@@ -513,7 +511,7 @@ class Folder:
                 f"{game.label} is a symbolic link: the server shows it but records only into"
                 " its folder's own files; nothing was recorded"
             )
-        if _file_of(game) != (st.st_dev, st.st_ino) or not stat.S_ISREG(st.st_mode):
+        if file_of(game) != (st.st_dev, st.st_ino) or not stat.S_ISREG(st.st_mode):
             raise Refused(f"{game.label} was replaced while served; nothing was recorded: try again")
         yield JsonlLog(game.path)
 

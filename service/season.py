@@ -416,3 +416,17 @@ def sealed_beside(log_path: Path, game_id: str | None) -> tuple[Path, SealedGame
         except OSError:
             continue
     return None
+
+
+def sealed_sentence(path: Path, game_id: str | None) -> str | None:
+    """Why nothing may be added to the game's log at `path`, when its folder's season ledger
+    sealed it (what `Table` refuses with, and what the pages say)."""
+    found = sealed_beside(path, game_id)
+    if found is None:
+        return None
+    ledger, sealed = found
+    return (
+        f"{sealed.game} is sealed into the season ({ledger.name}, line {sealed.line}, fingerprint"
+        f" {sealed.fingerprint}): its log is final, so nothing can be undone or added; to change"
+        " the result, play or record the game again as a new game"
+    )

@@ -32,8 +32,9 @@ from eventstore.canonical import fingerprint
 from eventstore.envelope import Envelope
 from eventstore.errors import ConnectionLostError, GameNotFoundError, StoreError
 from service.checking import GameReport, GameSource, check_game, damage_sentence
-from service.live import LiveGame, _file_of, _WrittenAt
+from service.live import LiveGame, WrittenAt, file_of
 from service.play import Refused, StaleHead, UndoPlan, commit, decide_move, plan_undo, undone_sentence
+from service.season import sealed_sentence
 from wecore.cards import ALL_CARDS
 from wecore.decider import AddNote, BreakTie, DealAttics, DealLists, Undo, resolve_player
 from wecore.errors import WeError
@@ -75,21 +76,6 @@ class Damaged(Refused):
 
 class Sealed(Refused):
     """The game is sealed into its folder's season ledger: its log is final (no move, no undo)."""
-
-
-def sealed_sentence(game: LiveGame, game_id: str | None) -> str | None:
-    """Why nothing may be added to the game's log, when its folder's season ledger sealed it."""
-    from service.season import sealed_beside
-
-    found = sealed_beside(game.path, game_id)
-    if found is None:
-        return None
-    ledger, sealed = found
-    return (
-        f"{sealed.game} is sealed into the season ({ledger.name}, line {sealed.line}, fingerprint"
-        f" {sealed.fingerprint}): its log is final, so nothing can be undone or added; to change"
-        " the result, play or record the game again as a new game"
-    )
 
 
 @dataclass(frozen=True)
@@ -159,7 +145,7 @@ class OneFile:
             st = os.stat(game.path)
         except FileNotFoundError:
             raise GameNotFoundError(str(game.path)) from None
-        read = _file_of(game)
+        read = file_of(game)
         if read is not None and read != (st.st_dev, st.st_ino):
             # Another file is at the path now (`we repair`, a copy put back): what was decided
             # was decided on the one read, so read again and decide again.
@@ -198,7 +184,7 @@ class Table:
                 state=game.state,
                 head=head,
                 events=list(game.events),
-                written_at=_WrittenAt(list(game.envelopes)),
+                written_at=WrittenAt(list(game.envelopes)),
                 fingerprint=game.fingerprint(head),
                 damage=game.damage(),
                 game=game.game,
@@ -235,7 +221,7 @@ class Table:
             now = self.look()
             if now.damage is not None:
                 raise Damaged(now.damage)
-            sealed = sealed_sentence(self.game, now.game)
+            sealed = sealed_sentence(self.game.path, now.game)
             if sealed is not None:
                 raise Sealed(sealed)
             if expect is not None and expect != now.head:
