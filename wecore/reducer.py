@@ -113,6 +113,21 @@ def _dealt_seat(state: GameState, key: str, dealt: Sequence[object | None], what
     return seat
 
 
+def _check_decision(
+    state: GameState, kind: Kind, party: int, player: str, with_player: str | None, takes: str | None
+) -> None:
+    """A keep-or-swap decision (`kind`: a final swap or a swap after an open) is due now, from
+    `player`, in this party, and names a gift `player` may take (or none, to keep)."""
+    refusal = decision_refusal(state, kind)
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    _seat(state, player)
+    _check_party(state, party)
+    refusal = swap_refusal(state, player, with_player, takes)
+    if refusal is not None:
+        raise RuleViolation(refusal)
+
+
 def _check_party(state: GameState, party: int) -> None:
     if party != state.party:
         raise RuleViolation(f"wrong party: this is party {state.party}, not party {party}")
@@ -340,14 +355,7 @@ def swap_after_open(
 ) -> GameState:
     """`swap_after_open` from its fields: the opener takes `takes` from `with_player`, who takes
     the gift just opened, or keeps it (both None); then play goes on as after the open."""
-    refusal = decision_refusal(state, KINDS["swap_after_open"])
-    if refusal is not None:
-        raise RuleViolation(refusal)
-    _seat(state, player)
-    _check_party(state, party)
-    refusal = swap_refusal(state, player, with_player, takes)
-    if refusal is not None:
-        raise RuleViolation(refusal)
+    _check_decision(state, KINDS["swap_after_open"], party, player, with_player, takes)
     values = _successor(state)
     if with_player is not None and takes is not None:
         opener, other = state.seat_of[player], state.seat_of[with_player]
@@ -442,14 +450,7 @@ def final_swap(
 ) -> GameState:
     """`final_swap` from its fields: the starter takes `takes` from `with_player` for their own
     gift, or keeps (both None); then the party ends."""
-    refusal = decision_refusal(state, KINDS["final_swap"])
-    if refusal is not None:
-        raise RuleViolation(refusal)
-    _seat(state, player)
-    _check_party(state, party)
-    refusal = swap_refusal(state, player, with_player, takes)
-    if refusal is not None:
-        raise RuleViolation(refusal)
+    _check_decision(state, KINDS["final_swap"], party, player, with_player, takes)
     holding = state.holding
     if with_player is not None:
         starter, other = state.starter, state.seat_of[with_player]
