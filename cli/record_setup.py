@@ -270,7 +270,8 @@ def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str
     if report.problems and report.problems[0].line == 1 and report.problems[0].kind == "integrity":
         # Not a game log at all (a library, a document): repair could not help either.
         # What line 1 is, without the advice meant for a log (`we repair` does not help here).
-        what = report.problems[0].message.split(";")[0]
+        what = report.problems[0].message.split(";")[0].removeprefix("not a game log (")
+        what = what.removesuffix(")") if what != report.problems[0].message.split(";")[0] else what
         what = what if len(what) <= 80 else what[:77] + "..."
         if _is_library(file):
             what = "it is a SQLite database"

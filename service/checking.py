@@ -75,8 +75,15 @@ def check_game(
 
     keep_envelopes keeps every usable line as an Envelope; keep_lines keeps them as the parsed
     dicts (what the library stores), which costs nothing extra on the fast path."""
-    from eventstore.errors import StoreError
-    from eventstore.verify import ScanEnd, open_log, refuse_what_is_no_game_log, scan_lines, scan_objects
+    from eventstore.errors import NotALogError, SeasonLedgerError, StoreError
+    from eventstore.problems import Flaw, ProblemCode
+    from eventstore.verify import (
+        ScanEnd,
+        open_log,
+        refuse_what_is_no_game_log,
+        scan_lines,
+        scan_objects,
+    )
     from wecore.audit import GameChecker
 
     checker = GameChecker()
@@ -93,7 +100,17 @@ def check_game(
                 raise StoreError(f"{source.label}: a broken symbolic link, so not a log") from None
             raise StoreError(f"{source.label}: no such file (it vanished)") from None
         with log as lines:
-            refuse_what_is_no_game_log(log, source.label)
+            try:
+                refuse_what_is_no_game_log(log, source.label)
+            except SeasonLedgerError:
+                raise
+            except NotALogError as exc:
+                # A README or a database: one verdict (line 1 is no envelope, integrity, as the
+                # format's vectors judge it), not a problem for each of its lines. A batch
+                # (`we audit --json`, `we import`) gives it its verdict like any other file.
+                why = str(exc).removeprefix(f"{source.label}: ")
+                first = iter([(1, None, [Flaw(ProblemCode.NOT_AN_OBJECT, why)], False)])
+                return _check_scanned(source, first, checker, end, False, None)
             scanned = scan_lines(lines, fold, end, kept)
             return _check_scanned(source, scanned, checker, end, keep_envelopes, kept)
     if library_rows is None:
