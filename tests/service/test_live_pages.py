@@ -405,7 +405,9 @@ def test_the_start_of_a_party_reads_the_same_on_the_tv_the_phones_and_the_record
     assert said + "." in recorder.stdout, recorder.stdout
 
 
-def test_a_whole_game_on_a_phone_against_two_search_bots(server: Server, browser: Any, tmp_path: Path) -> None:
+def test_a_whole_game_on_a_phone_against_two_search_bots(
+    server: Server, browser: Any, tmp_path: Path
+) -> None:
     """Ann plays a whole (short) game from her phone against two ismcts bots, tapping her first
     offered move each time it is her turn, to the final standings."""
     game = new_game(
