@@ -30,13 +30,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wecore.bots import BOTS, Bot, _play, apply_move
+from wecore.bots import Bot, _play, apply_move
 from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
 from wecore.moves import Bring, Move, Open, Steal, legal_moves, move_object
 from wecore.replay import steps
 from wecore.rng import SeededRandom
 from wecore.scoring import score
+from wecore.search import rollout_bot
 from wecore.state import GameState, Phase
 from wecore.stats import Z95, wilson_interval
 from wecore.views import gifts_not_seen_by, moves_told_apart
@@ -173,7 +174,7 @@ def rollouts(
 ) -> list[Outcome]:
     """Rollouts `start` to `start + count` (exclusive) of the games played out from the position
     after `point.moves[alternative]`."""
-    bot = BOTS[policy]()
+    bot = rollout_bot(policy)
     seat = point.before.seat_of[point.player]
     move = point.moves[alternative]
     pool = hidden_pool(point.before)

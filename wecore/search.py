@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wecore.bots import GreedyBot, apply_move
+from wecore.bots import BOTS, Bot, GreedyBot, apply_move
 from wecore.cards import ALL_CARDS, CARD_NUMBER
 from wecore.moves import Move, Open, legal_moves
 from wecore.rng import SeededRandom
@@ -30,6 +30,9 @@ from wecore.state import GameState, Phase, state_from_fields
 # early in a 4-player game, far less later on, and nothing at all for a move with no choice.
 DEFAULT_ITERATIONS = 160
 DEFAULT_HORIZON: int | None = None
+# As `we analyse`'s rollout policy every seat searches at every move of every playout of every
+# alternative: a budget that keeps an analysis within minutes, not one that plays its best.
+ROLLOUT_ITERATIONS = 4
 # UCB1's exploration weight for rewards in [0, 1] (win share plus a little of the margin).
 EXPLORATION = 0.5
 # A point of score margin over the best rival is worth this much reward beside a whole win:
@@ -290,6 +293,12 @@ class SearchBot:
 
     def _world(self, knowledge: SeatKnowledge, rng: SeededRandom) -> GameState:
         return determinise(knowledge, rng)
+
+
+def rollout_bot(policy: str) -> Bot:
+    """The bot `we analyse` plays the rollouts with: the one named, the search bot on a small
+    budget (ROLLOUT_ITERATIONS)."""
+    return SearchBot(ROLLOUT_ITERATIONS) if policy == "ismcts" else BOTS[policy]()
 
 
 def _ucb_arm(totals: list[float], visits: list[int], iteration: int) -> int:
