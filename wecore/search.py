@@ -207,14 +207,21 @@ def play_out(
     while state.phase is not Phase.OVER and (until_party is None or state.party < until_party):
         moves = legal_moves(state)
         if len(moves) == 1 or moves[0].player == moves[-1].player:
-            state = apply_move(state, bot.choose(state, moves, rng))
+            state = _make(state, bot.choose(state, moves, rng), rng)
             continue
         by_player: dict[str | None, list[Move]] = {}
         for move in moves:
             by_player.setdefault(move.player, []).append(move)
         for own in by_player.values():
-            state = apply_move(state, bot.choose(state, own, rng))
+            state = _make(state, bot.choose(state, own, rng), rng)
     return state
+
+
+def _make(state: GameState, move: Move, rng: SeededRandom) -> GameState:
+    if isinstance(move, Open) and move.card is None:
+        # A gift brought unseen during the playout (no attics) is any card not met so far.
+        move = Open(rng.choice([card for card in ALL_CARDS if card not in state.seen]), move.player)
+    return apply_move(state, move)
 
 
 def _choices(state: GameState, player: str, own_gift: str | None) -> list[Move]:
@@ -317,7 +324,8 @@ def _real_move(choice: Move, moves: Sequence[Move], knowledge: SeatKnowledge, rn
     drawn by its place among them (the order they were brought, which is public), never by
     its card."""
     if isinstance(choice, Open) and choice.card is None:
-        hidden = [m for m in moves if isinstance(m, Open) and m.card != knowledge.own_gift]
+        own = knowledge.own_gift
+        hidden = [m for m in moves if isinstance(m, Open) and (own is None or m.card != own)]
         return rng.choice(hidden)
     for move in moves:
         if move == choice:

@@ -148,3 +148,25 @@ def test_search_bot_games_follow_the_rules(options: dict[str, object]) -> None:
     assert state.phase is Phase.OVER
     result = check_events((line, kind, data) for line, (kind, data) in enumerate(payloads, start=1))
     assert result.problem is None and result.state.phase is Phase.OVER
+
+
+def test_without_dealt_attics_the_search_bot_opens_gifts_brought_unseen() -> None:
+    # replays/game-night-3p.jsonl was recorded without attics: every gift is brought unseen, and
+    # "open a gift" is the one open there is (no card to name until it is turned over).
+    import json
+    from pathlib import Path
+
+    from wecore.moves import Open
+
+    lines = Path(__file__).resolve().parents[2].joinpath("replays", "game-night-3p.jsonl").read_text()
+    payloads = [(e["type"], e["data"]) for e in map(json.loads, lines.splitlines())]
+    chosen_opens = 0
+    for cut in range(3, len(payloads)):
+        state = _fold(payloads[:cut])
+        if state.phase is not Phase.PLAYING:
+            continue
+        moves = legal_moves(state)
+        move = SearchBot(iterations=4).choose(state, moves, SeededRandom(f"unseen/{cut}"))
+        assert move in moves
+        chosen_opens += isinstance(move, Open) and move.card is None
+    assert chosen_opens > 0
