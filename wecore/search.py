@@ -26,10 +26,10 @@ from wecore.moves import Move, Open, legal_moves
 from wecore.rng import SeededRandom
 from wecore.state import GameState, Phase, state_from_fields
 
-# Tuned on this project's 2-core machine (see docs/decisions.md): about 0.3 s for a hard move
-# early in a 4-player game, far less later on, and nothing at all for a move with no choice.
+# Playouts a move. On this project's 2-core machine a move with a choice in a 4-player game took
+# a median 78 ms of CPU, p99 254 ms (README, "Strength"): well within the 1 s asked for. A move
+# with no choice costs nothing.
 DEFAULT_ITERATIONS = 160
-DEFAULT_HORIZON: int | None = None
 # As `we analyse`'s rollout policy every seat searches at every move of every playout of every
 # alternative: a budget that keeps an analysis within minutes, not one that plays its best.
 ROLLOUT_ITERATIONS = 4
@@ -187,24 +187,18 @@ def _scores(state: GameState) -> list[int]:
 
 
 def reward(final: GameState, seat: int) -> float:
-    """The seat's share of the win (1/k of a k-way tie) and a little for its margin; before the
-    end of the game, the margin over the best rival so far alone, as a share of [0, 1]."""
+    """The seat's share of the win (1/k of a k-way tie) and a little for its margin."""
     totals = _scores(final)
     mine = totals[seat]
     best_rival = max(total for other, total in enumerate(totals) if other != seat)
-    if final.phase is not Phase.OVER:
-        return 0.5 + (mine - best_rival) / 60
     top = max(mine, best_rival)
     share = 1 / totals.count(top) if mine == top else 0.0
     return share + MARGIN_WEIGHT * (mine - best_rival)
 
 
-def play_out(
-    state: GameState, bot: GreedyBot, rng: SeededRandom, until_party: int | None = None
-) -> GameState:
-    """Every seat played by `bot` (each seat still to bring, in turn) to the end of the game,
-    or to the start of party `until_party`."""
-    while state.phase is not Phase.OVER and (until_party is None or state.party < until_party):
+def play_out(state: GameState, bot: GreedyBot, rng: SeededRandom) -> GameState:
+    """Every seat played by `bot` (each seat still to bring, in turn) to the end of the game."""
+    while state.phase is not Phase.OVER:
         moves = legal_moves(state)
         if len(moves) == 1 or moves[0].player == moves[-1].player:
             state = _make(state, bot.choose(state, moves, rng), rng)
@@ -255,9 +249,8 @@ class SearchBot:
 
     name = "ismcts"
 
-    def __init__(self, iterations: int = DEFAULT_ITERATIONS, horizon: int | None = DEFAULT_HORIZON) -> None:
+    def __init__(self, iterations: int = DEFAULT_ITERATIONS) -> None:
         self.iterations = iterations
-        self.horizon = horizon  # parties a playout looks past the current one (None: to the end)
         self._playout_bot = GreedyBot()
 
     def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
@@ -282,13 +275,11 @@ class SearchBot:
             return choices[0]
         totals = [0.0] * len(choices)
         visits = [0] * len(choices)
-        party = knowledge.public["party"]
-        until = None if self.horizon is None else party + 1 + self.horizon
         for iteration in range(self.iterations):
             world = first if iteration == 0 else self._world(knowledge, rng.fork(f"deal/{iteration}"))
             arm = _ucb_arm(totals, visits, iteration)
             move = _concrete(choices[arm], world, knowledge.own_gift)
-            final = play_out(apply_move(world, move), self._playout_bot, rng.fork(f"play/{iteration}"), until)
+            final = play_out(apply_move(world, move), self._playout_bot, rng.fork(f"play/{iteration}"))
             totals[arm] += reward(final, knowledge.seat)
             visits[arm] += 1
         # The best mean among the moves tried; ties to the earlier move.
