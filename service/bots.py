@@ -26,6 +26,13 @@ from wecore.views import seat_move_object
 
 POLL_SECONDS = 0.2
 
+# The bots a host can seat, easiest first, as the lobby offers them (levels to choose from).
+BOT_LEVELS: dict[str, str] = {
+    "random": "random: any legal move",
+    "greedy": "greedy: takes what scores most for it now",
+    "ismcts": "ismcts: searches the game out, guessing only what it cannot see (the hardest)",
+}
+
 # (game, the seat's role, the request body) -> (status, answer): the service's own move path.
 Post = Callable[[Any, Role, dict[str, Any]], tuple[int, dict[str, Any]]]
 

@@ -187,6 +187,16 @@ document.getElementById("start").addEventListener("submit", (event) => {
 """
 
 
+def _bot_levels() -> str:
+    """The bots a seat can have, easiest first: the levels a host picks from."""
+    from service.bots import BOT_LEVELS
+
+    items = "".join(
+        f'<li data-bot="{html.escape(name)}">{html.escape(words)}</li>' for name, words in BOT_LEVELS.items()
+    )
+    return f'<ul id="bot-levels" aria-label="Bot levels, easiest first">{items}</ul>'
+
+
 def _house_rule_fields() -> str:
     """One field per house rule of the registry (blank or unticked: the printed rule)."""
     fields = []
@@ -293,7 +303,8 @@ def lobby_page(
         '<label>Dealer <input name="dealer" placeholder="Ann"></label>'
         '<label><span><input type="checkbox" name="attics"> deal the attics too</span></label>'
         '<label>Bots at seats (with the attics dealt) <input name="bots"'
-        ' placeholder="Ben=greedy, Cat=random"></label>'
+        ' placeholder="Ben=greedy, Cat=ismcts"></label>'
+        f"{_bot_levels()}"
         f"{_house_rule_fields()}"
         '<button type="submit">Start (gift lists dealt at random)</button><p id="start-error"></p></form>'
     )

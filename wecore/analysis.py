@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from wecore.bots import BOTS, Bot, apply_move, play_and_record
+from wecore.bots import Bot, apply_move, play_and_record
 from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
 from wecore.kinds import KINDS
@@ -38,6 +38,7 @@ from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves, move_objec
 from wecore.replay import steps
 from wecore.rng import SeededRandom
 from wecore.scoring import score
+from wecore.search import rollout_bot
 from wecore.state import GameState, Phase
 from wecore.stats import Z95, wilson_interval
 from wecore.views import gifts_not_seen_by, moves_told_apart
@@ -173,7 +174,7 @@ def rollouts(
 ) -> list[Outcome]:
     """Rollouts `start` to `start + count` (exclusive) of the games played out from the position
     after `point.moves[alternative]`."""
-    bot = BOTS[policy]()
+    bot = rollout_bot(policy)
     seat = point.before.seat_of[point.player]
     move = point.moves[alternative]
     pool = hidden_pool(point.before)

@@ -1,6 +1,9 @@
 """Benchmark of `we` on a reproducible archive of complete bot games.
 
     python tests/bench/bench.py [--games N] [--out DIR] [--jobs N] [--quick] [--repeat R] [--audit]
+    python tests/bench/bench.py --ladder [--ladder-games N] [--iterations N] [--jobs N]
+
+`--ladder` plays only the bots' ladder (tests/bench/ladder.py): strength, not speed.
 
 Builds (once, cached in --out by game count) an archive of N complete games, player counts 3-7,
 half with seen brings (attics dealt) and half with unseen brings (no attics, `gift_brought` with
@@ -1800,9 +1803,25 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="also write the figures, machine and load as the docs site's speed page "
         "(default docs/speed.md)",
     )
+    parser.add_argument(
+        "--ladder",
+        action="store_true",
+        help="only the bots' ladder: win shares of ismcts and greedy, and ismcts's move time",
+    )
+    parser.add_argument(
+        "--ladder-games", type=int, default=1000, help="with --ladder: games a match-up (default 1000)"
+    )
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help="with --ladder: ismcts's playouts a move (default: its own)",
+    )
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    if args.ladder_games < 1:
+        parser.error("--ladder-games must be at least 1")
     if args.games is None:
         args.games = QUICK_GAMES if args.quick else DEFAULT_GAMES
     if args.games < 4:
@@ -1865,6 +1884,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 existing = args.write_docs.read_text(encoding="utf-8")
             write_speed_page(args.write_docs, with_service_section(existing, section))
         return status
+    if args.ladder:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from ladder import run_ladder
+
+        from wecore.search import DEFAULT_ITERATIONS
+
+        return run_ladder(args.ladder_games, args.iterations or DEFAULT_ITERATIONS, args.jobs)
     return Bench(args).run()
 
 

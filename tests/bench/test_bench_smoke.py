@@ -98,3 +98,16 @@ def test_the_spaced_copy_holds_the_same_games_written_with_spaces(tmp_path: Path
         verified = verify_log(copy)
         assert verified.ok, (copy.name, verified.problems[:3])
     assert bench.build_spaced(tmp_path, archive) == spaced  # built once
+
+
+def test_the_ladder_reports_every_match_up_with_an_interval() -> None:
+    # The ladder's bookkeeping at a toy size (the figures themselves come from `--ladder`).
+    sys.path.insert(0, str(Path(__file__).parent))
+    from ladder import MATCHUPS, run_ladder
+
+    lines: list[str] = []
+    assert run_ladder(4, iterations=2, jobs=1, log=lines.append) == 0
+    for tested, field_bot in MATCHUPS:
+        (line,) = [x for x in lines if x.startswith(f"{tested} vs 3 {field_bot}: won ")]
+        assert "of 4 (95% Wilson " in line and "broke the rules" not in line
+    assert sum("ismcts move time: all " in x for x in lines) == 2

@@ -124,3 +124,12 @@ def test_a_game_without_moves_has_no_decisions(tmp_path):
     assert analysed(started)["decisions"] == []
     text = we("analyse", started)
     assert text.exit_code == 0 and "nothing to analyse" in text.stdout
+
+
+def test_the_search_bot_as_the_rollout_policy_is_the_same_bytes_with_any_jobs():
+    serial = we("analyse", NIGHT_3P, "--policy", "ismcts", "--rollouts", "1", "--json", "--jobs", "1")
+    parallel = we("analyse", NIGHT_3P, "--policy", "ismcts", "--rollouts", "1", "--json", "--jobs", "2")
+    assert serial.exit_code == parallel.exit_code == 0, serial.stderr + parallel.stderr
+    assert serial.stdout == parallel.stdout
+    data = json.loads(serial.stdout)
+    assert data["policy"] == "ismcts" and data["decisions"]

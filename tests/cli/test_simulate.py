@@ -179,3 +179,15 @@ def test_timestamps_within_and_past_the_first_hour_match_strftime(game: int, cou
 
     start = SIM_EPOCH + (game - 1) * 3600
     assert _ats(start, count) == [_at(start + seq) for seq in range(1, count + 1)]
+
+
+def test_the_search_bot_plays_games_that_pass_the_audit(tmp_path):
+    # The command, at one game: the search bot (at its default budget) and three greedy.
+    bots = ["--bot", "ismcts", "--bot", "greedy", "--bot", "greedy", "--bot", "greedy"]
+    result = we("simulate", "-n", "4", "-k", "1", "--seed", "search", *bots, "--out", tmp_path)
+    assert result.exit_code == 0, result.stderr
+    assert "ismcts" in result.stdout
+    audit = we("audit", "--json", tmp_path)
+    assert audit.exit_code == 0, audit.stdout
+    (report,) = [json.loads(line) for line in audit.stdout.splitlines()]
+    assert report["ok"] and report["complete"]

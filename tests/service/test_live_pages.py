@@ -295,7 +295,13 @@ def test_the_lobby_form_starts_a_game_with_house_rules(server: Server, browser: 
     lobby.fill("input[name=title]", "Bot night")
     lobby.fill("input[name=players]", "Ann, Ben, Cat, Dan")
     lobby.check("input[name=attics]")
-    lobby.fill("input[name=bots]", "Ben=greedy, Cat=random")
+    levels = lobby.locator("#bot-levels [data-bot]")  # the levels a host picks from, easiest first
+    assert [levels.nth(i).get_attribute("data-bot") for i in range(levels.count())] == [
+        "random",
+        "greedy",
+        "ismcts",
+    ]
+    lobby.fill("input[name=bots]", "Ben=greedy, Cat=ismcts")
     lobby.click("button[type=submit]")
     lobby.wait_for_selector("[data-game=bot-night]", timeout=LIVE_WAIT_MS)
     seats = lobby.locator("[data-game=bot-night] [data-seat]")
@@ -478,3 +484,48 @@ def test_the_host_can_hide_an_unfinished_game_from_the_lobby_and_show_it_again(
     assert not lobby.locator("#hidden-games").is_visible()
     assert log.read_bytes() == before  # hiding is the lobby's view, never the game's record
     context.close()
+
+
+def test_a_whole_game_on_a_phone_against_two_search_bots(
+    server: Server, browser: Any, tmp_path: Path
+) -> None:
+    """Ann plays a whole (short) game from her phone against two ismcts bots, tapping her first
+    offered move each time it is her turn, to the final standings."""
+    game = new_game(
+        server,
+        title="Ann against the search",
+        lists=None,
+        deal_attics=True,
+        bots={"Ben": "ismcts", "Cat": "ismcts"},
+        options=SHORT,
+    )
+    ann = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    problems: list[str] = []
+    ann.on("pageerror", lambda exc: problems.append(str(exc)))
+    ann.on("dialog", lambda dialog: problems.append("a dialog: " + dialog.message))
+    ann.goto(game["links"]["seats"]["Ann"])
+    live(ann)
+    her_turn_or_over = (
+        "() => document.documentElement.dataset.complete === 'true'"
+        " || document.querySelectorAll('#moves button.move').length > 0"
+    )
+    taps = 0
+    while True:
+        # the bots' searches take a while on a busy machine: the wait ends as soon as it is hers
+        ann.wait_for_function(her_turn_or_over, timeout=LIVE_WAIT_MS * 4)
+        if ann.evaluate("() => document.documentElement.dataset.complete") == "true":
+            break
+        head = ann.evaluate("() => document.documentElement.dataset.head")
+        ann.locator("#moves button.move").first.click()
+        taps += 1
+        ann.wait_for_function(
+            "(head) => document.documentElement.dataset.head !== head", arg=head, timeout=LIVE_WAIT_MS
+        )
+    keep(ann, "live-phone-whole-game-vs-ismcts", tmp_path)
+    assert ann.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    assert taps >= 6  # three brings and at least three opens or steals of her own
+    with server.host as host:
+        state = host.get(f"/api/v1/games/{game['id']}").json()
+    assert state["complete"] is True
+    assert problems == []
+    ann.close()

@@ -1,0 +1,172 @@
+"""The search bot (`ismcts`): it decides from what its seat has seen and nothing else, the same
+way every time from the same seed, and plays whole games that follow the rules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from wecore.audit import check_events
+from wecore.bots import BOTS, GreedyBot, play_payloads
+from wecore.cards import ALL_CARDS
+from wecore.events import parse_event
+from wecore.moves import Move, legal_moves
+from wecore.reducer import fold
+from wecore.rng import SeededRandom
+from wecore.search import SearchBot, SeatKnowledge, seat_knowledge
+from wecore.state import GameState, Phase
+from wecore.views import seat_move_object
+
+Payloads = list[tuple[str, dict[str, Any]]]
+HOUSE_RULES: tuple[dict[str, object], ...] = (
+    {},
+    {"starter_final_swap": True},
+    {"max_steals_between_opens": 1, "max_steals_per_gift": 2},
+)
+
+
+def _fold(payloads: Payloads) -> GameState:
+    return fold(parse_event(kind, data) for kind, data in payloads)
+
+
+def _unseen_by(payloads: Payloads, player: str) -> set[str]:
+    """The cards `player` has not seen by the end of `payloads`: not in their attic, never opened."""
+    seen: set[str] = set()
+    for kind, data in payloads:
+        if kind == "attics_dealt":
+            seen.update(data["attics"][player])
+        elif kind == "gift_opened":
+            seen.add(data["card"])
+    return set(ALL_CARDS) - seen
+
+
+def _relabelled(payloads: Payloads, player: str, rng: SeededRandom) -> Payloads:
+    """The same game as `player` saw it, with the cards they have not seen dealt otherwise: the
+    other attics, the gifts others brought and the cards left out of the game change places."""
+    unseen = sorted(_unseen_by(payloads, player))
+    relabel = dict(zip(unseen, rng.shuffled(unseen), strict=True))
+    changed: Payloads = []
+    for kind, data in payloads:
+        if kind == "attics_dealt":
+            attics = {
+                name: cards if name == player else [relabel.get(c, c) for c in cards]
+                for name, cards in data["attics"].items()
+            }
+            data = {**data, "attics": attics}
+        elif kind == "gift_brought" and data["player"] != player:
+            data = {**data, "card": relabel.get(data["card"], data["card"])}
+        changed.append((kind, data))
+    return changed
+
+
+def _positions(count: int) -> list[tuple[Payloads, str]]:
+    """Decision points of greedy games under several house rules: a prefix of a game's log and a
+    player with more than one legal move there."""
+    found: list[tuple[Payloads, str]] = []
+    game = 0
+    while len(found) < count:
+        options = HOUSE_RULES[game % len(HOUSE_RULES)]
+        payloads, _ = play_payloads(f"cheat/{game}", 4, GreedyBot(), options=options)
+        pick = SeededRandom(f"cut/{game}")
+        for _ in range(3):
+            cut = 3 + pick.randbelow(len(payloads) - 3)
+            state = _fold(payloads[:cut])
+            by_player: dict[str, int] = {}
+            for move in legal_moves(state):
+                by_player[move.player] = by_player.get(move.player, 0) + 1  # type: ignore[index]
+            choosers = sorted(name for name, n in by_player.items() if n > 1)
+            if choosers:
+                found.append((payloads[:cut], choosers[pick.randbelow(len(choosers))]))
+        game += 1
+    return found[:count]
+
+
+def _decision(bot: Any, state: GameState, player: str, seed: str) -> dict[str, Any]:
+    """The bot's move, as the player sends it (a face-down gift they have not seen by place)."""
+    moves = [m for m in legal_moves(state) if m.player == player]
+    move = bot.choose(state, moves, SeededRandom(seed))
+    return seat_move_object(state, player, move)
+
+
+POSITIONS = _positions(24)
+
+
+@pytest.mark.parametrize("index", range(len(POSITIONS)))
+def test_positions_alike_from_the_seat_get_the_same_move(index: int) -> None:
+    payloads, player = POSITIONS[index]
+    real = _fold(payloads)
+    other_payloads = _relabelled(payloads, player, SeededRandom(f"relabel/{index}"))
+    other = _fold(other_payloads)
+    seat = real.seat_of[player]
+    # The two differ in what the seat has not seen (some other attic or gift at least) ...
+    assert (real.attics, real.face_down) != (other.attics, other.face_down)
+    # ... and not at all in what it has.
+    assert seat_knowledge(real, seat) == seat_knowledge(other, seat)
+    bot = SearchBot(iterations=12)
+    assert _decision(bot, real, player, f"seed/{index}") == _decision(bot, other, player, f"seed/{index}")
+
+
+class _PeekingSearch(SearchBot):
+    """A search bot that plays out the real deal instead of dealing what it has not seen: what
+    the test above must catch."""
+
+    def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
+        self._real = state.replace(undo=None)
+        return super().choose(state, moves, rng)
+
+    def _world(self, knowledge: SeatKnowledge, rng: SeededRandom) -> GameState:
+        return self._real
+
+
+def test_a_bot_that_peeks_is_caught_by_the_same_positions() -> None:
+    differing = 0
+    for index, (payloads, player) in enumerate(POSITIONS):
+        real = _fold(payloads)
+        other = _fold(_relabelled(payloads, player, SeededRandom(f"relabel/{index}")))
+        bot = _PeekingSearch(iterations=12)
+        differing += _decision(bot, real, player, f"seed/{index}") != _decision(
+            bot, other, player, f"seed/{index}"
+        )
+    assert differing > 0
+
+
+def test_the_search_bot_is_registered_and_reproducible_to_the_byte() -> None:
+    assert BOTS["ismcts"]().name == "ismcts"
+    bots = [SearchBot(iterations=8), GreedyBot(), GreedyBot(), GreedyBot()]
+    first, _ = play_payloads("repro", 4, bots)
+    again, _ = play_payloads("repro", 4, [SearchBot(iterations=8), GreedyBot(), GreedyBot(), GreedyBot()])
+    assert first == again
+
+
+@pytest.mark.parametrize("options", HOUSE_RULES)
+def test_search_bot_games_follow_the_rules(options: dict[str, object]) -> None:
+    payloads, state = play_payloads(
+        "rules", 4, [SearchBot(iterations=6)] * 2 + [GreedyBot()] * 2, options=options
+    )
+    assert state.phase is Phase.OVER
+    result = check_events((line, kind, data) for line, (kind, data) in enumerate(payloads, start=1))
+    assert result.problem is None and result.state.phase is Phase.OVER
+
+
+def test_without_dealt_attics_the_search_bot_opens_gifts_brought_unseen() -> None:
+    # replays/game-night-3p.jsonl was recorded without attics: every gift is brought unseen, and
+    # "open a gift" is the one open there is (no card to name until it is turned over).
+    import json
+    from pathlib import Path
+
+    from wecore.moves import Open
+
+    lines = Path(__file__).resolve().parents[2].joinpath("replays", "game-night-3p.jsonl").read_text()
+    payloads = [(e["type"], e["data"]) for e in map(json.loads, lines.splitlines())]
+    chosen_opens = 0
+    for cut in range(3, len(payloads)):
+        state = _fold(payloads[:cut])
+        if state.phase is not Phase.PLAYING:
+            continue
+        moves = legal_moves(state)
+        move = SearchBot(iterations=4).choose(state, moves, SeededRandom(f"unseen/{cut}"))
+        assert move in moves
+        chosen_opens += isinstance(move, Open) and move.card is None
+    assert chosen_opens > 0
