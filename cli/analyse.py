@@ -20,8 +20,8 @@ from cli.opening import check_game, require_valid, resolve_game
 from cli.params import FILE_NAME, db_option, jobs_option
 from cli.terminal import echo_json
 from wecore.analysis import DEFAULT_MARGIN
-from wecore.bots import BOTS
 from wecore.errors import shown
+from wecore.levels import BOTS
 
 DEFAULT_ROLLOUTS = 100
 DEFAULT_TOP = 5

@@ -22,9 +22,9 @@ from eventstore.envelope import GAME_ID_MAX
 from eventstore.libraries import LibraryRef, library_name
 from service.library import store_played
 from service.simulate import seed_slug, sim_game_id, simulate_games
-from wecore.bots import BOTS
 from wecore.dealing import DEFAULT_NAMES
 from wecore.errors import shown
+from wecore.levels import BOTS
 from wecore.stats import Tally, record_of
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 7

@@ -21,7 +21,8 @@ from typing import Any
 import orjson
 
 from service.keys import SEAT, Role
-from wecore.bots import BOTS, Bot, bot_move
+from wecore.bots import Bot, bot_move
+from wecore.levels import BOTS
 from wecore.views import seat_move_object
 
 POLL_SECONDS = 0.2

@@ -34,11 +34,11 @@ from wecore.bots import Bot, apply_move, play_and_record
 from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
 from wecore.kinds import KINDS
+from wecore.levels import rollout_bot
 from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves, move_object
 from wecore.replay import steps
 from wecore.rng import SeededRandom
 from wecore.scoring import score
-from wecore.search import rollout_bot
 from wecore.state import GameState, Phase
 from wecore.stats import Z95, wilson_interval
 from wecore.views import gifts_not_seen_by, moves_told_apart

@@ -250,16 +250,6 @@ class GreedyBot:
         return rng.choice(unknown or opens)
 
 
-def _search_bot() -> Bot:
-    # wecore.search builds on this module's greedy bot, so it is imported when first asked for.
-    from wecore.search import SearchBot
-
-    return SearchBot()
-
-
-BOTS: Mapping[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "ismcts": _search_bot}
-
-
 def play_game(
     seed: int | str,
     player_count: int = 5,

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wecore.bots import BOTS, Bot, GreedyBot, apply_move
+from wecore.bots import GreedyBot, apply_move
 from wecore.cards import ALL_CARDS, CARD_NUMBER
 from wecore.moves import Move, Open, legal_moves
 from wecore.rng import SeededRandom
@@ -291,12 +291,6 @@ class SearchBot:
 
     def _world(self, knowledge: SeatKnowledge, rng: SeededRandom) -> GameState:
         return determinise(knowledge, rng)
-
-
-def rollout_bot(policy: str) -> Bot:
-    """The bot `we analyse` plays the rollouts with: the one named, the search bot on a small
-    budget (ROLLOUT_ITERATIONS)."""
-    return SearchBot(ROLLOUT_ITERATIONS) if policy == "ismcts" else BOTS[policy]()
 
 
 def _ucb_arm(totals: list[float], visits: list[int], iteration: int) -> int:

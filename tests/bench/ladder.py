@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wecore.audit import check_events
-from wecore.bots import BOTS, Bot, GreedyBot, RandomBot, play_payloads
+from wecore.bots import Bot, GreedyBot, RandomBot, play_payloads
+from wecore.levels import BOTS
 from wecore.moves import Move
 from wecore.rng import SeededRandom
 from wecore.search import DEFAULT_ITERATIONS, SearchBot

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from wecore.audit import check_events
-from wecore.bots import BOTS, GreedyBot, play_payloads
+from wecore.bots import GreedyBot, play_payloads
 from wecore.cards import ALL_CARDS
 from wecore.events import parse_event
+from wecore.levels import BOTS
 from wecore.moves import Move, legal_moves
 from wecore.reducer import fold
 from wecore.rng import SeededRandom

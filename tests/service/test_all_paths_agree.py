@@ -33,11 +33,11 @@ from cli.record_setup import resume
 from eventstore.jsonl import JsonlLog
 from service.http import create_app
 from service.play import commit, start_game
-from wecore.bots import BOTS
 from wecore.cards import ALL_CARDS
 from wecore.dealing import deal_payloads
 from wecore.errors import RuleViolation
 from wecore.events import Event, GiftBrought, parse_event
+from wecore.levels import BOTS
 from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves, move_event
 from wecore.reducer import fold
 from wecore.rng import SeededRandom

@@ -1,0 +1,20 @@
+"""Every bot a seat can be given, by the name the commands, the API and the lobby use.
+
+The registry sits above the bots it names: the search bot (wecore.search) is built on the
+greedy one (wecore.bots), so neither of their modules can hold the list of both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from wecore.bots import Bot, GreedyBot, RandomBot
+from wecore.search import ROLLOUT_ITERATIONS, SearchBot
+
+BOTS: Mapping[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "ismcts": SearchBot}
+
+
+def rollout_bot(policy: str) -> Bot:
+    """The bot `we analyse` plays the rollouts with: the one named, the search bot on a small
+    budget (ROLLOUT_ITERATIONS)."""
+    return SearchBot(ROLLOUT_ITERATIONS) if policy == "ismcts" else BOTS[policy]()
