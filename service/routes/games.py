@@ -28,9 +28,9 @@ def list_games(request: Request, served: ServedDep) -> list[dict[str, Any]]:
     for game in folder.games():
         folder.refresh(game)
         # null, or why the game stops where it does, in `we audit`'s words
-        out.append(_listed(game, game.stopped, served=True))
+        out.append(_listed(game, game.stopped, the_one_served=True))
     for game, why in folder.unserved():  # a second file with a served game's id
-        out.append(_listed(game, why, served=False))
+        out.append(_listed(game, why, the_one_served=False))
     return out
 
 
@@ -63,7 +63,7 @@ def get_game(game_id: str, request: Request, served: ServedDep) -> FastJSON:
         return FastJSON(game.view_object(game.head, role))
 
 
-def _listed(game: LiveGame, problem: str | None, served: bool) -> dict[str, Any]:
+def _listed(game: LiveGame, problem: str | None, the_one_served: bool) -> dict[str, Any]:
     """A game as GET /api/v1/games lists it."""
     state = game.state
     return {
@@ -75,7 +75,7 @@ def _listed(game: LiveGame, problem: str | None, served: bool) -> dict[str, Any]
         "to_move": state.player_to_move,
         "fingerprint": game.fingerprint(game.head),
         "problem": problem,
-        "served": served,  # false: another file holds this game id and is the one served
+        "served": the_one_served,  # false: another file holds this game id and is the one served
     }
 
 
