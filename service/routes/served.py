@@ -5,6 +5,8 @@ and the event that ends the streams, held in `app.state.served` and handed to a 
 from __future__ import annotations
 
 import asyncio
+import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -36,9 +38,6 @@ BotPost = Callable[["Served", LiveGame, Role, dict[str, Any]], tuple[int, dict[s
 
 def log_problem(message: str) -> None:
     """One line on the server's stderr, with the time: what it could not read, and when."""
-    import sys
-    import time
-
     when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     print(f"{when} we serve: {message}", file=sys.stderr, flush=True)
 
@@ -53,6 +52,7 @@ class Served:
     host_key: str
     directory: Path | None  # None: the games are in a library (`we serve --db`)
     bot_seats: BotSeats
+    # Given by create_app, as service.routes.moves imports this module rather than the reverse.
     bot_post: BotPost
     # Set when the server stops: every stream then ends, rather than the shutdown waiting on it.
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
