@@ -1,0 +1,1 @@
+"""The routes of `we serve`, a concern a module; service.http builds the app that includes them."""

@@ -1,0 +1,183 @@
+"""The API's request bodies and query values: their shapes, read here rather than by FastAPI
+(which would judge a body before its key), and refused in the table's words."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import orjson
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from starlette.requests import ClientDisconnect
+
+from service.routes.answers import ApiError
+
+BODY_LIMIT = 16 * 1024
+
+_STRICT = ConfigDict(extra="forbid", strict=True, populate_by_name=False)
+
+
+class OpenMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["open"]
+    as_: str | None = Field(None, alias="as")
+    card: str | None = None
+    # A face-down gift by its place on the table (from 1, as the key's view shows them).
+    gift: Annotated[int, Field(ge=1)] | None = None
+
+
+class StealMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["steal"]
+    as_: str | None = Field(None, alias="as")
+    from_: str = Field(alias="from")
+
+
+class SwapMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["swap"]
+    as_: str | None = Field(None, alias="as")
+    with_: str | None = Field(alias="with")
+
+
+class BringMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["bring"]
+    as_: str | None = Field(None, alias="as")
+    card: str | None
+
+
+class UndoMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["undo"]
+    reason: str | None = None
+
+
+class NoteMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["note"]
+    text: Annotated[str, Field(min_length=1)]
+
+
+class TieMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["tie"]
+    winner: str
+    reason: str | None = None
+
+
+MoveObject = Annotated[
+    OpenMove | StealMove | SwapMove | BringMove | UndoMove | NoteMove | TieMove, Field(discriminator="type")
+]
+
+
+class MoveRequest(BaseModel):
+    model_config = _STRICT
+    expect: Annotated[int, Field(ge=0)]
+    move: MoveObject
+
+
+class NewGame(BaseModel):
+    model_config = _STRICT
+    players: list[str]
+    dealer: str
+    lists: dict[str, str] | None = None
+    deal_attics: bool = False
+    options: dict[str, Any] = Field(default_factory=dict)
+    title: str | None = None
+    # Seats a bot plays: {"Cat": "greedy"}; only with dealt attics.
+    bots: dict[str, str] = Field(default_factory=dict)
+
+
+def _body_schema(model: Any, components: dict[str, Any]) -> dict[str, Any]:
+    schema = TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}", by_alias=True)
+    components.update(schema.pop("$defs", {}))
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+# The bodies' schemas, for the routes' `openapi_extra` and the schema's components (service.http):
+# FastAPI cannot document a body it does not read.
+COMPONENTS: dict[str, Any] = {}
+MOVE_BODY = _body_schema(MoveRequest, COMPONENTS)
+GAME_BODY = _body_schema(NewGame, COMPONENTS)
+
+
+# The largest seq (a signed 64-bit integer, as the log format bounds integers).
+_SEQ_MAX = 2**63 - 1
+After = Annotated[int, Field(ge=0, le=_SEQ_MAX)]
+
+# What a field must be, by pydantic's error type, in the table's words: pydantic's own messages
+# ("Input should be a valid integer") are for programmers, and its wording may change.
+_MUST_BE = {
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "greater_than_equal": "a whole number, 0 or more",
+    # A number past a seq's range (after=10**24): said to be out of range, not of a kind.
+    "less_than_equal": "a whole number in range (that one is out of range)",
+    "int_parsing_size": "a whole number in range (that one is out of range)",
+    "string_type": "a string",
+    "string_too_short": "a string that is not empty",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "dict_type": "an object",
+    "list_type": "a list",
+    "literal_error": "one of the values the API names",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+}
+
+
+def _field_name(loc: tuple[Any, ...]) -> str:
+    # pydantic puts the union member's name in the path (move.NoteMove.text): not a field.
+    return ".".join(str(p) for p in loc if not (isinstance(p, str) and p.endswith("Move")))
+
+
+def error_sentence(exc: ValidationError) -> str:
+    """Why a body is refused: its first error, in the table's words."""
+    error = exc.errors()[0]
+    where = _field_name(error["loc"])
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return f"unknown field {where!r} in the body"
+    if kind == "missing":
+        return f"the body is missing the field {where!r}"
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        return 'the move\'s "type" must be open, steal, swap, bring, undo, note or tie'
+    return f"the field {where!r} must be {_MUST_BE.get(kind, 'of another type')}"
+
+
+def parameter_sentence(exc: RequestValidationError) -> str:
+    """Why a value FastAPI reads (a query's `after`, a path's part) is refused."""
+    error = exc.errors()[0]
+    loc = tuple(error.get("loc", ()))
+    where = _field_name(loc[1:]) if loc[:1] == ("query",) else _field_name(loc)
+    must = _MUST_BE.get(error.get("type", ""), "of another kind")
+    return f"{where} must be {must}"
+
+
+async def read_body(request: Request, model: Any) -> Any:
+    """The body as `model`: 413 beyond 16 KiB, 422 when it is not a JSON object of that shape."""
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > BODY_LIMIT:
+        raise ApiError(413, f"the body is over {BODY_LIMIT // 1024} KiB")
+    body = bytearray()
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > BODY_LIMIT:
+                raise ApiError(413, f"the body is over {BODY_LIMIT // 1024} KiB")
+    except ClientDisconnect:
+        # A phone that hangs up mid-body: nobody is left to answer, and nothing to log.
+        raise ApiError(400, "the client hung up before the body ended") from None
+    try:
+        data = orjson.loads(bytes(body))
+    except orjson.JSONDecodeError:
+        raise ApiError(422, "the body is not JSON") from None
+    if not isinstance(data, dict):
+        raise ApiError(422, "the body is not a JSON object")
+    try:
+        return TypeAdapter(model).validate_python(data)
+    except ValidationError as exc:
+        raise ApiError(422, error_sentence(exc)) from None

@@ -1,0 +1,172 @@
+"""A move made over HTTP, by a request or by a bot at a seat: who moves, the card it names, the
+table's command, and the answer (service.table makes it, as it does for `we record`)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, assert_never
+
+from fastapi import APIRouter, Request
+from pydantic import TypeAdapter, ValidationError
+
+from eventstore.errors import ConnectionLostError
+from service.keys import HOST, SEAT, TABLE, Role
+from service.live import LiveGame, redact_envelope
+from service.play import DEFAULT_TIE_REASON, DEFAULT_UNDO_REASON, Refused, StaleHead
+from service.routes.answers import ApiError, FastJSON, responses
+from service.routes.bodies import (
+    MOVE_BODY,
+    BringMove,
+    MoveRequest,
+    NoteMove,
+    OpenMove,
+    StealMove,
+    SwapMove,
+    TieMove,
+    UndoMove,
+    error_sentence,
+    read_body,
+)
+from service.routes.served import Served, ServedDep
+from service.table import AddNote, BreakTie, Bring, Open, Steal, Swap, Table, Undo, resolve_player
+
+router = APIRouter()
+
+
+@router.post(
+    "/api/v1/games/{game_id}/moves",
+    status_code=201,
+    responses=responses(401, 403, 404, 409, 413, 422, 503),
+    openapi_extra={"requestBody": MOVE_BODY},
+)
+async def post_move(game_id: str, request: Request, served: ServedDep) -> FastJSON:
+    role, game = served.game_for(request, game_id, refresh=False)  # make_move reads the log
+    if role.kind == TABLE:
+        raise ApiError(403, "a table key only watches: moves need a seat's or the host's key")
+    asked: MoveRequest = await read_body(request, MoveRequest)
+    status, body = await asyncio.to_thread(make_move, served, game, role, asked)
+    return FastJSON(body, status_code=status)
+
+
+def post_for_bot(
+    served: Served, game: LiveGame, role: Role, body: dict[str, Any]
+) -> tuple[int, dict[str, Any]]:
+    """A bot's move, through the path of every move: the body read as a request's is."""
+    try:
+        asked = TypeAdapter(MoveRequest).validate_python(body)
+        return make_move(served, game, role, asked)
+    except ValidationError as exc:
+        return 422, {"error": error_sentence(exc)}
+    except ApiError as exc:
+        return exc.status, {"error": exc.sentence}
+
+
+def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) -> tuple[int, dict[str, Any]]:
+    move = asked.move
+    if role.kind == SEAT and isinstance(move, UndoMove | NoteMove | TieMove):
+        raise ApiError(403, f"only the host's key can {move.type}")
+    table = Table(served.folder, game)
+    standing = table.look()
+    actor = _actor(standing.state, role, move)
+    try:
+        # The card named, or under the gift named by place, is read in the game at `expect`;
+        # at any other head the table answers 409 before the card is looked at.
+        names_a_card = isinstance(move, OpenMove | BringMove) and standing.head == asked.expect
+        card = _named_card(standing.state, move, role) if names_a_card else None
+        outcome = table.move(_command_for(move, actor, card), expect=asked.expect)
+    except Refused as exc:
+        raise ApiError(422, str(exc)) from None
+    except StaleHead as exc:
+        sentence = f"expect is {asked.expect} but the log's head is {exc.head}: read and decide again"
+        raise ApiError(409, sentence, head=exc.head) from None
+    except ConnectionLostError as exc:
+        raise ApiError(503, f"{exc}; try again in a moment") from None
+    served.bots.poke()  # a bot's turn, perhaps
+    seq = outcome.head
+    with game.lock:
+        view = game.view_object(seq, role)
+    envelopes = [redact_envelope(e.to_dict(), role) for e in outcome.written]
+    body = {"seq": seq, "events": envelopes, "view": view}
+    if outcome.undone is not None:
+        body["undone"] = outcome.undone  # the line `we record` prints for the same undo
+    return 201, body
+
+
+def _actor(state: Any, role: Role, move: Any) -> str | None:
+    """Who moves: a seat key moves for its own seat only (403 for another); the host names them."""
+    if isinstance(move, UndoMove | NoteMove | TieMove):
+        return None
+    named = move.as_
+    if role.kind == SEAT:
+        if named is not None:
+            from wecore.errors import WeError
+
+            try:
+                player = resolve_player(state, named)
+            except WeError:
+                player = None
+            if player != role.seat:
+                raise ApiError(403, f"this key is {role.seat}'s: it cannot move for {named}")
+        return role.seat
+    if named is None:
+        raise ApiError(422, f'say who moves: the host\'s key must give "as" for a {move.type}')
+    return str(named)
+
+
+def _named_card(state: Any, move: Any, role: Role) -> str | None:
+    """The card a bring or an open names, or the one under the face-down gift it names by
+    place. For a seat, a card it has not seen gets one answer whatever the card
+    (wecore.views.hidden_card_refusal): no refusal tells it what lies where."""
+    from wecore.cards import parse_card
+    from wecore.errors import WeError
+    from wecore.views import gift_at, hidden_card_refusal
+
+    gift = getattr(move, "gift", None)
+    if gift is not None:
+        if move.card is not None:
+            raise ApiError(422, 'name the card or the gift\'s place ("gift"), not both')
+        seat = role.seat if role.kind == SEAT else None
+        try:
+            card = gift_at(state, seat, gift, omniscient=role.kind == HOST)
+        except ValueError as exc:
+            raise ApiError(422, str(exc)) from None
+        if card is None:
+            raise ApiError(422, f"face-down gift {gift} was brought unseen: name the card turned over")
+        return card
+    if move.card is None:
+        return None
+    try:
+        card = parse_card(move.card)
+    except WeError as exc:
+        raise ApiError(422, str(exc)) from None
+    if role.kind == SEAT and role.seat is not None:
+        refusal = hidden_card_refusal(state, role.seat, move.type, card)
+        if refusal is not None:
+            raise ApiError(422, refusal)
+    return card
+
+
+def _command_for(
+    move: OpenMove | StealMove | SwapMove | BringMove | UndoMove | NoteMove | TieMove,
+    actor: str | None,
+    card: str | None = None,
+) -> Any:
+    """The table's command for a move object of the API (`card`: the one `_named_card` read
+    for a bring or an open, where it was read)."""
+    match move:
+        case OpenMove():
+            return Open(card=card or move.card, player=actor)
+        case StealMove():
+            return Steal(from_player=move.from_, player=actor)
+        case BringMove():
+            return Bring(player=actor or "", card=card or move.card)
+        case SwapMove():
+            return Swap(with_player=move.with_, player=actor)
+        case UndoMove():
+            return Undo(reason=move.reason or DEFAULT_UNDO_REASON)
+        case NoteMove():
+            return AddNote(text=move.text)
+        case TieMove():
+            return BreakTie(winner=move.winner, reason=move.reason or DEFAULT_TIE_REASON)
+        case _:
+            assert_never(move)

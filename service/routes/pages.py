@@ -1,0 +1,30 @@
+"""The pages a browser opens (service.pages renders them): the host's lobby, and a game's live
+table for a key."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+
+from service.routes.answers import PAGE_HEADERS, key_text, responses
+from service.routes.served import ServedDep
+
+router = APIRouter()
+
+
+@router.get("/", response_class=HTMLResponse, responses=responses(401, 403, page=True))
+def lobby(request: Request, served: ServedDep) -> HTMLResponse:
+    served.host_only(request, "open the lobby")
+    from service.pages import lobby_page
+
+    page = lobby_page(served.folder, served.links, served.host_key, served.bot_seats.of)
+    return HTMLResponse(page, headers=PAGE_HEADERS)
+
+
+@router.get("/t/{game_id}", response_class=HTMLResponse, responses=responses(401, 403, 404, 422, page=True))
+def table_page(game_id: str, request: Request, served: ServedDep) -> HTMLResponse:
+    role, game = served.game_for(request, game_id)
+    from service.pages import live_page
+
+    key = key_text(request) or ""
+    return HTMLResponse(live_page(game, role, key), headers=PAGE_HEADERS)
