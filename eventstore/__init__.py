@@ -2,7 +2,7 @@
 
 The store knows envelopes, not game rules: it never imports `wecore` or `cli`. Modules:
 `canonical` (hashing, the fingerprint), `envelope` (the envelope, writing one), `limits` (the
-format's limits on a line and its values), `verify` (integrity checks) and `problems` (what they
+format's limits on a line and its values), `integrity` (integrity checks) and `problems` (what they
 find, as kinds and codes), `persistence` (the interface every backend implements, and the base
 that seals), one module per backend: `jsonl` (one game per file), `sqlite` (the game library,
 with `sqlite_schema` and `sqlite_import`), `postgres` (the game library on PostgreSQL),

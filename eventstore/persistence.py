@@ -35,8 +35,8 @@ from eventstore.errors import (
     LogIntegrityError,
     StoreError,
 )
+from eventstore.integrity import PROBLEMS_LISTED, LogLine, Scanned, VerifyResult, verify_tail_line
 from eventstore.problems import EMPTY, Problem
-from eventstore.verify import PROBLEMS_LISTED, LogLine, Scanned, VerifyResult, check_tail_line
 
 # An event to append, as the log writes it: (type, data).
 Payload = tuple[str, dict[str, Any]]
@@ -91,7 +91,7 @@ class GameLog(Protocol):
 @runtime_checkable
 class StoredGameLog(GameLog, Protocol):
     """A game in a library: its rows can be read unchecked, for a reader that checks them
-    itself (`verify.scan_objects`), the cheapest way to audit a game in a database."""
+    itself (`integrity.scan_objects`), the cheapest way to audit a game in a database."""
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """The stored events as parsed envelopes, in seq order; GameNotFoundError if none. Each
@@ -313,7 +313,7 @@ class LibraryGameLog(SealingLog):
             line = orjson.dumps(obj) + b"\n"
         except TypeError:
             line = b""
-        env, problems = check_tail_line(line) if line else (None, [])
+        env, problems = verify_tail_line(line) if line else (None, [])
         if env is None or problems:
             raise LogIntegrityError(self.where, self.verify().problems or [])
         return env

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from eventstore.problems import Problem, ProblemCode, ProblemKind
-from service.checking import GameReport, GameSource
-from service.checking import check_game as check_source
+from service.reading import GameReport, GameSource
+from service.reading import read_game as check_source
 from wecore.scoring import Scoreboard, score
 
 if TYPE_CHECKING:

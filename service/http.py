@@ -601,7 +601,7 @@ def create_app(
         if role.kind == SEAT:
             raise ApiError(403, "a seat's key cannot audit: use the table's or the host's key")
         from service.audit import audit_one
-        from service.checking import GameSource
+        from service.reading import GameSource
 
         source = GameSource(label=game.label, path=game.path)
         result = audit_one(source, check=lambda _source, **how: folder.check(game, **how)).to_json()
@@ -624,7 +624,7 @@ def create_app(
         _, game = game_for(request, game_id)
         if directory is None or game.path is None:
             raise ApiError(422, "a season ledger lives beside the games of a folder: use `we season add`")
-        from service.checking import GameSource
+        from service.reading import GameSource
         from service.season import SEASON_FILE, seal_in_folder
 
         result = seal_in_folder(directory, GameSource(label=game.label, path=game.path))

@@ -4,7 +4,7 @@ library's games (`we stats`, its --fairness, --by evening and --versus).
 
 Whether a game is valid, over and won is decided by folding it with wecore, exactly as
 `we audit` does; the library only stores logs. Reading a game goes through a `check` the
-caller passes (service.checking.check_game over the caller's library connection), so that a
+caller passes (service.reading.read_game over the caller's library connection), so that a
 command reading a thousand games connects once.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from eventstore.errors import LibraryBusyError, SeasonLedgerError, StoreError, WritesLostError
-from service.checking import GameReport, GameSource
+from service.reading import GameReport, GameSource
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from wecore.state import GameState
     from wecore.stats import GameRecord, Tally
 
-Check = Callable[..., GameReport]  # check_game(source, keep_envelopes=..., keep_lines=...)
+Check = Callable[..., GameReport]  # read_game(source, keep_envelopes=..., keep_lines=...)
 
 # What became of a log: kept in the library (the first three), or not, and why.
 IMPORTED, EXTENDED, UNCHANGED = "imported", "extended", "unchanged"

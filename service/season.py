@@ -17,14 +17,14 @@ from typing import Any
 from eventstore.canonical import fingerprint
 from eventstore.envelope import make_game_id, utc_now
 from eventstore.errors import ConcurrencyError, LogExistsError, NotALogError, StoreError
+from eventstore.integrity import verify_log
 from eventstore.jsonl import JsonlLog
-from eventstore.verify import verify_log
-from service.checking import GameReport, GameSource
+from service.reading import GameReport, GameSource
 from wecore.errors import shown
 from wecore.scoring import score
 from wecore.season import SEASON_STARTED, SealedGame, Season, fold_season, game_sealed, season_started
 
-# Reads and checks one game (service.checking.check_game with the caller's library reader).
+# Reads and checks one game (service.reading.read_game with the caller's library reader).
 Check = Callable[..., GameReport]
 # Where a sealed game is now: the GameSource to read it from, or None with why it cannot be.
 Locate = Callable[[SealedGame], "GameSource | str"]
@@ -62,7 +62,7 @@ class LedgerReading:
 
 
 def read_ledger(path: Path) -> LedgerReading:
-    """The ledger's chain proved (eventstore.verify) and its events folded (wecore.season).
+    """The ledger's chain proved (eventstore.integrity) and its events folded (wecore.season).
 
     A file whose line 1 is not a `season_started` (a game log given by mistake, or junk) is no
     ledger at all: that one problem is told at once, rather than one per line of a file that
@@ -88,8 +88,8 @@ def read_ledger(path: Path) -> LedgerReading:
 def _not_a_ledger(path: Path) -> str | None:
     """Why the file is no season ledger, judged on its first line alone; None when it may be one
     (an empty or torn first line is left to the integrity checks, which name it)."""
+    from eventstore.integrity import open_log, verify_tail_line
     from eventstore.limits import LINE_LIMIT
-    from eventstore.verify import check_tail_line, open_log
 
     try:
         with open_log(path, buffering=-1) as log:
@@ -100,7 +100,7 @@ def _not_a_ledger(path: Path) -> str | None:
         return f"not a season ledger: no newline in its first {LINE_LIMIT:,} bytes"
     if not first.endswith(b"\n"):
         return None
-    envelope, messages = check_tail_line(first)
+    envelope, messages = verify_tail_line(first)
     if envelope is None:
         return f"not a season ledger: {messages[0] if messages else 'not an envelope'}"
     if envelope.type != SEASON_STARTED:
@@ -373,9 +373,9 @@ def _plain(value: Any) -> Any:
 
 def seal_in_folder(directory: Path, source: GameSource) -> AddResult:
     """`we serve`'s seal: one game of the folder into the folder's SEASON_FILE, named after it."""
-    from service.checking import check_game
+    from service.reading import read_game
 
-    return add_games(directory / SEASON_FILE, [source], check_game, name=directory.resolve().name or None)
+    return add_games(directory / SEASON_FILE, [source], read_game, name=directory.resolve().name or None)
 
 
 def folder_season(directory: Path) -> LedgerReading | None:

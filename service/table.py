@@ -31,9 +31,9 @@ from typing import Any, Protocol
 from eventstore.canonical import fingerprint
 from eventstore.envelope import Envelope
 from eventstore.errors import ConnectionLostError, GameNotFoundError, StoreError
-from service.checking import GameReport, GameSource, check_game, damage_sentence
 from service.live import LiveGame, WrittenAt, file_of
 from service.play import Refused, StaleHead, UndoPlan, commit, decide_move, plan_undo, undone_sentence
+from service.reading import GameReport, GameSource, damage_sentence, read_game
 from service.season import sealed_sentence
 from wecore.cards import ALL_CARDS
 from wecore.decider import AddNote, BreakTie, DealAttics, DealLists, Undo, resolve_player
@@ -153,7 +153,7 @@ class OneFile:
         yield JsonlLog(game.path)
 
     def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
-        return check_game(GameSource(label=str(game.path), path=game.path), keep_envelopes=keep_envelopes)
+        return read_game(GameSource(label=str(game.path), path=game.path), keep_envelopes=keep_envelopes)
 
 
 class Table:

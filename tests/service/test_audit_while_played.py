@@ -9,8 +9,8 @@ from typing import Any
 
 from eventstore.sqlite import Library
 from service.audit import audit_one
-from service.checking import GameReport, GameSource
-from service.checking import check_game as check_source
+from service.reading import GameReport, GameSource
+from service.reading import read_game as check_source
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 

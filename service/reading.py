@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from eventstore.integrity import ScanEnd
     from eventstore.problems import Problem
-    from eventstore.verify import ScanEnd
-    from wecore.audit import GameChecker
+    from wecore.conformance import GameChecker
     from wecore.events import AnyEvent
     from wecore.state import GameState
 
@@ -64,7 +64,7 @@ class GameSource:
     game_id: str | None = None
 
 
-def check_game(
+def read_game(
     source: GameSource,
     keep_envelopes: bool = False,
     keep_lines: bool = False,
@@ -76,15 +76,15 @@ def check_game(
     keep_envelopes keeps every usable line as an Envelope; keep_lines keeps them as the parsed
     dicts (what the library stores), which costs nothing extra on the fast path."""
     from eventstore.errors import NotALogError, SeasonLedgerError, StoreError
-    from eventstore.problems import Flaw, ProblemCode
-    from eventstore.verify import (
+    from eventstore.integrity import (
         ScanEnd,
         open_log,
         refuse_what_is_no_game_log,
         scan_lines,
         scan_objects,
     )
-    from wecore.audit import GameChecker
+    from eventstore.problems import Flaw, ProblemCode
+    from wecore.conformance import GameChecker
 
     checker = GameChecker()
     # Clean lines go straight from the scan to the fold, unless every envelope is wanted.
@@ -110,18 +110,18 @@ def check_game(
                 # (`we audit --json`, `we import`) gives it its verdict like any other file.
                 why = str(exc).removeprefix(f"{source.label}: ")
                 first = iter([(1, None, [Flaw(ProblemCode.NOT_AN_OBJECT, why)], False)])
-                return _check_scanned(source, first, checker, end, False, None)
+                return _read_scanned(source, first, checker, end, False, None)
             scanned = scan_lines(lines, fold, end, kept)
-            return _check_scanned(source, scanned, checker, end, keep_envelopes, kept)
+            return _read_scanned(source, scanned, checker, end, keep_envelopes, kept)
     if library_rows is None:
         raise ValueError(f"{source.label}: a library game needs a reader of its rows")
     rows = library_rows(source)
     # A library's rows, as its log gives them (StoredGameLog.rows): orjson's parse of its JSON.
     scanned = scan_objects(rows, fold, end, kept, from_json=True)
-    return _check_scanned(source, scanned, checker, end, keep_envelopes, kept)
+    return _read_scanned(source, scanned, checker, end, keep_envelopes, kept)
 
 
-def _check_scanned(
+def _read_scanned(
     source: GameSource,
     scanned: Iterator[tuple[int, Any, Any, bool]],
     checker: GameChecker,
@@ -132,8 +132,8 @@ def _check_scanned(
     """The lines the scan yields (all of them, or only line 1 and those with problems when it
     folds clean lines itself), tallied and folded in line order."""
     from eventstore.envelope import envelope_from_raw
+    from eventstore.integrity import PROBLEMS_LISTED, VerifyTally
     from eventstore.problems import Problem, ProblemKind
-    from eventstore.verify import PROBLEMS_LISTED, VerifyTally
 
     feed = checker.feed
     tally = VerifyTally()

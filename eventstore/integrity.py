@@ -4,9 +4,9 @@ Only the *integrity* kind is decided here: envelope shape, the hash chain, `at`,
 lines, each a `Flaw` with its `ProblemCode` (see `problems`). Schema and rules problems belong to
 the rules engine, which reports them with the same `Problem` class.
 
-Over 500 lines on purpose: the reference checker (`LineChecker`, which words every problem)
+Over 500 lines on purpose: the reference checker (`LineVerifier`, which words every problem)
 and the fast path in front of it (`_scan`) must reach the same verdicts, so they stay side by
-side in one file, and tests/store/test_verify.py checks that they agree.
+side in one file, and tests/store/test_integrity.py checks that they agree.
 """
 
 from __future__ import annotations
@@ -332,7 +332,7 @@ _FIELD_TYPES: dict[str, type] = {
 _TYPE_NAMES = {int: "an integer", str: "a string", dict: "an object"}
 
 
-class LineChecker:
+class LineVerifier:
     """Every per-line integrity check, worded, with the state carried from line to line (line
     number, game id, previous stored hash). scan_lines puts a fast path for good lines in front
     of it; this is the reference that decides and words every problem."""
@@ -631,10 +631,10 @@ def scan_lines(
     end: ScanEnd | None = None,
     keep: list[dict[str, Any]] | None = None,
 ) -> Iterator[Scanned]:
-    """LineChecker over byte lines, with a fast path for lines as a good writer writes them.
+    """LineVerifier over byte lines, with a fast path for lines as a good writer writes them.
 
     The fast path tests the common case in one expression on local variables and hashes; any
-    line that fails it (or the first of a log) is judged again from scratch by LineChecker,
+    line that fails it (or the first of a log) is judged again from scratch by LineVerifier,
     which words the problems. Both reach the same verdicts; this one is just quicker on a good
     log, which is what readers mostly see.
 
@@ -657,7 +657,7 @@ def scan_objects(
     *,
     from_json: bool = False,
 ) -> Iterator[Scanned]:
-    """LineChecker over parsed envelopes (rows from a database), with the same fast path.
+    """LineVerifier over parsed envelopes (rows from a database), with the same fast path.
 
     from_json: each object's `data` is what orjson parsed from JSON text (a library's rows, see
     sqlite_schema.envelope_objs), so its limits can be judged at a glance as a line's are;
@@ -675,7 +675,7 @@ def _scan(
     keep: list[dict[str, Any]] | None = None,
     walk: bool = False,
 ) -> Iterator[Scanned]:
-    checker = LineChecker()
+    checker = LineVerifier()
     slow, slow_parsed = checker.feed, checker.feed_obj
     if not parsed:
         # A file is read so that a line over the limit is never held whole; lines given in
@@ -747,7 +747,7 @@ def _scan(
                 else:
                     # The limits (log-format.md), before the line counts as clean: judged at a
                     # glance from the canonical form (see _GLANCE_BYTES), else by walking the
-                    # payload's values. A line beyond them is judged by LineChecker below,
+                    # payload's values. A line beyond them is judged by LineVerifier below,
                     # which words the problem.
                     del obj["hash"]
                     try:
@@ -918,9 +918,9 @@ def verify_objects(objs: Iterable[dict[str, Any]], *, from_json: bool = False) -
     return _verify(scan_objects(objs, from_json=from_json))
 
 
-def check_tail_line(b: bytes) -> tuple[Envelope | None, list[str]]:
+def verify_tail_line(b: bytes) -> tuple[Envelope | None, list[str]]:
     """Judge a log's last line on its own (no seq/prev context): is it safe to append after?"""
-    chain = LineChecker(standalone=True)
+    chain = LineVerifier(standalone=True)
     raw, msgs, usable = chain.feed(b)
     env = envelope_from_raw(raw) if usable and raw is not None else None
     return env, msgs or []
