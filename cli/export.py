@@ -137,7 +137,7 @@ def _export_log_file(source: GameSource, output: Path | None, force: bool) -> No
     import shutil
     import tempfile
 
-    from eventstore.integrity import open_log
+    from eventstore.logfile import open_log
 
     assert source.path is not None  # the caller exports library games through the library
     with tempfile.TemporaryDirectory(prefix="we-export-") as folder:

@@ -32,7 +32,8 @@ from enum import Enum
 from typing import Any
 
 from eventstore.errors import StoreError, file_kind
-from eventstore.integrity import LineVerifier, LongLine, file_lines, open_log
+from eventstore.integrity import LineVerifier
+from eventstore.logfile import LongLine, file_lines, open_log
 from eventstore.problems import TORN, Flaw, Problem, ProblemCode
 
 # Takes one good line: its line number and envelope (parsed, as written). False stops the

@@ -31,9 +31,7 @@ from eventstore.errors import (
 from eventstore.integrity import (
     EMPTY,
     INTEGRITY,
-    LINE_LIMIT,
     LogLine,
-    LongLine,
     Problem,
     ProblemCode,
     VerifyResult,
@@ -41,6 +39,8 @@ from eventstore.integrity import (
     verify_log,
     verify_tail_line,
 )
+from eventstore.limits import LINE_LIMIT
+from eventstore.logfile import LongLine
 from eventstore.persistence import SealingLog, StoreAfterHead, Summary
 
 _TAIL_BLOCK = 64 * 1024

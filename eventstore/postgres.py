@@ -44,11 +44,11 @@ from eventstore.integrity import (
     Scanned,
     VerifyResult,
     iter_objects,
-    open_log,
     scan_lines,
     scan_objects,
     verify_objects,
 )
+from eventstore.logfile import open_log
 from eventstore.persistence import (
     NO_SUMMARY,
     ImportResult,

@@ -19,7 +19,8 @@ import orjson
 from eventstore import persistence
 from eventstore.canonical import fingerprint
 from eventstore.errors import GameNotFoundError, StoreError
-from eventstore.integrity import Scanned, open_log, scan_lines
+from eventstore.integrity import Scanned, scan_lines
+from eventstore.logfile import open_log
 from eventstore.persistence import ImportResult, LibraryImportTarget, Summary
 from eventstore.sqlite_schema import (
     INSERT_EVENT,

@@ -76,13 +76,8 @@ def read_game(
     keep_envelopes keeps every usable line as an Envelope; keep_lines keeps them as the parsed
     dicts (what the library stores), which costs nothing extra on the fast path."""
     from eventstore.errors import NotALogError, SeasonLedgerError, StoreError
-    from eventstore.integrity import (
-        ScanEnd,
-        open_log,
-        refuse_what_is_no_game_log,
-        scan_lines,
-        scan_objects,
-    )
+    from eventstore.integrity import ScanEnd, scan_lines, scan_objects
+    from eventstore.logfile import open_log, refuse_what_is_no_game_log
     from eventstore.problems import Flaw, ProblemCode
     from wecore.conformance import GameChecker
 

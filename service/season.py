@@ -88,8 +88,9 @@ def read_ledger(path: Path) -> LedgerReading:
 def _not_a_ledger(path: Path) -> str | None:
     """Why the file is no season ledger, judged on its first line alone; None when it may be one
     (an empty or torn first line is left to the integrity checks, which name it)."""
-    from eventstore.integrity import open_log, verify_tail_line
+    from eventstore.integrity import verify_tail_line
     from eventstore.limits import LINE_LIMIT
+    from eventstore.logfile import open_log
 
     try:
         with open_log(path, buffering=-1) as log:

@@ -14,7 +14,8 @@ from typing import Any
 import orjson
 import pytest
 
-from eventstore.integrity import DEPTH_LIMIT, LineVerifier, scan_lines, verify_log, verify_objects
+from eventstore.integrity import LineVerifier, scan_lines, verify_log, verify_objects
+from eventstore.limits import DEPTH_LIMIT
 from eventstore.problems import ProblemCode
 from eventstore.sqlite import Library
 

@@ -20,15 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from eventstore.integrity import (
-    DEPTH_LIMIT,
-    LINE_LIMIT,
-    PROBLEMS_LISTED,
-    iter_log,
-    verify_log,
-    verify_objects,
-)
+from eventstore.integrity import PROBLEMS_LISTED, iter_log, verify_log, verify_objects
 from eventstore.jsonl import JsonlLog, repair
+from eventstore.limits import DEPTH_LIMIT, LINE_LIMIT
 from eventstore.sqlite import Library
 
 from .helpers import FIRST, events, ref_hash
