@@ -604,7 +604,7 @@ def create_app(
         from service.reading import GameSource
 
         source = GameSource(label=game.label, path=game.path)
-        result = audit_one(source, check=lambda _source, **how: folder.check(game, **how)).to_json()
+        result = audit_one(source, read=lambda _source, **how: folder.read_game(game, **how)).to_json()
         return result if role.kind == HOST or result["complete"] else without_hashes(result)
 
     # --- the end of a game: BG Stats, the season (service.bgstats, service.season) ---

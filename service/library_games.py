@@ -143,7 +143,7 @@ class StoredGames:
                 raise Refused(f"no free game id like {base!r} in {self.where}")
         return written, self.add(game_id)
 
-    def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
+    def read_game(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
         """The game read again from the library and checked (service.reading)."""
         source = GameSource(label=game.label, db_path=self.pool.url, game_id=game.game or game.label)
         with self.pool.library() as library:

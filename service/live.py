@@ -522,7 +522,7 @@ class Folder:
         written = start_game_in(self.directory, title, events)
         return written, self.add(self.directory / f"{written[0].game}.jsonl")
 
-    def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
+    def read_game(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
         """The game read again from its log and checked (service.reading)."""
         try:
             return read_game(GameSource(label=game.label, path=game.path), keep_envelopes=keep_envelopes)

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 
 # A library game's rows, for a source without a path (the CLI knows how to open libraries).
 RowReader = Callable[["GameSource"], Iterator[dict[str, Any]]]
+# How a use case reads a game: read_game itself, or a face's own version of it, which reads
+# library games through the connection it holds (cli.opening.read_game, a served library).
+ReadGame = Callable[..., "GameReport"]
 
 
 @dataclass

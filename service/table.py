@@ -124,7 +124,7 @@ class Shelf(Protocol):
 
     def writer(self, game: LiveGame) -> contextlib.AbstractContextManager[Any]: ...
 
-    def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport: ...
+    def read_game(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport: ...
 
 
 class OneFile:
@@ -152,7 +152,7 @@ class OneFile:
             raise StaleHead(game.head, game.head)
         yield JsonlLog(game.path)
 
-    def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
+    def read_game(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
         return read_game(GameSource(label=str(game.path), path=game.path), keep_envelopes=keep_envelopes)
 
 
@@ -237,7 +237,7 @@ class Table:
             except ConnectionLostError:
                 raise
             except StoreError:
-                report = self.shelf.check(self.game)
+                report = self.shelf.read_game(self.game)
                 if report.problems:
                     raise Damaged(damage_sentence(self.game.label, report.problems)) from None
                 raise
