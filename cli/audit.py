@@ -1,8 +1,8 @@
-"""`we audit`: prove logs untampered, check every event, explain every score, settle claims.
+"""`we audit`: the command that audits games (files, folders, library ids) and prints the verdicts.
 
-Each game is read once, streaming (no envelopes kept). The checking itself is the store's
-integrity pass and wecore's fold; this module only gathers the verdicts and prints them. A
-failed claim is the one case that reads a game a second time, to tell where cards went.
+Each game is audited by service.audit, in worker processes with --jobs; this module only
+expands the arguments, gathers the verdicts in argument order and prints them, as text or as
+JSON lines.
 """
 
 from __future__ import annotations

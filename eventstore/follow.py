@@ -3,7 +3,7 @@ checks them, handed over one at a time.
 
 `LogFollower` follows a JSONL file. Each look costs one `stat` while nothing changed. When the
 file changed it is read from where the last look stopped, with the store's own line reading
-(`integrity.file_lines`: a line over the format's limit is skipped in blocks, never held) and the
+(`logfile.file_lines`: a line over the format's limit is skipped in blocks, never held) and the
 store's line checker (`integrity.LineVerifier`: envelope, seq, game id, hash chain). Three things
 are told apart:
 

@@ -1,8 +1,9 @@
-"""Integrity checks of a log (log-format.md, "Verifying a log"), streaming, line by line.
+"""The integrity of a log, verified line by line as it streams (log-format.md, "Verifying a log").
 
-Only the *integrity* kind is decided here: envelope shape, the hash chain, `at`, torn and blank
-lines, each a `Flaw` with its `ProblemCode` (see `problems`). Schema and rules problems belong to
-the rules engine, which reports them with the same `Problem` class.
+Only the *integrity* kind of problem is decided here: the envelope's shape, the hash chain, `at`,
+torn and blank lines, the format's limits, each a `Flaw` with its `ProblemCode` (see `problems`).
+Schema and rules problems are the core's (`wecore.conformance`); `service.reading` puts both into
+one verdict. Opening the file and cutting it into lines is `logfile`'s.
 
 Over 500 lines on purpose: the reference checker (`LineVerifier`, which words every problem)
 and the fast path in front of it (`_scan`) must reach the same verdicts, so they stay side by
@@ -485,8 +486,9 @@ def scan_lines(
     neither yielded nor folded); every other line is yielded as without it, and `end` then
     tells the line count and the last line. With `keep` too, each line that is handed to fold
     (or skipped) instead of yielded is appended to it, parsed, until a line has a problem: then
-    `keep` is emptied and nothing more is kept. This is the audit's inner
-    loop: a clean line costs one call, not a generator step, a tuple and the caller's tests.
+    `keep` is emptied and nothing more is kept. This is the inner loop of reading a game
+    (service.reading): a clean line costs one call, not a generator step, a tuple and the
+    caller's tests.
     """
     return _scan(lines, False, fold, end, keep)
 
@@ -693,7 +695,7 @@ def iter_objects(objs: Iterable[dict[str, Any]], *, from_json: bool = False) -> 
 class VerifyTally:
     """Adds up scanned lines into a VerifyResult: problems, event count, game id, fingerprint.
 
-    Shared by `verify_log` and readers that do more with each line (the audit folds it too).
+    Shared by `verify_log` and readers that do more with each line (service.reading folds it too).
     """
 
     __slots__ = ("game", "last_hash", "lines", "omitted", "problems")

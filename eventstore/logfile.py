@@ -1,8 +1,10 @@
-"""A log file opened and read as lines: only a regular file that starts like a game log, and
-never more of a line held than the format's limit (log-format.md, "Limits").
+"""A log file opened and read as lines, never holding more of a line than the format's limit.
 
-Every reader of a log file reads it through here (the integrity checks, the follower, the
-library's import, the season); `jsonl` writes and repairs such files.
+Only a regular file is opened, and one that plainly is no game log (a season ledger, a SQLite
+database, a README) is refused before it is read. A line over the limit (log-format.md,
+"Limits") is skipped in blocks and stands for it as a LongLine. The integrity checks, the
+follower, the library's import, `we export` and the season open and read log files here;
+`jsonl` writes and repairs them.
 """
 
 from __future__ import annotations

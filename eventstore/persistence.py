@@ -8,7 +8,7 @@ of the head, and seals each new event onto the hash chain (`seal`). A backend on
 reads back lines or rows: `_store_first` writes line 1 where no game is yet, and `_locked_head`
 reads the newest envelope under the backend's own write lock (a file lock, a transaction) and
 hands back a function that stores envelopes after it, all or nothing. Reading checks every line
-with `verify`, so a backend only has to give its lines (`iter_lines`) and a `verify` of them.
+with `integrity`, so a backend only has to give its lines (`iter_lines`) and a `verify` of them.
 
 tests/store/test_contract.py is the one suite every backend passes.
 """
@@ -95,7 +95,7 @@ class StoredGameLog(GameLog, Protocol):
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """The stored events as parsed envelopes, in seq order; GameNotFoundError if none. Each
-        is orjson's parse of what is stored (JSON values only: see verify.scan_objects)."""
+        is orjson's parse of what is stored (JSON values only: see integrity.scan_objects)."""
         ...
 
 

@@ -1,5 +1,8 @@
-"""Auditing one game: integrity, schema and rules, the standings, and claims about scores.
-Used by `we audit` (one per game, in worker processes) and by the service's audit endpoint."""
+"""The audit of one game: its verdict, standings and the claims about its scores, as plain data.
+
+The game is read once (service.reading); a library game's cached summary is held against its
+events, and only a failed claim reads the game again, to tell where the cards went. Used by
+`we audit` (one per game, in worker processes) and by the service's audit endpoint."""
 
 from __future__ import annotations
 

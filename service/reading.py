@@ -1,6 +1,10 @@
-"""Reading a game and checking it: the one pipeline every face (`we record`, `we audit`, the
-service) reads a log through. Integrity, schema and rules, streaming, with the fold stopping
-at the first problem; and the part of a damaged log that can still be shown."""
+"""Reading a game: the one pipeline every face reads a log through, into its state and problems.
+
+Every face (`we record`, `we audit`, `we serve`, the library, the season) reads a game here, in
+one streaming pass: the store verifies each line's integrity (eventstore.integrity) and the
+core checks the events against the schema and the rules as it folds them (wecore.conformance),
+stopping at the first such problem. Also what a damaged log still shows (the lines before its
+first problem) and why nothing may be recorded onto one."""
 
 from __future__ import annotations
 
