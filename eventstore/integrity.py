@@ -52,17 +52,7 @@ from eventstore.limits import (
     repeats_no_key_at_a_glance,
 )
 from eventstore.logfile import LongLine, file_lines, long_line_message, open_log, within_limit
-
-# Problems are defined in `problems`; readers of a log take them from here too.
-from eventstore.problems import (  # noqa: F401 - re-exported
-    EMPTY,
-    INTEGRITY,
-    TORN,
-    Flaw,
-    Problem,
-    ProblemCode,
-    ProblemKind,
-)
+from eventstore.problems import EMPTY, INTEGRITY, TORN, Flaw, Problem, ProblemCode
 
 _KEYSET = frozenset(ENVELOPE_KEYS)
 _MISSING: Any = object()

@@ -28,20 +28,11 @@ from eventstore.errors import (
     TornTailError,
     file_kind,
 )
-from eventstore.integrity import (
-    EMPTY,
-    INTEGRITY,
-    LogLine,
-    Problem,
-    ProblemCode,
-    VerifyResult,
-    iter_log,
-    verify_log,
-    verify_tail_line,
-)
+from eventstore.integrity import LogLine, VerifyResult, iter_log, verify_log, verify_tail_line
 from eventstore.limits import LINE_LIMIT
 from eventstore.logfile import LongLine
 from eventstore.persistence import SealingLog, StoreAfterHead, Summary
+from eventstore.problems import EMPTY, INTEGRITY, Problem, ProblemCode
 
 _TAIL_BLOCK = 64 * 1024
 _COPY_BLOCK = 1 << 20

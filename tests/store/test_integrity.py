@@ -17,15 +17,13 @@ from eventstore.envelope import seal
 from eventstore.integrity import (
     LineVerifier,
     LogLine,
-    Problem,
-    ProblemCode,
-    ProblemKind,
     ScanEnd,
     fingerprint_of,
     iter_log,
     scan_lines,
     verify_log,
 )
+from eventstore.problems import Problem, ProblemCode, ProblemKind
 
 from .helpers import FIRST, ROOT, dump_line, edit, events, ref_hash
 
