@@ -16,7 +16,7 @@ import click
 
 from cli.batch import worker_count
 from cli.exits import CommandFailed
-from cli.opening import check_game, require_valid, resolve_game
+from cli.opening import read_game, require_valid, resolve_game
 from cli.params import FILE_NAME, db_option, jobs_option
 from cli.terminal import echo_json
 from wecore.analysis import DEFAULT_MARGIN
@@ -117,7 +117,7 @@ def analyse_with_progress(
 
 
 def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any]]]:
-    report = require_valid(check_game(resolve_game(game, db_path), keep_lines=True))
+    report = require_valid(read_game(resolve_game(game, db_path), keep_lines=True))
     if not report.lines:
         raise CommandFailed(f"{game}: the log has no events")
     return report, report.lines

@@ -1,8 +1,8 @@
-"""`we audit`: prove logs untampered, check every event, explain every score, settle claims.
+"""`we audit`: the command that audits games (files, folders, library ids) and prints the verdicts.
 
-Each game is read once, streaming (no envelopes kept). The checking itself is the store's
-integrity pass and wecore's fold; this module only gathers the verdicts and prints them. A
-failed claim is the one case that reads a game a second time, to tell where cards went.
+Each game is audited by service.audit, in worker processes with --jobs; this module only
+expands the arguments, gathers the verdicts in argument order and prints them, as text or as
+JSON lines.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ import orjson
 
 from cli.batch import collector_settled_for_a_batch, logs_in_directory, worker_count
 from cli.exits import EXIT_INVALID, CommandFailed
-from cli.opening import check_game, game_source, open_library, path_mode
+from cli.opening import game_source, open_library, path_mode, read_game
 from cli.params import FILE_NAME, db_option, jobs_option
 from cli.terminal import echo, json_bytes_safe, one_line
 from eventstore.errors import SeasonLedgerError, StoreError
 from service.audit import AuditResult
 from service.audit import audit_one as audit_game
-from service.checking import GameSource
+from service.reading import GameSource
 from wecore.errors import clipped, shown
 from wecore.scoring import NotCounted, Scoreboard
 
@@ -56,7 +56,7 @@ class Claim:
 
 
 def audit_one(source: GameSource, claims: Sequence[Claim] = ()) -> AuditResult:
-    return audit_game(source, claims, check_game, _summary_of)
+    return audit_game(source, claims, read_game, _summary_of)
 
 
 def _summary_of(source: GameSource) -> dict[str, Any] | None:

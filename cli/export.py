@@ -10,12 +10,12 @@ from pathlib import Path
 import click
 
 from cli.exits import CommandFailed
-from cli.opening import check_game, connect_library, library_exists, path_mode, require_valid, resolve_game
+from cli.opening import connect_library, library_exists, path_mode, read_game, require_valid, resolve_game
 from cli.outputs import put_in_place, refuse_unsafe_output, temporary_beside
 from cli.params import FILE_NAME, db_option, library_path
 from cli.terminal import echo
 from eventstore.libraries import LibraryRef, library_name
-from service.checking import GameSource
+from service.reading import GameSource
 
 
 @click.command()
@@ -84,7 +84,7 @@ def export(
     sources = _library_sources(db_path) if every_game else [resolve_game(text, db_path) for text in games]
     plays = []
     for source in sources:
-        report = check_game(source, keep_lines=True)
+        report = read_game(source, keep_lines=True)
         if every_game and (report.problems or not report.complete):
             continue  # --all: only what `we stats` counts
         require_valid(report)
@@ -137,7 +137,7 @@ def _export_log_file(source: GameSource, output: Path | None, force: bool) -> No
     import shutil
     import tempfile
 
-    from eventstore.verify import open_log
+    from eventstore.logfile import open_log
 
     assert source.path is not None  # the caller exports library games through the library
     with tempfile.TemporaryDirectory(prefix="we-export-") as folder:
@@ -149,7 +149,7 @@ def _export_log_file(source: GameSource, output: Path | None, force: bool) -> No
             raise CommandFailed(f"{source.label}: no such file (it vanished)") from None
         except OSError as exc:
             raise CommandFailed(f"{source.label}: cannot be read: {exc.strerror or exc}") from None
-        report = require_valid(check_game(GameSource(label=source.label, path=copy)))
+        report = require_valid(read_game(GameSource(label=source.label, path=copy)))
         what = f"{report.events} events, fingerprint {report.fingerprint}"
         if output is not None and str(output) == "-":
             with open(copy, "rb") as f:

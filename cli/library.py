@@ -16,13 +16,13 @@ import click
 
 from cli.batch import collector_settled_for_a_batch, logs_in_directory, worker_count
 from cli.exits import CommandFailed
-from cli.opening import check_game, connect_library, library_exists
+from cli.opening import connect_library, library_exists, read_game
 from cli.outputs import put_in_place, refuse_unsafe_output, temporary_beside
 from cli.params import FILE_NAME, LibraryParam, db_option, jobs_option, library_path
 from cli.terminal import echo, echo_json, one_line
 from eventstore.errors import StoreError
 from eventstore.libraries import LibraryRef, library_name
-from service.checking import GameSource
+from service.reading import GameSource
 from wecore.errors import shown
 
 if TYPE_CHECKING:
@@ -156,7 +156,7 @@ def _verify(source: GameSource) -> Any:
 
     from service.library import VerifiedLog, verified_for_import
 
-    verified = verified_for_import(source, check_game)
+    verified = verified_for_import(source, read_game)
     if isinstance(verified, VerifiedLog):
         return orjson.dumps(verified.lines), verified.summary
     return verified
@@ -191,7 +191,7 @@ def _verified_in_order(sources: list[tuple[GameSource, bool]], jobs: int) -> Ite
     workers = worker_count(jobs, len(files))
     if workers <= 1:
         for source, missing in checked:
-            yield source, None if missing else verified_for_import(source, check_game)
+            yield source, None if missing else verified_for_import(source, read_game)
         return
     yield from _verified_by_workers(checked, files, workers)
 
@@ -223,7 +223,7 @@ def _verified_by_workers(
             if missing:
                 yield source, None
             elif source.path is None:
-                yield source, verified_for_import(source, check_game)
+                yield source, verified_for_import(source, read_game)
             else:
                 if not received:
                     received.extend(ahead.popleft().result())

@@ -1,5 +1,5 @@
 """Opening a GAME argument: an existing file first, then a game id in the library, read through
-one connection per library for the whole command, and checked (service.checking)."""
+one connection per library for the whole command, and checked (service.reading)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from wecore.errors import shown as quoted
 
 if TYPE_CHECKING:
     from eventstore.persistence import GameLibrary
-    from service.checking import GameReport, GameSource
+    from service.reading import GameReport, GameSource
 
 
 def library_exists(db: LibraryRef) -> bool:
@@ -39,7 +39,7 @@ def game_source(text: str, db_path: LibraryRef | None, mode: int | None) -> Game
     """resolve_game for an argument already stat'ed (`mode`: its st_mode, None if nothing is
     there), so that auditing twenty thousand game ids costs one stat each, not four."""
     # Imported here, not at the top: `we --help` and commands that read no game skip it.
-    from service.checking import GameSource
+    from service.reading import GameSource
 
     if mode is not None and stat.S_ISDIR(mode):
         raise CommandFailed(f"{shown_path(text)} is a directory, not a game log")
@@ -111,15 +111,15 @@ def connect_library(path: LibraryRef, read_only: bool = False) -> GameLibrary:
     return connect(path, on_upgrade=lambda message: echo(f"we: {message}", err=True), read_only=read_only)
 
 
-def check_game(source: GameSource, keep_envelopes: bool = False, keep_lines: bool = False) -> GameReport:
-    """service.checking.check_game, reading library games through this command's connection."""
-    from service.checking import check_game as _check_game
+def read_game(source: GameSource, keep_envelopes: bool = False, keep_lines: bool = False) -> GameReport:
+    """service.reading.read_game, reading library games through this command's connection."""
+    from service.reading import read_game as _read_game
 
-    return _check_game(source, keep_envelopes, keep_lines, _library_rows)
+    return _read_game(source, keep_envelopes, keep_lines, _library_rows)
 
 
 def load_game(text: str, db_path: LibraryRef | None, keep_envelopes: bool = True) -> GameReport:
-    return check_game(resolve_game(text, db_path), keep_envelopes=keep_envelopes)
+    return read_game(resolve_game(text, db_path), keep_envelopes=keep_envelopes)
 
 
 def require_valid(report: GameReport) -> GameReport:

@@ -22,7 +22,7 @@ import click
 
 from cli.exits import CommandFailed
 from cli.glance import table_at_a_glance
-from cli.opening import check_game
+from cli.opening import read_game
 from cli.record_grammar import (
     AFTER_THE_END,
     COMMAND_WORDS,
@@ -195,7 +195,7 @@ class Session(Teller):
         from service.library import EXTENDED, IMPORTED, import_file
 
         self.in_library = self.head
-        outcome = import_file(self.library, self.path, check_game, lambda m: echo(f"we: {m}", err=True))
+        outcome = import_file(self.library, self.path, read_game, lambda m: echo(f"we: {m}", err=True))
         where = library_name(self.library)
         if not outcome.in_library:
             self.say(f"Not added to the library {where}: {outcome.text}. The game is safe in {self.path}.")

@@ -19,14 +19,14 @@ from rich.text import Text
 
 from cli.exits import CommandFailed
 from cli.house_rules import options_from_flags
-from cli.opening import check_game
+from cli.opening import read_game
 from cli.record_grammar import names_clash, parse_players, split_entries
 from cli.record_session import Session
 from cli.terminal import echo, shown_path, terminal_safe
 from eventstore.errors import NotALogError, SeasonLedgerError
 from eventstore.libraries import is_sqlite_file as _is_library
-from service.checking import GameSource, damage_sentence
 from service.play import Refused, StartGame, decide_move, start_game, title_refusal
+from service.reading import GameSource, damage_sentence
 from service.table import DealAttics, DealLists, Table, TableCommand, resolve_player
 from wecore.cards import parse_card, parse_gift_list
 from wecore.errors import WeError, shown
@@ -258,7 +258,7 @@ def _deal(
 
 def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str | None = None) -> Session:
     try:
-        report = check_game(GameSource(label=str(file), path=file))
+        report = read_game(GameSource(label=str(file), path=file))
     except SeasonLedgerError:
         raise
     except NotALogError as exc:

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cli.exits import CommandFailed
-from cli.opening import check_game, resolve_game
+from cli.opening import read_game, resolve_game
 from cli.outputs import put_in_place, refuse_unsafe_output, temporary_beside
 from cli.params import FILE_NAME, db_option
 from cli.render import (
@@ -31,7 +31,7 @@ from cli.render import (
     story_text,
 )
 from cli.terminal import echo_json, one_line, shown
-from service.checking import fold_what_can_be
+from service.reading import fold_what_can_be
 from service.table import resolve_player
 from wecore.cards import Colour
 from wecore.errors import WeError
@@ -230,7 +230,7 @@ def replay(
             inputs=[source.path, source.db_path],
             exists=f"{html_out} already exists: choose another name, or add --force to replace it",
         )
-    folded = fold_what_can_be(check_game(source, keep_envelopes=True))
+    folded = fold_what_can_be(read_game(source, keep_envelopes=True))
     events, envelopes = folded.events, folded.envelopes
     if not events:
         raise CommandFailed(folded.stopped or f"{game}: the log has no events")

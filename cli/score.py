@@ -12,7 +12,7 @@ import click
 from rich.text import Text
 
 from cli.exits import CommandFailed
-from cli.opening import check_game, load_game, require_valid, resolve_game
+from cli.opening import load_game, read_game, require_valid, resolve_game
 from cli.params import FILE_NAME, db_option
 from cli.render import console, print_table
 from cli.replay import explanation, standings
@@ -94,7 +94,7 @@ def score(
 def _bgstats_link(game: str, location: str | None, db_path: Path | None) -> str:
     from service import bgstats
 
-    report = require_valid(check_game(resolve_game(game, db_path), keep_lines=True))
+    report = require_valid(read_game(resolve_game(game, db_path), keep_lines=True))
     if not report.complete:
         raise CommandFailed(f"{report.source}: the game is not over yet, so it is not a play to log")
     return bgstats.link(bgstats.play_from_report(report), location)

@@ -12,11 +12,11 @@ from pathlib import Path
 import click
 
 from cli.exits import CommandFailed
-from cli.opening import check_game, library_exists, open_library, resolve_game
+from cli.opening import library_exists, open_library, read_game, resolve_game
 from cli.params import FILE_NAME, db_option, library_path, refuse_undecodable_text
 from cli.terminal import echo, echo_json, one_line
 from eventstore.libraries import LibraryRef, library_name
-from service.checking import GameSource
+from service.reading import GameSource
 from wecore.season import SealedGame
 from wecore.wording import counted
 
@@ -56,7 +56,7 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
             refused.append(Refusal(text, exc.format_message()))
     if ledger.exists() and ledger.is_dir():
         raise CommandFailed(f"{ledger} is a directory, not a season ledger")
-    result = add_games(ledger, sources, check_game, name)
+    result = add_games(ledger, sources, read_game, name)
     if result.created:
         echo(f"started the season {result.season.name!r} in {ledger}")
     for game in result.sealed:
@@ -128,7 +128,7 @@ def verify(ledger: Path, expected: str | None, as_json: bool, db_path: LibraryRe
     """
     from service.season import verify_season
 
-    report = verify_season(ledger, check_game, _locator(ledger, db_path), expected)
+    report = verify_season(ledger, read_game, _locator(ledger, db_path), expected)
     if as_json:
         echo_json(report.as_dict())
     else:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from cli.exits import CommandFailed
-from cli.opening import check_game, connect_library, library_exists
+from cli.opening import connect_library, library_exists, read_game
 from cli.params import db_option, library_path
 from cli.terminal import echo, one_line
 from eventstore.libraries import LibraryRef, library_name
@@ -28,7 +28,7 @@ def library_figures(db: LibraryRef) -> LibraryFigures:
 
     with connect_library(db, read_only=True) as library:
         rows = library.games()
-    return figures_of(rows, db, check_game)
+    return figures_of(rows, db, read_game)
 
 
 @click.command()

@@ -77,7 +77,7 @@ def valid_at(s: object) -> bool:
 
 def at_ok(s: str) -> bool:
     """valid_at for a str, with a fast path for an already seen minute (the same test is inlined
-    in eventstore.verify._scan). A whole second's tail ("03Z") is in AT_WHOLE_SECONDS only if s
+    in eventstore.integrity._scan). A whole second's tail ("03Z") is in AT_WHOLE_SECONDS only if s
     has 20 characters; a fraction's is tested only if it is not."""
     return (
         (

@@ -3,8 +3,8 @@ checks them, handed over one at a time.
 
 `LogFollower` follows a JSONL file. Each look costs one `stat` while nothing changed. When the
 file changed it is read from where the last look stopped, with the store's own line reading
-(`verify.file_lines`: a line over the format's limit is skipped in blocks, never held) and the
-store's line checker (`verify.LineChecker`: envelope, seq, game id, hash chain). Three things
+(`logfile.file_lines`: a line over the format's limit is skipped in blocks, never held) and the
+store's line checker (`integrity.LineVerifier`: envelope, seq, game id, hash chain). Three things
 are told apart:
 
 - an append: the complete lines after the last one taken are handed over;
@@ -32,8 +32,9 @@ from enum import Enum
 from typing import Any
 
 from eventstore.errors import StoreError, file_kind
+from eventstore.integrity import LineVerifier
+from eventstore.logfile import LongLine, file_lines, open_log
 from eventstore.problems import TORN, Flaw, Problem, ProblemCode
-from eventstore.verify import LineChecker, LongLine, file_lines, open_log
 
 # Takes one good line: its line number and envelope (parsed, as written). False stops the
 # follower there (the game cannot go on from that line).
@@ -56,7 +57,7 @@ class _Follower:
         self._start_over()
 
     def _start_over(self) -> None:
-        self.checker = LineChecker()
+        self.checker = LineVerifier()
         self.problem: Problem | None = None  # the integrity problem the follower stopped at
         self.halted = False  # stopped (a problem, or the taker said so): nothing more is read
 

@@ -28,20 +28,11 @@ from eventstore.errors import (
     TornTailError,
     file_kind,
 )
+from eventstore.integrity import LogLine, VerifyResult, iter_log, verify_log, verify_tail_line
+from eventstore.limits import LINE_LIMIT
+from eventstore.logfile import LongLine
 from eventstore.persistence import SealingLog, StoreAfterHead, Summary
-from eventstore.verify import (
-    EMPTY,
-    INTEGRITY,
-    LINE_LIMIT,
-    LogLine,
-    LongLine,
-    Problem,
-    ProblemCode,
-    VerifyResult,
-    check_tail_line,
-    iter_log,
-    verify_log,
-)
+from eventstore.problems import EMPTY, INTEGRITY, Problem, ProblemCode
 
 _TAIL_BLOCK = 64 * 1024
 _COPY_BLOCK = 1 << 20
@@ -158,7 +149,7 @@ class JsonlLog(SealingLog):
         if os.pread(fd, 1, size - 1) != b"\n":
             raise TornTailError(str(self.path))
         last = _last_line(fd, size)
-        env, problems = check_tail_line(last if type(last) is LongLine else last + b"\n")
+        env, problems = verify_tail_line(last if type(last) is LongLine else last + b"\n")
         if env is None or problems:
             # Rare, so worth a full read: it names the exact line(s) instead of "the tail".
             result = verify_log(self.path)
@@ -281,7 +272,7 @@ def _is_the_next_event(fd: int, offset: int, size: int, result: VerifyResult) ->
     event that follows the log's lines: good on its own, next in seq, chained to the last."""
     if size > LINE_LIMIT:
         return False
-    envelope, problems = check_tail_line(os.pread(fd, size, offset) + b"\n")
+    envelope, problems = verify_tail_line(os.pread(fd, size, offset) + b"\n")
     return (
         envelope is not None
         and not problems

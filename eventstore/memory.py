@@ -18,8 +18,8 @@ from eventstore.errors import (
     LogIntegrityError,
     TornTailError,
 )
+from eventstore.integrity import LogLine, VerifyResult, iter_log, verify_log, verify_tail_line
 from eventstore.persistence import SealingLog, StoreAfterHead, Summary
-from eventstore.verify import LogLine, VerifyResult, check_tail_line, iter_log, verify_log
 
 
 class MemoryLog(SealingLog):
@@ -73,7 +73,7 @@ class MemoryLog(SealingLog):
         last = self._lines[-1]
         if last[-1:] != b"\n":
             raise TornTailError(self.name)
-        env, problems = check_tail_line(last)
+        env, problems = verify_tail_line(last)
         if env is None or problems:
             raise LogIntegrityError(self.name, verify_log(self._lines).problems)
         self._head = env

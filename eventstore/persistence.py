@@ -8,7 +8,7 @@ of the head, and seals each new event onto the hash chain (`seal`). A backend on
 reads back lines or rows: `_store_first` writes line 1 where no game is yet, and `_locked_head`
 reads the newest envelope under the backend's own write lock (a file lock, a transaction) and
 hands back a function that stores envelopes after it, all or nothing. Reading checks every line
-with `verify`, so a backend only has to give its lines (`iter_lines`) and a `verify` of them.
+with `integrity`, so a backend only has to give its lines (`iter_lines`) and a `verify` of them.
 
 tests/store/test_contract.py is the one suite every backend passes.
 """
@@ -35,8 +35,8 @@ from eventstore.errors import (
     LogIntegrityError,
     StoreError,
 )
+from eventstore.integrity import PROBLEMS_LISTED, LogLine, Scanned, VerifyResult, verify_tail_line
 from eventstore.problems import EMPTY, Problem
-from eventstore.verify import PROBLEMS_LISTED, LogLine, Scanned, VerifyResult, check_tail_line
 
 # An event to append, as the log writes it: (type, data).
 Payload = tuple[str, dict[str, Any]]
@@ -91,11 +91,11 @@ class GameLog(Protocol):
 @runtime_checkable
 class StoredGameLog(GameLog, Protocol):
     """A game in a library: its rows can be read unchecked, for a reader that checks them
-    itself (`verify.scan_objects`), the cheapest way to audit a game in a database."""
+    itself (`integrity.scan_objects`), the cheapest way to audit a game in a database."""
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """The stored events as parsed envelopes, in seq order; GameNotFoundError if none. Each
-        is orjson's parse of what is stored (JSON values only: see verify.scan_objects)."""
+        is orjson's parse of what is stored (JSON values only: see integrity.scan_objects)."""
         ...
 
 
@@ -313,7 +313,7 @@ class LibraryGameLog(SealingLog):
             line = orjson.dumps(obj) + b"\n"
         except TypeError:
             line = b""
-        env, problems = check_tail_line(line) if line else (None, [])
+        env, problems = verify_tail_line(line) if line else (None, [])
         if env is None or problems:
             raise LogIntegrityError(self.where, self.verify().problems or [])
         return env

@@ -39,6 +39,16 @@ from eventstore.errors import (
     LogExistsError,
     StoreError,
 )
+from eventstore.integrity import (
+    LogLine,
+    Scanned,
+    VerifyResult,
+    iter_objects,
+    scan_lines,
+    scan_objects,
+    verify_objects,
+)
+from eventstore.logfile import open_log
 from eventstore.persistence import (
     NO_SUMMARY,
     ImportResult,
@@ -50,16 +60,6 @@ from eventstore.persistence import (
     write_new_log,
 )
 from eventstore.sqlite_schema import envelope_objs, first_event_meta, game_summary, search_words
-from eventstore.verify import (
-    LogLine,
-    Scanned,
-    VerifyResult,
-    iter_objects,
-    open_log,
-    scan_lines,
-    scan_objects,
-    verify_objects,
-)
 
 # The layout this module writes, kept in settings as 'schema' (2: with the index of notes that
 # search reads; a library of schema 1 is upgraded by the first command that writes to it).

@@ -29,6 +29,13 @@ from eventstore.errors import (
     StoreError,
     WritesLostError,
 )
+from eventstore.integrity import (
+    LogLine,
+    VerifyResult,
+    iter_objects,
+    scan_objects,
+    verify_objects,
+)
 from eventstore.persistence import NO_SUMMARY, LibraryGameLog, StoreAfterHead, Summary, write_new_log
 from eventstore.sqlite_import import ImportResult, import_new_game, import_path, import_scanned
 from eventstore.sqlite_schema import (
@@ -56,13 +63,6 @@ from eventstore.sqlite_schema import (
     search_words,
     table_names,
     too_long,
-)
-from eventstore.verify import (
-    LogLine,
-    VerifyResult,
-    iter_objects,
-    scan_objects,
-    verify_objects,
 )
 
 _SORT = orjson.OPT_SORT_KEYS

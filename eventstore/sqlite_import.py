@@ -19,6 +19,8 @@ import orjson
 from eventstore import persistence
 from eventstore.canonical import fingerprint
 from eventstore.errors import GameNotFoundError, StoreError
+from eventstore.integrity import Scanned, scan_lines
+from eventstore.logfile import open_log
 from eventstore.persistence import ImportResult, LibraryImportTarget, Summary
 from eventstore.sqlite_schema import (
     INSERT_EVENT,
@@ -30,7 +32,6 @@ from eventstore.sqlite_schema import (
     notes_of,
     too_long,
 )
-from eventstore.verify import Scanned, open_log, scan_lines
 
 if TYPE_CHECKING:
     from eventstore.sqlite import Library

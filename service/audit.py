@@ -1,5 +1,8 @@
-"""Auditing one game: integrity, schema and rules, the standings, and claims about scores.
-Used by `we audit` (one per game, in worker processes) and by the service's audit endpoint."""
+"""The audit of one game: its verdict, standings and the claims about its scores, as plain data.
+
+The game is read once (service.reading); a library game's cached summary is held against its
+events, and only a failed claim reads the game again, to tell where the cards went. Used by
+`we audit` (one per game, in worker processes) and by the service's audit endpoint."""
 
 from __future__ import annotations
 
@@ -8,8 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from eventstore.problems import Problem, ProblemCode, ProblemKind
-from service.checking import GameReport, GameSource
-from service.checking import check_game as check_source
+from service.reading import GameReport, GameSource, ReadGame, read_game
 from wecore.scoring import Scoreboard, score
 
 if TYPE_CHECKING:
@@ -24,9 +26,6 @@ class ScoreClaim(Protocol):
 
     @property
     def score(self) -> int: ...
-
-
-Check = Callable[..., GameReport]
 
 
 @dataclass
@@ -98,17 +97,17 @@ SummaryOf = Callable[[GameSource], "dict[str, Any] | None"]
 def audit_one(
     source: GameSource,
     claims: Sequence[ScoreClaim] = (),
-    check: Check = check_source,
+    read: ReadGame = read_game,
     summary_of: SummaryOf | None = None,
 ) -> AuditResult:
-    """`check` reads the game (the CLI's reads library games through its connection);
+    """`read` reads the game (the CLI's reads library games through its connection);
     `summary_of` gives a library game's cached summary, held against what its events say."""
     # The summary is read before the events and again after: a game played on meanwhile (`we
     # serve --db` appends as the audit reads) changes its row, and then the row describes other
     # events than the ones read, so it is not held against them. Unchanged, it describes them.
     library_game = summary_of is not None and source.game_id is not None
     summary_before = summary_of(source) if library_game else None  # type: ignore[misc]
-    report = check(source, keep_envelopes=False)
+    report = read(source, keep_envelopes=False)
     state = report.state
     board = score(state) if state.lists is not None else None
     if state.is_over:
@@ -154,7 +153,7 @@ def audit_one(
             outcome = check_claim(state, board, claim.player, claim.score, failed_at)
             if outcome is None:  # it needs the story of the cards: read the game again, once
                 if history is None:
-                    history = _card_history(source, check)
+                    history = _card_history(source, read)
                 outcome = explain_difference(state, board, claim.player, claim.score, history)  # type: ignore[arg-type]
             result.claims.append(outcome)
     return result
@@ -202,13 +201,13 @@ def _nfc(text: str | None) -> str | None:
     return None if text is None else unicodedata.normalize("NFC", text)
 
 
-def _card_history(source: GameSource, check: Check) -> CardHistory:
+def _card_history(source: GameSource, read: ReadGame) -> CardHistory:
     """The story of the cards, for explaining a failed claim: the game read a second time."""
     from wecore.claims import CardHistory
     from wecore.events import parse_event
 
     # The rules engine keeps the undo stack; read the events still in effect off it.
-    report = check(source, keep_envelopes=True)
+    report = read(source, keep_envelopes=True)
     by_seq = {envelope.seq: envelope for envelope in report.envelopes}
     return CardHistory.of(
         parse_event(by_seq[seq].type, by_seq[seq].data) for seq in report.state.seqs_in_effect()

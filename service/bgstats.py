@@ -56,7 +56,7 @@ def play_of(game: str, fingerprint: str, state: GameState, started_at: str, ende
 
 
 def play_from_report(report: Any) -> Play:
-    """The play of a game read with its lines kept (service.checking.check_game keep_lines)."""
+    """The play of a game read with its lines kept (service.reading.read_game keep_lines)."""
     lines = report.lines
     return play_of(report.game, report.fingerprint, report.state, lines[0]["at"], lines[-1]["at"])
 

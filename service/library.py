@@ -3,8 +3,8 @@
 library's games (`we stats`, its --fairness, --by evening and --versus).
 
 Whether a game is valid, over and won is decided by folding it with wecore, exactly as
-`we audit` does; the library only stores logs. Reading a game goes through a `check` the
-caller passes (service.checking.check_game over the caller's library connection), so that a
+`we audit` does; the library only stores logs. Reading a game goes through a `read` the
+caller passes (service.reading.read_game over the caller's library connection), so that a
 command reading a thousand games connects once.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from eventstore.errors import LibraryBusyError, SeasonLedgerError, StoreError, WritesLostError
-from service.checking import GameReport, GameSource
+from service.reading import GameReport, GameSource, ReadGame
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from eventstore.persistence import GameLibrary
     from wecore.state import GameState
     from wecore.stats import GameRecord, Tally
-
-Check = Callable[..., GameReport]  # check_game(source, keep_envelopes=..., keep_lines=...)
 
 # What became of a log: kept in the library (the first three), or not, and why.
 IMPORTED, EXTENDED, UNCHANGED = "imported", "extended", "unchanged"
@@ -50,13 +48,13 @@ class ImportOutcome:
         return self.status in (IMPORTED, EXTENDED, UNCHANGED)
 
 
-def audited_for_import(source: GameSource, check: Check) -> GameReport | ImportOutcome:
+def audited_for_import(source: GameSource, read: ReadGame) -> GameReport | ImportOutcome:
     """The log read once and audited, keeping the lines it verified for the import; or why it
     cannot be imported: unreadable (no permission, a FIFO, vanished) or refused (its first
     problem). WritesLostError passes: every game after it would go the same way."""
     label = source.label
     try:
-        report = check(source, keep_lines=True)
+        report = read(source, keep_lines=True)
     except WritesLostError:
         raise
     except SeasonLedgerError as exc:
@@ -80,12 +78,12 @@ class VerifiedLog:
     summary: tuple[bool, str | None]
 
 
-def verified_for_import(source: GameSource, check: Check) -> VerifiedLog | ImportOutcome:
+def verified_for_import(source: GameSource, read: ReadGame) -> VerifiedLog | ImportOutcome:
     """audited_for_import, keeping only what import_verified_log needs: what a worker of
     `we import --jobs` does for each log, while one process writes the library."""
     from wecore.scoring import library_summary
 
-    audited = audited_for_import(source, check)
+    audited = audited_for_import(source, read)
     if isinstance(audited, ImportOutcome):
         return audited
     return VerifiedLog(audited.lines, library_summary(audited.state))
@@ -108,7 +106,7 @@ def import_verified_log(library: GameLibrary, verified: VerifiedLog, label: str)
 
 
 def import_file(
-    db: LibraryRef, path: Path, check: Check, on_upgrade: Callable[[str], None] | None = None
+    db: LibraryRef, path: Path, read: ReadGame, on_upgrade: Callable[[str], None] | None = None
 ) -> ImportOutcome:
     """A log file audited, then imported into the library at `db`, as `we import` would put it
     there: the recorder's end of a game. The library is opened only for a log that passed (a
@@ -116,7 +114,7 @@ def import_file(
     from eventstore.libraries import connect
 
     source = GameSource(label=str(path), path=path)
-    verified = verified_for_import(source, check)
+    verified = verified_for_import(source, read)
     if isinstance(verified, ImportOutcome):
         return verified
     try:
@@ -169,9 +167,9 @@ class LibraryFigures:
         return self.tally.games
 
 
-def library_figures(games: Iterable[dict[str, Any]], db: Any, check: Check) -> LibraryFigures:
+def library_figures(games: Iterable[dict[str, Any]], db: Any, read: ReadGame) -> LibraryFigures:
     """Fold every game of `games` (the library's games rows; `db` where it is, for reading
-    each through `check`); only valid, finished games count."""
+    each through `read`); only valid, finished games count."""
     from wecore.stats import Tally, record_of
 
     figures = LibraryFigures(Tally())
@@ -180,7 +178,7 @@ def library_figures(games: Iterable[dict[str, Any]], db: Any, check: Check) -> L
         if game_id is None:
             continue
         try:
-            report = check(GameSource(label=game_id, db_path=db, game_id=game_id))
+            report = read(GameSource(label=game_id, db_path=db, game_id=game_id))
         except WritesLostError:
             raise
         except StoreError:

@@ -22,10 +22,10 @@ from eventstore.envelope import Envelope, make_game_id, utc_now, valid_game_id
 from eventstore.errors import LogExistsError, StoreError
 from eventstore.follow import Look, RowFollower
 from eventstore.postgres import LibraryPool, Notifications
-from service.checking import GameReport, GameSource, check_game
 from service.keys import KeyRing
 from service.live import SCAN_SECONDS, LiveGame
 from service.play import Refused
+from service.reading import GameReport, GameSource, read_game
 from wecore.events import AnyEvent, event_payload
 
 
@@ -143,12 +143,12 @@ class StoredGames:
                 raise Refused(f"no free game id like {base!r} in {self.where}")
         return written, self.add(game_id)
 
-    def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
-        """The game read again from the library and checked (service.checking)."""
+    def read_game(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
+        """The game read again from the library and checked (service.reading)."""
         source = GameSource(label=game.label, db_path=self.pool.url, game_id=game.game or game.label)
         with self.pool.library() as library:
             rows = library.log(source.game_id or "").rows
-            return check_game(source, keep_envelopes=keep_envelopes, library_rows=lambda _source: rows())
+            return read_game(source, keep_envelopes=keep_envelopes, library_rows=lambda _source: rows())
 
     # --- the follower ---
     def _told(self, game_id: str, seq: int) -> None:

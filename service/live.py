@@ -31,11 +31,11 @@ from eventstore.envelope import valid_game_id
 from eventstore.errors import StoreError
 from eventstore.follow import LogFollower, Look, RowFollower
 from eventstore.problems import Problem
-from service.checking import GameReport, GameSource, check_game, damage_sentence
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from service.play import undo_preview
+from service.reading import GameReport, GameSource, damage_sentence, read_game
 from service.season import SEASON_FILE, sealed_sentence
-from wecore.audit import RULES, SCHEMA
+from wecore.conformance import RULES, SCHEMA
 from wecore.errors import EventSchemaError, RulesetError, WeError
 from wecore.events import AnyEvent, EventVoided, parse_event
 from wecore.moves import legal_moves, move_object
@@ -522,10 +522,10 @@ class Folder:
         written = start_game_in(self.directory, title, events)
         return written, self.add(self.directory / f"{written[0].game}.jsonl")
 
-    def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
-        """The game read again from its log and checked (service.checking)."""
+    def read_game(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
+        """The game read again from its log and checked (service.reading)."""
         try:
-            return check_game(GameSource(label=game.label, path=game.path), keep_envelopes=keep_envelopes)
+            return read_game(GameSource(label=game.label, path=game.path), keep_envelopes=keep_envelopes)
         except StoreError as exc:
             raise StoreError(in_our_words(exc, game)) from None
 

@@ -17,15 +17,13 @@ from typing import Any
 from eventstore.canonical import fingerprint
 from eventstore.envelope import make_game_id, utc_now
 from eventstore.errors import ConcurrencyError, LogExistsError, NotALogError, StoreError
+from eventstore.integrity import verify_log
 from eventstore.jsonl import JsonlLog
-from eventstore.verify import verify_log
-from service.checking import GameReport, GameSource
+from service.reading import GameReport, GameSource, ReadGame
 from wecore.errors import shown
 from wecore.scoring import score
 from wecore.season import SEASON_STARTED, SealedGame, Season, fold_season, game_sealed, season_started
 
-# Reads and checks one game (service.checking.check_game with the caller's library reader).
-Check = Callable[..., GameReport]
 # Where a sealed game is now: the GameSource to read it from, or None with why it cannot be.
 Locate = Callable[[SealedGame], "GameSource | str"]
 
@@ -62,7 +60,7 @@ class LedgerReading:
 
 
 def read_ledger(path: Path) -> LedgerReading:
-    """The ledger's chain proved (eventstore.verify) and its events folded (wecore.season).
+    """The ledger's chain proved (eventstore.integrity) and its events folded (wecore.season).
 
     A file whose line 1 is not a `season_started` (a game log given by mistake, or junk) is no
     ledger at all: that one problem is told at once, rather than one per line of a file that
@@ -88,8 +86,9 @@ def read_ledger(path: Path) -> LedgerReading:
 def _not_a_ledger(path: Path) -> str | None:
     """Why the file is no season ledger, judged on its first line alone; None when it may be one
     (an empty or torn first line is left to the integrity checks, which name it)."""
+    from eventstore.integrity import verify_tail_line
     from eventstore.limits import LINE_LIMIT
-    from eventstore.verify import check_tail_line, open_log
+    from eventstore.logfile import open_log
 
     try:
         with open_log(path, buffering=-1) as log:
@@ -100,7 +99,7 @@ def _not_a_ledger(path: Path) -> str | None:
         return f"not a season ledger: no newline in its first {LINE_LIMIT:,} bytes"
     if not first.endswith(b"\n"):
         return None
-    envelope, messages = check_tail_line(first)
+    envelope, messages = verify_tail_line(first)
     if envelope is None:
         return f"not a season ledger: {messages[0] if messages else 'not an envelope'}"
     if envelope.type != SEASON_STARTED:
@@ -132,10 +131,10 @@ def source_of(report_source: GameSource, ledger: Path) -> dict[str, str]:
     return {"file": Path(where).as_posix()}
 
 
-def _sealable(source: GameSource, ledger: Path, check: Check, season: Season) -> SealedGame | Refusal:
+def _sealable(source: GameSource, ledger: Path, read: ReadGame, season: Season) -> SealedGame | Refusal:
     label = source.label
     try:
-        report = check(source, keep_lines=True)
+        report = read(source, keep_lines=True)
     except NotALogError as exc:
         # What the file is (a ledger, a document), not that it "cannot be read".
         return Refusal(label, str(exc).removeprefix(f"{label}: "))
@@ -187,7 +186,7 @@ _RESULT_FIELDS = ("title", "players", "scores", "winners", "events", "started_at
 
 
 def add_games(
-    ledger: Path, sources: Iterable[GameSource], check: Check, name: str | None = None
+    ledger: Path, sources: Iterable[GameSource], read: ReadGame, name: str | None = None
 ) -> AddResult:
     """Seal every source that is a finished game passing the audit and not sealed yet, in one
     append; the others are refused, each with its reason. A ledger that is not there is started
@@ -207,7 +206,7 @@ def add_games(
         result = AddResult(created=new)
         chosen: list[SealedGame] = []
         for source in sources:
-            outcome = _sealable(source, ledger, check, Season(season.name, season.games + chosen))
+            outcome = _sealable(source, ledger, read, Season(season.name, season.games + chosen))
             if isinstance(outcome, Refusal):
                 result.refused.append(outcome)
             else:
@@ -298,7 +297,7 @@ def locate_file(sealed: SealedGame, ledger: Path) -> GameSource | str:
     return GameSource(label=str(path), path=path)
 
 
-def verify_season(ledger: Path, check: Check, locate: Locate, expected: str | None = None) -> VerifyReport:
+def verify_season(ledger: Path, read: ReadGame, locate: Locate, expected: str | None = None) -> VerifyReport:
     """The ledger's own chain and season, then every sealed game against what it names: each
     game gone, swapped (a different last hash: another log, a shorter one) or now failing its
     audit is a finding naming the game; each bad ledger line one naming the line. `expected`: a
@@ -309,7 +308,7 @@ def verify_season(ledger: Path, check: Check, locate: Locate, expected: str | No
     if expected is not None and fp is not None and fp != expected.lower():
         findings.append(Finding(f"the ledger's fingerprint is {fp}, not {expected} as noted"))
     for sealed in reading.season.games:
-        finding = _game_finding(sealed, check, locate)
+        finding = _game_finding(sealed, read, locate)
         if finding is not None:
             findings.append(
                 Finding(
@@ -321,12 +320,12 @@ def verify_season(ledger: Path, check: Check, locate: Locate, expected: str | No
     return VerifyReport(str(ledger), reading.events, fp, len(reading.season.games), findings)
 
 
-def _game_finding(sealed: SealedGame, check: Check, locate: Locate) -> str | None:
+def _game_finding(sealed: SealedGame, read: ReadGame, locate: Locate) -> str | None:
     source = locate(sealed)
     if isinstance(source, str):
         return source
     try:
-        report = check(source, keep_lines=True)
+        report = read(source, keep_lines=True)
     except StoreError as exc:
         return f"gone: {exc}"
     if report.broken_at is not None or report.fingerprint is None:
@@ -373,9 +372,9 @@ def _plain(value: Any) -> Any:
 
 def seal_in_folder(directory: Path, source: GameSource) -> AddResult:
     """`we serve`'s seal: one game of the folder into the folder's SEASON_FILE, named after it."""
-    from service.checking import check_game
+    from service.reading import read_game
 
-    return add_games(directory / SEASON_FILE, [source], check_game, name=directory.resolve().name or None)
+    return add_games(directory / SEASON_FILE, [source], read_game, name=directory.resolve().name or None)
 
 
 def folder_season(directory: Path) -> LedgerReading | None:

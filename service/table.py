@@ -31,9 +31,9 @@ from typing import Any, Protocol
 from eventstore.canonical import fingerprint
 from eventstore.envelope import Envelope
 from eventstore.errors import ConnectionLostError, GameNotFoundError, StoreError
-from service.checking import GameReport, GameSource, check_game, damage_sentence
 from service.live import LiveGame, WrittenAt, file_of
 from service.play import Refused, StaleHead, UndoPlan, commit, decide_move, plan_undo, undone_sentence
+from service.reading import GameReport, GameSource, damage_sentence, read_game
 from service.season import sealed_sentence
 from wecore.cards import ALL_CARDS
 from wecore.decider import AddNote, BreakTie, DealAttics, DealLists, Undo, resolve_player
@@ -124,7 +124,7 @@ class Shelf(Protocol):
 
     def writer(self, game: LiveGame) -> contextlib.AbstractContextManager[Any]: ...
 
-    def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport: ...
+    def read_game(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport: ...
 
 
 class OneFile:
@@ -152,8 +152,8 @@ class OneFile:
             raise StaleHead(game.head, game.head)
         yield JsonlLog(game.path)
 
-    def check(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
-        return check_game(GameSource(label=str(game.path), path=game.path), keep_envelopes=keep_envelopes)
+    def read_game(self, game: LiveGame, keep_envelopes: bool = False) -> GameReport:
+        return read_game(GameSource(label=str(game.path), path=game.path), keep_envelopes=keep_envelopes)
 
 
 class Table:
@@ -237,7 +237,7 @@ class Table:
             except ConnectionLostError:
                 raise
             except StoreError:
-                report = self.shelf.check(self.game)
+                report = self.shelf.read_game(self.game)
                 if report.problems:
                     raise Damaged(damage_sentence(self.game.label, report.problems)) from None
                 raise

@@ -4,9 +4,9 @@ Most of an archive is brings, opens and steals written exactly as a good writer 
 For those, checking the shape by hand and calling the rule directly skips building a model.
 Each test accepts only payloads the pydantic model certainly accepts unchanged (exact keys,
 exact JSON types, a card in notation, a name already in NFC) and returns None for anything
-else, which then takes the model's path, where a schema problem is worded. The audit folds logs
-this way, and the bots fold their own games this way; `tests/core/test_fast_path.py` holds every
-event type's fast check to its model.
+else, which then takes the model's path, where a schema problem is worded. Every log read is
+folded this way (`conformance`), and the bots fold their own games this way;
+`tests/core/test_fast_path.py` holds every event type's fast check to its model.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ with `match` and `typing.assert_never`, so a kind one of them forgets fails the 
 a test derived from this table.
 
 The payload models are in `wecore.events`, which checks at import that it models exactly these
-types. This module loads no pydantic: the audit folds payloads with it alone.
+types. This module loads no pydantic: the conformance check folds payloads with it alone.
 """
 
 from __future__ import annotations

@@ -24,10 +24,10 @@ def audit(game_id: str, request: Request, served: ServedDep) -> dict[str, Any]:
     if role.kind == SEAT:
         raise ApiError(403, "a seat's key cannot audit: use the table's or the host's key")
     from service.audit import audit_one
-    from service.checking import GameSource
+    from service.reading import GameSource
 
     source = GameSource(label=game.label, path=game.path)
-    result = audit_one(source, check=lambda _source, **how: served.folder.check(game, **how)).to_json()
+    result = audit_one(source, read=lambda _source, **how: served.folder.read_game(game, **how)).to_json()
     return result if role.kind == HOST or result["complete"] else without_hashes(result)
 
 
@@ -48,7 +48,7 @@ def seal_game(game_id: str, request: Request, served: ServedDep) -> dict[str, An
     _, game = served.game_for(request, game_id)
     if served.directory is None or game.path is None:
         raise ApiError(422, "a season ledger lives beside the games of a folder: use `we season add`")
-    from service.checking import GameSource
+    from service.reading import GameSource
     from service.season import SEASON_FILE, seal_in_folder
 
     result = seal_in_folder(served.directory, GameSource(label=game.label, path=game.path))

@@ -20,9 +20,9 @@ import orjson
 from advcases import all_cases
 from test_adv_library import ROUND_TRIP, audit, we, write
 
-from cli.opening import check_game
+from cli.opening import read_game
 from eventstore.postgres import Library as PgLibrary
-from service.checking import GameSource
+from service.reading import GameSource
 
 ENVELOPE_KEYS = ["v", "game", "seq", "at", "type", "data", "prev", "hash"]
 
@@ -125,8 +125,8 @@ def test_every_storable_case_is_judged_as_its_file(pg_url: str, tmp_path: pathli
             path.write_bytes(case.content)
             _store_rows(library, objs)
             game = objs[0]["game"]
-            from_file = _verdict(check_game(GameSource(label=str(path), path=path)))
-            from_library = _verdict(check_game(GameSource(label=game, db_path=pg_url, game_id=game)))
+            from_file = _verdict(read_game(GameSource(label=str(path), path=path)))
+            from_library = _verdict(read_game(GameSource(label=game, db_path=pg_url, game_id=game)))
             if from_file != from_library:
                 differ.append(f"{case.name}: file {from_file[4][:1]} library {from_library[4][:1]}")
     assert not differ, "\n".join(differ[:20])

@@ -1730,8 +1730,8 @@ def check_log(path: Path, players: int | None = None) -> str | None:
     """Why a log is not a valid complete game (integrity, then rules), or None when it is."""
     import orjson
 
-    from eventstore.verify import verify_log
-    from wecore.audit import GameChecker
+    from eventstore.integrity import verify_log
+    from wecore.conformance import GameChecker
 
     verified = verify_log(path)
     if not verified.ok:

@@ -18,8 +18,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from wecore.audit import check_events
 from wecore.bots import Bot, GreedyBot, RandomBot, play_payloads
+from wecore.conformance import check_events
 from wecore.levels import BOTS
 from wecore.moves import Move
 from wecore.rng import SeededRandom

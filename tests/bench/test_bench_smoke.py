@@ -9,8 +9,8 @@ from pathlib import Path
 
 import orjson
 
-from eventstore.verify import verify_log
-from wecore.audit import GameChecker
+from eventstore.integrity import verify_log
+from wecore.conformance import GameChecker
 
 _SPEC = importlib.util.spec_from_file_location("we_bench", Path(__file__).with_name("bench.py"))
 assert _SPEC is not None and _SPEC.loader is not None

@@ -434,7 +434,7 @@ def test_a_log_written_now_has_microseconds_and_audits_clean_on_the_fast_path(tm
 
     from weharness import NEW3, read_log
 
-    from eventstore import verify
+    from eventstore import integrity
 
     log = tmp_path / "now.jsonl"
     recorded = we("record", log, *NEW3, input="open R7\nbob steal ann\nundo\nbob open b4\n")
@@ -443,8 +443,8 @@ def test_a_log_written_now_has_microseconds_and_audits_clean_on_the_fast_path(tm
     assert len(lines) >= 8
     assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", e["at"]) for e in lines), lines
     judged_slowly: list[str] = []
-    slow = verify.valid_at
-    monkeypatch.setattr(verify, "valid_at", lambda at: judged_slowly.append(at) or slow(at))
+    slow = integrity.valid_at
+    monkeypatch.setattr(integrity, "valid_at", lambda at: judged_slowly.append(at) or slow(at))
     result = we("audit", "--json", log)
     assert result.exit_code == 0, result.stdout + result.stderr
     (report,) = json_lines(result.stdout)

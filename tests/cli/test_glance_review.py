@@ -1,4 +1,4 @@
-"""`we audit` end to end on logs where the limits at a glance (eventstore.verify._scan) and the
+"""`we audit` end to end on logs where the limits at a glance (eventstore.integrity._scan) and the
 spec disagreed (fixed on main in 9b5f38e: kept as a regression test)."""
 
 from __future__ import annotations

@@ -296,12 +296,12 @@ def test_import_refuses_what_is_not_a_regular_file(db, tmp_path):
 
 
 def test_a_game_read_back_from_the_library_keeps_the_lines_it_was_imported_from(db):
-    from cli.opening import check_game, resolve_game
+    from cli.opening import read_game, resolve_game
 
     assert we("import", ONE).exit_code == 0
     game_id = orjson.loads(ONE.read_bytes().splitlines()[0])["game"]
-    from_file = check_game(resolve_game(str(ONE), db), keep_lines=True)
-    from_library = check_game(resolve_game(game_id, db), keep_lines=True)
+    from_file = read_game(resolve_game(str(ONE), db), keep_lines=True)
+    from_library = read_game(resolve_game(game_id, db), keep_lines=True)
     assert from_library.lines == from_file.lines == [orjson.loads(b) for b in ONE.read_bytes().splitlines()]
     assert from_library.fingerprint == from_file.fingerprint
 

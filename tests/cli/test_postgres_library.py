@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from eventstore.integrity import verify_log
 from eventstore.postgres import Library as PgLibrary
 from eventstore.sqlite import Library
-from eventstore.verify import verify_log
 
 ROOT = Path(__file__).resolve().parents[2]
 

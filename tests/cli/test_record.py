@@ -9,9 +9,9 @@ import pytest
 from freezegun import freeze_time
 from weharness import NEW3, VECTORS, one_error_line, read_log, rejections, we
 
-from cli.opening import check_game
-from eventstore.verify import verify_log
-from service.checking import GameSource
+from cli.opening import read_game
+from eventstore.integrity import verify_log
+from service.reading import GameSource
 
 # --- a new game ------------------------------------------------------------------------------
 
@@ -297,7 +297,7 @@ def test_undo_voids_the_latest_event_and_says_what_was_undone(tmp_path):
     )
     # After both undos Ann is to move again and R7 was never seen: she may open B2.
     assert events[15]["data"] == {"party": 1, "player": "Ann", "card": "B2"}
-    assert check_game(GameSource("g", path=log)).ok
+    assert read_game(GameSource("g", path=log)).ok
 
 
 def test_a_wrong_gift_list_is_fixed_before_the_first_gift(tmp_path):
@@ -608,7 +608,7 @@ def test_one_undo_takes_back_an_open_with_the_unseen_brings_recorded_for_it(tmp_
     assert voids == [6, 5, 4, 3]
     opened = [e["data"]["card"] for e in entries if e["type"] == "gift_opened"]
     assert opened == ["R7", "B2"]
-    report = check_game(GameSource(label=str(log), path=log))
+    report = read_game(GameSource(label=str(log), path=log))
     assert report.ok
     assert report.state.holdings == {"Ann": "B2"}
     assert report.state.seqs_in_effect() == [2, 11, 12, 13, 14]

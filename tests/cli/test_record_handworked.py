@@ -35,9 +35,9 @@ import json
 from freezegun import freeze_time
 from weharness import NEW3, one_error_line, read_log, rejections, we
 
-from cli.opening import check_game
-from eventstore.verify import verify_log
-from service.checking import GameSource
+from cli.opening import read_game
+from eventstore.integrity import verify_log
+from service.reading import GameSource
 
 FIRST_SITTING = """\
 # party 1: Ann starts
@@ -113,7 +113,7 @@ def test_hand_worked_game_in_two_sittings(tmp_path):
 
     # The file is sound, chain and rules alike, and scores as worked out by hand.
     assert verify_log(log).ok
-    report = check_game(GameSource(str(log), path=log))
+    report = read_game(GameSource(str(log), path=log))
     assert report.ok and report.complete and report.fingerprint == fingerprint
     score = json.loads(we("score", log, "--json").stdout)
     assert score == {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from weharness import NEW3, read_log, rejections, we
 
-from eventstore.verify import verify_log
+from eventstore.integrity import verify_log
 from wecore.rulesets import HOUSE_RULES
 
 RULES = ["--attic-size", "2", "--max-steals-between-opens", "1", "--starter-final-swap"]

@@ -7,7 +7,7 @@ import itertools
 
 from weharness import NEW3, read_log, rejections, we
 
-from eventstore.verify import verify_log
+from eventstore.integrity import verify_log
 
 
 def test_keep_or_swap_at_the_table(tmp_path):

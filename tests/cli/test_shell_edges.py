@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from cli import __version__
-from cli.opening import check_game
-from service.checking import GameSource
+from cli.opening import read_game
+from service.reading import GameSource
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
@@ -110,7 +110,7 @@ def test_a_second_recorder_on_the_same_file_does_not_end_the_first(tmp_path: Pat
     assert first.returncode == 0, err
     assert "Meanwhile (event 7): Bob steals R7 from Ann" in out
     assert "Ann opens G5" in out
-    report = check_game(GameSource(label=str(log), path=log))
+    report = read_game(GameSource(label=str(log), path=log))
     assert report.ok
     assert report.state.holdings == {"Bob": "R7", "Ann": "G5"}
 

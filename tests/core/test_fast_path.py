@@ -12,8 +12,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wecore.audit import RULES, SCHEMA, GameChecker
 from wecore.bots import GreedyBot, RandomBot, play_game
+from wecore.conformance import RULES, SCHEMA, GameChecker
 from wecore.errors import EventSchemaError, RuleViolation
 from wecore.events import EVENT_TYPES, parse_event
 from wecore.fastpath import _FAST_PATHS

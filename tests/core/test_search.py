@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from wecore.audit import check_events
 from wecore.bots import GreedyBot, play_payloads
 from wecore.cards import ALL_CARDS
+from wecore.conformance import check_events
 from wecore.events import parse_event
 from wecore.levels import BOTS
 from wecore.moves import Move, legal_moves

@@ -9,8 +9,7 @@ from typing import Any
 
 from eventstore.sqlite import Library
 from service.audit import audit_one
-from service.checking import GameReport, GameSource
-from service.checking import check_game as check_source
+from service.reading import GameReport, GameSource, read_game
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 
@@ -22,8 +21,8 @@ def _library_with_a_game(tmp_path: Path) -> tuple[Library, GameSource]:
     return library, source
 
 
-def _checked(library: Library, source: GameSource, **kwargs: Any) -> GameReport:
-    return check_source(source, library_rows=lambda s: library.log(s.game_id).rows(), **kwargs)  # type: ignore[arg-type]
+def _read(library: Library, source: GameSource, **kwargs: Any) -> GameReport:
+    return read_game(source, library_rows=lambda s: library.log(s.game_id).rows(), **kwargs)  # type: ignore[arg-type]
 
 
 def test_a_note_appended_while_the_events_are_read_is_not_a_summary_mismatch(tmp_path: Path) -> None:
@@ -32,14 +31,14 @@ def test_a_note_appended_while_the_events_are_read_is_not_a_summary_mismatch(tmp
     row = library.summary_of(source.game_id)  # type: ignore[arg-type]
     assert row is not None
 
-    def check_then_play_on(source: GameSource, keep_envelopes: bool = False) -> GameReport:
-        report = _checked(library, source, keep_envelopes=keep_envelopes)
+    def read_then_play_on(source: GameSource, keep_envelopes: bool = False) -> GameReport:
+        report = _read(library, source, keep_envelopes=keep_envelopes)
         # Another writer, between the audit's read of the events and its read of the row.
         log.append([("note", {"text": "a move made during the audit"})], expected_seq=report.events,
                    summary=(row["complete"], row["winner"]))  # fmt: skip
         return report
 
-    result = audit_one(source, check=check_then_play_on, summary_of=lambda s: library.summary_of(s.game_id))  # type: ignore[arg-type]
+    result = audit_one(source, read=read_then_play_on, summary_of=lambda s: library.summary_of(s.game_id))  # type: ignore[arg-type]
     assert result.ok, [str(p) for p in result.problems]
 
 
@@ -48,7 +47,7 @@ def test_a_row_edited_by_hand_is_still_caught(tmp_path: Path) -> None:
     library.conn.execute("UPDATE games SET winner = 'Nobody' WHERE id = ?", (source.game_id,))
     result = audit_one(
         source,
-        check=lambda s, keep_envelopes=False: _checked(library, s, keep_envelopes=keep_envelopes),
+        read=lambda s, keep_envelopes=False: _read(library, s, keep_envelopes=keep_envelopes),
         summary_of=lambda s: library.summary_of(s.game_id),  # type: ignore[arg-type]
     )
     assert not result.ok

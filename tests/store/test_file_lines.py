@@ -13,8 +13,8 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eventstore import verify
-from eventstore.verify import LongLine, _within_limit, file_lines
+from eventstore import logfile
+from eventstore.logfile import LongLine, file_lines, within_limit
 
 SMALL_LIMITS = {"LINE_LIMIT": 10, "READ_CAP": 11, "_SKIP_BLOCK": 3}
 
@@ -27,7 +27,7 @@ def as_the_format_says(data: bytes) -> list[object]:
     for line in lines:
         ended = line.endswith(b"\n")
         holds = len(line) - ended - line.endswith(b"\r\n")
-        judged.append(("long", holds, ended) if holds > verify.LINE_LIMIT else line)
+        judged.append(("long", holds, ended) if holds > logfile.LINE_LIMIT else line)
     return judged
 
 
@@ -36,7 +36,7 @@ def by_blocks(data: bytes) -> list[object]:
 
 
 def in_memory(data: bytes) -> list[object]:
-    return [shown(_within_limit(line)) for line in io.BytesIO(data)]
+    return [shown(within_limit(line)) for line in io.BytesIO(data)]
 
 
 def shown(line: object) -> object:
@@ -59,14 +59,14 @@ pieces = st.sampled_from([b"a", b"\r", b"\n", b"\r\n", b"{}", b"a" * 9, b"a" * 1
     block=st.integers(min_value=1, max_value=10),
 )
 def test_lines_are_judged_as_the_format_says(data: bytes, block: int) -> None:
-    with mock.patch.multiple(verify, _READ_BLOCK=block, **SMALL_LIMITS):
+    with mock.patch.multiple(logfile, _READ_BLOCK=block, **SMALL_LIMITS):
         expected = as_the_format_says(data)
         assert by_blocks(data) == expected
         assert in_memory(data) == expected
         # What each line takes in the file, a long one's ending included, adds up to the file:
         # a follower reads on from there.
         assert sum(map(length, file_lines(io.BytesIO(data).read))) == len(data)
-        assert sum(map(length, map(_within_limit, io.BytesIO(data)))) == len(data)
+        assert sum(map(length, map(within_limit, io.BytesIO(data)))) == len(data)
 
 
 def test_a_line_over_the_limit_is_never_held_whole() -> None:
@@ -82,11 +82,11 @@ def test_a_line_over_the_limit_is_never_held_whole() -> None:
 
     lines = list(file_lines(read))
     assert [shown(line) for line in lines] == [("long", 3 << 20, True), b'{"a":1}\n']
-    assert max(reads) <= verify.READ_CAP + 1
+    assert max(reads) <= logfile.READ_CAP + 1
 
 
 def test_the_limits_exactly() -> None:
-    limit = verify.LINE_LIMIT
+    limit = logfile.LINE_LIMIT
     cases = {
         b"x" * limit + b"\n": b"x" * limit + b"\n",
         b"x" * (limit - 1) + b"\r\n": b"x" * (limit - 1) + b"\r\n",
@@ -117,7 +117,7 @@ def test_short_reads_change_nothing(data: bytes, block: int, skip: int, cuts: li
         return f.read(min(size, next(turns)))
 
     limits = {**SMALL_LIMITS, "_SKIP_BLOCK": skip}
-    with mock.patch.multiple(verify, _READ_BLOCK=block, **limits):
+    with mock.patch.multiple(logfile, _READ_BLOCK=block, **limits):
         lines = list(file_lines(read))
         assert [shown(line) for line in lines] == as_the_format_says(data)
         assert sum(map(length, lines)) == len(data)

@@ -11,7 +11,7 @@ from unittest import mock
 import orjson
 import pytest
 
-from eventstore import verify
+from eventstore import logfile
 from eventstore.errors import StoreError
 from eventstore.follow import LogFollower, Look, RowFollower
 from eventstore.jsonl import JsonlLog
@@ -156,10 +156,10 @@ def test_a_long_line_is_measured_rightly_wherever_its_ending_is_split(tmp_path: 
     path = tmp_path / "long.jsonl"
     path.write_bytes(b"a" * 24 + b"\r\n")
     follower = LogFollower(path)
-    with mock.patch.multiple(verify, LINE_LIMIT=10, READ_CAP=11, _SKIP_BLOCK=3, _READ_BLOCK=block):
+    with mock.patch.multiple(logfile, LINE_LIMIT=10, READ_CAP=11, _SKIP_BLOCK=3, _READ_BLOCK=block):
         follower.poll(Taken())
         assert follower.problem is not None and follower.problem.code is ProblemCode.LINE_TOO_LONG
-        assert follower.problem.message == verify.long_line_message(24)
+        assert follower.problem.message == logfile.long_line_message(24)
     assert follower.offset == 26
 
 
@@ -167,7 +167,7 @@ def test_a_long_line_without_an_end_is_torn_at_once(tmp_path: Path) -> None:
     path = tmp_path / "night.jsonl"
     a_log(path)
     size = path.stat().st_size
-    append(path, b"x" * (verify.LINE_LIMIT + 10))
+    append(path, b"x" * (logfile.LINE_LIMIT + 10))
     follower, taken = LogFollower(path), Taken()
     assert follower.poll(taken) is Look.CHANGED
     assert len(taken.lines) == 2 and follower.offset == size

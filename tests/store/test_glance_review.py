@@ -1,5 +1,5 @@
-"""Review of the limits judged at a glance (eventstore.verify._GLANCE_BYTES, _scan and
-LineChecker._check): logs where the fast path and the reference (LineChecker, a plain walk of
+"""Review of the limits judged at a glance (eventstore.integrity._GLANCE_BYTES, _scan and
+LineVerifier._check): logs where the fast path and the reference (LineVerifier, a plain walk of
 the value) disagree. Cases fixed on main (9b5f38e) stay as regression tests; those still failing
 were marked xfail(strict=True) until fixed (none is now).
 """
@@ -14,9 +14,10 @@ from typing import Any
 import orjson
 import pytest
 
+from eventstore.integrity import LineVerifier, scan_lines, verify_log, verify_objects
+from eventstore.limits import DEPTH_LIMIT
 from eventstore.problems import ProblemCode
 from eventstore.sqlite import Library
-from eventstore.verify import DEPTH_LIMIT, LineChecker, scan_lines, verify_log, verify_objects
 
 from .helpers import FIRST, ref_hash
 from .test_limits import beyond_limits, dump_line, envelope
@@ -26,8 +27,8 @@ TOO_DEEP = f"nested more than {DEPTH_LIMIT} levels deep (the format's limit)"
 
 
 def reference(lines: list[bytes]) -> list[tuple[int, list[str] | None]]:
-    """LineChecker alone, line by line: what the fast path must agree with."""
-    checker = LineChecker()
+    """LineVerifier alone, line by line: what the fast path must agree with."""
+    checker = LineVerifier()
     out = []
     for b in lines:
         _, msgs, _ = checker.feed(b)
@@ -201,7 +202,7 @@ def hidden_repeat() -> list[bytes]:
 def test_a_repeated_key_is_found_when_a_short_float_makes_up_its_length() -> None:
     lines = hidden_repeat()
     assert [(p.line, p.code) for p in verify_log(lines).problems][:1] == [(3, ProblemCode.DUPLICATE_KEY)]
-    assert reference(lines)[2][1] is not None  # and LineChecker, which had the same shortcut
+    assert reference(lines)[2][1] is not None  # and LineVerifier, which had the same shortcut
 
 
 @pytest.mark.parametrize(

@@ -20,16 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from eventstore.integrity import PROBLEMS_LISTED, iter_log, verify_log, verify_objects
 from eventstore.jsonl import JsonlLog, repair
+from eventstore.limits import DEPTH_LIMIT, LINE_LIMIT
 from eventstore.sqlite import Library
-from eventstore.verify import (
-    DEPTH_LIMIT,
-    LINE_LIMIT,
-    PROBLEMS_LISTED,
-    iter_log,
-    verify_log,
-    verify_objects,
-)
 
 from .helpers import FIRST, events, ref_hash
 from .helpers import dump_line as _dump_line
@@ -230,7 +224,7 @@ def test_a_fifo_is_refused_not_read(tmp_path: Path) -> None:
 
 # --- the limits at a glance, against a walk of the value -------------------------------------
 # The readers judge most lines within the limits from their canonical form, without walking
-# the payload (eventstore.verify, _GLANCE_BYTES). Held here to a plain walk of the value, on
+# the payload (eventstore.integrity, _GLANCE_BYTES). Held here to a plain walk of the value, on
 # payloads built to sit on the glance's edges: integers about 2^53 and 2^63, floats of 1e16 and
 # more, "+", "[" and "{" inside strings, nesting about 64 levels in lines about 400 bytes long.
 
@@ -308,7 +302,7 @@ def test_every_reader_judges_the_limits_as_a_walk_of_the_value(data: dict[str, A
         assert at_line_4 == []  # and its hash, written by the standard library, holds
     else:
         assert limits == []  # (a float the standard library writes otherwise fails the hash)
-    # Line 1, which the readers judge without their fast path (LineChecker alone).
+    # Line 1, which the readers judge without their fast path (LineVerifier alone).
     alone = verify_log([dump_line(envelope(1, "game_started", data, None))]).problems
     assert [p.message for p in alone if p.message in LIMIT_WORDS or "signed 64-bit" in p.message] == limits
     # The same from the lines already parsed: a library's rows (orjson's parse, judged at a

@@ -19,10 +19,10 @@ from eventstore.errors import (
     LogIntegrityError,
     StoreError,
 )
+from eventstore.integrity import VerifyResult, verify_log, verify_objects
 from eventstore.jsonl import JsonlLog
 from eventstore.sqlite import Library, default_db_path
 from eventstore.sqlite_schema import APPLICATION_ID, SCHEMA_VERSION, table_names
-from eventstore.verify import VerifyResult, verify_log, verify_objects
 
 from .helpers import FIRST, FROZEN_AT, VECTORS, edit, events, split_lines
 

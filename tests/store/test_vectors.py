@@ -12,8 +12,8 @@ import pytest
 
 from eventstore.canonical import canonical_bytes, event_hash
 from eventstore.errors import LogIntegrityError
+from eventstore.integrity import iter_log, verify_log
 from eventstore.jsonl import JsonlLog
-from eventstore.verify import iter_log, verify_log
 
 from .helpers import VECTORS
 

@@ -20,7 +20,7 @@ ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
 
 from eventstore.envelope import seal_chain  # noqa: E402
-from service.checking import GameSource, check_game  # noqa: E402
+from service.reading import GameSource, read_game  # noqa: E402
 from service.season import read_ledger, source_of  # noqa: E402
 from wecore.scoring import score  # noqa: E402
 from wecore.season import SealedGame, game_sealed, season_started, standings  # noqa: E402
@@ -33,7 +33,7 @@ TIMES = ("2026-12-01T09:00:00Z", "2026-12-06T01:00:00Z", "2027-01-01T02:00:00Z")
 def sealed(name: str, ledger: Path) -> SealedGame:
     path = HERE / "games" / name
     source = GameSource(label=name, path=path)
-    report = check_game(source, keep_lines=True)
+    report = read_game(source, keep_lines=True)
     board = score(report.state)
     return SealedGame(
         game=report.game or "",

@@ -1,6 +1,10 @@
-"""Reading a game and checking it: the one pipeline every face (`we record`, `we audit`, the
-service) reads a log through. Integrity, schema and rules, streaming, with the fold stopping
-at the first problem; and the part of a damaged log that can still be shown."""
+"""Reading a game: the one pipeline every face reads a log through, into its state and problems.
+
+Every face (`we record`, `we audit`, `we serve`, the library, the season) reads a game here, in
+one streaming pass: the store verifies each line's integrity (eventstore.integrity) and the
+core checks the events against the schema and the rules as it folds them (wecore.conformance),
+stopping at the first such problem. Also what a damaged log still shows (the lines before its
+first problem) and why nothing may be recorded onto one."""
 
 from __future__ import annotations
 
@@ -11,14 +15,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from eventstore.integrity import ScanEnd
     from eventstore.problems import Problem
-    from eventstore.verify import ScanEnd
-    from wecore.audit import GameChecker
+    from wecore.conformance import GameChecker
     from wecore.events import AnyEvent
     from wecore.state import GameState
 
 # A library game's rows, for a source without a path (the CLI knows how to open libraries).
 RowReader = Callable[["GameSource"], Iterator[dict[str, Any]]]
+# How a use case reads a game: read_game itself, or a face's own version of it, which reads
+# library games through the connection it holds (cli.opening.read_game, a served library).
+ReadGame = Callable[..., "GameReport"]
 
 
 @dataclass
@@ -64,7 +71,7 @@ class GameSource:
     game_id: str | None = None
 
 
-def check_game(
+def read_game(
     source: GameSource,
     keep_envelopes: bool = False,
     keep_lines: bool = False,
@@ -76,15 +83,10 @@ def check_game(
     keep_envelopes keeps every usable line as an Envelope; keep_lines keeps them as the parsed
     dicts (what the library stores), which costs nothing extra on the fast path."""
     from eventstore.errors import NotALogError, SeasonLedgerError, StoreError
+    from eventstore.integrity import ScanEnd, scan_lines, scan_objects
+    from eventstore.logfile import open_log, refuse_what_is_no_game_log
     from eventstore.problems import Flaw, ProblemCode
-    from eventstore.verify import (
-        ScanEnd,
-        open_log,
-        refuse_what_is_no_game_log,
-        scan_lines,
-        scan_objects,
-    )
-    from wecore.audit import GameChecker
+    from wecore.conformance import GameChecker
 
     checker = GameChecker()
     # Clean lines go straight from the scan to the fold, unless every envelope is wanted.
@@ -110,18 +112,18 @@ def check_game(
                 # (`we audit --json`, `we import`) gives it its verdict like any other file.
                 why = str(exc).removeprefix(f"{source.label}: ")
                 first = iter([(1, None, [Flaw(ProblemCode.NOT_AN_OBJECT, why)], False)])
-                return _check_scanned(source, first, checker, end, False, None)
+                return _read_scanned(source, first, checker, end, False, None)
             scanned = scan_lines(lines, fold, end, kept)
-            return _check_scanned(source, scanned, checker, end, keep_envelopes, kept)
+            return _read_scanned(source, scanned, checker, end, keep_envelopes, kept)
     if library_rows is None:
         raise ValueError(f"{source.label}: a library game needs a reader of its rows")
     rows = library_rows(source)
     # A library's rows, as its log gives them (StoredGameLog.rows): orjson's parse of its JSON.
     scanned = scan_objects(rows, fold, end, kept, from_json=True)
-    return _check_scanned(source, scanned, checker, end, keep_envelopes, kept)
+    return _read_scanned(source, scanned, checker, end, keep_envelopes, kept)
 
 
-def _check_scanned(
+def _read_scanned(
     source: GameSource,
     scanned: Iterator[tuple[int, Any, Any, bool]],
     checker: GameChecker,
@@ -132,8 +134,8 @@ def _check_scanned(
     """The lines the scan yields (all of them, or only line 1 and those with problems when it
     folds clean lines itself), tallied and folded in line order."""
     from eventstore.envelope import envelope_from_raw
+    from eventstore.integrity import PROBLEMS_LISTED, VerifyTally
     from eventstore.problems import Problem, ProblemKind
-    from eventstore.verify import PROBLEMS_LISTED, VerifyTally
 
     feed = checker.feed
     tally = VerifyTally()

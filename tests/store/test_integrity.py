@@ -14,18 +14,16 @@ from hypothesis import strategies as st
 
 from eventstore.canonical import fingerprint
 from eventstore.envelope import seal
-from eventstore.verify import (
-    LineChecker,
+from eventstore.integrity import (
+    LineVerifier,
     LogLine,
-    Problem,
-    ProblemCode,
-    ProblemKind,
     ScanEnd,
     fingerprint_of,
     iter_log,
     scan_lines,
     verify_log,
 )
+from eventstore.problems import Problem, ProblemCode, ProblemKind
 
 from .helpers import FIRST, ROOT, dump_line, edit, events, ref_hash
 
@@ -422,7 +420,7 @@ def test_every_integrity_problem_says_which_check_it_failed(lines: list[bytes]) 
 
 
 def reference_verdicts(lines: list[bytes]) -> list[tuple[int, list[str] | None, bool]]:
-    checker = LineChecker()
+    checker = LineVerifier()
     out = []
     for b in lines:
         _, msgs, usable = checker.feed(b)
@@ -484,19 +482,19 @@ def test_a_null_game_id_is_judged_even_when_line_1_has_an_invalid_one() -> None:
 @settings(max_examples=300, deadline=None)
 @given(tampered_logs())
 def test_the_audit_reads_a_log_as_verify_log_does(lines: list[bytes]) -> None:
-    # check_game folds clean lines inside the scan; its tally must still see every line: the
+    # read_game folds clean lines inside the scan; its tally must still see every line: the
     # same problems, event count, game id and fingerprint (a torn last line keeps the hash of
     # the line before it, which the fold consumed).
     import tempfile
 
-    from cli.opening import check_game
-    from service.checking import GameSource
+    from cli.opening import read_game
+    from service.reading import GameSource
 
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "game.jsonl"
         path.write_bytes(b"".join(lines))
         expected = verify_log(path)
-        report = check_game(GameSource(label=str(path), path=path))
+        report = read_game(GameSource(label=str(path), path=path))
     if report.problems and "not a game log" in report.problems[0].message:
         # Judged before the scan: only a file whose line 1 is no JSON object at all, one verdict
         # at line 1 where the scan lists every line.

@@ -1,7 +1,8 @@
-"""Checking a stream of decoded events against the rules, the way `we audit` reports it.
+"""The conformance of a game's events to the log format's schema and the rules, checked by folding.
 
-The store checks the envelope and chain; this folds the payloads and reports the first
-schema or rules problem with its line. Folding stops there: the state after it is undefined.
+The store verifies the envelope and the chain (eventstore.integrity); this folds the payloads
+and reports the first schema or rules problem with its line. Folding stops there: the state
+after it is undefined.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class GameChecker:
 
     def __init__(self, state: GameState = INITIAL_STATE) -> None:
         self.state = state
-        self.fast = self._paths(state)  # kept, not asked per event: feed is the audit's inner loop
+        self.fast = self._paths(state)  # kept, not asked per event: feed is the inner loop of reading a game
         self.problem: RuleProblem | None = None
         self.first_seq = state.seq
         # True once folding has stopped: at a problem, or because the caller said so (a line
@@ -70,7 +71,7 @@ class GameChecker:
     def events(self) -> int:
         """Events fed and judged: every rule function folds one event into one more `seq`, and
         the event with the problem, if any, was judged too. (Counted, not kept: feed is the
-        audit's inner loop.)"""
+        inner loop of reading a game.)"""
         return self.state.seq - self.first_seq + (self.problem is not None)
 
     def halt(self) -> None:
@@ -87,7 +88,7 @@ class GameChecker:
 
     def feed_payload(self, line: int, event_type: str, data: dict[str, Any]) -> bool:
         """`feed` for an event type that is a str and a payload that is a dict, as in any envelope
-        the store passed: the audit's inner loop, which need not ask again."""
+        the store passed: the inner loop of reading a game, which need not ask again."""
         if self.halted:
             return False
         fast = self.fast.get(event_type)

@@ -1,25 +1,24 @@
-"""Integrity checks of a log (log-format.md, "Verifying a log"), streaming, line by line.
+"""The integrity of a log, verified line by line as it streams (log-format.md, "Verifying a log").
 
-Only the *integrity* kind is decided here: envelope shape, the hash chain, `at`, torn and blank
-lines, each a `Flaw` with its `ProblemCode` (see `problems`). Schema and rules problems belong to
-the rules engine, which reports them with the same `Problem` class.
+Only the *integrity* kind of problem is decided here: the envelope's shape, the hash chain, `at`,
+torn and blank lines, the format's limits, each a `Flaw` with its `ProblemCode` (see `problems`).
+Schema and rules problems are the core's (`wecore.conformance`); `service.reading` puts both into
+one verdict. Opening the file and cutting it into lines is `logfile`'s.
 
-Over 500 lines on purpose: the reference checker (`LineChecker`, which words every problem)
+Over 500 lines on purpose: the reference checker (`LineVerifier`, which words every problem)
 and the fast path in front of it (`_scan`) must reach the same verdicts, so they stay side by
-side in one file, and tests/store/test_verify.py checks that they agree.
+side in one file, and tests/store/test_integrity.py checks that they agree.
 """
 
 from __future__ import annotations
 
 import io
 import os
-import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from hashlib import sha256
-from itertools import chain
 from typing import Any, BinaryIO
 
 import orjson
@@ -36,14 +35,12 @@ from eventstore.envelope import (
     valid_at,
     valid_game_id,
 )
-from eventstore.errors import NotALogError, SeasonLedgerError, StoreError, file_kind
 from eventstore.limits import (
     DEPTH_LIMIT,
     FLOAT_EDGE,
     HASH_FIELD_BYTES,
     INT_MAX,
     INT_MIN,
-    LINE_LIMIT,
     TOO_DEEP,
     RepeatedKeyRow,
     duplicate_key,
@@ -54,17 +51,8 @@ from eventstore.limits import (
     reads_as_json,
     repeats_no_key_at_a_glance,
 )
-
-# Problems are defined in `problems`; readers of a log take them from here too.
-from eventstore.problems import (  # noqa: F401 - re-exported
-    EMPTY,
-    INTEGRITY,
-    TORN,
-    Flaw,
-    Problem,
-    ProblemCode,
-    ProblemKind,
-)
+from eventstore.logfile import LongLine, file_lines, long_line_message, open_log, within_limit
+from eventstore.problems import EMPTY, INTEGRITY, TORN, Flaw, Problem, ProblemCode
 
 _KEYSET = frozenset(ENVELOPE_KEYS)
 _MISSING: Any = object()
@@ -89,165 +77,10 @@ _PLUS, _OPEN_BRACKET = ord("+"), ord("[")
 # DEPTH_LIMIT + 1 adds at least 5 bytes (`"":{` and `}`).
 _GLANCE_BYTES = 82 + 2 + 5 * (DEPTH_LIMIT - 1) - 1
 
-# A log file is read in blocks of this size (see file_lines): smaller than READ_CAP, so that in
-# a block only a line begun in the block before can be over the limit.
-_READ_BLOCK = 1 << 17
-
-# A line that fits in this many bytes, "\n" included, is within the limit (one ending in "\r\n"
-# may take one more). Readers hold no more of a line than that: the rest of one over the limit is
-# skipped in blocks of _SKIP_BLOCK (file_lines, which every reader of a file reads by).
-READ_CAP = LINE_LIMIT + 1
-_SKIP_BLOCK = 1 << 16
 # Problems listed per log; the rest are counted ("and N more").
 PROBLEMS_LISTED = 100
 
 Source = str | os.PathLike[str] | BinaryIO | Iterable[bytes]
-
-
-class LongLine(bytes):
-    """Stands for a line over LINE_LIMIT that was skipped, not held: empty itself, with the
-    line's length and whether it ended with a newline (if not, it is the torn last line).
-    `length`: the bytes it takes in the file, its "\n" or "\r\n" included (a follower reads on
-    after it)."""
-
-    size: int
-    ended: bool
-    length: int
-
-    def __new__(cls, size: int, ended: bool, cr: bool = False) -> LongLine:
-        line = super().__new__(cls)
-        line.size, line.ended, line.length = size, ended, size + ended + cr
-        return line
-
-
-def long_line_message(size: int) -> str:
-    return f"line is {size:,} bytes long, over the format's limit of {LINE_LIMIT:,} bytes"
-
-
-def file_lines(read: Callable[[int], bytes]) -> Iterator[bytes]:
-    """The lines of a binary file, given its `read`, as iterating it gives them, but never
-    holding more than the first READ_CAP + 1 bytes of a line: one over the limit is a LongLine.
-
-    The file is read a block at a time and each block's whole lines are cut by C code (a
-    BytesIO's line iterator finds newlines with memchr): per line, this costs what iterating the
-    file costs, and less than a capped `readline` call, which a log of short lines pays for every
-    line."""
-    return chain.from_iterable(_line_blocks(read))
-
-
-def _line_blocks(read: Callable[[int], bytes]) -> Iterator[Iterable[bytes]]:
-    start = b""  # the beginning of a line that the last block cut: no newline in it
-    while True:
-        # A block never holds more of a line begun before it than the limit needs to judge it.
-        block = read(_READ_BLOCK if not start else min(_READ_BLOCK, READ_CAP + 2 - len(start)))
-        if not block:
-            if start:  # the torn last line
-                yield (start if len(start) <= LINE_LIMIT else LongLine(len(start), False),)
-            return
-        if start:
-            block = start + block
-            start = b""
-            if len(block) > READ_CAP:
-                # Only a line begun in an earlier block can be this long, and only it (the
-                # first) can be over the limit: a line ending in "\r\n" may take one byte more.
-                first = block.find(b"\n") + 1
-                if not first or first > READ_CAP + (block[first - 2 : first] == b"\r\n"):
-                    long_line, block = _skip_line(block, read)
-                    yield (long_line,)
-        end = block.rfind(b"\n") + 1
-        if end < len(block):
-            start = block[end:]
-            block = block[:end]
-        if block:
-            yield io.BytesIO(block)
-
-
-def _skip_line(block: bytes, read: Callable[[int], bytes]) -> tuple[LongLine, bytes]:
-    """`block` begins with a line over the limit: read on to its end, keeping none of it. The
-    LongLine, and what follows its newline."""
-    size = 0
-    last = b""  # the byte before the block, for a "\r\n" that a block boundary split
-    while block:
-        end = block.find(b"\n")
-        if end >= 0:
-            cr = (block[end - 1 : end] if end else last) == b"\r"
-            return LongLine(size + end - cr, True, cr), block[end + 1 :]
-        size += len(block)
-        last = block[-1:]
-        block = read(_SKIP_BLOCK)
-    return LongLine(size, False), b""
-
-
-def _within_limit(line: bytes) -> bytes:
-    """A line from an iterable of lines (already in memory), judged by the same limit."""
-    size = len(line)
-    if size <= LINE_LIMIT:
-        return line
-    ended = line[-1:] == b"\n"
-    cr = line[-2:] == b"\r\n"
-    content = size - ended - cr
-    if content <= LINE_LIMIT:
-        return line
-    return LongLine(content, ended, cr)
-
-
-def open_log(path: str | os.PathLike[str], buffering: int = 0) -> BinaryIO:
-    """Open a log for reading: only a regular file is a log. A FIFO, device or directory is
-    refused at once (StoreError) rather than read, which could block or never end. Raises
-    FileNotFoundError if there is nothing there, StoreError if it cannot be opened.
-
-    Unbuffered unless `buffering` says otherwise: the scan reads it in blocks (file_lines),
-    which a buffer would only copy once more. A reader by `readline` wants a buffer."""
-    try:
-        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise StoreError(f"{os.fspath(path)}: cannot read: {exc.strerror or exc}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise StoreError(f"{os.fspath(path)}: not a regular file ({file_kind(mode)}), so not a log")
-        os.set_blocking(fd, True)
-        return open(fd, "rb", buffering=buffering)
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-# How much of a file's start is read to tell whether it is a game log at all: a season ledger's
-# first line (a name and a format) and any game's first envelope start well within it.
-_PEEK_BYTES = 64 * 1024
-_SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def refuse_what_is_no_game_log(log: BinaryIO, where: str) -> None:
-    """NotALogError (one line) when the start of an open file shows it is no game log, before
-    any of it is scanned: a season ledger (SeasonLedgerError), a SQLite database, or a file whose
-    first line does not even start as a JSON object (a README, a CSV). Otherwise every line
-    would be reported as an integrity or schema problem, which sends the reader to `we repair`
-    or to a tampered game that never was one.
-
-    A first line that starts like an envelope and is damaged is left to the scan: that is a game
-    log with a problem, and the audit words it. Reads by position, so the file is not moved."""
-    head = os.pread(log.fileno(), _PEEK_BYTES, 0)
-    if not head:
-        return  # an empty file: the scan says "empty file"
-    if head.startswith(_SQLITE_HEADER):
-        raise NotALogError(f"{where}: not a game log (it is a SQLite database)")
-    first, newline, _ = head.partition(b"\n")
-    start = first.lstrip(b"\xef\xbb\xbf \t\r")
-    if start and not start.startswith(b"{"):
-        raise NotALogError(f"{where}: not a game log (its first line is not a JSON object)")
-    if not newline or b"season_started" not in first:
-        return  # a game log, damaged or not (a line longer than the peek, or torn): the scan judges it
-    try:
-        obj = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        return
-    if type(obj) is dict and obj.get("type") == "season_started":
-        raise SeasonLedgerError(where)
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,7 +165,7 @@ _FIELD_TYPES: dict[str, type] = {
 _TYPE_NAMES = {int: "an integer", str: "a string", dict: "an object"}
 
 
-class LineChecker:
+class LineVerifier:
     """Every per-line integrity check, worded, with the state carried from line to line (line
     number, game id, previous stored hash). scan_lines puts a fast path for good lines in front
     of it; this is the reference that decides and words every problem."""
@@ -631,10 +464,10 @@ def scan_lines(
     end: ScanEnd | None = None,
     keep: list[dict[str, Any]] | None = None,
 ) -> Iterator[Scanned]:
-    """LineChecker over byte lines, with a fast path for lines as a good writer writes them.
+    """LineVerifier over byte lines, with a fast path for lines as a good writer writes them.
 
     The fast path tests the common case in one expression on local variables and hashes; any
-    line that fails it (or the first of a log) is judged again from scratch by LineChecker,
+    line that fails it (or the first of a log) is judged again from scratch by LineVerifier,
     which words the problems. Both reach the same verdicts; this one is just quicker on a good
     log, which is what readers mostly see.
 
@@ -643,8 +476,9 @@ def scan_lines(
     neither yielded nor folded); every other line is yielded as without it, and `end` then
     tells the line count and the last line. With `keep` too, each line that is handed to fold
     (or skipped) instead of yielded is appended to it, parsed, until a line has a problem: then
-    `keep` is emptied and nothing more is kept. This is the audit's inner
-    loop: a clean line costs one call, not a generator step, a tuple and the caller's tests.
+    `keep` is emptied and nothing more is kept. This is the inner loop of reading a game
+    (service.reading): a clean line costs one call, not a generator step, a tuple and the
+    caller's tests.
     """
     return _scan(lines, False, fold, end, keep)
 
@@ -657,7 +491,7 @@ def scan_objects(
     *,
     from_json: bool = False,
 ) -> Iterator[Scanned]:
-    """LineChecker over parsed envelopes (rows from a database), with the same fast path.
+    """LineVerifier over parsed envelopes (rows from a database), with the same fast path.
 
     from_json: each object's `data` is what orjson parsed from JSON text (a library's rows, see
     sqlite_schema.envelope_objs), so its limits can be judged at a glance as a line's are;
@@ -675,13 +509,13 @@ def _scan(
     keep: list[dict[str, Any]] | None = None,
     walk: bool = False,
 ) -> Iterator[Scanned]:
-    checker = LineChecker()
+    checker = LineVerifier()
     slow, slow_parsed = checker.feed, checker.feed_obj
     if not parsed:
         # A file is read so that a line over the limit is never held whole; lines given in
         # memory are judged by the same limit.
         read = getattr(items, "read", None)
-        items = file_lines(read) if read is not None else map(_within_limit, items)
+        items = file_lines(read) if read is not None else map(within_limit, items)
     over, lo, hi, depth = over_limits, INT_MIN, INT_MAX, DEPTH_LIMIT
     strict, plus, bracket = _SORT | orjson.OPT_STRICT_INTEGER, _PLUS, _OPEN_BRACKET
     # Objects not known to be orjson's parse of JSON text have their values walked (see
@@ -747,7 +581,7 @@ def _scan(
                 else:
                     # The limits (log-format.md), before the line counts as clean: judged at a
                     # glance from the canonical form (see _GLANCE_BYTES), else by walking the
-                    # payload's values. A line beyond them is judged by LineChecker below,
+                    # payload's values. A line beyond them is judged by LineVerifier below,
                     # which words the problem.
                     del obj["hash"]
                     try:
@@ -851,7 +685,7 @@ def iter_objects(objs: Iterable[dict[str, Any]], *, from_json: bool = False) -> 
 class VerifyTally:
     """Adds up scanned lines into a VerifyResult: problems, event count, game id, fingerprint.
 
-    Shared by `verify_log` and readers that do more with each line (the audit folds it too).
+    Shared by `verify_log` and readers that do more with each line (service.reading folds it too).
     """
 
     __slots__ = ("game", "last_hash", "lines", "omitted", "problems")
@@ -918,9 +752,9 @@ def verify_objects(objs: Iterable[dict[str, Any]], *, from_json: bool = False) -
     return _verify(scan_objects(objs, from_json=from_json))
 
 
-def check_tail_line(b: bytes) -> tuple[Envelope | None, list[str]]:
+def verify_tail_line(b: bytes) -> tuple[Envelope | None, list[str]]:
     """Judge a log's last line on its own (no seq/prev context): is it safe to append after?"""
-    chain = LineChecker(standalone=True)
+    chain = LineVerifier(standalone=True)
     raw, msgs, usable = chain.feed(b)
     env = envelope_from_raw(raw) if usable and raw is not None else None
     return env, msgs or []
