@@ -346,16 +346,11 @@ def _write_html(
     dicts = [e.to_dict() for e in envelopes]
     analysis = None
     if analyse:
-        from cli.analyse import (
-            DEFAULT_JOBS,
-            DEFAULT_ROLLOUTS,
-            DEFAULT_TOP,
-            analyse_with_progress,
-            page_analysis,
-        )
+        from cli.analyse import DEFAULT_JOBS, analyse_with_progress
+        from service.analysis import DEFAULT_TOP, Settings, page_analysis
 
-        _, decisions = analyse_with_progress(dicts, "greedy", DEFAULT_ROLLOUTS, "0", DEFAULT_JOBS)
-        analysis = page_analysis(decisions, "greedy", DEFAULT_ROLLOUTS, "0", DEFAULT_TOP)
+        settings = Settings()  # `we analyse` at its defaults
+        analysis = page_analysis(analyse_with_progress(dicts, settings, DEFAULT_JOBS), settings, DEFAULT_TOP)
     page = render_html(
         dicts,
         viewer=seat,
