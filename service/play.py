@@ -79,6 +79,13 @@ def decide_move(state: GameState, command: Command) -> list[AnyEvent]:
         raise Refused(str(exc)) from None
 
 
+def decide_and_apply(state: GameState, command: Command) -> tuple[list[AnyEvent], GameState]:
+    """decide_move, with the game after its events: a set-up decided one step at a time (the
+    recorder's questions judge each answer against the game as the steps before left it)."""
+    events = decide_move(state, command)
+    return events, fold(events, state)
+
+
 @dataclass(frozen=True)
 class UndoPlan:
     voids: list[AnyEvent]  # every event_voided to append, in order
