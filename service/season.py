@@ -22,7 +22,16 @@ from eventstore.verify import verify_log
 from service.checking import GameReport, GameSource
 from wecore.errors import shown
 from wecore.scoring import score
-from wecore.season import SEASON_STARTED, SealedGame, Season, fold_season, game_sealed, season_started
+from wecore.season import (
+    SEASON_STARTED,
+    SealedGame,
+    Season,
+    Standing,
+    fold_season,
+    game_sealed,
+    season_started,
+    standings,
+)
 
 # Reads and checks one game (service.checking.check_game with the caller's library reader).
 Check = Callable[..., GameReport]
@@ -59,6 +68,11 @@ class LedgerReading:
     problems: list[tuple[int, str]]  # (line, message): the chain's and the season's
     events: int
     fingerprint: str | None  # proven: None when the chain is broken
+
+    @property
+    def standings(self) -> list[Standing]:
+        """Games played, wins (a shared win counts for each in it) and mean score per player."""
+        return standings(self.season.games)
 
 
 def read_ledger(path: Path) -> LedgerReading:
