@@ -32,8 +32,6 @@ from cli.record_grammar import (
     VERBS,
     WITHOUT_WORDS,
     Rejected,
-    _is_number,
-    _without_comment,
     completions,
     did_you_mean,
     moves_hint,
@@ -43,6 +41,7 @@ from cli.record_grammar import (
     spoken_card,
     tie_words,
     victim,
+    without_comment,
 )
 from cli.record_input import (
     MAX_INPUT_LINE,
@@ -243,7 +242,7 @@ class Session(Teller):
                 " type `help` for the list"
             )
         rest = " ".join(words[1:])
-        args = _without_comment(words[1:])
+        args = without_comment(words[1:])
         state = self.state
         if verb in WITHOUT_WORDS and args:
             raise Rejected(f"`{verb}` takes nothing after it, but {' '.join(args)!r} followed")
@@ -288,7 +287,7 @@ class Session(Teller):
         elif verb == "bring":
             if len(args) < 2:
                 raise Rejected("say who brings which card, e.g. `bring Ann R7`")
-            if len(args) >= 3 and _is_number(args[-1]):  # `bring Ann red 7`
+            if len(args) >= 3 and args[-1].isdigit():  # `bring Ann red 7`
                 self.move(Bring(player=" ".join(args[:-2]), card=spoken_card(args[-2:])))
             else:
                 self.move(Bring(player=" ".join(args[:-1]), card=spoken_card(args[-1:])))
