@@ -21,7 +21,14 @@ from cli.params import LibraryParam
 from eventstore.envelope import GAME_ID_MAX
 from eventstore.libraries import LibraryRef, library_name
 from service.library import store_played
-from service.simulate import BOT_NAMES, house_rules_refusal, seed_slug, sim_game_id, simulate_games
+from service.simulate import (
+    BOT_NAMES,
+    bot_figures,
+    house_rules_refusal,
+    seed_slug,
+    sim_game_id,
+    simulate_games,
+)
 from wecore.dealing import DEFAULT_NAMES
 from wecore.errors import shown
 from wecore.stats import Tally
@@ -86,11 +93,8 @@ def print_summary(
     by_bot = Table(title="By bot", title_justify="left", show_edge=False, pad_edge=False)
     for name, justify in (("bot", "left"), ("seats", "right"), ("wins", "right"), ("avg score", "right")):
         by_bot.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for bot in bot_names:
-        its = [seat for seat in seats if bots[seat.key - 1] == bot]
-        wins = sum(seat.wins for seat in its)
-        average = sum(seat.points for seat in its) / max(1, sum(seat.games for seat in its))
-        by_bot.add_row(bot, str(len(its)), wins_text(wins), f"{average:.1f}")
+    for figures in bot_figures(tally, bots):
+        by_bot.add_row(figures.bot, str(figures.seats), wins_text(figures.wins), f"{figures.mean_score:.1f}")
     print_table(by_bot)
     if tally.ties_shared:
         tied = tally.ties_shared

@@ -21,7 +21,7 @@ from wecore.errors import RulesetError
 from wecore.levels import BOTS
 from wecore.rulesets import make_ruleset
 from wecore.state import GameState
-from wecore.stats import GameRecord, record_of
+from wecore.stats import GameRecord, Tally, record_of
 
 # Simulated games happen on Christmas Eve 2011, the year the game came out; game i starts
 # i - 1 hours later, and its event with seq n is stamped n seconds after that start.
@@ -102,3 +102,31 @@ def simulate_games(
             game_seed(seed, index), players, seated, players=names, options=options, title=title
         )
         yield SimulatedGame(index, game_id, sealed_game(game_id, index, payloads), state)
+
+
+@dataclass(frozen=True)
+class BotFigures:
+    """One bot's results over the games simulated: the seats it had, their wins and mean score."""
+
+    bot: str
+    seats: int
+    wins: float
+    mean_score: float
+
+
+def bot_figures(tally: Tally, seat_bots: Sequence[str]) -> list[BotFigures]:
+    """Each bot of `seat_bots` (the bot at each listed seat), in the order first seated."""
+    seats = tally.listed_seats()
+    figures = []
+    for bot in sorted(set(seat_bots), key=seat_bots.index):
+        its = [seat for seat in seats if seat_bots[seat.key - 1] == bot]
+        games = sum(seat.games for seat in its)
+        figures.append(
+            BotFigures(
+                bot,
+                len(its),
+                sum(seat.wins for seat in its),
+                sum(seat.points for seat in its) / max(1, games),
+            )
+        )
+    return figures
