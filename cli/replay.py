@@ -1,8 +1,9 @@
 """`we replay GAME`: the story, event by event (`we score GAME` is cli.score); and how a table,
 its standings and their explanation look at a terminal, shared with `we score` and `we record`.
 
-Both fold the log with wecore and only render: every sentence comes from `narrate.describe`,
-every table from `views.view`, every score from `scoring.score`.
+Both read the game through service.checking and only render: every step from wecore's
+`replay.steps`, every sentence from `narrate.describe`, every table from `views.view`, every
+score from `scoring.score`.
 """
 
 from __future__ import annotations

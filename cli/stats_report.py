@@ -1,5 +1,5 @@
-"""Rendering of what many games say (wecore.stats): the fairness report, evenings, rivals,
-and their plots. `we stats` and `we simulate --report` print through here."""
+"""Rendering of what many games say (service.library's figures over wecore.stats): the fairness
+report, evenings, rivals, and their plots. `we stats` and `we simulate --report` print through here."""
 
 from __future__ import annotations
 
