@@ -55,7 +55,7 @@ from cli.record_input import (
 from cli.record_story import Teller
 from cli.render import story_text
 from cli.terminal import echo, one_line
-from service.play import DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused, StaleHead
+from service.play import DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused, StaleHead, start_over_refusal
 from service.table import (
     AddNote,
     BreakTie,
@@ -73,7 +73,7 @@ from service.table import (
 )
 from wecore.cards import parse_gift_list
 from wecore.errors import WeError
-from wecore.events import AtticsDealt, GiftBrought, GiftListsDealt
+from wecore.events import AtticsDealt, GiftListsDealt
 from wecore.state import Phase
 from wecore.turns import turn
 
@@ -341,10 +341,8 @@ class Session(Teller):
 
     def start_over(self) -> bool:
         """Before the first gift: set the game up again in a new FILE, the old one kept."""
-        if any(isinstance(e, GiftBrought) for e in self.now.events):
-            raise Rejected(
-                "gifts have been brought already, so the game cannot start over; `undo` takes back moves"
-            )
+        if (refusal := start_over_refusal(self.now.events)) is not None:
+            raise Rejected(refusal)
         if not self.interactive:
             # Nobody on a pipe can answer the set-up's questions, and the lines after this one
             # were meant for another set-up: recording them into this one would be wrong.

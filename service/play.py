@@ -94,6 +94,15 @@ class UndoPlan:
     brings: int  # unseen brings taken back with it
 
 
+GIFTS_BROUGHT = "gifts have been brought already, so the game cannot start over; `undo` takes back moves"
+
+
+def start_over_refusal(events: Sequence[AnyEvent]) -> str | None:
+    """Why a game's set-up cannot be begun again (the recorder's `start over`, which keeps the
+    log and sets up a new one): once a gift is brought, the game is under way."""
+    return GIFTS_BROUGHT if any(isinstance(e, GiftBrought) for e in events) else None
+
+
 def is_unseen_bring(event: AnyEvent) -> bool:
     return isinstance(event, GiftBrought) and event.card is None
 
