@@ -39,7 +39,7 @@ DEFAULT_TOP = 5
 DEFAULT_SEED = "0"
 POLICIES = tuple(sorted(BOTS))  # the bots every seat can follow in the rollouts
 
-__all__ = ["DEFAULT_MARGIN", "Decision", "DecisionPoint"]
+__all__ = ["DEFAULT_MARGIN", "Decision", "DecisionPoint"]  # the core's, for the command that tells them
 
 
 @dataclass(frozen=True)
