@@ -1,3 +1,3 @@
-"""The `we` command-line tool: the imperative shell around wecore and eventstore."""
+"""The `we` command-line tool: a skin over service/ (it parses, calls the use cases, renders)."""
 
 __version__ = "0.1.0"

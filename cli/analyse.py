@@ -1,8 +1,8 @@
-"""`we analyse GAME`: the pivotal decisions of a night, valued by rollouts (wecore.analysis).
+"""`we analyse GAME`: the pivotal decisions of a night, valued by rollouts (service.analysis).
 
-This module parses, spreads the rollouts over processes and renders; the values come from
-`wecore.analysis`, where each rollout's draws depend only on (seed, decision, index), so the
-output is the same to the byte with any --jobs.
+This module parses, spreads the decisions over worker processes (--jobs) and renders; the
+values come from service.analysis, where each rollout's draws depend only on (seed, decision,
+index), so the output is the same to the byte with any --jobs.
 """
 
 from __future__ import annotations
@@ -19,87 +19,49 @@ from cli.exits import CommandFailed
 from cli.opening import read_game, require_valid, resolve_game
 from cli.params import FILE_NAME, db_option, jobs_option
 from cli.terminal import echo_json
-from wecore.analysis import DEFAULT_MARGIN
+from service import analysis
+from service.analysis import DEFAULT_MARGIN, DEFAULT_ROLLOUTS, DEFAULT_TOP, Decision, DecisionPoint, Settings
 from wecore.errors import shown
-from wecore.levels import BOTS
 
-DEFAULT_ROLLOUTS = 100
-DEFAULT_TOP = 5
 DEFAULT_JOBS = 0
 # Fewer decisions than this are valued in the process itself: starting workers and folding
 # the log in each costs more than a handful of decisions.
 MIN_DECISIONS_TO_SHARE = 8
 
 
-def decision_points_of(lines: Sequence[dict[str, Any]]) -> list[Any]:
-    from wecore.analysis import decision_points
-    from wecore.events import parse_event
-
-    return decision_points(parse_event(line["type"], line["data"]) for line in lines)
-
-
-# Worker processes fold the log once, then value decisions by their index: a position's state
-# (with its mapping proxies) does not travel between processes, one integer does.
-_worker_points: list[Any] = []
-
-
-def _start_worker(lines: list[dict[str, Any]]) -> None:
-    global _worker_points
-    _worker_points = decision_points_of(lines)
-
-
-def _decision_task(task: tuple[int, str, str, Any]) -> Any:
-    from wecore.analysis import value_decision
-
-    decision, policy, seed, race = task
-    return value_decision(_worker_points[decision], policy, seed, race)
-
-
 def run_analysis(
     lines: list[dict[str, Any]],
-    policy: str,
-    count: int,
-    seed: str,
+    settings: Settings,
     jobs: int,
     advance: Callable[[int], None] | None = None,
-    points: list[Any] | None = None,
-    margin: float = DEFAULT_MARGIN,
-) -> tuple[list[Any], list[Any]]:
-    """(decision points, decisions) of a log's parsed lines, the decisions spread over `jobs`
-    processes; each alternative races to at most `count` rollouts (all `count` at margin 0)."""
-    from wecore.analysis import Race, value_decision
-
+    points: list[DecisionPoint] | None = None,
+) -> list[Decision]:
+    """The decisions of a log's parsed lines (`points`, if found already), valued
+    (service.analysis), spread over `jobs` worker processes."""
     if points is None:
-        points = decision_points_of(lines)
-    race = Race(most=count, margin=margin)
-    decisions: list[Any] = []
+        points = analysis.decision_points_of(lines)
     jobs = worker_count(jobs, len(points))
     if jobs <= 1 or len(points) < MIN_DECISIONS_TO_SHARE:
-        for point in points:
-            decisions.append(value_decision(point, policy, seed, race))
-            if advance is not None:
-                advance(1)
-        return points, decisions
+        return analysis.value_decisions(points, settings, advance)
     from cli.batch import worker_pool
 
-    tasks = [(d, policy, seed, race) for d in range(len(points))]
-    with worker_pool(jobs, _start_worker, (lines,)) as pool:
-        for decision in pool.map(_decision_task, tasks, chunksize=1):
+    decisions: list[Decision] = []
+    tasks = [(index, settings) for index in range(len(points))]
+    with worker_pool(jobs, analysis.start_worker, (lines,)) as pool:
+        for decision in pool.map(analysis.value_decision_at, tasks, chunksize=1):
             decisions.append(decision)
             if advance is not None:
                 advance(1)
-    return points, decisions
+    return decisions
 
 
-def analyse_with_progress(
-    lines: list[dict[str, Any]], policy: str, count: int, seed: str, jobs: int, margin: float = DEFAULT_MARGIN
-) -> tuple[list[Any], list[Any]]:
+def analyse_with_progress(lines: list[dict[str, Any]], settings: Settings, jobs: int) -> list[Decision]:
     """run_analysis with a rich progress bar on stderr when it is a terminal."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from cli.render import error_console
 
-    points = decision_points_of(lines)
+    points = analysis.decision_points_of(lines)
     with Progress(
         TextColumn("rolling out"),
         BarColumn(),
@@ -111,9 +73,7 @@ def analyse_with_progress(
         disable=not sys.stderr.isatty(),
     ) as progress:
         task = progress.add_task("rollouts", total=len(points))
-        return run_analysis(
-            lines, policy, count, seed, jobs, lambda n: progress.advance(task, n), points, margin
-        )
+        return run_analysis(lines, settings, jobs, lambda n: progress.advance(task, n), points)
 
 
 def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any]]]:
@@ -127,8 +87,8 @@ def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any
 @click.argument("game", metavar="GAME", type=FILE_NAME)
 @click.option(
     "--policy",
-    type=click.Choice(sorted(BOTS)),
-    default="greedy",
+    type=click.Choice(analysis.POLICIES),
+    default=analysis.DEFAULT_POLICY,
     show_default=True,
     help="How every player plays the rest of the game in the rollouts.",
 )
@@ -148,7 +108,9 @@ def load_lines(game: str, db_path: Path | None) -> tuple[Any, list[dict[str, Any
     help="Stop playing out an alternative once it is told apart from the best one, or known to "
     "within this many points of it; 0: every alternative gets all --rollouts.",
 )
-@click.option("--seed", "-s", default="0", show_default=True, help="Any text; same seed, same output.")
+@click.option(
+    "--seed", "-s", default=analysis.DEFAULT_SEED, show_default=True, help="Any text; same seed, same output."
+)
 @click.option(
     "--top",
     "top",
@@ -184,37 +146,28 @@ def analyse(
     for a forced move). Intervals are 95%; win chances count a tie as a shared win.
     """
     report, lines = load_lines(game, db_path)
-    _, decisions = analyse_with_progress(lines, policy, count, seed, jobs, margin)
+    settings = Settings(policy=policy, rollouts=count, seed=seed, margin=margin)
+    decisions = analyse_with_progress(lines, settings, jobs)
     if as_json:
-        from wecore.analysis import decision_object
-
-        data = {
-            "game": report.game,
-            "policy": policy,
-            "rollouts": count,
-            "margin": margin,
-            "seed": seed,
-            "decisions": [decision_object(d) for d in decisions],
-        }
-        echo_json(data)
+        echo_json(analysis.analysis_object(report.game, settings, decisions))
         return
-    _tell(report.game, decisions, policy, count, seed, top)
+    _tell(report.game, decisions, settings, top)
 
 
-def _tell(game: str | None, decisions: Sequence[Any], policy: str, count: int, seed: str, top: int) -> None:
+def _tell(game: str | None, decisions: Sequence[Decision], settings: Settings, top: int) -> None:
     from rich.table import Table
 
     from cli.render import console, print_table
-    from wecore.analysis import describe_move, pivotal, sentence
 
     out = console()
     choices = [d for d in decisions if not d.forced]
     out.print(
         f"{game}: {len(decisions)} moves, {len(choices)} of them with a choice; each alternative played"
-        f" out by the {policy} bot until told apart from the best, at most {count} times"
-        f" (seed {shown(seed)}; {sum(a.rollouts for d in decisions for a in d.alternatives):,} games in all)."
+        f" out by the {settings.policy} bot until told apart from the best, at most {settings.rollouts} times"
+        f" (seed {shown(settings.seed)}; {sum(a.rollouts for d in decisions for a in d.alternatives):,}"
+        " games in all)."
     )
-    chosen = pivotal(decisions, top)
+    chosen = analysis.pivotal_told(decisions, top)
     if not decisions:
         out.print("Nobody has made a move yet: there is nothing to analyse.")
         return
@@ -228,7 +181,7 @@ def _tell(game: str | None, decisions: Sequence[Any], policy: str, count: int, s
     )
     for rank, decision in enumerate(chosen, start=1):
         out.print()
-        out.print(f"{rank}. [event {decision.seq}] {sentence(decision)}", markup=False)
+        out.print(f"{rank}. [event {decision.decision.seq}] {decision.sentence}", markup=False)
         table = Table(show_edge=False, pad_edge=False)
         for name, justify in (
             ("move", "left"),
@@ -237,11 +190,10 @@ def _tell(game: str | None, decisions: Sequence[Any], policy: str, count: int, s
             ("win chance", "right"),
         ):
             table.add_column(name, justify=justify)  # type: ignore[arg-type]
-        ranked = sorted(enumerate(decision.alternatives), key=lambda pair: (-pair[1].mean, pair[0]))
-        for index, alternative in ranked:
-            mark = " (played)" if index == decision.played else ""
+        for one in decision.alternatives:
+            alternative = one.alternative
             table.add_row(
-                describe_move(alternative.move) + mark,
+                one.text + (" (played)" if one.played else ""),
                 f"{alternative.mean:.1f}",
                 f"{alternative.low:.1f} to {alternative.high:.1f}",
                 f"{alternative.win_chance:.0%} ({alternative.win_low:.0%} to {alternative.win_high:.0%})",
@@ -249,36 +201,3 @@ def _tell(game: str | None, decisions: Sequence[Any], policy: str, count: int, s
         print_table(table)
     out.print()
     out.print("Win chances count a tie as a shared win; intervals are 95%.")
-
-
-def page_analysis(decisions: Sequence[Any], policy: str, count: int, seed: str, top: int) -> dict[str, Any]:
-    """What the replay page shows: every decision with a choice, by seq, the pivotal ones ranked."""
-    from wecore.analysis import describe_move, pivotal, sentence
-
-    ranks = {decision.seq: rank for rank, decision in enumerate(pivotal(decisions, top), start=1)}
-    shown = {}
-    for decision in decisions:
-        if decision.forced:
-            continue
-        shown[str(decision.seq)] = {
-            "rank": ranks.get(decision.seq),
-            "sentence": sentence(decision),
-            "swing": decision.swing,
-            "swing_margin": decision.swing_margin,
-            "alternatives": [
-                {
-                    "text": describe_move(alternative.move),
-                    "mean": alternative.mean,
-                    "low": alternative.low,
-                    "high": alternative.high,
-                    "win_chance": alternative.win_chance,
-                    "win_text": f"{alternative.win_chance:.0%}",
-                    "played": index == decision.played,
-                    "best": index == decision.best,
-                }
-                for index, alternative in sorted(
-                    enumerate(decision.alternatives), key=lambda pair: (-pair[1].mean, pair[0])
-                )
-            ],
-        }
-    return {"policy": policy, "rollouts": count, "seed": seed, "top": top, "decisions": shown}

@@ -1,5 +1,11 @@
 """Working through many games: how many processes --jobs starts, the garbage collector settled
-for a batch, and the logs of a directory."""
+for a batch, and the logs of a directory.
+
+The worker pool is the command's, not a use case's: what it takes care of is the command's own
+process (Ctrl-C at a terminal, workers that end with the command, a worker lost said in one
+line, exit status 1). What each worker does is a use case of service/, the same in any process
+(service.library.verified_for_import for `we import`, service.analysis.value_decision_at for
+`we analyse`), and the output does not depend on how many there are."""
 
 from __future__ import annotations
 

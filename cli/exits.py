@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from cli.params import _ESCAPED_UNDECODABLE, NotUtf8
+from cli.params import ESCAPED_UNDECODABLE, NotUtf8
 from cli.terminal import echo, has_undecodable, one_line, shown, shown_path
 from eventstore.errors import StoreError
 from wecore.errors import WeError
@@ -51,7 +51,7 @@ def run(group: click.Group) -> int:
         # One line, like every other error, with where to look instead of the whole usage text.
         command = exc.ctx.command_path if exc.ctx is not None else "we"
         message = exc.format_message()
-        undecodable = has_undecodable(message) or _ESCAPED_UNDECODABLE in message
+        undecodable = has_undecodable(message) or ESCAPED_UNDECODABLE in message
         if isinstance(exc, click.BadParameter) and undecodable:
             message = NotUtf8("", param=exc.param).format_message()  # "'\udcff' is not a valid integer"
         echo(f"{command}: error: {one_line(message)} (see '{command} --help')", err=True)

@@ -137,14 +137,13 @@ def _export_log_file(source: GameSource, output: Path | None, force: bool) -> No
     import shutil
     import tempfile
 
-    from eventstore.logfile import open_log
+    from service.log_files import copy_log
 
     assert source.path is not None  # the caller exports library games through the library
     with tempfile.TemporaryDirectory(prefix="we-export-") as folder:
         copy = Path(folder) / "log.jsonl"
         try:
-            with open_log(source.path) as log, open(copy, "wb") as out:  # a FIFO is refused
-                shutil.copyfileobj(log, out)
+            copy_log(source.path, copy)  # a FIFO is refused
         except FileNotFoundError:
             raise CommandFailed(f"{source.label}: no such file (it vanished)") from None
         except OSError as exc:

@@ -453,7 +453,7 @@ def repair(file: str) -> None:
     is repaired, without asking: the backup is FILE.bak. A log damaged anywhere else is left
     untouched and the command fails: that is tampering or corruption, not something to cut.
     """
-    from eventstore.jsonl import repair as repair_log
+    from service.log_files import repair_log
 
     path = Path(file)
     if path.is_dir():

@@ -18,7 +18,7 @@ from eventstore.libraries import LibraryRef, is_library_url
 # parsed, in one place (LazyGroup.get_command calls refuse_undecodable_text on each command).
 
 NOT_UTF8 = "not valid UTF-8 (is the terminal set to UTF-8?)"
-_ESCAPED_UNDECODABLE = "\\udc"  # how click's messages quote such a value: with repr()
+ESCAPED_UNDECODABLE = "\\udc"  # how click's messages quote such a value: with repr()
 
 
 class NotUtf8(click.BadParameter):

@@ -221,10 +221,6 @@ def did_you_mean(word: str, choices: Sequence[str]) -> str:
     return f" (did you mean `{close[0]}`?)" if close else ""
 
 
-def _is_number(word: str) -> bool:
-    return word.isdigit()
-
-
 def spoken_card(words: list[str]) -> str:
     """A card as people say it: `R7`, `r 7`, `red 7`, `red7`; CardNotationError otherwise."""
     text = "".join(words)
@@ -241,7 +237,8 @@ def spoken_card(words: list[str]) -> str:
         raise CardNotationError(f"{' '.join(words)!r} is not a card: write {CARD_FORM_HINT}") from None
 
 
-def _without_comment(words: list[str]) -> list[str]:
+def without_comment(words: list[str]) -> list[str]:
+    """A line's words up to a `# comment`."""
     for index, word in enumerate(words):
         if word.startswith("#"):
             return words[:index]

@@ -32,8 +32,6 @@ from cli.record_grammar import (
     VERBS,
     WITHOUT_WORDS,
     Rejected,
-    _is_number,
-    _without_comment,
     completions,
     did_you_mean,
     moves_hint,
@@ -43,6 +41,7 @@ from cli.record_grammar import (
     spoken_card,
     tie_words,
     victim,
+    without_comment,
 )
 from cli.record_input import (
     MAX_INPUT_LINE,
@@ -56,7 +55,7 @@ from cli.record_input import (
 from cli.record_story import Teller
 from cli.render import story_text
 from cli.terminal import echo, one_line
-from service.play import DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused, StaleHead
+from service.play import DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused, StaleHead, start_over_refusal
 from service.table import (
     AddNote,
     BreakTie,
@@ -74,7 +73,7 @@ from service.table import (
 )
 from wecore.cards import parse_gift_list
 from wecore.errors import WeError
-from wecore.events import AtticsDealt, GiftBrought, GiftListsDealt
+from wecore.events import AtticsDealt, GiftListsDealt
 from wecore.state import Phase
 from wecore.turns import turn
 
@@ -243,7 +242,7 @@ class Session(Teller):
                 " type `help` for the list"
             )
         rest = " ".join(words[1:])
-        args = _without_comment(words[1:])
+        args = without_comment(words[1:])
         state = self.state
         if verb in WITHOUT_WORDS and args:
             raise Rejected(f"`{verb}` takes nothing after it, but {' '.join(args)!r} followed")
@@ -288,7 +287,7 @@ class Session(Teller):
         elif verb == "bring":
             if len(args) < 2:
                 raise Rejected("say who brings which card, e.g. `bring Ann R7`")
-            if len(args) >= 3 and _is_number(args[-1]):  # `bring Ann red 7`
+            if len(args) >= 3 and args[-1].isdigit():  # `bring Ann red 7`
                 self.move(Bring(player=" ".join(args[:-2]), card=spoken_card(args[-2:])))
             else:
                 self.move(Bring(player=" ".join(args[:-1]), card=spoken_card(args[-1:])))
@@ -342,10 +341,8 @@ class Session(Teller):
 
     def start_over(self) -> bool:
         """Before the first gift: set the game up again in a new FILE, the old one kept."""
-        if any(isinstance(e, GiftBrought) for e in self.now.events):
-            raise Rejected(
-                "gifts have been brought already, so the game cannot start over; `undo` takes back moves"
-            )
+        if (refusal := start_over_refusal(self.now.events)) is not None:
+            raise Rejected(refusal)
         if not self.interactive:
             # Nobody on a pipe can answer the set-up's questions, and the lines after this one
             # were meant for another set-up: recording them into this one would be wrong.

@@ -25,14 +25,13 @@ from cli.record_session import Session
 from cli.terminal import echo, shown_path, terminal_safe
 from eventstore.errors import NotALogError, SeasonLedgerError
 from eventstore.libraries import is_sqlite_file as _is_library
-from service.play import Refused, StartGame, decide_move, start_game, title_refusal
+from service.play import Refused, StartGame, decide_and_apply, start_game, title_refusal
 from service.reading import GameSource, damage_sentence
 from service.table import DealAttics, DealLists, Table, TableCommand, resolve_player
 from wecore.cards import parse_card, parse_gift_list
 from wecore.errors import WeError, shown
 from wecore.events import AnyEvent
 from wecore.names import look_alike_sentence
-from wecore.reducer import fold
 from wecore.state import INITIAL_STATE, GameState, Phase
 
 
@@ -63,8 +62,13 @@ def _by_player(state: GameState, entries: list[tuple[str, str]], option: str) ->
     return out
 
 
-def _start(names: tuple[str, ...], dealer: str, options: dict[str, Any], title: str | None) -> list[AnyEvent]:
-    return decide_move(INITIAL_STATE, StartGame(players=names, dealer=dealer, options=options, title=title))
+def _start(
+    names: tuple[str, ...], dealer: str, options: dict[str, Any], title: str | None
+) -> tuple[list[AnyEvent], GameState]:
+    """game_started for these flags, and the game after it; Refused with the rule."""
+    return decide_and_apply(
+        INITIAL_STATE, StartGame(players=names, dealer=dealer, options=options, title=title)
+    )
 
 
 def confirm_a_new_game(file: Path) -> None:
@@ -147,7 +151,7 @@ def set_up(
         # After the rules (the same name twice is theirs): names a person cannot tell apart.
         if (look_alike := look_alike_sentence(names)) is not None:
             raise click.UsageError(f"--players: {terminal_safe(look_alike)}")
-    probe = fold(_start(names, names[0], options_for(len(names)), title))
+    _, probe = _start(names, names[0], options_for(len(names)), title)
 
     def check_dealer(text: str) -> str:
         try:
@@ -162,8 +166,7 @@ def set_up(
             dealer_name = resolve_player(probe, dealer)
         except WeError as exc:
             raise _rejected_option("--dealer", exc) from None
-    events = _start(names, dealer_name, options_for(len(names)), title)
-    state = fold(events)
+    events, state = _start(names, dealer_name, options_for(len(names)), title)
 
     _, more, state = _deal(state, lists, attics)
     events += more
@@ -228,11 +231,10 @@ def _deal(
                 raise _rejected_option("--lists", exc) from None
     commands.append(DealLists(lists=gift_lists))
     try:
-        more = decide_move(state, commands[-1])
+        more, state = decide_and_apply(state, commands[-1])
     except Refused as exc:
         raise _rejected_option("--lists", exc) from None
     dealt += more
-    state = fold(more, state)
 
     # The attics, when the hands were recorded.
     if attics is not None:
@@ -244,11 +246,10 @@ def _deal(
                 raise _rejected_option("--attics", exc) from None
         commands.append(DealAttics(attics=hands))
         try:
-            more = decide_move(state, commands[-1])
+            more, state = decide_and_apply(state, commands[-1])
         except Refused as exc:
             raise _rejected_option("--attics", exc) from None
         dealt += more
-        state = fold(more, state)
 
     return commands, dealt, state
 

@@ -1,8 +1,9 @@
 """`we replay GAME`: the story, event by event (`we score GAME` is cli.score); and how a table,
 its standings and their explanation look at a terminal, shared with `we score` and `we record`.
 
-Both fold the log with wecore and only render: every sentence comes from `narrate.describe`,
-every table from `views.view`, every score from `scoring.score`.
+Both read the game through service.reading and only render: every step from wecore's
+`replay.steps`, every sentence from `narrate.describe`, every table from `views.view`, every
+score from `scoring.score`.
 """
 
 from __future__ import annotations
@@ -346,16 +347,11 @@ def _write_html(
     dicts = [e.to_dict() for e in envelopes]
     analysis = None
     if analyse:
-        from cli.analyse import (
-            DEFAULT_JOBS,
-            DEFAULT_ROLLOUTS,
-            DEFAULT_TOP,
-            analyse_with_progress,
-            page_analysis,
-        )
+        from cli.analyse import DEFAULT_JOBS, analyse_with_progress
+        from service.analysis import DEFAULT_TOP, Settings, page_analysis
 
-        _, decisions = analyse_with_progress(dicts, "greedy", DEFAULT_ROLLOUTS, "0", DEFAULT_JOBS)
-        analysis = page_analysis(decisions, "greedy", DEFAULT_ROLLOUTS, "0", DEFAULT_TOP)
+        settings = Settings()  # `we analyse` at its defaults
+        analysis = page_analysis(analyse_with_progress(dicts, settings, DEFAULT_JOBS), settings, DEFAULT_TOP)
     page = render_html(
         dicts,
         viewer=seat,

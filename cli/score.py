@@ -1,6 +1,7 @@
 """`we score GAME`: the standings of a game, card by card with --explain, or as JSON.
 
-It folds the log with wecore and only renders, as `we replay` does (whose tables it shares).
+The game is read and folded by service.reading; this only renders, as `we replay` does
+(whose tables it shares).
 """
 
 from __future__ import annotations

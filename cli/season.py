@@ -162,13 +162,12 @@ def show(ledger: Path, as_json: bool) -> None:
     A shared win (a tie nobody broke) counts as a win for each player in it, as in `we stats`.
     """
     from service.season import read_ledger
-    from wecore.season import standings
 
     reading = read_ledger(ledger)
     if reading.problems:
         line, message = reading.problems[0]
         raise CommandFailed(f"{ledger}: line {line}: {message} (see `we season verify`)")
-    table = standings(reading.season.games)
+    table = reading.standings
     if as_json:
         echo_json(
             {

@@ -99,11 +99,9 @@ def serve(
                 " not a file; nothing was opened. To serve games from files, give their folder"
                 " (`we export ID -o DIR/ID.jsonl` writes a library game's log)"
             )
-        from eventstore.postgres import LibraryPool
+        from service.library_games import connect_pool
 
-        library = LibraryPool(db_url)  # StoreError (one line) if it cannot be reached
-        with library.library() as opened:
-            host_key = opened.host_key()
+        library, host_key = connect_pool(db_url)  # StoreError (one line) if it cannot be reached
         where = library.where
     else:
         if games_dir is None:

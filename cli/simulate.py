@@ -21,11 +21,17 @@ from cli.params import LibraryParam
 from eventstore.envelope import GAME_ID_MAX
 from eventstore.libraries import LibraryRef, library_name
 from service.library import store_played
-from service.simulate import seed_slug, sim_game_id, simulate_games
+from service.simulate import (
+    BOT_NAMES,
+    bot_figures,
+    house_rules_refusal,
+    seed_slug,
+    sim_game_id,
+    simulate_games,
+)
 from wecore.dealing import DEFAULT_NAMES
 from wecore.errors import shown
-from wecore.levels import BOTS
-from wecore.stats import Tally, record_of
+from wecore.stats import Tally
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 7
 
@@ -87,11 +93,8 @@ def print_summary(
     by_bot = Table(title="By bot", title_justify="left", show_edge=False, pad_edge=False)
     for name, justify in (("bot", "left"), ("seats", "right"), ("wins", "right"), ("avg score", "right")):
         by_bot.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for bot in bot_names:
-        its = [seat for seat in seats if bots[seat.key - 1] == bot]
-        wins = sum(seat.wins for seat in its)
-        average = sum(seat.points for seat in its) / max(1, sum(seat.games for seat in its))
-        by_bot.add_row(bot, str(len(its)), wins_text(wins), f"{average:.1f}")
+    for figures in bot_figures(tally, bots):
+        by_bot.add_row(figures.bot, str(figures.seats), wins_text(figures.wins), f"{figures.mean_score:.1f}")
     print_table(by_bot)
     if tally.ties_shared:
         tied = tally.ties_shared
@@ -123,7 +126,7 @@ def print_summary(
 @click.option(
     "--bot",
     "bots",
-    type=click.Choice(sorted(BOTS)),
+    type=click.Choice(BOT_NAMES),
     multiple=True,
     default=("random",),
     show_default=True,
@@ -199,16 +202,9 @@ def simulate(
             f"too long: game ids (sim-SEED-N) have at most {GAME_ID_MAX} characters", param_hint="--seed"
         )
     options = options_from_flags(pop_house_rule_flags(flags), players)
-    if options:
-        from wecore.errors import RulesetError
-        from wecore.rulesets import make_ruleset
-
-        try:
-            make_ruleset(options=options, player_count=players)
-        except RulesetError as exc:
-            raise click.UsageError(str(exc)) from None
+    if options and (refusal := house_rules_refusal(options, players)) is not None:
+        raise click.UsageError(refusal)
     seat_bots = tuple(bots[seat % len(bots)] for seat in range(players))
-    bot_objects = [BOTS[name]() for name in seat_bots]
     paths: list[Path] = []
     if out_dir is not None:
         if out_dir.exists() and not out_dir.is_dir():
@@ -231,12 +227,12 @@ def simulate(
         library if library is not None else _nothing(),
     ):
         task = progress.add_task("simulating", total=count)
-        for index, game_id, envelopes, state in simulate_games(seed, players, count, bot_objects, options):
+        for game in simulate_games(seed, players, count, seat_bots, options):
             if paths:
-                paths[index - 1].write_bytes(b"".join(e.to_line() for e in envelopes))  # type: ignore[attr-defined]
+                paths[game.index - 1].write_bytes(b"".join(e.to_line() for e in game.envelopes))
             if library is not None:
-                store_played(library, game_id, envelopes, state)
-            tally.add(record_of(state, game_id))
+                store_played(library, game.game_id, game.envelopes, game.state)
+            tally.add(game.record)
             progress.advance(task)
     where = []
     if out_dir is not None:

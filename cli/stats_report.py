@@ -1,5 +1,5 @@
-"""Rendering of what many games say (wecore.stats): the fairness report, evenings, rivals,
-and their plots. `we stats` and `we simulate --report` print through here."""
+"""Rendering of what many games say (service.library's figures over wecore.stats): the fairness
+report, evenings, rivals, and their plots. `we stats` and `we simulate --report` print through here."""
 
 from __future__ import annotations
 
@@ -241,10 +241,10 @@ def _winners_text(game: Any) -> str:
 
 def emit_evenings(records: Sequence[Any], as_json: bool, plot: Path | None) -> None:
     """`we stats --by evening`: each evening's games, winners and scores; streaks."""
-    from wecore.stats import evenings, longest_streaks
+    from service.library import evenings_of, longest_streaks_of
 
-    nights = evenings(records)
-    streaks = longest_streaks(records)
+    nights = evenings_of(records)
+    streaks = longest_streaks_of(records)
     if as_json:
         data = {
             "evenings": [
@@ -306,23 +306,22 @@ def _print_streaks(streaks: dict[str, int]) -> None:
 
 def emit_versus(records: Sequence[Any], names: tuple[str, str], as_json: bool, plot: Path | None) -> None:
     """`we stats --versus A B`: the games both played, head to head."""
-    from wecore.stats import display_names, evenings, same_name, versus
+    from service.library import NoSuchPlayer, SamePlayer, evenings_of, head_to_head
 
-    known = display_names(records)
-    for name in names:
-        if same_name(name) not in known:
-            raise CommandFailed(
-                f"--versus: no finished game in the library has a player called {shown(name)}"
-            )
-    if same_name(names[0]) == same_name(names[1]):
-        raise click.BadParameter("name two different players", param_hint="--versus")
-    result = versus(records, *names)
+    try:
+        result = head_to_head(records, *names)
+    except NoSuchPlayer as exc:
+        raise CommandFailed(
+            f"--versus: no finished game in the library has a player called {shown(exc.name)}"
+        ) from None
+    except SamePlayer:
+        raise click.BadParameter("name two different players", param_hint="--versus") from None
     if as_json:
         echo_json(result.as_dict())
     else:
         _print_versus(result)
     if plot is not None:
-        plot_evenings(evenings(result.games), plot, only=(result.first, result.second))
+        plot_evenings(evenings_of(result.games), plot, only=(result.first, result.second))
 
 
 def _print_versus(result: Any) -> None:

@@ -10,7 +10,7 @@ command reading a thousand games connects once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from eventstore.libraries import LibraryRef
     from eventstore.persistence import GameLibrary
     from wecore.state import GameState
-    from wecore.stats import GameRecord, Tally
+    from wecore.stats import Evening, GameRecord, Tally, Versus
 
 # What became of a log: kept in the library (the first three), or not, and why.
 IMPORTED, EXTENDED, UNCHANGED = "imported", "extended", "unchanged"
@@ -196,3 +196,44 @@ def library_figures(games: Iterable[dict[str, Any]], db: Any, read: ReadGame) ->
             figures.tally.add(record)
             figures.records.append(record)
     return figures
+
+
+def evenings_of(records: Iterable[GameRecord]) -> list[Evening]:
+    """`we stats --by evening`: the games grouped by the evening they were played, oldest first."""
+    from wecore.stats import evenings
+
+    return evenings(records)
+
+
+def longest_streaks_of(records: Iterable[GameRecord]) -> dict[str, int]:
+    """Each player's longest run of games won (a shared win counts), the longest first."""
+    from wecore.stats import longest_streaks
+
+    return longest_streaks(records)
+
+
+class NoSuchPlayer(ValueError):
+    """A name no finished game has a player called (`name`, as given)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+class SamePlayer(ValueError):
+    """Two names for one player (names match as the logs match them: NFC, any case)."""
+
+
+def head_to_head(records: Sequence[GameRecord], first: str, second: str) -> Versus:
+    """`we stats --versus A B`: the games both played, wins each, who finished ahead, the mean
+    score difference. NoSuchPlayer for the first name no finished game has; SamePlayer when
+    both name one player."""
+    from wecore.stats import display_names, same_name, versus
+
+    known = display_names(records)
+    for name in (first, second):
+        if same_name(name) not in known:
+            raise NoSuchPlayer(name)
+    if same_name(first) == same_name(second):
+        raise SamePlayer(first)
+    return versus(records, first, second)

@@ -29,6 +29,14 @@ from service.reading import GameReport, GameSource, read_game
 from wecore.events import AnyEvent, event_payload
 
 
+def connect_pool(url: str) -> tuple[LibraryPool, str]:
+    """Connections to the PostgreSQL library at `url`, for a server, and the host key the
+    library keeps; StoreError (one line) if it cannot be reached."""
+    pool = LibraryPool(url)
+    with pool.library() as library:
+        return pool, library.host_key()
+
+
 class StoredGame(LiveGame):
     """One game of the library, followed by its rows."""
 

@@ -79,12 +79,28 @@ def decide_move(state: GameState, command: Command) -> list[AnyEvent]:
         raise Refused(str(exc)) from None
 
 
+def decide_and_apply(state: GameState, command: Command) -> tuple[list[AnyEvent], GameState]:
+    """decide_move, with the game after its events: a set-up decided one step at a time (the
+    recorder's questions judge each answer against the game as the steps before left it)."""
+    events = decide_move(state, command)
+    return events, fold(events, state)
+
+
 @dataclass(frozen=True)
 class UndoPlan:
     voids: list[AnyEvent]  # every event_voided to append, in order
     seq: int  # the event taken back
     undone: AnyEvent
     brings: int  # unseen brings taken back with it
+
+
+GIFTS_BROUGHT = "gifts have been brought already, so the game cannot start over; `undo` takes back moves"
+
+
+def start_over_refusal(events: Sequence[AnyEvent]) -> str | None:
+    """Why a game's set-up cannot be begun again (the recorder's `start over`, which keeps the
+    log and sets up a new one): once a gift is brought, the game is under way."""
+    return GIFTS_BROUGHT if any(isinstance(e, GiftBrought) for e in events) else None
 
 
 def is_unseen_bring(event: AnyEvent) -> bool:

@@ -65,7 +65,7 @@ def render_html(
     `spectator`: without a viewer, only public facts (the table key of `we serve`).
     `live`: the live mode of `we serve`: the page follows the game's stream (its URLs, the key
     and the seat's legal moves are in this dict) and offers the seat's moves as buttons.
-    `analysis`: what `cli.analyse.page_analysis` gives (`we replay --html --analyse`): the
+    `analysis`: what `service.analysis.page_analysis` gives (`we replay --html --analyse`): the
     pivotal moves are marked on the timeline and each decision's alternatives shown at its step.
     `fingerprint_label`: what the fingerprint shown is of, when the page is not the whole log.
     `cut`: why the page ends before the log does (damaged after it, or a page up to an event);

@@ -22,7 +22,16 @@ from eventstore.jsonl import JsonlLog
 from service.reading import GameReport, GameSource, ReadGame
 from wecore.errors import shown
 from wecore.scoring import score
-from wecore.season import SEASON_STARTED, SealedGame, Season, fold_season, game_sealed, season_started
+from wecore.season import (
+    SEASON_STARTED,
+    SealedGame,
+    Season,
+    Standing,
+    fold_season,
+    game_sealed,
+    season_started,
+    standings,
+)
 
 # Where a sealed game is now: the GameSource to read it from, or None with why it cannot be.
 Locate = Callable[[SealedGame], "GameSource | str"]
@@ -57,6 +66,11 @@ class LedgerReading:
     problems: list[tuple[int, str]]  # (line, message): the chain's and the season's
     events: int
     fingerprint: str | None  # proven: None when the chain is broken
+
+    @property
+    def standings(self) -> list[Standing]:
+        """Games played, wins (a shared win counts for each in it) and mean score per player."""
+        return standings(self.season.games)
 
 
 def read_ledger(path: Path) -> LedgerReading:

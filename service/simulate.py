@@ -10,13 +10,18 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from eventstore.envelope import Envelope, seal_chain
-from wecore.bots import Bot, play_payloads
+from wecore.bots import play_payloads
 from wecore.dealing import DEFAULT_NAMES
+from wecore.errors import RulesetError
+from wecore.levels import BOTS
+from wecore.rulesets import make_ruleset
 from wecore.state import GameState
+from wecore.stats import GameRecord, Tally, record_of
 
 # Simulated games happen on Christmas Eve 2011, the year the game came out; game i starts
 # i - 1 hours later, and its event with seq n is stamped n seconds after that start.
@@ -59,14 +64,69 @@ def sealed_game(game_id: str, index: int, payloads: Sequence[tuple[str, dict[str
     return seal_chain(game_id, ((at, kind, data) for at, (kind, data) in zip(ats, payloads, strict=True)))
 
 
+BOT_NAMES = tuple(sorted(BOTS))
+
+
+def house_rules_refusal(options: Mapping[str, Any], players: int) -> str | None:
+    """Why these house rules cannot be played by this many players, or None."""
+    try:
+        make_ruleset(options=options, player_count=players)
+    except RulesetError as exc:
+        return str(exc)
+    return None
+
+
+@dataclass(frozen=True)
+class SimulatedGame:
+    index: int  # 1 to the number of games
+    game_id: str
+    envelopes: list[Envelope]
+    state: GameState  # the game over
+
+    @property
+    def record(self) -> GameRecord:
+        """The game as the statistics count it (`we simulate`'s summary and --report)."""
+        return record_of(self.state, self.game_id)
+
+
 def simulate_games(
-    seed: str, players: int, count: int, bots: Sequence[Bot], options: Mapping[str, Any] | None = None
-) -> Iterator[tuple[int, str, list[Envelope], GameState]]:
+    seed: str, players: int, count: int, bots: Sequence[str], options: Mapping[str, Any] | None = None
+) -> Iterator[SimulatedGame]:
+    """Games 1 to `count` of `seed`, played by the bots named, seated in turn (BOT_NAMES)."""
     names = DEFAULT_NAMES[:players]
+    seated = [BOTS[bots[seat % len(bots)]]() for seat in range(players)]
     for index in range(1, count + 1):
         game_id = sim_game_id(seed, index)
         title = f"Simulated game {index} from seed {seed}"[:200]
         payloads, state = play_payloads(
-            game_seed(seed, index), players, list(bots), players=names, options=options, title=title
+            game_seed(seed, index), players, seated, players=names, options=options, title=title
         )
-        yield index, game_id, sealed_game(game_id, index, payloads), state
+        yield SimulatedGame(index, game_id, sealed_game(game_id, index, payloads), state)
+
+
+@dataclass(frozen=True)
+class BotFigures:
+    """One bot's results over the games simulated: the seats it had, their wins and mean score."""
+
+    bot: str
+    seats: int
+    wins: float
+    mean_score: float
+
+
+def bot_figures(tally: Tally, seat_bots: Sequence[str]) -> list[BotFigures]:
+    """Each bot of `seat_bots` (the bot at each listed seat), in the order first seated."""
+    seats = tally.listed_seats()
+    figures = []
+    for bot in sorted(set(seat_bots), key=seat_bots.index):
+        its = [seat for seat in seats if seat_bots[seat.key - 1] == bot]
+        games = sum(seat.games for seat in its)
+        figures.append(
+            BotFigures(
+                bot,
+                len(its),
+                sum(seat.wins for seat in its),
+                sum(seat.points for seat in its) / max(1, games),
+            )
+        )
+    return figures

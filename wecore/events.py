@@ -24,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from wecore.cards import Colour, parse_card
+from wecore.cards import parse_card
 from wecore.errors import CardNotationError, EventSchemaError, shown
 from wecore.kinds import KINDS, EventType
 from wecore.rulesets import option_shape_error
@@ -96,9 +96,6 @@ class GameStarted(Event):
 class GiftListsDealt(Event):
     TYPE: ClassVar[EventType] = "gift_lists_dealt"
     lists: dict[PlayerKey, tuple[ColourName, ...]]
-
-    def colours_of(self, player: str) -> tuple[Colour, ...]:
-        return tuple(Colour(c) for c in self.lists[player])
 
     def payload(self) -> dict[str, Any]:
         return {"lists": {name: list(colours) for name, colours in self.lists.items()}}

@@ -156,13 +156,9 @@ def taking_refusal(state: GameState, thief: str, owner: str, card: str | None) -
     return None
 
 
-def open_refusal(state: GameState, player: str, card: str | None) -> str | None:
-    """Why `player` may not open `card` now (card None: any gift brought unseen)."""
-    return turn_refusal(state, player, "open a gift") or opening_refusal(state, card)
-
-
 def opening_refusal(state: GameState, card: str | None) -> str | None:
-    """`open_refusal` for the player to move: whether `card` is a face-down gift of this party."""
+    """Why the player to move may not open `card` now (card None: any gift brought unseen):
+    whether it is a face-down gift of this party."""
     if card in state.face_down:
         return None
     if card is None:

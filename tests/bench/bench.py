@@ -639,12 +639,12 @@ def analysis_profile(sample: Path) -> str:
     import cProfile
     import pstats
 
-    from cli.analyse import run_analysis
+    from service.analysis import Settings, decision_points_of, value_decisions
 
     lines = [json.loads(line) for line in sample.read_text().splitlines()]
     profile = cProfile.Profile()
     profile.enable()
-    run_analysis(lines, "greedy", 20, "bench", 1)
+    value_decisions(decision_points_of(lines), Settings(policy="greedy", rollouts=20, seed="bench"))
     profile.disable()
     table = pstats.Stats(profile).stats  # type: ignore[attr-defined]
     total = sum(tt for _, _, tt, _, _ in table.values())

@@ -237,6 +237,11 @@ def test_versus_matches_names_case_insensitively(tmp_path):
     assert "Ann and Cat played 12 finished games together." in text.stdout
     unknown = we("stats", "--versus", "Ann", "Zed", "--db", db)
     assert unknown.exit_code == 1 and "Zed" in unknown.stderr
+    # One player named twice is a usage error; a name nobody has is said first.
+    same = we("stats", "--versus", "ann", "ANN", "--db", db)
+    assert same.exit_code == 2 and "name two different players" in same.stderr
+    nobody_twice = we("stats", "--versus", "Zed", "zed", "--db", db)
+    assert nobody_twice.exit_code == 1 and "player called 'Zed'" in nobody_twice.stderr
     both = we("stats", "--fairness", "--versus", "Ann", "Cat", "--db", db)
     assert both.exit_code == 2
 

@@ -8,7 +8,7 @@ import pathlib
 
 from test_html_replay_browser import DESKTOP, browser  # noqa: F401 -- the module's fixture
 
-from cli.analyse import page_analysis, run_analysis
+from service.analysis import Settings, decision_points_of, page_analysis, value_decisions
 from service.replay_page import render_html
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -16,8 +16,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 def test_pivotal_moves_and_alternatives_on_the_page(browser, tmp_path):  # noqa: F811
     lines = [json.loads(line) for line in (ROOT / "replays" / "game-night-3p.jsonl").read_text().splitlines()]
-    _, decisions = run_analysis(lines, "greedy", 6, "page", 1)
-    analysis = page_analysis(decisions, "greedy", 6, "page", 3)
+    settings = Settings(policy="greedy", rollouts=6, seed="page")
+    analysis = page_analysis(value_decisions(decision_points_of(lines), settings), settings, 3)
     ranked = sorted((d["rank"], int(seq)) for seq, d in analysis["decisions"].items() if d["rank"])
     assert ranked, "the sample night should have a decision with a better alternative"
     out = tmp_path / "analysed.html"
@@ -55,8 +55,8 @@ def test_the_analysed_page_shows_the_final_standings_on_a_desktops_first_screen(
     import shutil
 
     lines = [json.loads(line) for line in (ROOT / "replays" / "game-night-3p.jsonl").read_text().splitlines()]
-    _, decisions = run_analysis(lines, "greedy", 6, "page", 1)
-    analysis = page_analysis(decisions, "greedy", 6, "page", 3)
+    settings = Settings(policy="greedy", rollouts=6, seed="page")
+    analysis = page_analysis(value_decisions(decision_points_of(lines), settings), settings, 3)
     out = tmp_path / "analysed.html"
     out.write_text(render_html(lines, viewer=None, fingerprint=None, analysis=analysis), encoding="utf-8")
     context = browser.new_context(viewport=DESKTOP, offline=True)
