@@ -5,9 +5,9 @@ The store knows envelopes, not game rules: it never imports `wecore` or `cli`. M
 format's limits on a line and its values), `verify` (integrity checks) and `problems` (what they
 find, as kinds and codes), `persistence` (the interface every backend implements, and the base
 that seals), one module per backend: `jsonl` (one game per file), `sqlite` (the game library,
-with `sqlite_schema` and `sqlite_import`), `postgres` (the game library on PostgreSQL),
-`memory` (in memory, for tests and simulations); `libraries` (where a library is, a file or a
-URL, and opening it with its backend); `follow` (a log or a library game followed as it grows);
-`errors`.
+with `sqlite_schema`, its layout), `postgres` (the game library on PostgreSQL), `memory` (in
+memory, for tests and simulations); `sql_library` (what the two libraries share: every use of
+one, written once); `libraries` (where a library is, a file or a URL, and opening it with its
+backend); `follow` (a log or a library game followed as it grows); `errors`.
 Nothing is imported here, so `import eventstore.x` stays cheap.
 """

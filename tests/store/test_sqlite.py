@@ -676,7 +676,7 @@ def test_a_game_cannot_outgrow_its_range_of_row_ids(
     library: Library, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The real limit is 2**32 - 1 events; a small one stands in for it.
-    for module in ("sqlite", "sqlite_import", "sqlite_schema"):
+    for module in ("sqlite", "sqlite_schema"):
         monkeypatch.setattr(f"eventstore.{module}.SEQ_LIMIT", 13)
     with pytest.raises(StoreError, match="holds at most 12 events"):
         library.import_log(VECTORS / "one-party.jsonl")
