@@ -28,20 +28,10 @@ from eventstore.errors import (
     TornTailError,
     file_kind,
 )
+from eventstore.limits import LINE_LIMIT
 from eventstore.persistence import SealingLog, StoreAfterHead, Summary
-from eventstore.verify import (
-    EMPTY,
-    INTEGRITY,
-    LINE_LIMIT,
-    LogLine,
-    LongLine,
-    Problem,
-    ProblemCode,
-    VerifyResult,
-    check_tail_line,
-    iter_log,
-    verify_log,
-)
+from eventstore.problems import EMPTY, INTEGRITY, Problem, ProblemCode
+from eventstore.verify import LogLine, LongLine, VerifyResult, check_tail_line, iter_log, verify_log
 
 _TAIL_BLOCK = 64 * 1024
 _COPY_BLOCK = 1 << 20

@@ -1,7 +1,8 @@
 """What a storage backend is: the interface every one implements, and the base that seals.
 
-`GameLog` is one game's append-only log; `GameLibrary` is many games in one database (the
-SQLite library today; PostgreSQL next). Callers hold these types, never a backend's class.
+`GameLog` is one game's append-only log; `GameLibrary` is many games in one database (SQLite
+or PostgreSQL, which share their code in `sql_library`). Callers hold these types, never a
+backend's class.
 
 `SealingLog` does the part every backend shares: it checks the game id and the caller's idea
 of the head, and seals each new event onto the hash chain (`seal`). A backend only stores and
@@ -101,10 +102,11 @@ class StoredGameLog(GameLog, Protocol):
 
 @runtime_checkable
 class GameLibrary(Protocol):
-    """Many games in one database, each a `GameLog`; what the commands ask of a library."""
+    """Many games in one database, each a `GameLog`; what the commands ask of a library.
 
-    # Commits made inside batch() so far: what a caller said before the latest is durable.
-    commits: int
+    A library that counts its commits (SQLite's) also has `commits`, the commits made inside
+    batch() so far: what a caller said before the latest is durable. PostgreSQL's does not
+    (it says what was lost when its connection goes), so a caller asks with getattr."""
 
     def log(self, game_id: str) -> StoredGameLog: ...
 

@@ -231,6 +231,7 @@ class _Retry(Exception):
 class Library(SqlLibrary[psycopg.Connection[Any]]):
     """A PostgreSQL database of games. Use `log(game_id)` for one game's log."""
 
+    path: str
     _PARAM = "%s"
 
     def __init__(

@@ -73,8 +73,8 @@ class SqlLibrary(ABC, Generic[Conn]):
     """A game library in one SQL database (see the module's docstring). Use `log(game_id)` for
     one game's log."""
 
-    # What messages name: the SQLite file, or the PostgreSQL URL without its password.
-    path: Path | str
+    # What messages name: the SQLite file, the PostgreSQL URL without its password.
+    path: object
     conn: Conn
     read_only: bool
     # What an upgrade of an old library said.

@@ -94,6 +94,8 @@ def default_db_path() -> Path:
 class Library(SqlLibrary[sqlite3.Connection]):
     """A SQLite file of games. Use `log(game_id)` for one game's log."""
 
+    path: Path
+
     def __init__(
         self,
         path: str | os.PathLike[str] | None = None,
@@ -416,6 +418,7 @@ class Library(SqlLibrary[sqlite3.Connection]):
 
     def _event_objs(self, game_id: str, key: int) -> Iterator[dict[str, Any]]:
         base = game_base(key)
+        args: tuple[int | str, ...]
         if self._has_unplaced:
             query, args = SELECT_EVENTS_AND_UNPLACED, (base, base + SEQ_LIMIT, game_id)
         else:
