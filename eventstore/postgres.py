@@ -10,10 +10,11 @@ holds the layout's version and what a server keeps there (its host key).
 Every write is one transaction (a savepoint inside a batch) that locks the game's row before it
 reads the head, so writers of one game take turns, in one process or many.
 
-Over 500 lines on purpose: one module per backend (as the SQLite library is three: layout,
-imports, library), and here the layout, the COPY imports with their retry on a deadlock, the
-game logs and the LISTEN/NOTIFY follower share one connection discipline (reconnecting,
-passwords never in a message) that splitting would spread over several files.
+What a library does is written once in `sql_library`, for both backends; this module gives it
+PostgreSQL's own: the SQL that differs, the transactions, the COPY imports with their retry on
+a deadlock, and announcing new events (NOTIFY). Over 500 lines on purpose: the layout, the
+library, the LISTEN/NOTIFY follower and the server's pool share one connection discipline
+(reconnecting, passwords never in a message) that splitting would spread over several files.
 """
 
 from __future__ import annotations

@@ -109,7 +109,8 @@ class SqlLibrary(ABC, Generic[Conn]):
         """Run a statement inside a write; the number of rows it changed."""
 
     @abstractmethod
-    def _begin_batch(self) -> None: ...
+    def _begin_batch(self) -> None:
+        """Start a batch: what its first write needs (a transaction, a bigger cache)."""
 
     @abstractmethod
     def _end_batch(self) -> None:
