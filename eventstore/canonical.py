@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from hashlib import sha256
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -30,7 +30,7 @@ def event_hash(envelope_without_hash: dict[str, Any]) -> str:
     return HASH_PREFIX + sha256(orjson.dumps(envelope_without_hash, option=_SORT)).hexdigest()
 
 
-def valid_hash(h: object) -> bool:
+def valid_hash(h: object) -> TypeGuard[str]:
     """A `sha256:<64 lower-case hex>` string, as the log writes hashes."""
     return type(h) is str and _HASH_RE.match(h) is not None
 
@@ -41,4 +41,4 @@ def fingerprint(hash: object) -> str | None:
     if not valid_hash(hash):
         return None
     start = len(HASH_PREFIX)
-    return hash[start : start + FINGERPRINT_DIGITS]  # type: ignore[index]
+    return hash[start : start + FINGERPRINT_DIGITS]

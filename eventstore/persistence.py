@@ -1,7 +1,8 @@
 """What a storage backend is: the interface every one implements, and the base that seals.
 
-`GameLog` is one game's append-only log; `GameLibrary` is many games in one database (the
-SQLite library today; PostgreSQL next). Callers hold these types, never a backend's class.
+`GameLog` is one game's append-only log; `GameLibrary` is many games in one database (SQLite
+or PostgreSQL, which share their code in `sql_library`). Callers hold these types, never a
+backend's class.
 
 `SealingLog` does the part every backend shares: it checks the game id and the caller's idea
 of the head, and seals each new event onto the hash chain (`seal`). A backend only stores and
@@ -35,7 +36,7 @@ from eventstore.errors import (
     LogIntegrityError,
     StoreError,
 )
-from eventstore.integrity import PROBLEMS_LISTED, LogLine, Scanned, VerifyResult, verify_tail_line
+from eventstore.integrity import PROBLEMS_LISTED, LogLine, Scanned, VerifyResult
 from eventstore.problems import EMPTY, Problem
 
 # An event to append, as the log writes it: (type, data).
@@ -101,10 +102,11 @@ class StoredGameLog(GameLog, Protocol):
 
 @runtime_checkable
 class GameLibrary(Protocol):
-    """Many games in one database, each a `GameLog`; what the commands ask of a library."""
+    """Many games in one database, each a `GameLog`; what the commands ask of a library.
 
-    # Commits made inside batch() so far: what a caller said before the latest is durable.
-    commits: int
+    A library that counts its commits (SQLite's) also has `commits`, the commits made inside
+    batch() so far: what a caller said before the latest is durable. PostgreSQL's does not
+    (it says what was lost when its connection goes), so a caller asks with getattr."""
 
     def log(self, game_id: str) -> StoredGameLog: ...
 
@@ -272,56 +274,6 @@ class SealingLog(ABC):
             yield line.envelope  # type: ignore[misc]
 
 
-class LibraryGameLog(SealingLog):
-    """One game in a library (SQLite or PostgreSQL): what both backends' game logs share. A
-    backend stores rows: `_store_new` writes a new game's first lines in one transaction."""
-
-    def __init__(self, library: Any, game_id: str) -> None:
-        self.library = library
-        self.game_id = game_id
-        self._where = library.where(game_id)
-
-    def __repr__(self) -> str:
-        return f"LibraryLog({self.library!r}, {self.game_id!r})"
-
-    @property
-    def where(self) -> str:
-        return self._where
-
-    def exists(self) -> bool:
-        return bool(self.library.has_game(self.game_id))
-
-    def _same_game(self, game_id: str) -> None:
-        if game_id != self.game_id:
-            raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
-
-    def create(self, first: Payload, game_id: str, at: str | None = None) -> Envelope:
-        self._same_game(game_id)
-        return super().create(first, game_id, at)
-
-    def create_many(self, events: Sequence[Payload], game_id: str, at: str | None = None) -> list[Envelope]:
-        self._same_game(game_id)
-        return super().create_many(events, game_id, at)
-
-    def _store_first(self, envelope: Envelope) -> None:
-        self._store_new([envelope])
-
-    def _checked_head(self, obj: dict[str, Any]) -> Envelope:
-        """The newest stored event (parsed), checked as a JSONL log's tail is: never chain new
-        events onto a damaged head (a row edited by hand, a value that is not even JSON)."""
-        try:
-            line = orjson.dumps(obj) + b"\n"
-        except TypeError:
-            line = b""
-        env, problems = verify_tail_line(line) if line else (None, [])
-        if env is None or problems:
-            raise LogIntegrityError(self.where, self.verify().problems or [])
-        return env
-
-    @abstractmethod
-    def _store_new(self, envelopes: list[Envelope]) -> None: ...
-
-
 # --- importing a log into a library -------------------------------------------------------
 
 
@@ -354,21 +306,6 @@ class ImportTarget(Protocol):
     def stored_hash(self, seq: int) -> Any:
         """The hash of the stored event `seq`, None if there is none."""
         ...
-
-
-class LibraryImportTarget:
-    """The part of an ImportTarget both libraries share: the game's row told about the events
-    just stored (its head, and for a game extended, the summary given, else NO_SUMMARY, as an
-    append without one keeps)."""
-
-    library: Any
-    conn: Any
-
-    def finish_new(self, last: dict[str, Any]) -> None:
-        self.library._advance_game(self.conn, last)
-
-    def finish_extended(self, last: dict[str, Any], summary: Summary | None) -> None:
-        self.library._advance_game(self.conn, last, NO_SUMMARY if summary is None else summary)
 
 
 # Events handed to ImportTarget.store at a time: large enough to amortise a call, small enough

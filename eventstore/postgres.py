@@ -10,19 +10,18 @@ holds the layout's version and what a server keeps there (its host key).
 Every write is one transaction (a savepoint inside a batch) that locks the game's row before it
 reads the head, so writers of one game take turns, in one process or many.
 
-Over 500 lines on purpose: one module per backend (as the SQLite library is three: layout,
-imports, library), and here the layout, the COPY imports with their retry on a deadlock, the
-game logs and the LISTEN/NOTIFY follower share one connection discipline (reconnecting,
-passwords never in a message) that splitting would spread over several files.
+What a library does is written once in `sql_library`, for both backends; this module gives it
+PostgreSQL's own: the SQL that differs, the transactions, the COPY imports with their retry on
+a deadlock, and announcing new events (NOTIFY). Over 500 lines on purpose: the layout, the
+library, the LISTEN/NOTIFY follower and the server's pool share one connection discipline
+(reconnecting, passwords never in a message) that splitting would spread over several files.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import unquote, urlsplit
 
@@ -31,35 +30,11 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from eventstore.canonical import fingerprint
-from eventstore.envelope import Envelope, envelope_from_raw
-from eventstore.errors import (
-    ConcurrencyError,
-    ConnectionLostError,
-    GameNotFoundError,
-    LogExistsError,
-    StoreError,
-)
-from eventstore.integrity import (
-    LogLine,
-    Scanned,
-    VerifyResult,
-    iter_objects,
-    scan_lines,
-    scan_objects,
-    verify_objects,
-)
-from eventstore.logfile import open_log
-from eventstore.persistence import (
-    NO_SUMMARY,
-    ImportResult,
-    LibraryGameLog,
-    LibraryImportTarget,
-    StoreAfterHead,
-    Summary,
-    import_scanned,
-    write_new_log,
-)
-from eventstore.sqlite_schema import envelope_objs, first_event_meta, game_summary, search_words
+from eventstore.envelope import Envelope
+from eventstore.errors import ConcurrencyError, ConnectionLostError, StoreError
+from eventstore.persistence import ImportResult, Summary
+from eventstore.sql_library import SqlGameLog, SqlLibrary
+from eventstore.sqlite_schema import GAME_COLUMNS, envelope_objs, first_event_meta
 
 # The layout this module writes, kept in settings as 'schema' (2: with the index of notes that
 # search reads; a library of schema 1 is upgraded by the first command that writes to it).
@@ -83,9 +58,8 @@ _SELECT_FIRST_PAGE = (
     f"SELECT seq, type, data, at, prev, hash FROM events WHERE game = %s ORDER BY seq LIMIT {_READ_PAGE}"
 )
 _SELECT_NEXT_PAGE = _SELECT_FIRST_PAGE.replace("game = %s", "game = %s AND seq > %s")
-_GAME_COLUMNS = "id, title, players, started_at, last_at, events, head_hash, complete, winner"
 _INSERT_GAME = (
-    f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    f"INSERT INTO games ({GAME_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
     # Another importer may be storing the same game right now: wait for it, then read its row.
     " ON CONFLICT (id) DO NOTHING RETURNING key"
 )
@@ -96,7 +70,7 @@ _NOTES_INDEX = "CREATE INDEX IF NOT EXISTS events_notes ON events (game) WHERE t
 # canonical JSON, {"text":"..."}: its text is what follows that opening), by PostgreSQL's own
 # full-text search with the `simple` configuration (every word as it is, in lower case).
 _SEARCH = (
-    f"SELECT {_GAME_COLUMNS} FROM games WHERE to_tsvector('simple', concat_ws(' ', title, players,"
+    f"SELECT {GAME_COLUMNS} FROM games WHERE to_tsvector('simple', concat_ws(' ', title, players,"
     " (SELECT string_agg(CASE WHEN left(e.data, 9) = '{\"text\":\"' THEN substr(e.data, 10) END, ' ')"
     "  FROM events e WHERE e.game = games.key AND e.type = 'note')))"
     " @@ plainto_tsquery('simple', %s) ORDER BY started_at, id"
@@ -202,7 +176,7 @@ def _schema_version(conn: psycopg.Connection[Any], where: str) -> int | None:
 
 
 # The columns each table must have for we to read it; a library missing one was altered by hand.
-_REQUIRED_COLUMNS = {"games": ("key", *_GAME_COLUMNS.split(", ")), "events": _EVENT_COLUMNS}
+_REQUIRED_COLUMNS = {"games": ("key", *GAME_COLUMNS.split(", ")), "events": _EVENT_COLUMNS}
 
 
 def _missing_columns(conn: psycopg.Connection[Any]) -> str | None:
@@ -255,8 +229,11 @@ class _Retry(Exception):
     undone: do it again, from the head as it is now."""
 
 
-class Library:
+class Library(SqlLibrary[psycopg.Connection[Any]]):
     """A PostgreSQL database of games. Use `log(game_id)` for one game's log."""
+
+    path: str
+    _PARAM = "%s"
 
     def __init__(
         self,
@@ -334,18 +311,9 @@ class Library:
     def _schema_version(self) -> int | None:
         return _schema_version(self.conn, self.path)
 
-    def __repr__(self) -> str:
-        return f"Library({self.path!r})"
-
     def close(self) -> None:
         if not self._borrowed:
             self.conn.close()
-
-    def __enter__(self) -> Library:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # --- transactions ---------------------------------------------------------------
 
@@ -454,49 +422,42 @@ class Library:
                 f"{self.path}: write failed after {_WRITE_ATTEMPTS} deadlocks, nothing stored"
             ) from exc
 
-    @contextmanager
-    def batch(self) -> Iterator[Library]:
-        """Share transactions between the writes inside the block: one commit per ~50,000 rows
-        instead of one per write. Each write stays all or nothing (a savepoint each); what was
-        not committed yet is rolled back if an exception leaves the block."""
-        if self._batch_depth:
-            self._batch_depth += 1
-            try:
-                yield self
-            finally:
-                self._batch_depth -= 1
-            return
+    def _begin_batch(self) -> None:
         self._execute("BEGIN")
-        self._batch_depth = 1
         self._since_commit = 0
-        try:
-            yield self
-            self._flush()
-            self._execute("COMMIT")
-        except BaseException as exc:
-            self._batch_depth = 0
-            self._pending = []
-            self._undo(exc, "ROLLBACK")
-        finally:
-            self._batch_depth = 0
+
+    def _end_batch(self) -> None:
+        self._flush()
+        self._execute("COMMIT")
+
+    def _abandon_batch(self, exc: BaseException) -> NoReturn:
+        self._pending = []
+        self._undo(exc, "ROLLBACK")
 
     # --- games ------------------------------------------------------------------------
-
-    def where(self, game_id: str) -> str:
-        return f"game {game_id!r} in {self.path}"
 
     def log(self, game_id: str) -> LibraryLog:
         return LibraryLog(self, game_id)
 
-    def has_game(self, game_id: str) -> bool:
-        return self._read("SELECT 1 FROM games WHERE id = %s", (game_id,)).fetchone() is not None
-
-    def _read(self, sql: str, args: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
         self._flush()
         try:
-            return self.conn.execute(sql, args)
+            yield
         except psycopg.Error as exc:
             raise self._read_failed(exc) from None
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
+        with self._reading():
+            return self.conn.execute(sql, args)
+
+    def _select(self, sql: str, args: Sequence[Any], text_columns: str) -> psycopg.Cursor[Any]:
+        # Text in a PostgreSQL database is always in its encoding: nothing to read as bytes.
+        return self._read(sql, args)
+
+    @staticmethod
+    def _update(conn: psycopg.Connection[Any], sql: str, args: Sequence[Any]) -> int:
+        return conn.execute(sql, args).rowcount
 
     def _read_failed(self, exc: psycopg.Error) -> StoreError:
         if self.conn.closed or self.conn.broken:
@@ -507,41 +468,9 @@ class Library:
             return StoreError(f"{self.path}: this library is damaged: {_one_line(exc)}")
         return StoreError(f"{self.path}: cannot read the game library: {_one_line(exc)}")
 
-    def games(self) -> list[dict[str, Any]]:
-        """One summary per game, oldest first; `players` parsed, `complete` a bool, `damaged`
-        for a row that is not what we writes (as in SQLite: listed and flagged, never a crash)."""
-        names = _GAME_COLUMNS.split(", ")
-        query = f"SELECT {_GAME_COLUMNS} FROM games ORDER BY started_at, id"
-        return [game_summary(dict(zip(names, values, strict=True))) for values in self._read(query)]
-
-    def search(self, text: str) -> list[dict[str, Any]]:
-        """The games (as `games` lists them, oldest first) with every word of `text` in their
-        title, players' names or notes, by PostgreSQL's full-text search."""
-        words = search_words(text)
-        if not words:
-            return []
-        names = _GAME_COLUMNS.split(", ")
-        rows = self._read(_SEARCH, (" ".join(words),))
-        return [game_summary(dict(zip(names, row, strict=True))) for row in rows]
-
-    def summary_of(self, game_id: str) -> dict[str, Any] | None:
-        """The games row of one game as `games` lists it, or None if there is none."""
-        names = _GAME_COLUMNS.split(", ")
-        row = self._read(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = %s", (game_id,)).fetchone()
-        return None if row is None else game_summary(dict(zip(names, row, strict=True)))
-
-    def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
-        """Keep rules-level facts the CLI computed; the store does not judge them."""
-        with self._write() as conn:
-            self._set_summary(conn, game_id, (complete, winner))
-
-    def _set_summary(self, conn: psycopg.Connection[Any], game_id: str, summary: Summary) -> None:
-        complete, winner = summary
-        cur = conn.execute(
-            "UPDATE games SET complete = %s, winner = %s WHERE id = %s", (complete, winner, game_id)
-        )
-        if cur.rowcount == 0:
-            raise GameNotFoundError(self.where(game_id))
+    def _search_rows(self, words: list[str]) -> Iterable[Sequence[Any]]:
+        """By PostgreSQL's full-text search."""
+        return self._read(_SEARCH, (" ".join(words),)) if words else []
 
     def setting(self, name: str) -> str | None:
         row = self._read("SELECT value FROM settings WHERE name = %s", (name,)).fetchone()
@@ -564,13 +493,9 @@ class Library:
         assert value is not None
         return value
 
-    def _events_of(self, game_id: str) -> Iterator[dict[str, Any]]:
-        """A game's rows as parsed envelopes, in seq order; GameNotFoundError if no such game.
-        Read a page at a time, so a huge game costs bounded memory and the connection stays
-        free between pages."""
-        key = self._game_key(self.conn, game_id)
-        if key is None:
-            raise GameNotFoundError(self.where(game_id))
+    def _event_objs(self, game_id: str, key: int) -> Iterator[dict[str, Any]]:
+        # Read a page at a time, so a huge game costs bounded memory and the connection stays
+        # free between pages.
         return envelope_objs(game_id, self._rows_of(key))
 
     def _rows_of(self, key: int, after: int | None = None) -> Iterator[tuple[Any, ...]]:
@@ -615,23 +540,28 @@ class Library:
         assert key is not None
         return key, False
 
-    @staticmethod
-    def _advance_game(
-        conn: psycopg.Connection[Any], last: dict[str, Any], summary: Summary | None = None
+    def _newest_row(self, conn: psycopg.Connection[Any], key: int) -> tuple[Any, ...] | None:
+        row: tuple[Any, ...] | None = conn.execute(_SELECT_HEAD, (key,)).fetchone()
+        return row
+
+    def _insert_events(
+        self, conn: psycopg.Connection[Any], key: int, objs: list[dict[str, Any]], label: str
     ) -> None:
-        """The game's row after new events up to `last`; with `summary`, that too."""
-        if summary is None:
-            conn.execute(
-                "UPDATE games SET last_at = %s, events = %s, head_hash = %s WHERE id = %s",
-                (last["at"], last["seq"], last["hash"], last["game"]),
-            )
-            return
-        complete, winner = summary
-        conn.execute(
-            "UPDATE games SET last_at = %s, events = %s, head_hash = %s, complete = %s, winner = %s"
-            " WHERE id = %s",
-            (last["at"], last["seq"], last["hash"], complete, winner, last["game"]),
-        )
+        with conn.cursor() as cur:
+            cur.executemany(_INSERT_EVENT, [_event_row(key, obj) for obj in objs])
+
+    def _import_events(
+        self, conn: psycopg.Connection[Any], key: int, objs: list[dict[str, Any]], label: str
+    ) -> None:
+        self._copy_events(conn, [_event_row(key, obj) for obj in objs])
+
+    def _stored_hash(self, conn: psycopg.Connection[Any], key: int, seq: int) -> Any:
+        row = conn.execute("SELECT hash FROM events WHERE game = %s AND seq = %s", (key, seq)).fetchone()
+        return None if row is None else row[0]
+
+    def _announce(self, conn: psycopg.Connection[Any], game_id: str, seq: int) -> None:
+        """Tell servers on this database (`Notifications`), once the write commits."""
+        conn.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, f"{game_id} {seq}"))
 
     def _copy_events(self, conn: psycopg.Connection[Any], rows: Sequence[tuple[Any, ...]]) -> None:
         with conn.cursor() as cur, cur.copy(_COPY_EVENTS) as copy:
@@ -642,65 +572,15 @@ class Library:
 
     # --- importing --------------------------------------------------------------------
 
-    def import_log(self, path: str | os.PathLike[str]) -> ImportResult:
-        """Copy a JSONL log into the library, all or nothing (the SQLite library's rules)."""
-        return self._retrying(lambda: self._import_path(Path(path)))
-
-    def import_logs(self, paths: Iterable[str | os.PathLike[str]]) -> list[ImportResult | StoreError]:
-        results: list[ImportResult | StoreError] = []
-        with self.batch():
-            for path in paths:
-                try:
-                    results.append(self.import_log(path))
-                except StoreError as exc:
-                    results.append(exc)
-        return results
-
-    def _import_path(self, path: Path) -> ImportResult:
-        try:
-            f = open_log(path)
-        except FileNotFoundError:
-            raise GameNotFoundError(str(path)) from None
-        except OSError as exc:
-            raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        with f, self._write() as conn:
-            try:
-                return self._import(conn, str(path), scan_lines(f))
-            except OSError as exc:
-                raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
-
-    def import_envelopes(self, envelopes: Iterable[Envelope], label: str = "envelopes") -> ImportResult:
-        objs = [e.to_dict() for e in envelopes]
-
-        def write() -> ImportResult:
-            with self._write() as conn:
-                return self._import(conn, label, scan_objects(objs))
-
-        return self._retrying(write)
-
-    def import_verified(
-        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None = None
-    ) -> ImportResult:
-        """import_log for lines this package's reader has just verified (`we import` audits
-        each log first); `summary` (complete, winner) is stored with the game."""
-        if lines and self._batch_depth:
-            result = self._import_new_game(lines, label, summary)
-            if result is not None:
-                return result
-
-        def write() -> ImportResult:
-            with self._write() as conn:
-                scanned = ((line["seq"], line, None, True) for line in lines)
-                return self._import(conn, label, scanned, summary)
-
-        return self._retrying(write)
-
     def _import_new_game(
         self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None
     ) -> ImportResult | None:
         """`we import`'s hot path, in a batch: a game not in the library yet, its lines
         verified (seq 1, 2, 3, ... in order), stored in one round trip (its row, final from
-        the start) while its events wait for the next COPY. None if the game is there already."""
+        the start) while its events wait for the next COPY. None if the game is there already,
+        or outside a batch."""
+        if not self._batch_depth:
+            return None
         first, last = lines[0], lines[-1]
         title, players = first_event_meta(first["data"])
         complete, winner = summary if summary is not None else (False, None)
@@ -735,71 +615,11 @@ class Library:
         msg = f"{label}: imported game {game!r} ({added} events)"
         return ImportResult(game, "imported", added, added, fingerprint(last["hash"]), msg)
 
-    def _import(
-        self,
-        conn: psycopg.Connection[Any],
-        label: str,
-        scanned: Iterable[Scanned],
-        summary: Summary | None = None,
-    ) -> ImportResult:
-        return import_scanned(_PostgresImport(self, conn, summary), label, scanned, summary)
 
-    def export(self, game_id: str, path: str | os.PathLike[str]) -> int:
-        """Write a game as a JSONL log (refusing to overwrite); the rows as stored, so the file
-        has the same hashes and fingerprint. Returns the number of events."""
-        return write_new_log(self._events_of(game_id), path)
-
-
-class _PostgresImport(LibraryImportTarget):
-    """import_scanned's target: one game's rows in the PostgreSQL library, inside its write."""
-
-    def __init__(self, library: Library, conn: psycopg.Connection[Any], summary: Summary | None) -> None:
-        self.library, self.conn, self.summary = library, conn, summary
-        self.key = 0
-
-    def locate(self, first: dict[str, Any]) -> tuple[bool, int, str]:
-        self.key, new_game = self.library._locked_or_new_game(self.conn, first, first, self.summary)
-        if new_game:
-            return True, 0, ""
-        head = self.conn.execute(_SELECT_HEAD, (self.key,)).fetchone()
-        return (False, 0, "") if head is None else (False, head[0], head[5])
-
-    def store(self, objs: list[dict[str, Any]]) -> None:
-        key = self.key
-        self.library._copy_events(self.conn, [_event_row(key, obj) for obj in objs])
-
-    def finish_extended(self, last: dict[str, Any], summary: Summary | None) -> None:
-        super().finish_extended(last, summary)
-        _notify(self.conn, last["game"], last["seq"])
-
-    def stored_hash(self, seq: int) -> Any:
-        row = self.conn.execute(
-            "SELECT hash FROM events WHERE game = %s AND seq = %s", (self.key, seq)
-        ).fetchone()
-        return None if row is None else row[0]
-
-
-def _notify(conn: psycopg.Connection[Any], game_id: str, seq: int) -> None:
-    """Tell servers on this database that the game has new events up to `seq` (delivered when
-    the transaction commits, and only then)."""
-    conn.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, f"{game_id} {seq}"))
-
-
-class LibraryLog(LibraryGameLog):
+class LibraryLog(SqlGameLog):
     """One game in a PostgreSQL Library."""
 
     library: Library
-
-    def _store_new(self, envelopes: list[Envelope]) -> None:
-        """A new game's first lines in one transaction: all of them or none."""
-        objs = [envelope.to_dict() for envelope in envelopes]
-        with self.library._write() as conn:
-            key, new = self.library._locked_or_new_game(conn, objs[0], objs[-1])
-            if not new:
-                raise LogExistsError(self.where)
-            with conn.cursor() as cur:
-                cur.executemany(_INSERT_EVENT, [_event_row(key, obj) for obj in objs])
-            _notify(conn, self.game_id, objs[-1]["seq"])
 
     def rows_after(self, seq: int) -> Iterator[dict[str, Any]]:
         """The stored events after event `seq`, unchecked, in seq order: what a follower that
@@ -809,45 +629,6 @@ class LibraryLog(LibraryGameLog):
         if row is None:
             return iter(())
         return envelope_objs(self.game_id, library._rows_of(row[0], after=seq))
-
-    def _head_row(self, conn: psycopg.Connection[Any], lock: bool) -> tuple[int, Envelope] | None:
-        """The game's key and its newest event, checked; None if it has none."""
-        key = self.library._game_key(conn, self.game_id, lock=lock)
-        if key is None:
-            return None
-        row = conn.execute(_SELECT_HEAD, (key,)).fetchone()
-        if row is None:
-            return None
-        (obj,) = envelope_objs(self.game_id, [row])
-        env = self._checked_head(obj)
-        return key, env
-
-    def head(self) -> tuple[int, str | None, str | None]:
-        try:
-            self.library._flush()
-            located = self._head_row(self.library.conn, lock=False)
-        except psycopg.Error as exc:
-            raise self.library._read_failed(exc) from None
-        if located is None:
-            return (0, None, None)
-        env = located[1]
-        return (env.seq, env.hash, env.game)
-
-    @contextmanager
-    def _locked_head(self) -> Iterator[tuple[Envelope | None, StoreAfterHead]]:
-        """The head with the game's row locked (writers of one game take turns), inside one
-        transaction; the rows go in with the game's new head, announced on commit."""
-        with self.library._write() as conn:
-            key, head = self._head_row(conn, lock=True) or (0, None)
-
-            def store(sealed: list[Envelope], summary: Summary | None) -> None:
-                objs = [e.to_dict() for e in sealed]
-                with conn.cursor() as cur:
-                    cur.executemany(_INSERT_EVENT, [_event_row(key, obj) for obj in objs])
-                self.library._advance_game(conn, objs[-1], NO_SUMMARY if summary is None else summary)
-                _notify(conn, self.game_id, objs[-1]["seq"])
-
-            yield head, store
 
     def append(
         self,
@@ -861,23 +642,6 @@ class LibraryLog(LibraryGameLog):
         except _Retry:
             # Another writer's event at the same seq (the unique key), or a deadlock: stale.
             raise ConcurrencyError(self.where, expected_seq, self.head()[0]) from None
-
-    def _objects(self) -> Iterator[dict[str, Any]]:
-        return self.library._events_of(self.game_id)
-
-    def rows(self) -> Iterator[dict[str, Any]]:
-        """The stored events as envelope objects, unchecked, for a reader that verifies them."""
-        return self._objects()
-
-    def iter_lines(self) -> Iterator[LogLine]:
-        """Every stored event with its integrity problems; never raises on a problem."""
-        return iter_objects(self._objects(), from_json=True)
-
-    def read_unchecked(self) -> Iterator[Envelope]:
-        return map(envelope_from_raw, self._objects())
-
-    def verify(self) -> VerifyResult:
-        return verify_objects(self._objects(), from_json=True)
 
 
 def _event_row(key: int, obj: dict[str, Any]) -> tuple[Any, ...]:

@@ -1,9 +1,10 @@
 """Many games in one SQLite library (the standard sqlite3 module): a GameLibrary, each game a GameLog.
 
-This module opens the library, runs its transactions and reads and writes a game's rows; the
-layout and its upgrade are in `sqlite_schema`, imports in `sqlite_import`. Every write is one
-BEGIN IMMEDIATE transaction that re-reads the head, which serialises writers across processes;
-`batch` shares transactions between many writes.
+This module opens the library, runs its transactions (the write lock, batches) and gives
+`sql_library`, where every use of a library is written once, the SQL that is SQLite's own; the
+layout and its upgrade are in `sqlite_schema`. Every write is one BEGIN IMMEDIATE transaction
+that re-reads the head, which serialises writers across processes; `batch` shares transactions
+between many writes.
 """
 
 from __future__ import annotations
@@ -14,30 +15,17 @@ import random
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
 import orjson
 
-from eventstore.envelope import Envelope, envelope_from_raw
-from eventstore.errors import (
-    GameNotFoundError,
-    LibraryBusyError,
-    LogExistsError,
-    StoreError,
-    WritesLostError,
-)
-from eventstore.integrity import (
-    LogLine,
-    VerifyResult,
-    iter_objects,
-    scan_objects,
-    verify_objects,
-)
-from eventstore.persistence import NO_SUMMARY, LibraryGameLog, StoreAfterHead, Summary, write_new_log
-from eventstore.sqlite_import import ImportResult, import_new_game, import_path, import_scanned
+from eventstore.canonical import fingerprint
+from eventstore.errors import LibraryBusyError, StoreError, WritesLostError
+from eventstore.persistence import ImportResult, Summary
+from eventstore.sql_library import SqlGameLog, SqlLibrary
 from eventstore.sqlite_schema import (
     GAME_COLUMNS,
     INSERT_EVENT,
@@ -53,14 +41,12 @@ from eventstore.sqlite_schema import (
     event_row,
     first_event_meta,
     game_base,
-    game_summary,
     lay_out,
     layout_of,
     load_sqlite_utils,
     missing_columns,
     notes_of,
     refusal,
-    search_words,
     table_names,
     too_long,
 )
@@ -105,8 +91,10 @@ def default_db_path() -> Path:
     return Path(base) / "we" / "games.db"
 
 
-class Library:
+class Library(SqlLibrary[sqlite3.Connection]):
     """A SQLite file of games. Use `log(game_id)` for one game's log."""
+
+    path: Path
 
     def __init__(
         self,
@@ -237,17 +225,8 @@ class Library:
         if self._on_upgrade is not None:
             self._on_upgrade(message)
 
-    def __repr__(self) -> str:
-        return f"Library({str(self.path)!r})"
-
     def close(self) -> None:
         self.conn.close()
-
-    def __enter__(self) -> Library:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @contextmanager
     def _write(self, wait: float | None = None) -> Iterator[sqlite3.Connection]:
@@ -342,44 +321,23 @@ class Library:
             raise StoreError(f"{self.path}: write failed, nothing stored: {exc}") from exc
         raise exc
 
-    @contextmanager
-    def batch(self) -> Iterator[Library]:
-        """Share transactions between the writes inside the block (imports, appends, creates,
-        summaries): one commit, so one fsync, per ~50,000 rows or a quarter of a second instead
-        of one per write.
-
-        Each write stays all or nothing (a savepoint each): one that fails is rolled back
-        alone, and the block carries on if the caller catches its error. If an exception
-        leaves the block, what was not committed yet is rolled back; `commits` counts the
-        commits made so far. The library is locked for writing from a write until the next
-        commit, then free until the next write, so other writers take turns with the block.
-        """
-        if self._batch_depth:
-            self._batch_depth += 1
-            try:
-                yield self
-            finally:
-                self._batch_depth -= 1
-            return
+    def _begin_batch(self) -> None:
         self._committed = self.conn.total_changes
-        self._batch_depth = 1
         # A bigger page cache while bulk writing: fewer pages spill to the WAL before the
         # commit, about 2% off an import; the usual 2 MB again afterwards.
-        cache_size = self.conn.execute("PRAGMA cache_size").fetchone()[0]
+        self._cache_size = self.conn.execute("PRAGMA cache_size").fetchone()[0]
         self.conn.execute(f"PRAGMA cache_size = {_BATCH_CACHE_KIB}")
-        try:
-            yield self
-            if self.conn.in_transaction:
-                self._commit_batch()
-        except BaseException as exc:
-            self._rollback_and_raise(exc, "ROLLBACK")
-        finally:
-            self._batch_depth = 0
-            self._courtesy_until = 0.0
-            self.conn.execute(f"PRAGMA cache_size = {cache_size}")
 
-    def where(self, game_id: str) -> str:
-        return f"game {game_id!r} in {self.path}"
+    def _end_batch(self) -> None:
+        if self.conn.in_transaction:
+            self._commit_batch()
+
+    def _abandon_batch(self, exc: BaseException) -> NoReturn:
+        self._rollback_and_raise(exc, "ROLLBACK")
+
+    def _after_batch(self) -> None:
+        self._courtesy_until = 0.0
+        self.conn.execute(f"PRAGMA cache_size = {self._cache_size}")
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -406,7 +364,7 @@ class Library:
             try:
                 return iter(conn.execute(sql, args).fetchall())
             except sqlite3.OperationalError as exc:
-                if "decode" not in str(exc):
+                if "decode" not in str(exc) or not columns:
                     raise
             return (decoded(row, plain) for row in conn.execute(as_bytes_where_text(sql, columns), args))
 
@@ -428,82 +386,52 @@ class Library:
             rows = conn.execute(sql, args)
         return envelope_objs(game_id, rows, resume)
 
+    def _select(self, sql: str, args: Sequence[Any], text_columns: str) -> Iterator[tuple[Any, ...]]:
+        return self._rows(self.conn, sql, args, text_columns, 0)
+
+    @staticmethod
+    def _update(conn: sqlite3.Connection, sql: str, args: Sequence[Any]) -> int:
+        return conn.execute(sql, args).rowcount
+
     def log(self, game_id: str) -> LibraryLog:
         return LibraryLog(self, game_id)
 
-    def has_game(self, game_id: str) -> bool:
-        with self._reading():
-            return self.conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
-
-    def games(self) -> list[dict[str, Any]]:
-        """One summary per game, oldest first; `players` parsed, `complete` a bool, `damaged`
-        for a row that is not what we writes (its odd values read as None)."""
-        query = f"SELECT {GAME_COLUMNS} FROM games ORDER BY started_at, id"
-        names = GAME_COLUMNS.split(", ")
-        rows = self._rows(self.conn, query, (), GAME_COLUMNS, 0)
-        return [game_summary(dict(zip(names, row, strict=True))) for row in rows]
-
-    def search(self, text: str) -> list[dict[str, Any]]:
-        """The games (as `games` lists them, oldest first) with every word of `text` in their
-        title, players' names or notes, by SQLite full-text search (sqlite-utils' `search`;
-        each word quoted: what a user types is never FTS syntax). Letter case and accents aside."""
+    def _search_rows(self, words: list[str]) -> list[tuple[Any, ...]]:
+        """By SQLite full-text search (sqlite-utils' `search`, each word quoted as a string).
+        Accents aside too."""
         if not self._searchable:
             raise StoreError(
                 f"{self.path}: this library was made by an older we and has no search yet: a"
                 " command that writes to it (`we import LOG --db ...`) upgrades it"
             )
-        words = search_words(text)
         if not words:
             return []
-        names = GAME_COLUMNS.split(", ")
         query = " ".join(f'"{word}"' for word in words)  # every word, each as a string
+        names = GAME_COLUMNS.split(", ")
         found = (
             load_sqlite_utils()
             .Database(self.conn)["games"]
             .search(query, columns=names, order_by="started_at, id")
         )
         with self._reading():
-            rows = list(found)
-        return [game_summary(dict(row)) for row in rows]
+            return [tuple(row[name] for name in names) for row in found]
 
-    def summary_of(self, game_id: str) -> dict[str, Any] | None:
-        """The games row of one game as `games` lists it, or None if there is none."""
-        query = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
-        rows = list(self._rows(self.conn, query, (game_id,), GAME_COLUMNS, 0))
-        names = GAME_COLUMNS.split(", ")
-        return game_summary(dict(zip(names, rows[0], strict=True))) if rows else None
-
-    def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
-        """Keep rules-level facts the CLI computed; the store does not judge them."""
-        with self._write() as conn:
-            self._set_summary(conn, game_id, (complete, winner))
-
-    def _set_summary(self, conn: sqlite3.Connection, game_id: str, summary: Summary) -> None:
-        complete, winner = summary
-        cur = conn.execute(
-            "UPDATE games SET complete = ?, winner = ? WHERE id = ?", (int(complete), winner, game_id)
-        )
-        if cur.rowcount == 0:
-            raise GameNotFoundError(self.where(game_id))
-
-    def _events_of(self, conn: sqlite3.Connection, game_id: str) -> Iterator[dict[str, Any]]:
-        """A game's rows as parsed envelopes, in seq order; GameNotFoundError if no such game."""
-        key = self._game_key(conn, game_id)
-        if key is None:
-            raise GameNotFoundError(self.where(game_id))
+    def _event_objs(self, game_id: str, key: int) -> Iterator[dict[str, Any]]:
         base = game_base(key)
+        args: tuple[int | str, ...]
         if self._has_unplaced:
             query, args = SELECT_EVENTS_AND_UNPLACED, (base, base + SEQ_LIMIT, game_id)
         else:
             query, args = SELECT_EVENTS, (base, base + SEQ_LIMIT)
-        return self._envelope_rows(conn, game_id, query, args)
+        return self._envelope_rows(self.conn, game_id, query, args)
 
-    def _game_key(self, conn: sqlite3.Connection, game_id: str) -> int | None:
+    def _game_key(self, conn: sqlite3.Connection, game_id: str, lock: bool = False) -> int | None:
+        # `lock` asks nothing more: a write holds the whole library's lock from its start.
         with self._reading():
             row = conn.execute("SELECT key FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             return None
-        key = row[0]
+        key: int = row[0]
         if not 0 < key < KEY_LIMIT:
             # Edited by hand: its events' row ids would be past SQLite's integers.
             raise StoreError(
@@ -511,6 +439,22 @@ class Library:
                 " out of range), so its events cannot be found"
             )
         return key
+
+    def _newest_row(self, conn: sqlite3.Connection, key: int) -> tuple[Any, ...] | None:
+        base = game_base(key)
+        return next(self._rows(conn, SELECT_HEAD, (base, base + SEQ_LIMIT), ROW_VALUES, 1), None)
+
+    def _locked_or_new_game(
+        self,
+        conn: sqlite3.Connection,
+        first: dict[str, Any],
+        last: dict[str, Any],
+        summary: Summary | None = None,
+    ) -> tuple[int, bool]:
+        key = self._game_key(conn, first["game"])
+        if key is not None:
+            return key, False
+        return self._insert_game(conn, first, last, summary), True
 
     def _insert_game(
         self,
@@ -545,155 +489,54 @@ class Library:
             raise StoreError("the game library has no game key left in range for a new game")
         return key
 
-    @staticmethod
-    def _add_notes(conn: sqlite3.Connection, base: int, objs: Sequence[dict[str, Any]]) -> None:
-        """The words of notes among events just stored, added to the game's for search."""
+    def _insert_events(
+        self, conn: sqlite3.Connection, key: int, objs: list[dict[str, Any]], label: str
+    ) -> None:
+        if objs[-1]["seq"] >= SEQ_LIMIT:
+            raise too_long(label)
+        base = game_base(key)
+        conn.executemany(INSERT_EVENT, [event_row(base, obj) for obj in objs])
         if (notes := notes_of(objs)) is not None:
+            # The words of notes, added to the game's for search.
             conn.execute(
                 "UPDATE games SET notes = coalesce(notes || char(10), '') || ? WHERE key = ?",
-                (notes, base >> 32),
+                (notes, key),
             )
 
-    @staticmethod
-    def _advance_game(conn: sqlite3.Connection, last: dict[str, Any], summary: Summary | None = None) -> None:
-        """The game's row after new events up to `last`; with `summary`, that too."""
-        if summary is None:
-            conn.execute(
-                "UPDATE games SET last_at = ?, events = ?, head_hash = ? WHERE id = ?",
-                (last["at"], last["seq"], last["hash"], last["game"]),
-            )
-            return
-        complete, winner = summary
-        conn.execute(
-            "UPDATE games SET last_at = ?, events = ?, head_hash = ?, complete = ?, winner = ? WHERE id = ?",
-            (last["at"], last["seq"], last["hash"], int(complete), winner, last["game"]),
-        )
+    def _stored_hash(self, conn: sqlite3.Connection, key: int, seq: int) -> Any:
+        query = "SELECT hash FROM events WHERE id = ?"
+        row = next(self._rows(conn, query, (game_base(key) + seq,), "hash", 0), None)
+        return None if row is None else row[0]
 
-    def import_log(self, path: str | os.PathLike[str]) -> ImportResult:
-        """Copy a JSONL log into the library, all or nothing.
-
-        A log that fails integrity checks is refused (LogIntegrityError). The same log again
-        is a no-op ("unchanged"), as is a prefix of the stored game; a log that extends the
-        stored game exactly gets its new tail appended ("extended"); anything else under an
-        existing game id is an ImportConflictError.
-        """
+    def _import_new_game(
+        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None
+    ) -> ImportResult | None:
+        # Verified lines have seq 1, 2, 3, ... in order: every one is stored, with no head to
+        # compare against, so this is the general path with nothing left to decide per line.
+        # The rows are event_row's, built inline: this is `we import`'s hot loop.
+        first, last = lines[0], lines[-1]
         with self._write() as conn:
-            return import_path(self, conn, Path(path))
-
-    def import_logs(self, paths: Iterable[str | os.PathLike[str]]) -> list[ImportResult | StoreError]:
-        """import_log for many files in one batch(): one result or refusal per file, in order.
-
-        Each log is still all or nothing; sharing transactions is what makes importing a
-        directory of small games fast.
-        """
-        results: list[ImportResult | StoreError] = []
-        with self.batch():
-            for path in paths:
-                try:
-                    results.append(self.import_log(path))
-                except StoreError as exc:
-                    results.append(exc)
-        return results
-
-    def import_envelopes(self, envelopes: Iterable[Envelope], label: str = "envelopes") -> ImportResult:
-        """import_log for envelopes already in memory (a simulation's games), same rules.
-
-        `label` names the source in messages.
-        """
-        with self._write() as conn:
-            return import_scanned(self, conn, label, scan_objects(e.to_dict() for e in envelopes))
-
-    def import_verified(
-        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None = None
-    ) -> ImportResult:
-        """import_log for a log this package's reader has just verified, every line parsed and
-        free of integrity problems (`we import` audits each log first): the same rules, without
-        hashing every line a second time.
-
-        `summary` (complete, winner) is stored with the game in the same write when the import
-        adds events, as set_summary would."""
-        with self._write() as conn:
-            if lines and self._game_key(conn, lines[0]["game"]) is None:
-                return import_new_game(self, conn, label, lines, summary)
-            scanned = ((line["seq"], line, None, True) for line in lines)
-            return import_scanned(self, conn, label, scanned, summary)
-
-    def export(self, game_id: str, path: str | os.PathLike[str]) -> int:
-        """Write a game as a JSONL log (refusing to overwrite); returns the number of events.
-
-        The rows are written as stored, so the file verifies with the same hashes and
-        fingerprint (and shows any tampering done to the rows).
-        """
-        return write_new_log(self._events_of(self.conn, game_id), path)
+            if self._game_key(conn, first["game"]) is not None:
+                return None
+            if last["seq"] >= SEQ_LIMIT:
+                raise too_long(label)
+            key = self._insert_game(conn, first, last, summary, notes_of(lines))
+            base = game_base(key)
+            dumps, sort = orjson.dumps, _SORT
+            conn.executemany(
+                INSERT_EVENT,
+                [
+                    (key, base + line["seq"], line["type"], dumps(line["data"], option=sort).decode(),
+                     line["at"], line["prev"], line["hash"])
+                    for line in lines
+                ],
+            )  # fmt: skip
+        game, added = first["game"], len(lines)
+        msg = f"{label}: imported game {game!r} ({added} events)"
+        return ImportResult(game, "imported", added, added, fingerprint(last["hash"]), msg)
 
 
-class LibraryLog(LibraryGameLog):
+class LibraryLog(SqlGameLog):
     """One game in a SQLite Library."""
 
     library: Library
-
-    def _store_new(self, envelopes: list[Envelope]) -> None:
-        with self.library._write() as conn:  # one transaction: all of them or none
-            if self.library._game_key(conn, self.game_id) is not None:
-                raise LogExistsError(self.where)
-            objs = [envelope.to_dict() for envelope in envelopes]
-            key = self.library._insert_game(conn, objs[0], objs[-1], notes=notes_of(objs))
-            base = game_base(key)
-            conn.executemany(INSERT_EVENT, [event_row(base, obj) for obj in objs])
-
-    def _head_row(self, conn: sqlite3.Connection) -> tuple[int, Envelope] | None:
-        """The game's base row id and its newest event, checked; None if it has none."""
-        key = self.library._game_key(conn, self.game_id)
-        if key is None:
-            return None
-        base = game_base(key)
-        objs = list(self.library._envelope_rows(conn, self.game_id, SELECT_HEAD, (base, base + SEQ_LIMIT)))
-        if not objs:
-            return None
-        (obj,) = objs
-        env = self._checked_head(obj)
-        return base, env
-
-    def head(self) -> tuple[int, str | None, str | None]:
-        located = self._head_row(self.library.conn)
-        if located is None:
-            return (0, None, None)
-        env = located[1]
-        return (env.seq, env.hash, env.game)
-
-    @contextmanager
-    def _locked_head(self) -> Iterator[tuple[Envelope | None, StoreAfterHead]]:
-        """The head inside one write transaction; the rows go in with the game's new head."""
-        with self.library._write() as conn:
-            base, head = self._head_row(conn) or (0, None)
-
-            def store(sealed: list[Envelope], summary: Summary | None) -> None:
-                if sealed[-1].seq >= SEQ_LIMIT:
-                    raise too_long(self.where)
-                objs = [e.to_dict() for e in sealed]
-                conn.executemany(INSERT_EVENT, [event_row(base, obj) for obj in objs])
-                self.library._add_notes(conn, base, objs)
-                self.library._advance_game(conn, objs[-1], NO_SUMMARY if summary is None else summary)
-
-            yield head, store
-
-    def _objects(self) -> Iterator[dict[str, Any]]:
-        return self.library._events_of(self.library.conn, self.game_id)
-
-    def rows(self) -> Iterator[dict[str, Any]]:
-        """The stored events as envelope objects, unchecked, for a reader that verifies them
-        itself (scan_objects): the cheapest way to audit a game in the library."""
-        return self._objects()
-
-    def iter_lines(self) -> Iterator[LogLine]:
-        """Every stored event with its integrity problems, like iter_log on a file; never raises
-        on a problem (for audit, which reports them all)."""
-        return iter_objects(self._objects(), from_json=True)
-
-    def read_unchecked(self) -> Iterator[Envelope]:
-        """The rows as envelopes, unchecked (a row always has all the fields; a tampered one is
-        caught by whoever checks them next)."""
-        return map(envelope_from_raw, self._objects())
-
-    def verify(self) -> VerifyResult:
-        return verify_objects(self._objects(), from_json=True)

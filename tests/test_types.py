@@ -1,6 +1,6 @@
-"""The type checker is part of the suite: `[tool.mypy]` in pyproject.toml, strict on wecore/ and
-service/. Every `match` over the kinds of wecore.kinds ends in `assert_never`, so a kind that a
-consumer forgets is a type error here, not a game that folds wrongly."""
+"""The type checker is part of the suite: `[tool.mypy]` in pyproject.toml, strict on wecore/,
+service/ and eventstore/. Every `match` over the kinds of wecore.kinds ends in `assert_never`, so
+a kind that a consumer forgets is a type error here, not a game that folds wrongly."""
 
 from __future__ import annotations
 

@@ -9,25 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from eventstore.envelope import seal
 from eventstore.errors import (
     ConcurrencyError,
-    GameNotFoundError,
-    ImportConflictError,
     LibraryBusyError,
-    LogExistsError,
     LogIntegrityError,
     StoreError,
 )
 from eventstore.integrity import VerifyResult, verify_log, verify_objects
-from eventstore.jsonl import JsonlLog
 from eventstore.sqlite import Library, default_db_path
 from eventstore.sqlite_schema import APPLICATION_ID, SCHEMA_VERSION, table_names
 
-from .helpers import FIRST, FROZEN_AT, VECTORS, edit, events, split_lines
+from .helpers import FIRST, VECTORS, events, split_lines
 
 pytestmark = pytest.mark.usefixtures("frozen")
-VECTOR_FILES = ["one-party.jsonl", "four-players-dealt.jsonl"]
 
 
 @pytest.fixture
@@ -70,45 +64,10 @@ def test_schema_and_settings(library: Library) -> None:
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 10_000
 
 
-def test_games_and_summaries(library: Library) -> None:
-    log = library.log("zoe")
-    log.create(FIRST, "zoe")
-    log.append(events(3), expected_seq=1, at="2026-11-26T21:00:00Z")
-    library.log("bare").create(("game_started", {}), "bare", at="2026-11-27T10:00:00Z")
-    listed = {g["id"]: g for g in library.games()}
-    assert listed["zoe"] == {
-        "id": "zoe", "title": "Zoë's party", "players": ["Zoë", "李", "Ann"],
-        "started_at": FROZEN_AT, "last_at": "2026-11-26T21:00:00Z", "events": 4,
-        "head_hash": log.head()[1], "complete": False, "winner": None, "damaged": False,
-    }  # fmt: skip
-    assert listed["bare"]["title"] is None and listed["bare"]["players"] is None
-    library.set_summary("zoe", complete=True, winner="李")
-    zoe = next(g for g in library.games() if g["id"] == "zoe")
-    assert zoe["complete"] is True and zoe["winner"] == "李"
-    with pytest.raises(GameNotFoundError, match="'nope'"):
-        library.set_summary("nope", complete=False, winner=None)
-    assert library.has_game("zoe") and not library.has_game("nope")
-
-
 def test_data_is_stored_as_canonical_json(library: Library) -> None:
     library.log("g").create(("game_started", {"b": 1, "a": {"d": "李", "c": 2}}), "g")
     (data,) = library.conn.execute("SELECT data FROM events").fetchone()
     assert data == '{"a":{"c":2,"d":"李"},"b":1}'
-
-
-def test_log_of_other_game_id_refused(library: Library) -> None:
-    with pytest.raises(ValueError, match="'a'"):
-        library.log("a").create(FIRST, "b")
-
-
-def test_two_connections_see_each_others_appends(library: Library) -> None:
-    library.log("g").create(FIRST, "g")
-    other = Library(library.path)
-    other.log("g").append(events(1), expected_seq=1)
-    with pytest.raises(ConcurrencyError):
-        library.log("g").append(events(1), expected_seq=1)
-    assert library.log("g").head()[0] == 2
-    other.close()
 
 
 def test_a_gap_in_the_rows_is_found(library: Library) -> None:
@@ -130,176 +89,6 @@ def test_unreadable_data_column_is_found(library: Library) -> None:
 
 
 # --- import and export ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", VECTOR_FILES)
-def test_import_export_round_trip(library: Library, tmp_path: Path, name: str) -> None:
-    source = verify_log(VECTORS / name)
-    result = library.import_log(VECTORS / name)
-    assert (result.status, result.events_added, result.events) == ("imported", source.events, source.events)
-    assert result.fingerprint == source.fingerprint
-    game = result.game_id
-    assert library.log(game).verify().fingerprint == source.fingerprint
-
-    out = tmp_path / "out.jsonl"
-    assert library.export(game, out) == source.events
-    exported = verify_log(out)
-    assert exported.ok and exported.fingerprint == source.fingerprint
-    original = [json.loads(line) for line in split_lines((VECTORS / name).read_bytes())]
-    again = [json.loads(line) for line in split_lines(out.read_bytes())]
-    assert again == original  # the same envelopes: values, hashes, all of it
-    assert list(again[0]) == ["v", "game", "seq", "at", "type", "data", "prev", "hash"]
-    assert list(JsonlLog(out).read()) == list(library.log(game).read())
-
-
-def test_export_refuses_to_overwrite_and_needs_a_game(library: Library, tmp_path: Path) -> None:
-    library.import_log(VECTORS / "one-party.jsonl")
-    out = tmp_path / "out.jsonl"
-    out.write_text("mine")
-    with pytest.raises(LogExistsError):
-        library.export("vector-one", out)
-    assert out.read_text() == "mine"
-    with pytest.raises(GameNotFoundError):
-        library.export("nope", tmp_path / "other.jsonl")
-    assert not (tmp_path / "other.jsonl").exists()
-
-
-def test_import_twice_is_a_no_op(library: Library) -> None:
-    first = library.import_log(VECTORS / "one-party.jsonl")
-    count = library.conn.execute("SELECT count(*) FROM events").fetchone()[0]
-    again = library.import_log(VECTORS / "one-party.jsonl")
-    assert (again.status, again.events_added) == ("unchanged", 0)
-    assert again.fingerprint == first.fingerprint
-    assert "nothing to import" in again.message
-    assert library.conn.execute("SELECT count(*) FROM events").fetchone()[0] == count
-
-
-def test_import_prefix_and_extension(library: Library, tmp_path: Path) -> None:
-    lines = split_lines((VECTORS / "four-players-dealt.jsonl").read_bytes())
-    prefix, longer = tmp_path / "prefix.jsonl", tmp_path / "longer.jsonl"
-    prefix.write_bytes(b"".join(lines[:30]))
-    longer.write_bytes(b"".join(lines[:60]))
-
-    assert library.import_log(prefix).status == "imported"
-    extended = library.import_log(longer)
-    assert (extended.status, extended.events_added, extended.events) == ("extended", 30, 60)
-    assert library.import_log(prefix).status == "unchanged"  # a prefix of what is stored
-    full = library.import_log(VECTORS / "four-players-dealt.jsonl")
-    assert (full.status, full.events_added) == ("extended", 27)
-    log = library.log(full.game_id)
-    assert log.verify().fingerprint == verify_log(VECTORS / "four-players-dealt.jsonl").fingerprint
-    game = next(g for g in library.games() if g["id"] == full.game_id)
-    assert game["events"] == 87 and game["head_hash"] == log.head()[1]
-
-
-def test_an_extension_keeps_the_summary_given_else_claims_nothing(library: Library, tmp_path: Path) -> None:
-    """The summary of a game's first 30 events is not kept for its 60: the store judges no
-    game, so an import that gives no summary leaves the row claiming nothing."""
-    lines = split_lines((VECTORS / "four-players-dealt.jsonl").read_bytes())
-    half, more = tmp_path / "half.jsonl", tmp_path / "more.jsonl"
-    half.write_bytes(b"".join(lines[:30]))
-    more.write_bytes(b"".join(lines[:60]))
-    game_id = library.import_log(half).game_id
-    library.set_summary(game_id, complete=True, winner="Ann")  # say, by a writer of its own
-
-    def summary() -> tuple[bool, str | None, int]:
-        row = library.summary_of(game_id)
-        assert row is not None
-        return row["complete"], row["winner"], row["events"]
-
-    assert library.import_log(half).status == "unchanged"
-    assert summary() == (True, "Ann", 30)  # nothing added: the row as it was
-    assert library.import_log(more).status == "extended"
-    assert summary() == (False, None, 60)
-    whole = [json.loads(line) for line in lines]
-    assert library.import_verified(whole, "whole", (True, "Ann, Ben")).status == "extended"
-    assert summary() == (True, "Ann, Ben", 87)
-
-
-def write_other_game(path: Path, game_id: str, n: int, start: int = 0) -> None:
-    log = JsonlLog(path)
-    log.create(FIRST, game_id)
-    log.append(events(n - 1, start=start), expected_seq=1)
-
-
-@pytest.mark.parametrize(("stored", "incoming"), [(5, 5), (5, 8), (8, 5)])
-def test_import_conflict(library: Library, tmp_path: Path, stored: int, incoming: int) -> None:
-    write_other_game(tmp_path / "a.jsonl", "same-id", stored)
-    write_other_game(tmp_path / "b.jsonl", "same-id", incoming, start=100)  # different content
-    library.import_log(tmp_path / "a.jsonl")
-    before = library.log("same-id").verify()
-    with pytest.raises(ImportConflictError, match="same-id") as err:
-        library.import_log(tmp_path / "b.jsonl")
-    assert "b.jsonl" in str(err.value)
-    assert library.log("same-id").verify() == before
-
-
-TAMPERED = {
-    "edited": (lambda ls: [*ls[:4], edit(ls[4], data={"party": 9}), *ls[5:]], 5),
-    "torn": (lambda ls: [*ls[:-1], ls[-1][:-1]], 13),
-    "blank": (lambda ls: [*ls[:2], b"\n", *ls[2:]], 3),
-    "unknown field": (lambda ls: [ls[0], edit(ls[1], rehash=True, x=1), *ls[2:]], 2),
-    "bool seq": (lambda ls: [ls[0], edit(ls[1], rehash=True, seq=True), *ls[2:]], 2),
-    "wrong v": (lambda ls: [*ls[:6], edit(ls[6], rehash=True, v=2), *ls[7:]], 7),
-    "deleted": (lambda ls: ls[:7] + ls[8:], 8),
-}
-
-
-@pytest.mark.parametrize("kind", TAMPERED)
-def test_import_refuses_a_tampered_log(library: Library, tmp_path: Path, kind: str) -> None:
-    how, line = TAMPERED[kind]
-    bad = tmp_path / "bad.jsonl"
-    bad.write_bytes(b"".join(how(split_lines((VECTORS / "one-party.jsonl").read_bytes()))))
-    with pytest.raises(LogIntegrityError, match=rf"bad\.jsonl: line {line}:") as err:
-        library.import_log(bad)
-    assert err.value.problems[0].line == line
-    assert not library.has_game("vector-one")
-    assert library.conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
-
-
-def test_import_refuses_empty_and_missing(library: Library, tmp_path: Path) -> None:
-    (tmp_path / "empty.jsonl").write_bytes(b"")
-    with pytest.raises(LogIntegrityError, match="empty"):
-        library.import_log(tmp_path / "empty.jsonl")
-    with pytest.raises(GameNotFoundError):
-        library.import_log(tmp_path / "missing.jsonl")
-
-
-def test_import_logs_one_by_one_in_shared_transactions(library: Library, tmp_path: Path) -> None:
-    bad = tmp_path / "bad.jsonl"
-    bad.write_bytes((VECTORS / "one-party.jsonl").read_bytes()[:-1])  # torn
-    write_other_game(tmp_path / "c.jsonl", "c", 4)
-    results = library.import_logs(
-        [VECTORS / "one-party.jsonl", bad, tmp_path / "c.jsonl", VECTORS / "one-party.jsonl"]
-    )
-    assert [getattr(r, "status", type(r).__name__) for r in results] == [
-        "imported", "LogIntegrityError", "imported", "unchanged"
-    ]  # fmt: skip
-    assert {g["id"] for g in library.games()} == {"vector-one", "c"}
-    assert library.log("vector-one").verify().ok and library.log("c").verify().events == 4
-
-
-def sealed_game(game_id: str, n: int) -> list:
-    prev, sealed = None, []
-    for seq, (type_, data) in enumerate([FIRST, *events(n - 1)], start=1):
-        env = seal(game_id, seq, f"2026-01-01T00:00:{seq:02d}Z", type_, data, prev)
-        sealed.append(env)
-        prev = env.hash
-    return sealed
-
-
-def test_import_envelopes(library: Library) -> None:
-    sealed = sealed_game("sim-1", 6)
-    result = library.import_envelopes(sealed)
-    assert (result.status, result.events) == ("imported", 6)
-    assert list(library.log("sim-1").read()) == sealed
-    (game,) = library.games()  # the games row tells the head, as after appends
-    assert (game["events"], game["last_at"], game["head_hash"]) == (6, sealed[-1].at, sealed[-1].hash)
-    gap = sealed_game("sim-2", 6)
-    del gap[2]
-    with pytest.raises(LogIntegrityError, match="envelopes: line 3:"):
-        library.import_envelopes(gap)
-    assert not library.has_game("sim-2")
 
 
 def test_library_file_is_plain_sqlite(library: Library, tmp_path: Path) -> None:
@@ -364,14 +153,6 @@ def test_batch_shares_one_transaction(library: Library) -> None:
     assert count_events(library.path) == 4 + 13
     assert library.log("a").verify().ok
     assert next(g for g in library.games() if g["id"] == "a")["winner"] == "Ann"
-
-
-def test_batch_left_by_an_exception_rolls_back(library: Library) -> None:
-    with pytest.raises(KeyboardInterrupt), library.batch():
-        library.log("a").create(FIRST, "a")
-        raise KeyboardInterrupt
-    assert not library.has_game("a")
-    library.log("a").create(FIRST, "a")  # the library is usable again
 
 
 def test_batch_commits_as_it_goes(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -676,7 +457,7 @@ def test_a_game_cannot_outgrow_its_range_of_row_ids(
     library: Library, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The real limit is 2**32 - 1 events; a small one stands in for it.
-    for module in ("sqlite", "sqlite_import", "sqlite_schema"):
+    for module in ("sqlite", "sqlite_schema"):
         monkeypatch.setattr(f"eventstore.{module}.SEQ_LIMIT", 13)
     with pytest.raises(StoreError, match="holds at most 12 events"):
         library.import_log(VECTORS / "one-party.jsonl")

@@ -1,0 +1,500 @@
+"""What the two game libraries (SQLite, PostgreSQL) share: every use of a library written once.
+
+`SqlLibrary` holds the algorithms: listing and searching games, their summaries, imports (a
+file, envelopes, lines just verified; many in a batch), export, batches nested in batches, and
+a game's log (`SqlGameLog`): its head, creating it, appending to it under the backend's lock,
+reading it back. A backend, as the `eventsourcing` library's recorders do, gives only what is
+its own: its SQL where it differs, its connection and transactions (`_write`, the batch hooks),
+its locking, and how its errors become one line (`_reading`, `_write`). The SQL both speak is
+here, in SQLite's `?` style; PostgreSQL's `%s` is put in by `_sql`.
+
+The row helpers both libraries use (a stored row as an envelope, a games row as a listing
+shows it) are in `sqlite_schema`, the first library's layout, which PostgreSQL's follows.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any, ClassVar, Generic, NoReturn, Self, TypeVar
+
+import orjson
+
+from eventstore.envelope import Envelope, envelope_from_raw
+from eventstore.errors import GameNotFoundError, LogExistsError, LogIntegrityError, StoreError
+from eventstore.integrity import (
+    LogLine,
+    Scanned,
+    VerifyResult,
+    iter_objects,
+    scan_lines,
+    scan_objects,
+    verify_objects,
+    verify_tail_line,
+)
+from eventstore.logfile import open_log
+from eventstore.persistence import (
+    NO_SUMMARY,
+    ImportResult,
+    Payload,
+    SealingLog,
+    StoreAfterHead,
+    Summary,
+    import_scanned,
+    write_new_log,
+)
+from eventstore.sqlite_schema import GAME_COLUMNS, envelope_objs, game_summary, search_words
+
+# A backend's connection: sqlite3's or psycopg's.
+Conn = TypeVar("Conn")
+# A stored event row as both libraries read it: (seq, type, data, at, prev, hash).
+EventRow = Sequence[Any]
+
+_GAME_NAMES = tuple(GAME_COLUMNS.split(", "))
+_HAS_GAME = "SELECT 1 FROM games WHERE id = ?"
+_GAMES = f"SELECT {GAME_COLUMNS} FROM games ORDER BY started_at, id"
+_SUMMARY_OF = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
+_SET_SUMMARY = "UPDATE games SET complete = ?, winner = ? WHERE id = ?"
+_ADVANCE = "UPDATE games SET last_at = ?, events = ?, head_hash = ? WHERE id = ?"
+_ADVANCE_WITH_SUMMARY = (
+    "UPDATE games SET last_at = ?, events = ?, head_hash = ?, complete = ?, winner = ? WHERE id = ?"
+)
+
+
+def _summary(values: Sequence[Any]) -> dict[str, Any]:
+    """A games row (GAME_COLUMNS, in order) as `games` lists it."""
+    return game_summary(dict(zip(_GAME_NAMES, values, strict=True)))
+
+
+class SqlLibrary(ABC, Generic[Conn]):
+    """A game library in one SQL database (see the module's docstring). Use `log(game_id)` for
+    one game's log."""
+
+    # What messages name: the SQLite file, the PostgreSQL URL without its password.
+    path: object
+    conn: Conn
+    read_only: bool
+    # What an upgrade of an old library said.
+    upgrade_notes: list[str]
+    # Writes inside batch() blocks, nested: 0 outside any.
+    _batch_depth: int
+    # How the backend's driver marks a parameter in SQL.
+    _PARAM: ClassVar[str] = "?"
+
+    # --- what a backend gives ---------------------------------------------------------------
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def _write(self) -> AbstractContextManager[Conn]:
+        """One all-or-nothing write: its own transaction, or a savepoint inside a batch. Every
+        error leaving it is a StoreError naming the library (or a retry, see `_retrying`)."""
+
+    @abstractmethod
+    def _reading(self) -> AbstractContextManager[None]:
+        """The driver's errors while reading, as one line naming the library."""
+
+    @abstractmethod
+    def _select(self, sql: str, args: Sequence[Any], text_columns: str) -> Iterable[Sequence[Any]]:
+        """The rows of a query on the library's connection (`sql` in the driver's style), read
+        errors as one line; a value of `text_columns` that the driver cannot decode is read
+        as bytes, for the listings to flag."""
+
+    @abstractmethod
+    def _update(self, conn: Conn, sql: str, args: Sequence[Any]) -> int:
+        """Run a statement inside a write; the number of rows it changed."""
+
+    @abstractmethod
+    def _begin_batch(self) -> None:
+        """Start a batch: what its first write needs (a transaction, a bigger cache)."""
+
+    @abstractmethod
+    def _end_batch(self) -> None:
+        """Commit what the batch wrote since its last commit."""
+
+    @abstractmethod
+    def _abandon_batch(self, exc: BaseException) -> NoReturn:
+        """Undo what the batch wrote since its last commit, and raise `exc` as a StoreError."""
+
+    def _after_batch(self) -> None:
+        """Put back what the batch changed of the connection's settings."""
+
+    @abstractmethod
+    def _game_key(self, conn: Conn, game_id: str, lock: bool = False) -> int | None:
+        """The key of a game's row (`lock`: locked for this write), None if there is none."""
+
+    @abstractmethod
+    def _locked_or_new_game(
+        self, conn: Conn, first: dict[str, Any], last: dict[str, Any], summary: Summary | None = None
+    ) -> tuple[int, bool]:
+        """Inside a write: the game's key, its row locked for the write, and whether this write
+        made the row (from its first and newest envelopes, parsed, and the summary)."""
+
+    @abstractmethod
+    def _newest_row(self, conn: Conn, key: int) -> EventRow | None:
+        """The game's newest stored event row, None if it has none."""
+
+    @abstractmethod
+    def _event_objs(self, game_id: str, key: int) -> Iterator[dict[str, Any]]:
+        """The game's rows as parsed envelopes, in seq order, streamed."""
+
+    @abstractmethod
+    def _insert_events(self, conn: Conn, key: int, objs: list[dict[str, Any]], label: str) -> None:
+        """Store a few events (parsed envelopes) of the game after its head; `label` names the
+        game or the log in messages."""
+
+    def _import_events(self, conn: Conn, key: int, objs: list[dict[str, Any]], label: str) -> None:
+        """Store a chunk of an import: by default as `_insert_events` stores an append's."""
+        self._insert_events(conn, key, objs, label)
+
+    @abstractmethod
+    def _stored_hash(self, conn: Conn, key: int, seq: int) -> Any:
+        """The hash of the game's stored event `seq`, None if there is none."""
+
+    def _announce(self, conn: Conn, game_id: str, seq: int) -> None:
+        """Tell others that the game has new events up to `seq` once this write commits; a
+        backend whose readers are not told (they look again) does nothing."""
+
+    def _import_new_game(
+        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None
+    ) -> ImportResult | None:
+        """`we import`'s hot path: lines just verified (seq 1, 2, 3, ... in order) of a game
+        not in the library yet, stored the backend's quickest way. None where it does not
+        apply (the game is there already): the general path then imports them."""
+        return None
+
+    def _retrying(self, write: Callable[[], ImportResult]) -> ImportResult:
+        """`write` again while it loses to another writer, where the backend lets it."""
+        return write()
+
+    # --- the library ----------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        return f"Library({str(self.path)!r})"
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def where(self, game_id: str) -> str:
+        return f"game {game_id!r} in {self.path}"
+
+    def _sql(self, sql: str) -> str:
+        """`sql`, written with `?`, in the driver's style."""
+        return sql.replace("?", self._PARAM)
+
+    @abstractmethod
+    def log(self, game_id: str) -> SqlGameLog: ...
+
+    def has_game(self, game_id: str) -> bool:
+        return any(True for _ in self._select(self._sql(_HAS_GAME), (game_id,), ""))
+
+    def games(self) -> list[dict[str, Any]]:
+        """One summary per game, oldest first; `players` parsed, `complete` a bool, `damaged`
+        for a row that is not what we writes (its odd values read as None): listed and
+        flagged, never a crash."""
+        return [_summary(row) for row in self._select(_GAMES, (), GAME_COLUMNS)]
+
+    def search(self, text: str) -> list[dict[str, Any]]:
+        """The games (as `games` lists them, oldest first) with every word of `text` in their
+        title, players' names or notes, by the database's full-text search. Letter case aside;
+        what a user types is never search syntax."""
+        return [_summary(row) for row in self._search_rows(search_words(text))]
+
+    @abstractmethod
+    def _search_rows(self, words: list[str]) -> Iterable[Sequence[Any]]:
+        """The games rows (GAME_COLUMNS) with every one of `words`, oldest first; none for no
+        words."""
+
+    def summary_of(self, game_id: str) -> dict[str, Any] | None:
+        """The games row of one game as `games` lists it, or None if there is none."""
+        rows = list(self._select(self._sql(_SUMMARY_OF), (game_id,), GAME_COLUMNS))
+        return _summary(rows[0]) if rows else None
+
+    def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
+        """Keep rules-level facts the CLI computed; the store does not judge them."""
+        with self._write() as conn:
+            if self._update(conn, self._sql(_SET_SUMMARY), (complete, winner, game_id)) == 0:
+                raise GameNotFoundError(self.where(game_id))
+
+    def _advance_game(self, conn: Conn, last: dict[str, Any], summary: Summary | None = None) -> None:
+        """The game's row after new events up to `last`; with `summary`, that too."""
+        head = (last["at"], last["seq"], last["hash"])
+        if summary is None:
+            self._update(conn, self._sql(_ADVANCE), (*head, last["game"]))
+        else:
+            self._update(conn, self._sql(_ADVANCE_WITH_SUMMARY), (*head, *summary, last["game"]))
+
+    def _events_of(self, game_id: str) -> Iterator[dict[str, Any]]:
+        """A game's rows as parsed envelopes, in seq order; GameNotFoundError if no such game."""
+        with self._reading():
+            key = self._game_key(self.conn, game_id)
+        if key is None:
+            raise GameNotFoundError(self.where(game_id))
+        return self._event_objs(game_id, key)
+
+    @contextmanager
+    def batch(self) -> Iterator[Self]:
+        """Share transactions between the writes inside the block (imports, appends, creates,
+        summaries): one commit per ~50,000 rows (SQLite: or a quarter of a second) instead of
+        one per write.
+
+        Each write stays all or nothing (a savepoint each): one that fails is rolled back
+        alone, and the block carries on if the caller catches its error. If an exception
+        leaves the block, what was not committed yet is rolled back."""
+        if self._batch_depth:
+            self._batch_depth += 1
+            try:
+                yield self
+            finally:
+                self._batch_depth -= 1
+            return
+        self._begin_batch()
+        self._batch_depth = 1
+        try:
+            yield self
+            self._end_batch()
+        except BaseException as exc:
+            self._batch_depth = 0
+            self._abandon_batch(exc)
+        finally:
+            self._batch_depth = 0
+            self._after_batch()
+
+    # --- importing and exporting ------------------------------------------------------------
+
+    def import_log(self, path: str | os.PathLike[str]) -> ImportResult:
+        """Copy a JSONL log into the library, all or nothing.
+
+        A log that fails integrity checks is refused (LogIntegrityError). The same log again
+        is a no-op ("unchanged"), as is a prefix of the stored game; a log that extends the
+        stored game exactly gets its new tail appended ("extended"); anything else under an
+        existing game id is an ImportConflictError.
+        """
+        return self._retrying(lambda: self._import_path(Path(path)))
+
+    def _import_path(self, path: Path) -> ImportResult:
+        try:
+            f = open_log(path)
+        except FileNotFoundError:
+            raise GameNotFoundError(str(path)) from None
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        with f, self._write() as conn:
+            try:
+                return self._import(conn, str(path), scan_lines(f))
+            except OSError as exc:
+                raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+    def import_logs(self, paths: Iterable[str | os.PathLike[str]]) -> list[ImportResult | StoreError]:
+        """import_log for many files in one batch(): one result or refusal per file, in order.
+
+        Each log is still all or nothing; sharing transactions is what makes importing a
+        directory of small games fast.
+        """
+        results: list[ImportResult | StoreError] = []
+        with self.batch():
+            for path in paths:
+                try:
+                    results.append(self.import_log(path))
+                except StoreError as exc:
+                    results.append(exc)
+        return results
+
+    def import_envelopes(self, envelopes: Iterable[Envelope], label: str = "envelopes") -> ImportResult:
+        """import_log for envelopes already in memory (a simulation's games), same rules.
+
+        `label` names the source in messages.
+        """
+        objs = [e.to_dict() for e in envelopes]
+
+        def write() -> ImportResult:
+            with self._write() as conn:
+                return self._import(conn, label, scan_objects(objs))
+
+        return self._retrying(write)
+
+    def import_verified(
+        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None = None
+    ) -> ImportResult:
+        """import_log for a log this package's reader has just verified, every line parsed and
+        free of integrity problems (`we import` audits each log first): the same rules, without
+        hashing every line a second time.
+
+        `summary` (complete, winner) is stored with the game in the same write when the import
+        adds events, as set_summary would."""
+        if lines:
+            result = self._import_new_game(lines, label, summary)
+            if result is not None:
+                return result
+
+        def write() -> ImportResult:
+            with self._write() as conn:
+                scanned = ((line["seq"], line, None, True) for line in lines)
+                return self._import(conn, label, scanned, summary)
+
+        return self._retrying(write)
+
+    def _import(
+        self, conn: Conn, label: str, scanned: Iterable[Scanned], summary: Summary | None = None
+    ) -> ImportResult:
+        return import_scanned(SqlImport(self, conn, label, summary), label, scanned, summary)
+
+    def export(self, game_id: str, path: str | os.PathLike[str]) -> int:
+        """Write a game as a JSONL log (refusing to overwrite); returns the number of events.
+
+        The rows are written as stored, so the file verifies with the same hashes and
+        fingerprint (and shows any tampering done to the rows).
+        """
+        return write_new_log(self._events_of(game_id), path)
+
+
+class SqlImport(Generic[Conn]):
+    """import_scanned's target (persistence.ImportTarget): one game's rows in a library, inside
+    its write. The game's row is told about the events just stored: its head, and for a game
+    extended, the summary given, else NO_SUMMARY (as an append without one keeps)."""
+
+    def __init__(self, library: SqlLibrary[Conn], conn: Conn, label: str, summary: Summary | None) -> None:
+        self.library, self.conn, self.label, self.summary = library, conn, label, summary
+        self.key = 0
+
+    def locate(self, first: dict[str, Any]) -> tuple[bool, int, str]:
+        # A new game's row is made now; rolled back with the rest if a later line is broken.
+        self.key, new_game = self.library._locked_or_new_game(self.conn, first, first, self.summary)
+        if new_game:
+            return True, 0, ""
+        head = self.library._newest_row(self.conn, self.key)
+        return (False, 0, "") if head is None else (False, head[0], head[5])
+
+    def store(self, objs: list[dict[str, Any]]) -> None:
+        self.library._import_events(self.conn, self.key, objs, self.label)
+
+    def finish_new(self, last: dict[str, Any]) -> None:
+        self.library._advance_game(self.conn, last)
+
+    def finish_extended(self, last: dict[str, Any], summary: Summary | None) -> None:
+        self.library._advance_game(self.conn, last, NO_SUMMARY if summary is None else summary)
+        self.library._announce(self.conn, last["game"], last["seq"])
+
+    def stored_hash(self, seq: int) -> Any:
+        return self.library._stored_hash(self.conn, self.key, seq)
+
+
+class SqlGameLog(SealingLog):
+    """One game in a library: a GameLog whose events are rows, written and read through the
+    library's hooks."""
+
+    def __init__(self, library: SqlLibrary[Any], game_id: str) -> None:
+        self.library = library
+        self.game_id = game_id
+        self._where = library.where(game_id)
+
+    def __repr__(self) -> str:
+        return f"LibraryLog({self.library!r}, {self.game_id!r})"
+
+    @property
+    def where(self) -> str:
+        return self._where
+
+    def exists(self) -> bool:
+        return self.library.has_game(self.game_id)
+
+    def _same_game(self, game_id: str) -> None:
+        if game_id != self.game_id:
+            raise ValueError(f"this log is game {self.game_id!r}, not {game_id!r}")
+
+    def create(self, first: Payload, game_id: str, at: str | None = None) -> Envelope:
+        self._same_game(game_id)
+        return super().create(first, game_id, at)
+
+    def create_many(self, events: Sequence[Payload], game_id: str, at: str | None = None) -> list[Envelope]:
+        self._same_game(game_id)
+        return super().create_many(events, game_id, at)
+
+    def _store_first(self, envelope: Envelope) -> None:
+        self._store_new([envelope])
+
+    def _store_new(self, envelopes: list[Envelope]) -> None:
+        """A new game's first lines in one transaction: all of them or none."""
+        library = self.library
+        objs = [envelope.to_dict() for envelope in envelopes]
+        with library._write() as conn:
+            key, new = library._locked_or_new_game(conn, objs[0], objs[-1])
+            if not new:
+                raise LogExistsError(self.where)
+            library._insert_events(conn, key, objs, self.where)
+            library._announce(conn, self.game_id, objs[-1]["seq"])
+
+    def _checked_head(self, obj: dict[str, Any]) -> Envelope:
+        """The newest stored event (parsed), checked as a JSONL log's tail is: never chain new
+        events onto a damaged head (a row edited by hand, a value that is not even JSON)."""
+        try:
+            line = orjson.dumps(obj) + b"\n"
+        except TypeError:
+            line = b""
+        env, problems = verify_tail_line(line) if line else (None, [])
+        if env is None or problems:
+            raise LogIntegrityError(self.where, self.verify().problems or [])
+        return env
+
+    def _head_row(self, conn: Any, lock: bool) -> tuple[int, Envelope] | None:
+        """The game's key and its newest event, checked; None if it has none."""
+        key = self.library._game_key(conn, self.game_id, lock=lock)
+        if key is None:
+            return None
+        row = self.library._newest_row(conn, key)
+        if row is None:
+            return None
+        (obj,) = envelope_objs(self.game_id, [row])
+        return key, self._checked_head(obj)
+
+    def head(self) -> tuple[int, str | None, str | None]:
+        with self.library._reading():
+            located = self._head_row(self.library.conn, lock=False)
+        if located is None:
+            return (0, None, None)
+        env = located[1]
+        return (env.seq, env.hash, env.game)
+
+    @contextmanager
+    def _locked_head(self) -> Iterator[tuple[Envelope | None, StoreAfterHead]]:
+        """The head inside one write, the game's row locked (writers of one game take turns);
+        the rows go in with the game's new head, announced on commit."""
+        library = self.library
+        with library._write() as conn:
+            key, head = self._head_row(conn, lock=True) or (0, None)
+
+            def store(sealed: list[Envelope], summary: Summary | None) -> None:
+                objs = [e.to_dict() for e in sealed]
+                library._insert_events(conn, key, objs, self.where)
+                library._advance_game(conn, objs[-1], NO_SUMMARY if summary is None else summary)
+                library._announce(conn, self.game_id, objs[-1]["seq"])
+
+            yield head, store
+
+    def _objects(self) -> Iterator[dict[str, Any]]:
+        return self.library._events_of(self.game_id)
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """The stored events as envelope objects, unchecked, for a reader that verifies them
+        itself (scan_objects): the cheapest way to audit a game in the library."""
+        return self._objects()
+
+    def iter_lines(self) -> Iterator[LogLine]:
+        """Every stored event with its integrity problems, like iter_log on a file; never raises
+        on a problem (for audit, which reports them all)."""
+        return iter_objects(self._objects(), from_json=True)
+
+    def read_unchecked(self) -> Iterator[Envelope]:
+        """The rows as envelopes, unchecked (a row always has all the fields; a tampered one is
+        caught by whoever checks them next)."""
+        return map(envelope_from_raw, self._objects())
+
+    def verify(self) -> VerifyResult:
+        return verify_objects(self._objects(), from_json=True)
