@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -231,7 +232,15 @@ def start(where: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str],
             raise SystemExit("we serve did not start")
         if found := re.search(r"(http://127\.0\.0\.1:\d+)/\?k=(\S+)", line):
             print(f"bench: we serve (pid {server.pid}) at {found.group(1)}", flush=True)
+            # Read what it prints from now on: a pipe left unread fills, and the server would
+            # then block on its next line of output, in the middle of the measurement.
+            threading.Thread(target=_drained, args=(server.stdout,), daemon=True).start()
             return server, found.group(1), found.group(2)
+
+
+def _drained(stream: Any) -> None:
+    for _ in stream:
+        pass
 
 
 def measure(
