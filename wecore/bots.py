@@ -152,15 +152,13 @@ def _expected_gain(state: GameState, seat: int, best: dict[str, int] | None) -> 
     pool_size = len(ALL_CARDS) - len(known)
     if pool_size <= 0:
         return 0.0
-    total = 0
-    for held in best.values():
-        total += _GAIN_ABOVE[held]
+    total = sum(_GAIN_ABOVE[held] for held in best.values())
     for card in known:
-        held = best.get(card[0])
-        if held is not None:
+        kept_best = best.get(card[0])
+        if kept_best is not None:
             number = CARD_NUMBER[card]
-            if number > held:
-                total -= number - held
+            if number > kept_best:
+                total -= number - kept_best
     return total / pool_size
 
 
