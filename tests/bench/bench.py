@@ -1,9 +1,12 @@
 """Benchmark of `we` on a reproducible archive of complete bot games.
 
     python tests/bench/bench.py [--games N] [--out DIR] [--jobs N] [--quick] [--repeat R] [--audit]
-    python tests/bench/bench.py --ladder [--ladder-games N] [--iterations N] [--jobs N]
+    python tests/bench/bench.py --ladder [--ladder-games N] [--iterations N] [--ladder-default-games N]
+                                [--jobs N] [--write-docs [PAGE]]
 
-`--ladder` plays only the bots' ladder (tests/bench/ladder.py): strength, not speed.
+`--ladder` plays only the bots' ladder (tests/bench/ladder.py): strength, not speed; with
+`--write-docs` it writes the strength page (tests/bench/strength_page.py), as the speed run
+writes the speed page.
 
 Builds (once, cached in --out by game count) an archive of N complete games, player counts 3-7,
 half with seen brings (attics dealt) and half with unseen brings (no attics, `gift_brought` with
