@@ -27,9 +27,9 @@ from wecore.rng import SeededRandom
 from wecore.state import GameState, Phase, state_from_fields
 from wecore.views import cards_known_to
 
-# Playouts a move. On this project's 2-core machine a move with a choice in a 4-player game took
-# a median 78 ms of CPU, p99 254 ms (README, "Strength"): well within the 1 s asked for. A move
-# with no choice costs nothing.
+# Playouts a move: on this project's 2-core machine a move with a choice in a 4-player game
+# takes well under the 1 s asked for in CPU time (the ladder measures it: bench.py --ladder,
+# docs/explanation/strength.md). A move with no choice costs nothing.
 DEFAULT_ITERATIONS = 160
 # As `we analyse`'s rollout policy every seat searches at every move of every playout of every
 # alternative: a budget that keeps an analysis within minutes, not one that plays its best.
