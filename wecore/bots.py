@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
-from wecore.cards import ALL_CARDS, CARD_NUMBER, NUMBERS, Colour
+from wecore.cards import ALL_CARDS, CARD_NUMBER, Colour
 from wecore.dealing import DEFAULT_NAMES, deal_payloads
 from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves, move_event
 from wecore.reducer import RULES, evolve
@@ -136,11 +136,12 @@ def _gain(best: dict[str, int] | None, card: str) -> int:
     return number - held if number > held else 0
 
 
-# By the highest number a seat keeps of a colour: what the cards of that colour above it would
-# add, summed (1 to 10 above 0: 55; nothing above 10).
-_GAIN_ABOVE: tuple[int, ...] = tuple(
-    sum(number - held for number in NUMBERS if number > held) for held in range(11)
-)
+# The cards of each colour by letter, numbers 1 to 10 in order: those above a seat's best of the
+# colour are the slice after it.
+_CARDS_BY_LETTER: dict[str, tuple[tuple[str, int], ...]] = {
+    letter: tuple(sorted(((c, CARD_NUMBER[c]) for c in ALL_CARDS if c[0] == letter), key=lambda p: p[1]))
+    for letter in {card[0] for card in ALL_CARDS}
+}
 
 
 def _expected_gain(state: GameState, seat: int, best: dict[str, int] | None) -> float:
@@ -152,13 +153,11 @@ def _expected_gain(state: GameState, seat: int, best: dict[str, int] | None) -> 
     pool_size = len(ALL_CARDS) - len(known)
     if pool_size <= 0:
         return 0.0
-    total = sum(_GAIN_ABOVE[held] for held in best.values())
-    for card in known:
-        kept_best = best.get(card[0])
-        if kept_best is not None:
-            number = CARD_NUMBER[card]
-            if number > kept_best:
-                total -= number - kept_best
+    total = 0
+    for letter, held in best.items():
+        for card, number in _CARDS_BY_LETTER[letter][held:]:
+            if card not in known:
+                total += number - held
     return total / pool_size
 
 
