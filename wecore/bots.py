@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
-from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour
+from wecore.cards import ALL_CARDS, CARD_NUMBER, Colour
 from wecore.dealing import DEFAULT_NAMES, deal_payloads
 from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves, move_event
 from wecore.reducer import RULES, evolve
 from wecore.rng import SeededRandom
 from wecore.state import INITIAL_STATE, GameState, Phase
+from wecore.views import cards_known_to
 
 if TYPE_CHECKING:
     from wecore.events import Event
@@ -38,16 +39,9 @@ def gain(state: GameState, seat: int, card: str) -> int:
 
 # The bot's arithmetic is keyed by a card's letter ("R" of "R7"), not its Colour: a str hashes
 # in C, an enum member through Enum.__hash__ in Python, and the bot looks colours up a dozen
-# times per move of every rollout.
-_CARDS_BY_LETTER: dict[str, tuple[tuple[str, int], ...]] = {
-    letter: tuple(sorted(((c, CARD_NUMBER[c]) for c in CARD_COLOUR if c[0] == letter), key=lambda p: p[1]))
-    for letter in {card[0] for card in CARD_COLOUR}
-}
-_ALL_CARDS = frozenset(CARD_COLOUR)
-# Past this many cards out of play, the cards still unknown are fewer than those of three colours.
-_FEW_LEFT = len(CARD_COLOUR) - 3 * 10 // 2
-# Each game's gift lists as letters by seat ("RYG"), found by the identity of the state's
-# `lists` (the same tuple all game long) and checked by it, so a reused id never matches.
+# times per move of every rollout. Each game's gift lists as letters by seat ("RYG"), found by
+# the identity of the state's `lists` (the same tuple all game long) and checked by it, so a
+# reused id never matches.
 _list_letters_of: dict[int, tuple[object, tuple[str, ...]]] = {}
 
 
@@ -142,26 +136,27 @@ def _gain(best: dict[str, int] | None, card: str) -> int:
     return number - held if number > held else 0
 
 
-def _expected_gain(state: GameState, own: str | None, best: dict[str, int] | None) -> float:
-    seen = state.seen
-    face_down = state.face_down
-    pool_size = len(CARD_COLOUR) - len(seen) + len(face_down)
-    if own is not None and (own in face_down or own not in seen):
-        pool_size -= 1
-    if pool_size <= 0 or best is None:
+# The cards of each colour by letter, numbers 1 to 10 in order: those above a seat's best of the
+# colour are the slice after it.
+_CARDS_BY_LETTER: dict[str, tuple[tuple[str, int], ...]] = {
+    letter: tuple(sorted(((c, CARD_NUMBER[c]) for c in ALL_CARDS if c[0] == letter), key=lambda p: p[1]))
+    for letter in {card[0] for card in ALL_CARDS}
+}
+
+
+def _expected_gain(state: GameState, seat: int, best: dict[str, int] | None) -> float:
+    """What a face-down gift the seat has not seen would add, on average over the cards it does
+    not know the place of (`cards_known_to`): any of them may lie under it, for all it can tell."""
+    if best is None:
+        return 0.0
+    known = cards_known_to(state, seat)
+    pool_size = len(ALL_CARDS) - len(known)
+    if pool_size <= 0:
         return 0.0
     total = 0
-    if len(seen) - len(face_down) > _FEW_LEFT:
-        # Most cards are out (attics dealt): visit the few that are not, whatever their colour.
-        for card in (_ALL_CARDS - seen).union(face_down):
-            held = best.get(card[0])
-            if held is not None and card != own and CARD_NUMBER[card] > held:
-                total += CARD_NUMBER[card] - held
-        return total / pool_size
     for letter, held in best.items():
-        # Cards of a colour are listed by number 1 to 10: those above `held` are the slice.
         for card, number in _CARDS_BY_LETTER[letter][held:]:
-            if card != own and (card not in seen or card in face_down):
+            if card not in known:
                 total += number - held
     return total / pool_size
 
@@ -169,7 +164,8 @@ def _expected_gain(state: GameState, own: str | None, best: dict[str, int] | Non
 class GreedyBot:
     """Brings what helps itself least and its rivals least; steals what helps it most.
 
-    It knows only what its seat knows: its own brought card, not the other face-down ones.
+    It reads of the cards only what its seat knows (`wecore.views.cards_known_to`): the opened
+    gifts, its own attic and its own brought card, never another attic or face-down gift.
     """
 
     name = "greedy"
@@ -241,7 +237,7 @@ class GreedyBot:
         # The expected gain of an unknown gift is weighed only against a steal or the seat's
         # own gift still face down: without either, the choice is a random open whatever it is.
         if best_steal is not None or own_open is not None:
-            expected = _expected_gain(state, own, best)
+            expected = _expected_gain(state, seat, best)
             if best_steal is not None and steal_gain > expected:
                 return best_steal
             if own_open is not None and _gain(best, own) > expected:  # type: ignore[arg-type]

@@ -25,10 +25,11 @@ from wecore.cards import ALL_CARDS, CARD_NUMBER
 from wecore.moves import Move, Open, legal_moves
 from wecore.rng import SeededRandom
 from wecore.state import GameState, Phase, state_from_fields
+from wecore.views import cards_known_to
 
-# Playouts a move. On this project's 2-core machine a move with a choice in a 4-player game took
-# a median 78 ms of CPU, p99 254 ms (README, "Strength"): well within the 1 s asked for. A move
-# with no choice costs nothing.
+# Playouts a move: on this project's 2-core machine a move with a choice in a 4-player game
+# takes well under the 1 s asked for in CPU time (the ladder measures it: bench.py --ladder,
+# docs/explanation/strength.md). A move with no choice costs nothing.
 DEFAULT_ITERATIONS = 160
 # As `we analyse`'s rollout policy every seat searches at every move of every playout of every
 # alternative: a budget that keeps an analysis within minutes, not one that plays its best.
@@ -93,14 +94,7 @@ def seat_knowledge(state: GameState, seat: int) -> SeatKnowledge:
         for other, card in enumerate(state.brought_cards)
         if other != seat and card is not None and card in state.face_down
     )
-    known: set[str] = set()
-    for cards in state.kept:
-        known.update(cards)
-    known.update(card for card in state.holding if card is not None)
-    if own_attic is not None:
-        known.update(own_attic)
-    if own_gift is not None:
-        known.add(own_gift)
+    known = cards_known_to(state, seat)
     return SeatKnowledge(
         seat=seat,
         public=public,

@@ -4,6 +4,7 @@ the moves that seat may be offered.
 A seat sees its own attic and the gift it brought; other attics and face-down gifts it
 did not bring are only counts. Opened, held and kept cards are public. `sees_private` is that
 rule; the view of the table, the narration, the redacted log and the seat's moves all ask it.
+The cards a seat knows the place of (`cards_known_to`) are all a bot at that seat reads of them.
 
 A seat's moves never name a card it has not seen: it opens a face-down gift it cannot see by
 its place on the table (`"gift": N`, `face_down_places`), and a card it names that it has not
@@ -67,6 +68,21 @@ def face_down_known(state: GameState, viewer: str | None, omniscient: bool = Fal
     if seat is not None and state.brought_cards and state.brought_cards[seat] in state.face_down:
         return [state.brought_cards[seat]]  # type: ignore[list-item]
     return []
+
+
+def cards_known_to(state: GameState, seat: int) -> set[str]:
+    """The cards whose place `seat` knows: every gift opened (kept in an earlier party, held face
+    up in this one), what is left of its own attic and its gift still face down. For all the seat
+    can tell, any other card lies in another attic, under another face-down gift or out of the
+    game: what a bot at the seat may reason over, never where those cards really are."""
+    known: set[str] = set()
+    for cards in state.kept:
+        known.update(cards)
+    known.update(card for card in state.holding if card is not None)
+    if state.attics is not None:
+        known.update(state.attics[seat])
+    known.update(face_down_known(state, state.players[seat]))
+    return known
 
 
 def view(state: GameState, viewer: str | None = SPECTATOR, omniscient: bool = False) -> SeatView:

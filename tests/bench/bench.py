@@ -1,9 +1,12 @@
 """Benchmark of `we` on a reproducible archive of complete bot games.
 
     python tests/bench/bench.py [--games N] [--out DIR] [--jobs N] [--quick] [--repeat R] [--audit]
-    python tests/bench/bench.py --ladder [--ladder-games N] [--iterations N] [--jobs N]
+    python tests/bench/bench.py --ladder [--ladder-games N] [--iterations N] [--ladder-default-games N]
+                                [--jobs N] [--write-docs [PAGE]]
 
-`--ladder` plays only the bots' ladder (tests/bench/ladder.py): strength, not speed.
+`--ladder` plays only the bots' ladder (tests/bench/ladder.py): strength, not speed; with
+`--write-docs` it writes the strength page (tests/bench/strength_page.py), as the speed run
+writes the speed page.
 
 Builds (once, cached in --out by game count) an archive of N complete games, player counts 3-7,
 half with seen brings (attics dealt) and half with unseen brings (no attics, `gift_brought` with
@@ -50,6 +53,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+# --write-docs without a PAGE: the page of the run asked for (the speed page; with --ladder the
+# strength page), told apart from a PAGE given by its identity.
+DEFAULT_PAGE = Path("default-page")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -955,7 +961,7 @@ class Bench:
                 load_after,
                 args.argv,
             )
-            docs_page.write_speed_page(args.write_docs, docs_page.with_service_section(page, kept))
+            docs_page.write_page(args.write_docs, docs_page.with_service_section(page, kept))
         return 1 if self.report.errors else 0
 
     # --- start-up
@@ -1797,11 +1803,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--write-docs",
         nargs="?",
         type=Path,
-        const=ROOT / "docs" / "speed.md",
+        const=DEFAULT_PAGE,
         default=None,
         metavar="PAGE",
         help="also write the figures, machine and load as the docs site's speed page "
-        "(default docs/speed.md)",
+        "(default docs/speed.md), or with --ladder its strength page (default "
+        "docs/explanation/strength.md)",
     )
     parser.add_argument(
         "--ladder",
@@ -1817,11 +1824,24 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=None,
         help="with --ladder: ismcts's playouts a move (default: its own)",
     )
+    parser.add_argument(
+        "--ladder-default-games",
+        type=int,
+        default=100,
+        metavar="N",
+        help="with --ladder and --iterations: also ismcts at its own default playouts against "
+        "three greedy bots on the first N deals (default 100; 0: not)",
+    )
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.ladder_games < 1:
         parser.error("--ladder-games must be at least 1")
+    if args.ladder_default_games < 0:
+        parser.error("--ladder-default-games must be at least 0")
+    if args.write_docs is DEFAULT_PAGE:
+        page = ("explanation", "strength.md") if args.ladder else ("speed.md",)
+        args.write_docs = ROOT.joinpath("docs", *page)
     if args.games is None:
         args.games = QUICK_GAMES if args.quick else DEFAULT_GAMES
     if args.games < 4:
@@ -1875,14 +1895,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
         status = bench_service.run(seconds=args.seconds, postgres=args.postgres)
         if args.write_docs is not None:
-            from speed_page import service_section, with_service_section, write_speed_page
+            from speed_page import service_section, with_service_section, write_page
 
             load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
             section = service_section(bench_service.FIGURES, machine(), load_before, load_after, args.argv)
             existing = "# Speed and reliability figures\n"
             if args.write_docs.exists():
                 existing = args.write_docs.read_text(encoding="utf-8")
-            write_speed_page(args.write_docs, with_service_section(existing, section))
+            write_page(args.write_docs, with_service_section(existing, section))
         return status
     if args.ladder:
         sys.path.insert(0, str(Path(__file__).parent))
@@ -1890,7 +1910,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         from wecore.search import DEFAULT_ITERATIONS
 
-        return run_ladder(args.ladder_games, args.iterations or DEFAULT_ITERATIONS, args.jobs)
+        run = run_ladder(
+            args.ladder_games,
+            args.iterations or DEFAULT_ITERATIONS,
+            args.jobs,
+            default_games=args.ladder_default_games,
+            analyses=True,
+        )
+        if args.write_docs is not None:
+            from speed_page import write_page
+            from strength_page import strength_page
+
+            write_page(args.write_docs, strength_page(run, machine(), args.argv))
+        return run.failed
     return Bench(args).run()
 
 

@@ -2,20 +2,27 @@
 
 Three match-ups of 4-player games, the bot under test seated once beside three others (its
 seat going round the table from game to game): ismcts against three greedy bots, greedy
-against three random, ismcts against three random. For each, its win share (a k-way tie counts
-1/k) with a 95% Wilson interval, and the search bot's time per move (median and p99, all its
-moves, and those with more than one choice, which are the ones it searches). Every game is
-folded by the audit's checker as it is played.
+against three random, ismcts against three random; optionally a fourth, the search bot at its
+own default playouts against three greedy bots on the first deals of the first match-up. For
+each, its win share (a k-way tie counts 1/k) with a 95% Wilson interval, and the search bot's
+time per move (median and p99, all its moves, and those with more than one choice, which are
+the ones it searches). Every game is folded by the audit's checker as it is played. Optionally
+too, `we analyse` of two sample games with greedy and with search-bot rollouts, for the
+strength page (strength_page.py writes the page from what this returns).
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from wecore.bots import Bot, GreedyBot, RandomBot, play_payloads
@@ -29,6 +36,10 @@ from wecore.stats import wilson_interval
 
 MATCHUPS: tuple[tuple[str, str], ...] = (("ismcts", "greedy"), ("greedy", "random"), ("ismcts", "random"))
 EQUAL_SHARE = 0.25
+ROOT = Path(__file__).resolve().parents[2]
+# The samples analysed with each rollout policy, and the policies.
+ANALYSED_SAMPLES = ("tie-5p.jsonl", "game-night-3p.jsonl")
+ANALYSIS_POLICIES = ("greedy", "ismcts")
 
 
 class _Timed:
@@ -105,36 +116,130 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def run_ladder(games: int, iterations: int = DEFAULT_ITERATIONS, jobs: int = 1, log: Any = print) -> int:
-    """Play and print the ladder; 1 when a game broke the rules."""
+@dataclass(frozen=True)
+class MatchUp:
+    tested: str
+    field_bot: str
+    iterations: int  # the search bot's playouts a move, wherever it sits
+    games: int
+
+
+@dataclass
+class MatchResult:
+    matchup: MatchUp
+    tally: Tally
+    seconds: float  # wall clock of the whole match-up
+
+    @property
+    def share(self) -> float:
+        return self.tally.wins / self.tally.games
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.tally.wins, self.tally.games)
+
+    @property
+    def above_equal_share(self) -> bool:
+        return self.interval[0] > EQUAL_SHARE
+
+
+@dataclass
+class SampleAnalysis:
+    """`we analyse` of one sample with one rollout policy, at its defaults."""
+
+    sample: str
+    policy: str
+    cpu_seconds: float  # of the analysis's processes, whatever the load
+    wall_seconds: float
+    summary: str  # its first line: moves, choices, games played out in all
+    swings: list[str]  # its top decisions, in its own words ("[event 48] Party 7: ...")
+
+
+@dataclass
+class LadderRun:
+    results: list[MatchResult] = field(default_factory=list)
+    analyses: list[SampleAnalysis] = field(default_factory=list)
+    load_before: tuple[float, float, float] | None = None
+    load_after: tuple[float, float, float] | None = None
+    jobs: int = 1
+    failed: int = 0  # 1 when a game broke the rules or an analysis failed
+
+
+def match_ups(games: int, iterations: int, default_games: int = 0) -> list[MatchUp]:
+    """The three match-ups at `iterations`, and the search bot at its own default against three
+    greedy bots on the first `default_games` of the same deals (none when 0, or when
+    `iterations` is that default)."""
+    chosen = [MatchUp(tested, field_bot, iterations, games) for tested, field_bot in MATCHUPS]
+    if default_games and iterations != DEFAULT_ITERATIONS:
+        chosen.append(MatchUp("ismcts", "greedy", DEFAULT_ITERATIONS, min(default_games, games)))
+    return chosen
+
+
+def play_match(matchup: MatchUp, jobs: int) -> MatchResult:
+    started = time.perf_counter()
+    games = matchup.games
+    chunk = max(1, games // (jobs * 4))
+    pieces = [
+        (matchup.tested, matchup.field_bot, g, min(games, g + chunk), matchup.iterations)
+        for g in range(0, games, chunk)
+    ]
+    tally = Tally()
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            for part in pool.map(play_chunk, pieces):
+                tally.add(part)
+    else:
+        for piece in pieces:
+            tally.add(play_chunk(piece))
+    return MatchResult(matchup, tally, time.perf_counter() - started)
+
+
+def analyse_sample(sample: str, policy: str, jobs: int, top: int = 5) -> SampleAnalysis:
+    """`we analyse replays/SAMPLE --policy POLICY` at its other defaults, timed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "cli.main", "analyse", str(ROOT / "replays" / sample)]
+    command += ["--policy", policy, "--jobs", str(jobs), "--top", str(top)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"we analyse {sample} --policy {policy}: {done.stderr.strip()[-300:]}")
+    lines = done.stdout.splitlines()
+    swings = [line.split(". ", 1)[1] for line in lines if line[:1].isdigit() and ". [event " in line]
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return SampleAnalysis(sample, policy, cpu, wall, lines[0] if lines else "", swings)
+
+
+def run_ladder(
+    games: int,
+    iterations: int = DEFAULT_ITERATIONS,
+    jobs: int = 1,
+    log: Any = print,
+    default_games: int = 0,
+    analyses: bool = False,
+) -> LadderRun:
+    """Play and print the ladder (and, with `analyses`, analyse the samples with each policy)."""
     assert set(BOTS) >= {"ismcts", "greedy", "random"}
-    load = os.getloadavg()
+    run = LadderRun(jobs=jobs, load_before=os.getloadavg())
+    load = run.load_before
     log(f"ladder: {games} 4-player games a match-up, ismcts at {iterations} iterations a move, {jobs} jobs")
     log(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores")
-    failed = 0
-    chunk = max(1, games // (jobs * 4))
-    for tested, field_bot in MATCHUPS:
-        started = time.perf_counter()
-        pieces = [(tested, field_bot, g, min(games, g + chunk), iterations) for g in range(0, games, chunk)]
-        tally = Tally()
-        if jobs > 1:
-            with ProcessPoolExecutor(jobs) as pool:
-                for part in pool.map(play_chunk, pieces):
-                    tally.add(part)
-        else:
-            for piece in pieces:
-                tally.add(play_chunk(piece))
-        low, high = wilson_interval(tally.wins, tally.games)
-        share = tally.wins / tally.games
-        verdict = "above" if low > EQUAL_SHARE else "not above"
+    for matchup in match_ups(games, iterations, default_games):
+        result = play_match(matchup, jobs)
+        run.results.append(result)
+        tally = result.tally
+        low, high = result.interval
+        verdict = "above" if result.above_equal_share else "not above"
+        at = f" (at {matchup.iterations} iterations)" if matchup.iterations != iterations else ""
         line = (
-            f"{tested} vs 3 {field_bot}: won {share:.1%} of {tally.games}"
+            f"{matchup.tested} vs 3 {matchup.field_bot}{at}: won {result.share:.1%} of {tally.games}"
             f" (95% Wilson {low:.1%} to {high:.1%},"
-            f" {verdict} the equal share 25%), {time.perf_counter() - started:.0f} s"
+            f" {verdict} the equal share 25%), {result.seconds:.0f} s"
         )
         if tally.problems:
             line += f"; {tally.problems} games broke the rules"
-            failed = 1
+            run.failed = 1
         log(line)
         if tally.move_times:
             log(
@@ -150,6 +255,20 @@ def run_ladder(games: int, iterations: int = DEFAULT_ITERATIONS, jobs: int = 1, 
                 f" {statistics.median(tally.searched_cpu) * 1000:.1f} ms,"
                 f" p99 {_quantile(tally.searched_cpu, 0.99) * 1000:.0f} ms"
             )
-    load = os.getloadavg()
+    if analyses:
+        for sample in ANALYSED_SAMPLES:
+            for policy in ANALYSIS_POLICIES:
+                try:
+                    analysis = analyse_sample(sample, policy, jobs)
+                except RuntimeError as error:
+                    log(str(error))
+                    run.failed = 1
+                    continue
+                run.analyses.append(analysis)
+                log(f"we analyse {sample} --policy {policy}: {analysis.cpu_seconds:.1f} s CPU")
+                for swing in analysis.swings:
+                    log(f"  {swing}")
+    run.load_after = os.getloadavg()
+    load = run.load_after
     log(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    return failed
+    return run

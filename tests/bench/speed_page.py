@@ -21,7 +21,7 @@ SERVICE_BEGIN, SERVICE_END = "<!-- service figures: begin -->", "<!-- service fi
 TAIL = "How these figures were won"
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
@@ -47,8 +47,8 @@ def speed_page(
         "## Machine and load",
         "",
         *[f"- {line.strip()}" for line in header],
-        f"- load average (1 / 5 / 15 min) before the measurements: {_load(load_before)}",
-        f"- load average (1 / 5 / 15 min) after them: {_load(load_after)}",
+        f"- load average (1 / 5 / 15 min) before the measurements: {load_text(load_before)}",
+        f"- load average (1 / 5 / 15 min) after them: {load_text(load_after)}",
         "",
         "Figures move with the load: on a shared machine read a difference of 10% as \"about the",
         "same\". Each figure stands beside the floor (parse, canonicalise and SHA-256 every line of",
@@ -72,12 +72,12 @@ def speed_page(
             row.target,
             f"**{row.verdict}**" if row.verdict else "",
         )
-        out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        out.append("| " + " | ".join(cell(c) for c in cells) + " |")
     out.append("")
     if notes:
-        out += ["## Notes", "", *[f"- {_cell(note)}" for note in notes], ""]
+        out += ["## Notes", "", *[f"- {cell(note)}" for note in notes], ""]
     if errors:
-        out += ["## Wrong results", "", *[f"- {_cell(error)}" for error in errors], ""]
+        out += ["## Wrong results", "", *[f"- {cell(error)}" for error in errors], ""]
     out += [
         f"{TAIL}, and the measurements of earlier issues with their own dates",
         "and machines, are in [how the speed was won](explanation/speed-history.md); what `we`",
@@ -87,7 +87,7 @@ def speed_page(
     return "\n".join(out)
 
 
-def _load(figures: tuple[float, float, float] | None) -> str:
+def load_text(figures: tuple[float, float, float] | None) -> str:
     return "unknown" if figures is None else " / ".join(f"{f:.2f}" for f in figures)
 
 
@@ -111,7 +111,8 @@ def service_section(
             "the machine with the server.",
             "",
             *[f"- {line.strip()}" for line in header],
-            f"- load average (1 / 5 / 15 min) before: {_load(load_before)}; after: {_load(load_after)}",
+            f"- load average (1 / 5 / 15 min) before: {load_text(load_before)};"
+            f" after: {load_text(load_after)}",
             "",
             "```text",
             *figures,
@@ -146,7 +147,7 @@ def with_service_section(page_text: str, section: str | None) -> str:
     return page_text.rstrip("\n") + "\n\n" + section + "\n"
 
 
-def write_speed_page(path: Path, text: str) -> None:
+def write_page(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(text, encoding="utf-8")

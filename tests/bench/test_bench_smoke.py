@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -11,6 +12,7 @@ import orjson
 
 from eventstore.integrity import verify_log
 from wecore.conformance import GameChecker
+from wecore.search import DEFAULT_ITERATIONS
 
 _SPEC = importlib.util.spec_from_file_location("we_bench", Path(__file__).with_name("bench.py"))
 assert _SPEC is not None and _SPEC.loader is not None
@@ -106,8 +108,34 @@ def test_the_ladder_reports_every_match_up_with_an_interval() -> None:
     from ladder import MATCHUPS, run_ladder
 
     lines: list[str] = []
-    assert run_ladder(4, iterations=2, jobs=1, log=lines.append) == 0
+    assert run_ladder(4, iterations=2, jobs=1, log=lines.append).failed == 0
     for tested, field_bot in MATCHUPS:
         (line,) = [x for x in lines if x.startswith(f"{tested} vs 3 {field_bot}: won ")]
         assert "of 4 (95% Wilson " in line and "broke the rules" not in line
     assert sum("ismcts move time: all " in x for x in lines) == 2
+
+
+def test_the_strength_page_is_the_ladder_run_with_machine_load_and_date() -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from ladder import SampleAnalysis, run_ladder
+    from strength_page import strength_page
+
+    run = run_ladder(3, iterations=2, jobs=1, log=lambda line: None, default_games=2)
+    swings = ["[event 4] Party 1: Ann"]
+    run.analyses.append(SampleAnalysis("x.jsonl", "greedy", 1.5, 2.0, "x: 9 moves", swings))
+    page = strength_page(run, ["cpu: test cpu, 2 logical core(s)"], ["--ladder", "--write-docs"])
+    assert page.startswith("# Strength: the bots' ladder\n")
+    written = r"Written by `python tests/bench/bench.py --ladder --write-docs` on \d{4}-\d\d-\d\d"
+    assert re.search(written, page)
+    assert re.search(r"load average \(1 / 5 / 15 min\) before the ladder: [\d.]+ / ", page)
+    assert "- cpu: test cpu, 2 logical core(s)" in page
+    # the three match-ups at 2 playouts, and the search bot at its default on the first 2 deals
+    rows = re.findall(r"^\| (\w+ vs 3 \w+) \| (\d*) \| (\d+) \| ", page, re.MULTILINE)
+    assert rows[:4] == [
+        ("ismcts vs 3 greedy", "2", "3"),
+        ("greedy vs 3 random", "", "3"),
+        ("ismcts vs 3 random", "2", "3"),
+        ("ismcts vs 3 greedy", str(DEFAULT_ITERATIONS), "2"),
+    ]
+    assert "With greedy rollouts, 1.5 s of CPU (2.0 s wall clock): x: 9 moves" in page
+    assert "1. [event 4] Party 1: Ann" in page

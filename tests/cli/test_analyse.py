@@ -86,7 +86,7 @@ def test_errors_are_one_line():
 
 def test_a_damaged_log_is_refused_with_its_first_problem():
     result = we("analyse", REPLAYS / "disputed-edited.jsonl", "--rollouts", "1")
-    assert result.exit_code == 1 and "line 21" in result.stderr
+    assert result.exit_code == 1 and "line 66" in result.stderr
 
 
 def test_replay_page_marks_the_pivotal_moves(tmp_path):

@@ -70,15 +70,15 @@ def test_the_edited_copy_fails_at_the_line_the_readme_records():
 
 
 def test_the_dispute_as_the_readme_tells_it():
-    code, report = audit("disputed-honest.jsonl", "--claim", "Ben=25")
+    code, report = audit("disputed-honest.jsonl", "--claim", "Ben=22")
     assert code == 1
     (claim,) = report["claims"]
-    assert (claim["actual"], claim["holds"]) == (22, False)
-    assert "the claim would need B10 here (B10 never came into play)" in claim["explanation"]
-    assert audit("disputed-honest.jsonl", "--claim", "Cat=24")[0] == 0
+    assert (claim["actual"], claim["holds"]) == (20, False)
+    assert "the claim would need Y10 here (Y10 never came into play)" in claim["explanation"]
+    assert audit("disputed-honest.jsonl", "--claim", "Ann=21")[0] == 0
     # the edited log, read as a game, would have Ben win: only the hash catches it
     edited = we("audit", REPLAYS / "disputed-edited.jsonl").stdout
-    assert "Ben *      25" in edited
+    assert "Ben *      22" in edited
 
 
 def test_the_game_night_looks_recorded_at_a_table():

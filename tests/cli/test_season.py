@@ -54,7 +54,7 @@ def test_seal_refuse_verify_show_with_files(folder: Path) -> None:
     refused = second.stderr.splitlines()
     assert len(refused) == 3, second.stderr
     assert "unfinished.jsonl: is not over yet" in refused[0]
-    assert "disputed-edited.jsonl: fails the audit: line 21" in refused[1]
+    assert "disputed-edited.jsonl: fails the audit: line 66" in refused[1]
     assert "tie-5p.jsonl: game 'new-years-eve-2026' is already sealed (ledger line 3" in refused[2]
     assert "sealed sim-replays-1 (line 4)" in second.stdout
     after = ledger.read_bytes()

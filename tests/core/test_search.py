@@ -1,19 +1,20 @@
 """The search bot (`ismcts`): it decides from what its seat has seen and nothing else, the same
-way every time from the same seed, and plays whole games that follow the rules."""
+way every time from the same seed, and plays whole games that follow the rules. The greedy bot,
+its playout policy and a bot of its own, is held to the same positions: hidden means hidden."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
 
-from wecore.bots import GreedyBot, play_payloads
+from wecore.bots import Bot, GreedyBot, gain, play_payloads
 from wecore.cards import ALL_CARDS
 from wecore.conformance import check_events
 from wecore.events import parse_event
 from wecore.levels import BOTS
-from wecore.moves import Move, legal_moves
+from wecore.moves import Move, Open, legal_moves
 from wecore.reducer import fold
 from wecore.rng import SeededRandom
 from wecore.search import SearchBot, SeatKnowledge, seat_knowledge
@@ -92,10 +93,13 @@ def _decision(bot: Any, state: GameState, player: str, seed: str) -> dict[str, A
 
 
 POSITIONS = _positions(24)
+# The bots that play a seat by themselves, each as the tests below seat it.
+SEAT_BOTS: dict[str, Callable[[], Bot]] = {"ismcts": lambda: SearchBot(iterations=12), "greedy": GreedyBot}
 
 
+@pytest.mark.parametrize("bot_name", SEAT_BOTS)
 @pytest.mark.parametrize("index", range(len(POSITIONS)))
-def test_positions_alike_from_the_seat_get_the_same_move(index: int) -> None:
+def test_positions_alike_from_the_seat_get_the_same_move(index: int, bot_name: str) -> None:
     payloads, player = POSITIONS[index]
     real = _fold(payloads)
     other_payloads = _relabelled(payloads, player, SeededRandom(f"relabel/{index}"))
@@ -105,7 +109,7 @@ def test_positions_alike_from_the_seat_get_the_same_move(index: int) -> None:
     assert (real.attics, real.face_down) != (other.attics, other.face_down)
     # ... and not at all in what it has.
     assert seat_knowledge(real, seat) == seat_knowledge(other, seat)
-    bot = SearchBot(iterations=12)
+    bot = SEAT_BOTS[bot_name]()
     assert _decision(bot, real, player, f"seed/{index}") == _decision(bot, other, player, f"seed/{index}")
 
 
@@ -121,12 +125,32 @@ class _PeekingSearch(SearchBot):
         return self._real
 
 
-def test_a_bot_that_peeks_is_caught_by_the_same_positions() -> None:
+class _PeekingGreedy(GreedyBot):
+    """A greedy bot that, when it opens, opens the face-down gift whose card (read off the
+    table) it gains most from: what the test above must catch."""
+
+    def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
+        move = super().choose(state, moves, rng)
+        if not isinstance(move, Open) or state.to_move is None:
+            return move
+        seat = state.to_move
+        opens = [m for m in moves if isinstance(m, Open) and m.card is not None]
+        return max(opens, key=lambda m: gain(state, seat, m.card), default=move)  # type: ignore[arg-type]
+
+
+PEEKING_BOTS: dict[str, Callable[[], Bot]] = {
+    "ismcts": lambda: _PeekingSearch(iterations=12),
+    "greedy": _PeekingGreedy,
+}
+
+
+@pytest.mark.parametrize("bot_name", PEEKING_BOTS)
+def test_a_bot_that_peeks_is_caught_by_the_same_positions(bot_name: str) -> None:
     differing = 0
     for index, (payloads, player) in enumerate(POSITIONS):
         real = _fold(payloads)
         other = _fold(_relabelled(payloads, player, SeededRandom(f"relabel/{index}")))
-        bot = _PeekingSearch(iterations=12)
+        bot = PEEKING_BOTS[bot_name]()
         differing += _decision(bot, real, player, f"seed/{index}") != _decision(
             bot, other, player, f"seed/{index}"
         )
