@@ -129,14 +129,18 @@ class BotPlayer:
         while not self._stop.is_set():
             self._poked.wait(POLL_SECONDS)
             self._poked.clear()
-            for game_id in self.seats.games():
-                if self._stop.is_set():
-                    return
-                try:
-                    while self._play_one(game_id):
-                        pass
-                except Exception as exc:  # one game's trouble must not stop the bots of the others
-                    self.on_error(f"{game_id}: a bot could not move: {exc}")
+            # A move a game a round, round after round while any game had one: a game of bots
+            # alone, played out, would keep every other table's bot waiting for its end.
+            moved = True
+            while moved:
+                moved = False
+                for game_id in self.seats.games():
+                    if self._stop.is_set():
+                        return
+                    try:
+                        moved = self._play_one(game_id) or moved
+                    except Exception as exc:  # one game's trouble must not stop the others' bots
+                        self.on_error(f"{game_id}: a bot could not move: {exc}")
 
     def _play_one(self, game_id: str) -> bool:
         """The next bot move of this game, made; False when no bot has one to make now."""
