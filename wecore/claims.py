@@ -19,16 +19,15 @@ from wecore.events import (
     AtticsDealt,
     EventVoided,
     Exchange,
-    FinalSwap,
     GameStarted,
     GiftBrought,
     GiftListsDealt,
     GiftOpened,
     GiftStolen,
     Note,
-    SwapAfterOpen,
     TieBroken,
 )
+from wecore.kinds import KINDS
 from wecore.scoring import Scoreboard
 from wecore.state import GameState
 from wecore.turns import status_line, turn
@@ -141,10 +140,8 @@ class CardHistory:
                 self.transfers.setdefault(event.card, []).append(
                     Transfer(event.party, event.from_player, event.player)
                 )
-            case SwapAfterOpen():
-                self._exchange(event, f"a swap after an open in party {event.party}")
-            case FinalSwap():
-                self._exchange(event, f"the final swap of party {event.party}")
+            case Exchange():  # every kind of swap: the gifts change hands as its fields say
+                self._exchange(event, KINDS[event.TYPE].called.format(party=event.party))
             case GameStarted() | GiftListsDealt() | GiftBrought() | EventVoided() | TieBroken() | Note():
                 pass
             case _:

@@ -98,6 +98,8 @@ class Kind:
     phase: Phase | None = None  # the phase that move is made in
     option: str | None = None  # the house rule without which it is refused
     style: str = ""  # how the replay page's timeline marks it (a CSS class)
+    # What a card's history (wecore.claims) calls an exchange of this kind; {party} is its party.
+    called: str = ""
     when: str = ""  # for a move shared by several kinds: when this one is made, in words
 
     @property
@@ -157,6 +159,7 @@ _DECLARED = (
         option="keep_or_swap_on_open",
         style="swap",
         when="after each open, its opener (keep_or_swap_on_open)",
+        called="a swap after an open in party {party}",
     ),
     Kind(
         "final_swap",
@@ -166,6 +169,7 @@ _DECLARED = (
         option="starter_final_swap",
         style="swap",
         when="after a party's last open, its starter (starter_final_swap)",
+        called="the final swap of party {party}",
     ),
     Kind("event_voided", (Field("voids", "voids", Shape.INT), Field("reason", "reason", Shape.TEXT))),
     Kind("tie_broken", (Field("winner", "winner", Shape.NAME), Field("reason", "reason", Shape.TEXT))),
@@ -177,6 +181,14 @@ MOVE_KINDS: tuple[Kind, ...] = tuple(kind for kind in _DECLARED if kind.move is 
 # The event a move makes in a phase: (move type, phase) -> kind.
 KIND_OF_MOVE: Mapping[tuple[MoveType, Phase], Kind] = MappingProxyType(
     {(kind.move, kind.phase): kind for kind in MOVE_KINDS if kind.move is not None and kind.phase is not None}
+)
+
+# The moves each phase offers, as declared: legal_moves lists them by their type.
+MOVES_OF_PHASE: Mapping[Phase, tuple[MoveType, ...]] = MappingProxyType(
+    {
+        phase: tuple(kind.move for kind in MOVE_KINDS if kind.phase is phase and kind.move is not None)
+        for phase in Phase
+    }
 )
 
 # The phases in which a player decides to keep the gift held or swap it: every swap's phase.

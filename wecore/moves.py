@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, assert_never
 
 from wecore.cards import sort_key
-from wecore.kinds import KIND_OF_MOVE, EventType, Kind, MoveType, Shape, kinds_of_move
+from wecore.kinds import KIND_OF_MOVE, MOVES_OF_PHASE, EventType, Kind, MoveType, Shape, kinds_of_move
 from wecore.rules import held_gift_refusal, no_steal_reason, swap_refusal
 from wecore.state import GameState, Phase
 
@@ -74,18 +74,19 @@ def legal_moves(state: GameState) -> list[Move]:
     and `Swap(None)` (keep). An unseen face-down gift shows as
     `Open(None, player)`: its card is known only once turned.
     """
-    phase = state.phase
-    match phase:
-        case Phase.BRINGING:
+    offered = MOVES_OF_PHASE[state.phase]  # the moves its kinds declare for this phase
+    if not offered:
+        return []
+    move_type = offered[0]
+    match move_type:
+        case "bring":
             return _brings(state)
-        case Phase.PLAYING:
+        case "open" | "steal":
             return _opens_and_steals(state)
-        case Phase.FINAL_SWAP | Phase.KEEP_OR_SWAP:
+        case "swap":
             return _swaps(state)
-        case Phase.NOT_STARTED | Phase.SETTING_UP | Phase.OVER:
-            return []
         case _:
-            assert_never(phase)
+            assert_never(move_type)
 
 
 def _brings(state: GameState) -> list[Move]:
