@@ -26,11 +26,10 @@ from eventstore.errors import (
     NotALogError,
     StoreError,
     TornTailError,
-    file_kind,
 )
 from eventstore.integrity import LogLine, VerifyResult, iter_log, verify_log, verify_tail_line
 from eventstore.limits import LINE_LIMIT
-from eventstore.logfile import LongLine
+from eventstore.logfile import LongLine, regular_file
 from eventstore.persistence import SealingLog, StoreAfterHead, Summary
 from eventstore.problems import EMPTY, INTEGRITY, Problem, ProblemCode
 
@@ -307,16 +306,15 @@ def repair(path: str | os.PathLike[str]) -> RepairResult:
     """
     path = Path(path)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = regular_file(
+            path,
+            os.O_RDWR,
+            cannot=lambda exc: StoreError(f"{path}: cannot open: {exc.strerror or exc}"),
+            not_regular=lambda kind: NotALogError(f"{path}: not a regular file ({kind}), so not a game log"),
+        )
     except FileNotFoundError:
         raise GameNotFoundError(str(path)) from None
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot open: {exc.strerror or exc}") from None
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotALogError(f"{path}: not a regular file ({file_kind(mode)}), so not a game log")
-        os.set_blocking(fd, True)
         # Writers lock the same file, so none can append while we judge and cut.
         fcntl.flock(fd, fcntl.LOCK_EX)
         with open(os.dup(fd), "rb", buffering=_COPY_BLOCK) as f:

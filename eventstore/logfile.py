@@ -126,19 +126,42 @@ def open_log(path: str | os.PathLike[str], buffering: int = 0) -> BinaryIO:
 
     Unbuffered unless `buffering` says otherwise: the scan reads it in blocks (file_lines),
     which a buffer would only copy once more. A reader by `readline` wants a buffer."""
+    where = os.fspath(path)
+    fd = regular_file(
+        path,
+        os.O_RDONLY,
+        cannot=lambda exc: StoreError(f"{where}: cannot read: {exc.strerror or exc}"),
+        not_regular=lambda kind: StoreError(f"{where}: not a regular file ({kind}), so not a log"),
+    )
     try:
-        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return open(fd, "rb", buffering=buffering)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def regular_file(
+    path: str | os.PathLike[str],
+    flags: int,
+    cannot: Callable[[OSError], Exception],
+    not_regular: Callable[[str], Exception],
+) -> int:
+    """A descriptor of `path` opened with `flags`, once it is known to be a regular file: it is
+    opened without blocking (opening a FIFO for reading would wait for a writer) and checked
+    before a byte is read. FileNotFoundError passes through; any other failure to open raises
+    `cannot(error)`, and anything but a regular file `not_regular(its kind)`."""
+    try:
+        fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise StoreError(f"{os.fspath(path)}: cannot read: {exc.strerror or exc}") from None
+        raise cannot(exc) from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise StoreError(f"{os.fspath(path)}: not a regular file ({file_kind(mode)}), so not a log")
+            raise not_regular(file_kind(mode))
         os.set_blocking(fd, True)
-        return open(fd, "rb", buffering=buffering)
+        return fd
     except BaseException:
         os.close(fd)
         raise
