@@ -69,9 +69,7 @@ def die_with_the_parent(parent: int) -> None:
     threading.Thread(target=watch, name="we-parent-watch", daemon=True).start()
 
 
-def start_worker(
-    parent: int, initializer: Callable[..., None] | None = None, *args: object
-) -> None:
+def start_worker(parent: int, initializer: Callable[..., None] | None = None, *args: object) -> None:
     """die_with_the_parent, Ctrl-C left to the command (a terminal sends it to every process of
     the command: each worker would print its own traceback), then the pool's own initializer."""
     import signal
@@ -211,11 +209,7 @@ def logs_in_directory(directory: Path) -> list[Path]:
     reports it ("not a regular file") instead of passing it over in silence. So is a season
     ledger (whatever its name): its reader says what it is, and skips it in one line."""
     with os.scandir(directory) as entries:
-        names = sorted(
-            e.name
-            for e in entries
-            if e.name.endswith(".jsonl") and not _is_dir(e)
-        )
+        names = sorted(e.name for e in entries if e.name.endswith(".jsonl") and not _is_dir(e))
     return [directory / name for name in names]
 
 

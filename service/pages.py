@@ -157,7 +157,9 @@ document.getElementById("show-hidden").addEventListener("click", () => {
 drawHidden();
 """
 
-_START_SCRIPT = _HIDE_SCRIPT + """
+_START_SCRIPT = (
+    _HIDE_SCRIPT
+    + """
 document.getElementById("start").addEventListener("submit", (event) => {
   event.preventDefault();
   const form = event.target;
@@ -185,6 +187,7 @@ document.getElementById("start").addEventListener("submit", (event) => {
     }));
 });
 """
+)
 
 
 def _bot_levels() -> str:
@@ -283,7 +286,7 @@ def lobby_page(
         )
         parts.append(
             f'<section class="game" data-game="{html.escape(game.game)}"'
-            f'{" data-unfinished" if unfinished else ""}>'
+            f"{' data-unfinished' if unfinished else ''}>"
             f"<h2>{html.escape(title)}</h2>"
             f"<p>{players} · {game.head} events · {html.escape(where)}</p>{hide}"
             f'<p><a href="{table}">Table (for the TV)</a> · <a href="{host}">Host view</a></p>'

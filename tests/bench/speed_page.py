@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any
 
 COLUMNS = (
-    "measurement", "size", "time", "cpu", "throughput", "vs floor", "peak RSS (N/4 -> N)", "target", ""
+    "measurement",
+    "size",
+    "time",
+    "cpu",
+    "throughput",
+    "vs floor",
+    "peak RSS (N/4 -> N)",
+    "target",
+    "",
 )
 
 
@@ -50,8 +58,8 @@ def speed_page(
         f"- load average (1 / 5 / 15 min) before the measurements: {load_text(load_before)}",
         f"- load average (1 / 5 / 15 min) after them: {load_text(load_after)}",
         "",
-        "Figures move with the load: on a shared machine read a difference of 10% as \"about the",
-        "same\". Each figure stands beside the floor (parse, canonicalise and SHA-256 every line of",
+        'Figures move with the load: on a shared machine read a difference of 10% as "about the',
+        'same". Each figure stands beside the floor (parse, canonicalise and SHA-256 every line of',
         "the same archive, in one process) and, for `we import`, beside its peer, the",
         "`eventsourcing` library's SQLite recorder.",
         "",

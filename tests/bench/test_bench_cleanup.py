@@ -87,8 +87,17 @@ def test_write_docs_writes_the_speed_page_with_machine_load_and_date(tmp_path: P
     page = tmp_path / "speed.md"
     done = subprocess.run(
         [
-            sys.executable, str(BENCH), "--audit", "--games", "8", "--jobs", "1",
-            "--out", str(tmp_path / "out"), "--write-docs", str(page),
+            sys.executable,
+            str(BENCH),
+            "--audit",
+            "--games",
+            "8",
+            "--jobs",
+            "1",
+            "--out",
+            str(tmp_path / "out"),
+            "--write-docs",
+            str(page),
         ],
         cwd=ROOT,
         stdin=subprocess.DEVNULL,

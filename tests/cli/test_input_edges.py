@@ -516,9 +516,7 @@ def test_a_worker_that_starts_after_its_command_was_killed_ends_at_once() -> Non
     the suite saw the stdout of `we import` held open so): it must not take the reaper that
     adopted it for its command."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(
-        [sys.executable, "-c", LATE_WORKER], cwd=ROOT, env=env, stdout=subprocess.PIPE
-    )
+    process = subprocess.Popen([sys.executable, "-c", LATE_WORKER], cwd=ROOT, env=env, stdout=subprocess.PIPE)
     assert process.stdout is not None
     assert process.stdout.readline() == b"forked\n"
     process.kill()

@@ -327,6 +327,7 @@ def test_a_game_sealed_beside_its_log_is_final_for_the_table(folder: Path) -> No
         Table.of_file(game).move(Undo())
     assert game.read_bytes() == before
 
+
 def _re_sourced(ledger: Path, files: dict[int, str]) -> None:
     """The ledger with the `source.file` of some lines replaced, its chain re-hashed."""
     from eventstore.envelope import seal

@@ -571,7 +571,11 @@ def test_a_log_name_that_is_not_there_is_said_on_a_pipe_too(tmp_path):
     typo = tmp_path / "mixed-nite.jsonl"
     result = subprocess.run(
         [sys.executable, "-m", "cli.main", "record", str(typo)],
-        cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 2 and f"no such file: {typo}; starting a new game needs" in result.stderr
     assert not typo.exists()
@@ -619,12 +623,17 @@ def test_an_unprefixed_move_typed_at_an_old_prompt_is_not_recorded_for_the_new_p
     from service.table import Open, Table
 
     log = tmp_path / "tonight.jsonl"
-    command = " ".join(
-        [sys.executable, "-m", "cli.main", "record", str(log), *NEW_GAME]
-    ).replace("Ann,Bob,Cat", "'Ann,Bob,Cat'")
+    command = " ".join([sys.executable, "-m", "cli.main", "record", str(log), *NEW_GAME]).replace(
+        "Ann,Bob,Cat", "'Ann,Bob,Cat'"
+    )
     child = pexpect.spawn(
-        "sh", ["-c", f"{command} | cat"], cwd=str(ROOT), env=terminal_env(NO_COLOR="1"),
-        encoding="utf-8", timeout=20, dimensions=(40, 250),
+        "sh",
+        ["-c", f"{command} | cat"],
+        cwd=str(ROOT),
+        env=terminal_env(NO_COLOR="1"),
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(40, 250),
     )
     child.logfile_read = io.StringIO()
     child.expect_exact("party 1 \u00b7 Ann>")

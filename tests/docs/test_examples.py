@@ -67,16 +67,13 @@ def judge(example: Example, ran: Ran, scratch: Path) -> list[str]:
     return wrong
 
 
-@pytest.mark.parametrize(
-    "page_run", EXAMPLES, ids=[example.where for example in EXAMPLES], indirect=True
-)
+@pytest.mark.parametrize("page_run", EXAMPLES, ids=[example.where for example in EXAMPLES], indirect=True)
 def test_example_runs_as_written(page_run: PageRun, request: pytest.FixtureRequest) -> None:
     example: Example = request.node.callspec.params["page_run"]
     if example.not_run is not None:
         pytest.skip(f"{example.where}: {example.not_run}")
     assert example.expects or example.files or example.kind == "console", (
-        f"{example.where}: say what it prints (<!-- expect: TEXT -->) or mark it "
-        "*Not run by the tests: WHY*"
+        f"{example.where}: say what it prints (<!-- expect: TEXT -->) or mark it *Not run by the tests: WHY*"
     )
     ran = page_run.result(example)
     wrong = judge(example, ran, page_run.scratch)
