@@ -772,17 +772,8 @@ def memory_cell(small: ChildRun | None, big: ChildRun) -> tuple[str, bool | None
 
 
 def print_report(report: Report, header: list[str]) -> None:
-    columns = (
-        "measurement",
-        "size",
-        "time",
-        "cpu",
-        "throughput",
-        "vs floor",
-        "peak RSS (N/4 -> N)",
-        "target",
-        "",
-    )
+    from speed_page import COLUMNS as columns  # the terminal's table has the docs page's columns
+
     cells = [
         (
             r.name,
