@@ -206,6 +206,9 @@ if tuple(KINDS) != EVENT_TYPE_NAMES or len(KIND_OF_MOVE) != len(MOVE_KINDS):
     raise ImportError("wecore.kinds: KINDS must declare each EventType once, each move's phase once")
 if {kind.move for kind in MOVE_KINDS} != set(MOVE_TYPE_NAMES):
     raise ImportError("wecore.kinds: every MoveType must be recorded by some kind")
+if any(kind.move == "swap" and "{party}" not in kind.called for kind in MOVE_KINDS):
+    # A card's history (wecore.claims) names every exchange by it: none may go unnamed.
+    raise ImportError("wecore.kinds: every kind of swap must say what it is called, with its {party}")
 
 
 def kinds_of_move(move: MoveType) -> tuple[Kind, ...]:
