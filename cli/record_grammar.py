@@ -135,6 +135,7 @@ def next_up(t: Turn) -> str:
         setting_up=LISTS_AGAIN,
         not_started="",
         swapping=f"{_capital(decision(t))}: `swap PLAYER`, or `keep`.",
+        rolling=f"{_capital(decision(t))}: `roll N` (the face rolled).",
     )
 
 
@@ -156,6 +157,7 @@ def moves_hint(state: GameState, refused: str = "") -> str:
         setting_up=LISTS_AGAIN,
         not_started="",
         swapping=f"{t.to_move} can {can}.",
+        rolling=f"{t.to_move} rolls the die: `roll N` (the face rolled).",
     )
 
 
@@ -170,6 +172,7 @@ def prompt(t: Turn) -> str:
         setting_up="gift lists> ",
         not_started="game over> ",
         swapping=f"party {t.party} \u00b7 {t.to_move} may swap (swap NAME / keep)> ",
+        rolling=f"party {t.party} \u00b7 {t.to_move} rolls (roll N)> ",
     )
 
 
