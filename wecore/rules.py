@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from wecore.kinds import DECIDING, MOVE_KINDS, Kind, kinds_of_move
 from wecore.names import not_a_player
+from wecore.rulesets import HOUSE_RULE_NAMED
 from wecore.state import GameState, Phase
 
 PLAYING, KEEP_OR_SWAP, FINAL_SWAP, BRINGING, OVER, SETTING_UP = (
@@ -217,7 +218,7 @@ def decision_refusal(state: GameState, kind: Kind) -> str | None:
     all (whoever makes it): its house rule is not played, or this is not its phase."""
     ruleset = state.ruleset
     if ruleset is not None and kind.option is not None and not getattr(ruleset, kind.option):
-        return f"there is no {kind.type} in this game: the house rule {kind.option} is not played"
+        return not_played(kind)
     if state.phase is not kind.phase:
         return no_swap_reason(state)
     return None
@@ -228,7 +229,7 @@ def roll_refusal(state: GameState, kind: Kind, player: str, value: int) -> str |
     not over yet (or the game is), `player` is not the party's starter, or no face is `value`."""
     ruleset = state.ruleset
     if ruleset is not None and kind.option is not None and not getattr(ruleset, kind.option):
-        return f"there is no die in this game: the house rule {kind.option} is not played"
+        return not_played(kind)
     if player not in state.seat_of:
         return not_a_player(player, state.players)
     if state.phase is not kind.phase:
@@ -246,6 +247,13 @@ def roll_refusal(state: GameState, kind: Kind, player: str, value: int) -> str |
     return None
 
 
+def not_played(kind: Kind) -> str:
+    """Why a move of `kind` cannot be made in a game without its house rule, in the rule's own
+    words (its declaration's, `wecore.rulesets`), never its key."""
+    told = HOUSE_RULE_NAMED[kind.option].told(True) if kind.option is not None else ""
+    return f"there is no {kind.named} in this game: its house rule is not played ({told})"
+
+
 def no_swap_reason(state: GameState) -> str:
     """Why nobody may keep or swap now, or not in the way asked (another decision is awaited)."""
     if state.phase in DECIDING:
@@ -253,7 +261,8 @@ def no_swap_reason(state: GameState) -> str:
     ruleset = state.ruleset
     options = [kind.option for kind in kinds_of_move("swap") if kind.option is not None]
     if ruleset is not None and not any(getattr(ruleset, option) for option in options):
-        return f"there is no swap in this game: none of {', '.join(options)} is played"
+        told = "; ".join(HOUSE_RULE_NAMED[option].told(True) for option in options)
+        return f"there is no swap in this game: no house rule with one is played ({told})"
     if state.phase is PLAYING:
         if ruleset is not None and ruleset.keep_or_swap_on_open:
             return (

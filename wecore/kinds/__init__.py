@@ -109,6 +109,9 @@ if any(kind.move in ("swap", "roll") and "{party}" not in kind.called for kind i
     raise ImportError(
         "wecore.kinds: every kind that moves gifts must say what it is called, with its {party}"
     )
+if any(kind.option is not None and not kind.named for kind in MOVE_KINDS):
+    # A refusal names a house rule's move in words (wecore.rules), never by its key.
+    raise ImportError("wecore.kinds: a house rule's kind of move must say what it is named")
 if any(kind.option is None or kind.phase is None for kind in CLOSING):
     raise ImportError("wecore.kinds: a step of a party's end is a house rule's, in a phase of its own")
 

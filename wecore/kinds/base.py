@@ -105,6 +105,12 @@ class Kind:
     # What the game waits for in this kind's phase, in words ({party}, {starter}, {mover}):
     # why nobody can do anything else now (wecore.rules.not_now).
     awaited: str = ""
+    # What a move of this kind is, in words ("a final swap"), for a refusal naming it.
+    named: str = ""
+    # How the recorder types a move of a kind it reads generically (a chance move: `roll N`),
+    # and its help line; "" for the printed moves and swaps, whose words the recorder spells out.
+    typed: str = ""
+    typed_help: str = ""
 
     @property
     def keys(self) -> tuple[str, ...]:

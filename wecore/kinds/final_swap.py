@@ -12,6 +12,7 @@ KIND = Kind(
     option="starter_final_swap",
     style="swap",
     when="after a party's last open, its starter (starter_final_swap)",
+    named="final swap",
     awaited="party {party} is waiting for its starter {starter}'s final swap (swap with someone, or keep)",
     called="the final swap of party {party}",
     closes_party=True,

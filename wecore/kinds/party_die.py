@@ -14,9 +14,12 @@ KIND = Kind(
     phase=Phase.ROLLING,
     option="party_die",
     style="roll",
+    named="die",
     awaited="party {party} is waiting for its starter {starter} to roll the die",
     called="the pass on a 6 after party {party}",
     closes_party=True,
+    typed="roll N",
+    typed_help="the starter rolls the die at a party's end: N is the face (party_die)",
     outcomes=(1, 2, 3, 4, 5, 6),
     passes_gifts=lambda holding, value: passed_left(holding) if value == PASSING_FACE else holding,
 )

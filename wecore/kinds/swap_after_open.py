@@ -12,6 +12,7 @@ KIND = Kind(
     option="keep_or_swap_on_open",
     style="swap",
     when="after each open, its opener (keep_or_swap_on_open)",
-    awaited="{mover} has just opened a gift and must first keep it or swap it (keep_or_swap_on_open)",
+    named="swap after an open",
+    awaited="{mover} has just opened a gift and must first keep it or swap it",
     called="a swap after an open in party {party}",
 )
