@@ -103,7 +103,8 @@ def describe(
             return f"{event.player} swaps {own} for {event.takes}, {event.with_player}'s gift: {ending}."
         case DieRolled():
             ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
-            if before.holding == after.holding or after.phase is Phase.ROLLING:
+            kept_now = tuple(cards[-1] if cards else None for cards in after.kept)
+            if after.phase is Phase.ROLLING or kept_now == before.holding:
                 return f"{event.player} rolls a {event.value}: nothing passes; {ending}."
             passed = ", ".join(f"{name} now keeps {cards[-1]}" for name, cards in after.kept_by.items())
             return (
