@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def qr_svg(url: str, title: str) -> str:
     """A QR code as inline SVG (segno, pure Python; nothing fetched)."""
-    svg = segno.make(url, error="m").svg_inline(scale=3, border=2, title=title)
+    svg = segno.make(url, error="m").svg_inline(border=2, omitsize=True, title=title)  # sized by the page
     return str(svg)
 
 
@@ -70,7 +70,7 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin: 0 0 0.4rem; }
   margin: 0.75rem 0; }
 .seats { display: flex; flex-wrap: wrap; gap: 1rem; }
 .seat { text-align: center; font-weight: 600; }
-.seat svg { display: block; width: 9rem; height: auto; }
+.seat svg { display: block; width: 9rem; height: auto; background: #fff; }
 .seat.bot { width: 9rem; align-self: center; }
 .bot-mark { display: block; font-size: 2.5rem; color: #5f5b52; }
 /* A checkbox sits on its words' baseline: its bottom edge is its baseline in a baseline-aligned
