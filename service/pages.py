@@ -72,7 +72,8 @@ _STYLE = """
 }
 body { font: 16px/1.4 system-ui, sans-serif; margin: 0 auto; max-width: 70rem; padding: 0 1rem 2rem;
   color: var(--ink); background: var(--paper); }
-.vh { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+.vh { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
+  white-space: nowrap; }
 bdi { unicode-bidi: isolate; }
 .house-rules { color: var(--muted); }
 h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin: 0 0 0.4rem; }
@@ -288,7 +289,8 @@ def lobby_page(
         bots = bots_of(game.game)
         seats = "".join(
             f'<div class="seat" data-seat="{html.escape(p)}">{qr_svg(url, f"{p}’s seat")}'
-            f'<a href="{html.escape(url)}">{_name(p)}<span class="vh"> in {html.escape(title)}</span></a></div>'
+            f'<a href="{html.escape(url)}">{_name(p)}'
+            f'<span class="vh"> in {html.escape(title)}</span></a></div>'
             for p, url in those["seats"].items()
         ) + "".join(
             # A bot's seat has no code to scan: said, so nobody waits for a player who is a bot.
@@ -334,6 +336,7 @@ def lobby_page(
         ' placeholder="Ben=greedy, Cat=ismcts"></label>'
         f"{_bot_levels()}"
         f"{_house_rule_fields()}"
-        '<button type="submit">Start (gift lists dealt at random)</button><p id="start-error" role="alert"></p></form>'
+        '<button type="submit">Start (gift lists dealt at random)</button>'
+        '<p id="start-error" role="alert"></p></form>'
     )
     return _plain_page("White Elephant: games", "<main>" + "".join(parts) + "</main>", _START_SCRIPT)

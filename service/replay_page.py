@@ -224,7 +224,8 @@ def _subtitle(state: GameState, viewer: str | None, spectator: bool = False) -> 
     if spectator:
         seen = "as the table sees it (public facts only)"
     else:
-        seen = f"seen from {isolated(viewer)}'s seat" if viewer else "everything shown, every attic and face-down gift"
+        everything = "everything shown, every attic and face-down gift"
+        seen = f"seen from {isolated(viewer)}'s seat" if viewer else everything
     return f"{who} \u00b7 dealer {isolated(state.dealer)} \u00b7 {seen}"
 
 

@@ -9,12 +9,12 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import yaml
-from html.parser import HTMLParser
 
 from tests.chromium import launched_chromium
 
@@ -175,7 +175,7 @@ def test_every_link_of_the_readme_leads_to_a_file() -> None:
 class _Loads(HTMLParser):
     """The addresses a page loads by itself (not the links a reader may follow)."""
 
-    LOADING = {
+    LOADING: ClassVar[dict[str, str]] = {
         "script": "src",
         "img": "src",
         "iframe": "src",
