@@ -282,3 +282,21 @@ def test_the_lobby_names_each_games_links_and_says_its_house_rules(server: Serve
     assert section.get_by_role("link", name="Host view of Capped steals").count() == 1
     assert lobby.locator("#start-error").get_attribute("role") == "alert"
     lobby.close()
+
+
+def test_a_refused_page_says_ask_the_host_once(server: Server) -> None:
+    """A garbled link (401), a seat's link where the host's is needed (403), a game that is not
+    there (404): each page says once what to do."""
+    import httpx
+
+    game = new_game(server, title="Asked once")
+    seat = key_of(game["links"]["seats"]["Ann"])
+    pages = {
+        401: f"/t/{game['id']}?k=garbled",
+        403: f"/?k={seat}",
+        404: f"/t/no-such-game?k={server.host_key}",
+    }
+    for status, path in pages.items():
+        answer = httpx.get(server.url + path, timeout=10)
+        assert answer.status_code == status, (path, answer.status_code)
+        assert answer.text.count("Ask the host") == 1, answer.text
