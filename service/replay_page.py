@@ -226,7 +226,7 @@ def _subtitle(state: GameState, viewer: str | None, spectator: bool = False) -> 
     else:
         everything = "everything shown, every attic and face-down gift"
         seen = f"seen from {isolated(viewer)}'s seat" if viewer else everything
-    return f"{who} \u00b7 dealer {isolated(state.dealer)} \u00b7 {seen}"
+    return f"{who} \u00b7 dealer {isolated(str(state.dealer))} \u00b7 {seen}"
 
 
 def _noscript(state: GameState, fingerprint: str | None, label: str, cut: str | None) -> str:
