@@ -138,3 +138,8 @@ def on_page_content(content: str, page: Any, config: Any, files: Any) -> str:
 def on_post_page(output: str, page: Any, config: Any) -> str:
     # The theme's search dialog has no name; a screen reader then announces an unnamed dialog.
     return output.replace(_SEARCH_DIALOG, _SEARCH_DIALOG[:-1] + ' aria-label="Search the docs">')
+
+
+def on_post_template(output_content: str, template_name: str, config: Any) -> str:
+    # The static pages (404.html) carry the same dialog.
+    return on_post_page(output_content, None, config)

@@ -249,3 +249,17 @@ def test_axe_finds_no_wcag_a_or_aa_violation_on_docs_pages(served: str, browser:
         if set(v.get("tags", ())) & set(wcag)
     ]
     assert failed == [], page
+
+
+def test_every_dialog_and_wide_table_of_the_site_is_named(site: Path) -> None:
+    """The theme's search dialog has a name, and every table sits in a named region a keyboard
+    can focus and scroll (docs_hooks.py)."""
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        for dialog in re.findall(r"<[^>]*role=\"dialog\"[^>]*>", text):
+            assert "aria-label=" in dialog, (page, dialog)
+        tables = text.count("<table")
+        regions = len(
+            re.findall(r'<div class="table-scroll" role="region" tabindex="0" aria-label="[^"]+">', text)
+        )
+        assert regions == tables, (page, tables, regions)
