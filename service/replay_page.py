@@ -95,8 +95,8 @@ def render_html(
     values = {
         "LANG": "en",
         "TITLE": html.escape(title),
-        "HEADING": html.escape(title),
-        "SUBTITLE": html.escape(_subtitle(final, seat, spectator)),
+        "HEADING": f"<bdi>{html.escape(title)}</bdi>",
+        "SUBTITLE": _subtitle(final, seat, spectator),
         "CSP": _CSP_SLOT,  # filled in last, from the page it protects
         "MODE": "live" if live is not None else "file",
         "LIVE_BEGIN": "",
@@ -222,13 +222,21 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
+def isolated(name: str) -> str:
+    """A player's name as HTML, escaped and isolated in a <bdi>: a bidi control in a name (a
+    hostile log's "\u202e") cannot reorder the words around it."""
+    return f"<bdi>{html.escape(name)}</bdi>"
+
+
 def _subtitle(state: GameState, viewer: str | None, spectator: bool = False) -> str:
-    who = ", ".join(state.players)
+    """The line under the title, as HTML (each name isolated)."""
+    who = ", ".join(isolated(p) for p in state.players)
     if spectator:
         seen = "as the table sees it (public facts only)"
     else:
-        seen = f"seen from {viewer}'s seat" if viewer else "everything shown, every attic and face-down gift"
-    return f"{who} \u00b7 dealer {state.dealer} \u00b7 {seen}"
+        everything = "everything shown, every attic and face-down gift"
+        seen = f"seen from {isolated(viewer)}'s seat" if viewer else everything
+    return f"{who} \u00b7 dealer {isolated(str(state.dealer))} \u00b7 {seen}"
 
 
 def _noscript(state: GameState, fingerprint: str | None, label: str, cut: str | None) -> str:
@@ -241,11 +249,10 @@ def _noscript(state: GameState, fingerprint: str | None, label: str, cut: str | 
             ", ".join(f"{c.value} ({PERSON_OF[c]}) {card or 'none'}" for c, card in entry.counted.items())
         )
         mark = " \u2014 winner" if board.complete and entry.player in board.winners else ""
-        name = html.escape(entry.player)
-        rows.append(f"<li><strong>{name}</strong>: {entry.total}{mark} ({parts})</li>")
+        rows.append(f"<li><strong>{isolated(entry.player)}</strong>: {entry.total}{mark} ({parts})</li>")
     tie = ""
     if board.tie_broken_by:
-        winner, reason = html.escape(board.tie_broken_by), html.escape(board.tie_reason or "")
+        winner, reason = isolated(board.tie_broken_by), html.escape(board.tie_reason or "")
         tie = f"<p>Tie broken: {winner} ({reason}).</p>"
     fp = f"<p>{html.escape(label)}: <code>{html.escape(fingerprint)}</code></p>" if fingerprint else ""
     note = f"<p><strong>{html.escape(cut)}</strong></p>" if cut else ""

@@ -47,9 +47,10 @@ def _links(server: Server) -> dict[str, dict[str, str]]:
     links: dict[str, dict[str, str]] = {}
     for section in re.findall(r'<section class="game" data-game="([^"]+)">(.*?)</section>', page, re.S):
         game, body = section
+        # A link's words, without the game's name said only to a screen reader, nor the <bdi>.
         found = {
-            html.unescape(name): html.unescape(url)
-            for url, name in re.findall(r'<a href="([^"]+)">([^<]+)</a>', body)
+            html.unescape(re.sub(r'<span class="vh">.*?</span>|<[^>]+>', "", words)): html.unescape(url)
+            for url, words in re.findall(r'<a href="([^"]+)">(.*?)</a>', body)
         }
         links[game] = found
     return links
