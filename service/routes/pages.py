@@ -3,7 +3,9 @@ table for a key."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from service.routes.answers import PAGE_HEADERS, key_text, responses
@@ -11,14 +13,17 @@ from service.routes.served import ServedDep
 
 router = APIRouter()
 
+# Which page of the unfinished games (service.pages.LOBBY_PAGE a page); past the last: the last.
+LobbyPage = Annotated[int, Query(ge=1, le=1_000_000, description="The page of unfinished games, from 1")]
 
-@router.get("/", response_class=HTMLResponse, responses=responses(401, 403, page=True))
-def lobby(request: Request, served: ServedDep) -> HTMLResponse:
+
+@router.get("/", response_class=HTMLResponse, responses=responses(401, 403, 422, page=True))
+def lobby(request: Request, served: ServedDep, page: LobbyPage = 1) -> HTMLResponse:
     served.host_only(request, "open the lobby")
     from service.pages import lobby_page
 
-    page = lobby_page(served.folder, served.links, served.host_key, served.bot_seats.of)
-    return HTMLResponse(page, headers=PAGE_HEADERS)
+    shown = lobby_page(served.folder, served.links, served.host_key, served.bot_seats.of, page)
+    return HTMLResponse(shown, headers=PAGE_HEADERS)
 
 
 @router.get("/t/{game_id}", response_class=HTMLResponse, responses=responses(401, 403, 404, 422, page=True))
