@@ -166,7 +166,8 @@ def test_tables_print_every_games_whole_report_and_one_game_always_does(tmp_path
     for path in (ONE, FOUR):
         shutil.copy(path, tmp_path / path.name)
     alone = we("audit", tmp_path / FOUR.name).stdout
-    assert "Final scores" in alone and alone.splitlines()[1] == "  fingerprint 533f2d2596f7, 87 lines, complete"
+    assert "Final scores" in alone
+    assert alone.splitlines()[1] == "  fingerprint 533f2d2596f7, 87 lines, complete"
     whole = we("audit", "--tables", tmp_path).stdout
     assert whole.count("Final scores") == 2
     assert alone in whole  # each game's report as it prints alone, then the summary
