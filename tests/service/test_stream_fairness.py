@@ -203,8 +203,11 @@ def test_900_streams_on_one_key_leave_the_other_phone_and_the_health_check_in(
         )
     finally:
         log = served.stopped_log()
+    print(f"{held_key}: slowest probe {max(taken):.2f} s, guest answers {dict(guest.statuses)}")
     assert len(taken) == 2 * PROBES and max(taken) < PROBE_TIMEOUT
-    assert guest.ended > 0  # the oldest of the key's streams gave way to the newer ones
+    assert (
+        guest.statuses[b"200"] >= 900 and guest.ended > 0
+    )  # the oldest of the key's streams gave way to the newer ones
     assert "Traceback" not in log, log[-3000:]
 
 
@@ -263,6 +266,12 @@ def test_700_slow_reading_streams_of_a_long_game_are_bounded_and_given_back(
         while after["live_streams"] and time.monotonic() < deadline:
             after = _traced(url)  # each ask is itself the wait: the server is closing what was cut
         assert after["live_streams"] == 0, after
+        mb = 2**20
+        print(
+            f"slowest /healthz {max(taken):.2f} s; RSS {rss_before / mb:.0f} MB,"
+            f" peak +{(peak - rss_before) / mb:.1f} MB; traced {before['traced_bytes'] / mb:.1f} MB"
+            f" before, {after['traced_bytes'] / mb:.1f} MB after; guest answers {dict(guest.statuses)}"
+        )
         assert abs(after["traced_bytes"] - before["traced_bytes"]) < 5 * 1024 * 1024, (before, after)
     finally:
         log = served.stopped_log()
