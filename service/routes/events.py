@@ -87,24 +87,27 @@ async def _follow(
 ) -> AsyncIterator[bytes]:
     """Server-Sent Events, framed here (one `id:` per seq). Starlette ends this generator
     when the client goes away; a shutdown sets `stopping` and then wakes every stream, and a
-    newer stream of the same key sets `live.gave_way` and wakes it. Events already waiting go out together."""
+    newer stream of the same key sets `live.gave_way` and wakes it (it then frames nothing more:
+    a burst of newer streams leaves the older ones nothing to hold). Events already waiting go
+    out together."""
     stopping = served.stopping
     sub = game.subscribe()
     live.wake = sub.changed.set
     try:
         while not stopping.is_set():
-            if live.gave_way:
-                yield GAVE_WAY
-                return
             sub.changed.clear()
             head = game.head
-            while last < head:
+            while last < head and not live.gave_way:  # one that gave way sends no more
                 if head - last > 8:  # a catch-up: framed off the event loop
                     framing = partial(_frames, game, role, last, head)
                     chunk, last = await to_thread.run_sync(framing, limiter=_CATCHING_UP)
                 else:
                     chunk, last = _frames(game, role, last, head)
-                yield chunk
+                if not live.gave_way:
+                    yield chunk
+            if live.gave_way:
+                yield GAVE_WAY
+                return
             if stopping.is_set():
                 return
             try:
