@@ -17,11 +17,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from served import ROOT, key_of, new_game
+from served import ROOT, key_of, new_game, sse_messages, start_server
 from test_slow_clients import Limited, start_limited
 
 from service.keys import SEAT, TABLE, Role, derive
-from service.streams import LiveStreams, StreamLimits, TooManyStreams
+from service.streams import STREAMS_PER_KEY, LiveStreams, StreamLimits, TooManyStreams
 
 GUEST = "127.0.0.2"
 PHONE = "127.0.0.3"
@@ -299,3 +299,40 @@ def test_a_key_holds_a_few_streams_the_oldest_giving_way_and_an_address_a_few_do
         assert len(streams) == 4
 
     asyncio.run(scenario())
+
+
+def test_a_fifth_tab_of_a_seat_takes_the_oldest_ones_place_and_a_full_address_is_refused(
+    tmp_path: Path,
+) -> None:
+    server = start_server(tmp_path, "--streams-per-address", "5")
+    game = new_game(server, title="Tabs")
+    path = f"/api/v1/games/{game['id']}/stream"
+    ann, ben = key_of(game["links"]["seats"]["Ann"]), key_of(game["links"]["seats"]["Ben"])
+    table = key_of(game["links"]["table"])
+    try:
+        with contextlib.ExitStack() as held:
+
+            def opened(key: str) -> tuple[httpx.Response, Iterator[str]]:
+                client = held.enter_context(server.client(key, timeout=10))
+                answer = held.enter_context(client.stream("GET", path))
+                return answer, answer.iter_lines()
+
+            tabs = [opened(ann) for _ in range(STREAMS_PER_KEY)]
+            for answer, lines in tabs:
+                assert answer.status_code == 200
+                assert next(m for m in sse_messages(lines))["event"] == "envelope"
+            newest, _ = opened(ann)  # one more tab of Ann's: the oldest gives way
+            assert newest.status_code == 200
+            oldest = tabs[0][1]
+            said = [m["event"] for m in sse_messages(oldest) if m["event"] != "envelope"]
+            assert said == ["gave-way"]  # and then the stream ended
+            full, _ = opened(table)  # the address holds 5 now: Ann's 4 and the table's
+            assert full.status_code == 200
+            refused, _ = opened(ben)
+            assert refused.status_code == 429
+            refused.read()
+            assert "--streams-per-address" in refused.json()["error"]
+            host, _ = opened(server.host_key)  # the host always gets in
+            assert host.status_code == 200
+    finally:
+        assert server.stop() == 0
