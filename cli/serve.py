@@ -69,6 +69,13 @@ def _shortened(text: str, keep: int = 80) -> str:
     "Requests for any other name are refused (421).",
 )
 @click.option(
+    "--streams-per-key",
+    type=click.IntRange(1, 100_000),
+    default=4,
+    show_default=True,
+    help="Live streams one seat's or the table's key may hold; a newer one makes the oldest give way.",
+)
+@click.option(
     "--streams-per-address",
     type=click.IntRange(1, 100_000),
     default=32,
@@ -91,6 +98,7 @@ def serve(
     port: int,
     lan: bool,
     names: tuple[str, ...],
+    streams_per_key: int,
     streams_per_address: int,
     max_games: int,
 ) -> None:
@@ -165,6 +173,7 @@ def serve(
         host_key,
         library=library,
         names=own_names,
+        streams_per_key=streams_per_key,
         streams_per_address=streams_per_address,
         max_games=max_games,
     )
