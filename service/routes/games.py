@@ -79,7 +79,7 @@ def _start_within_the_cap(served: Served, title: str | None, events: list[Any]) 
         if held >= served.max_games:
             raise ApiError(
                 409,
-                f"{served.folder.where} holds {held:,} games, the most this server starts"
+                f"the folder holds {held:,} games, the most this server starts"
                 f" (`we serve --max-games {served.max_games:,}`); nothing was started",
             )
         return served.folder.start_new(title, events)
