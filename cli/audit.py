@@ -107,8 +107,8 @@ class Report(str):
     """What a task hands back for the text report: the game's report, rendered."""
 
 
-def _audit_task(task: tuple[GameSource, tuple[Claim, ...], ShownAs]) -> Outcome:
-    source, claims, shown_as = task
+def _audit_task(task: tuple[GameSource, tuple[Claim, ...], ShownAs, bool]) -> Outcome:
+    source, claims, shown_as, tables = task
     try:
         result = audit_one(source, claims)
     except SeasonLedgerError as exc:
@@ -125,18 +125,24 @@ def _audit_task(task: tuple[GameSource, tuple[Claim, ...], ShownAs]) -> Outcome:
         return result.ok, result.clean, result
     from cli.render import rendered_like_stdout  # rich, only for the text report
 
-    return result.ok, result.clean, Report(rendered_like_stdout(shown_as, lambda: print_text(result)))  # type: ignore[arg-type]
+    printed = rendered_like_stdout(shown_as, lambda: print_text(result, tables))  # type: ignore[arg-type]
+    return result.ok, result.clean, Report(printed)
 
 
 def run_audits(
-    sources: Sequence[GameSource], claims: Sequence[Claim], jobs: int, as_json: bool = False
+    sources: Sequence[GameSource],
+    claims: Sequence[Claim],
+    jobs: int,
+    as_json: bool = False,
+    tables: bool = True,
 ) -> Iterator[Outcome]:
     """Outcomes in argument order; with jobs > 1 the games are checked by a process pool, whose
-    workers hand back reports rendered (text or JSON) rather than results."""
+    workers hand back reports rendered (text or JSON, each game's with its score table or as
+    its one line: `tables`) rather than results."""
     workers = worker_count(jobs, len(sources))
     if workers <= 1:
         for source in sources:
-            yield _audit_task((source, tuple(claims), "json" if as_json else "result"))
+            yield _audit_task((source, tuple(claims), "json" if as_json else "result", tables))
         return
     if as_json:
         shown_as: ShownAs = "json"
@@ -144,7 +150,7 @@ def run_audits(
         from cli.render import stdout_shape
 
         shown_as = stdout_shape()
-    tasks = [(source, tuple(claims), shown_as) for source in sources]
+    tasks = [(source, tuple(claims), shown_as, tables) for source in sources]
     from cli.batch import worker_pool
 
     chunk = max(1, min(64, len(sources) // (workers * 4)))
@@ -155,37 +161,24 @@ def run_audits(
 # --- printing -----------------------------------------------------------------------
 
 
-def print_text(result: AuditResult) -> None:
-    from rich.text import Text
+def print_text(result: AuditResult, tables: bool = True) -> None:
+    """A game's report: with `tables`, as a single game's audit prints it (verdict, details,
+    every problem, the score table, the winners, the claims); without, one line for the game
+    (what a person reads down a folder's audit), then only what needs them: warnings, the first
+    problem, the claims."""
+    if not tables:
+        print_line(result)
+        return
 
     from cli.render import console, print_table
     from wecore.narrate import winners_line
 
     out = console()
-    head = Text()
-    head.append("OK" if result.ok else "FAILED", style="bold green" if result.ok else "bold red")
-    head.append(f"  {result.source}")
-    if result.game is not None and result.game != result.source:
-        head.append(f"  (game {clipped(result.game)})")
-    out.print(head)
-    lines = f"{result.events} line{'s' if result.events != 1 else ''}"
-    details = f"  fingerprint {result.fingerprint_text}, {lines}"
-    if result.ok:
-        details += ", complete" if result.complete else f", not over: {result.status}"
-    else:
-        count = len(result.problems) + result.problems_omitted
-        details += f", {count:,} problem{'s' if count != 1 else ''}"
-    out.print(details)
-    for warning in result.warnings:
-        line = Text("  ")
-        line.append("warning", style="bold yellow")
-        line.append(f": {one_line(warning)}")
-        out.print(line)
+    out.print(_verdict(result))
+    out.print("  " + _details(result))
+    _print_warnings(result)
     for problem in result.problems:
-        line = Text(f"  line {problem.line}: ")
-        line.append(problem.kind, style="bold red")
-        line.append(f": {problem.message}")
-        out.print(line)
+        out.print(_problem_line(problem))
     if result.problems_omitted:
         listed = len(result.problems)
         out.print(f"  and {result.problems_omitted:,} more (only the first {listed} are listed)")
@@ -200,13 +193,83 @@ def print_text(result: AuditResult) -> None:
         print_table(scores_table(board, title))
         if result.ok:
             out.print(one_line(winners_line(board)))
+    _print_claims(result)
+
+
+def print_line(result: AuditResult) -> None:
+    """One game of many: its verdict, file, fingerprint, lines and outcome on one line."""
+    from cli.render import console
+    from wecore.narrate import winners_line
+
+    line = _verdict(result)
+    line.append(f"  {_details(result)}")
+    board = result.board
+    if result.ok and result.complete and board is not None and board.players:
+        line.append(f"; {one_line(winners_line(board))}")
+    out = console()
+    out.print(line)
+    _print_warnings(result)
+    if result.problems:
+        out.print(_problem_line(result.problems[0]))
+        more = len(result.problems) - 1 + result.problems_omitted
+        if more:
+            out.print(f"  and {more:,} more: `we audit {one_line(result.source)}` lists them")
+    _print_claims(result)
+
+
+def _verdict(result: AuditResult) -> Any:
+    from rich.text import Text
+
+    head = Text()
+    head.append("OK" if result.ok else "FAILED", style="bold green" if result.ok else "bold red")
+    head.append(f"  {result.source}")
+    if result.game is not None and result.game != result.source:
+        head.append(f"  (game {clipped(result.game)})")
+    return head
+
+
+def _details(result: AuditResult) -> str:
+    lines = f"{result.events} line{'s' if result.events != 1 else ''}"
+    details = f"fingerprint {result.fingerprint_text}, {lines}"
+    if result.ok:
+        return details + (", complete" if result.complete else f", not over: {result.status}")
+    count = len(result.problems) + result.problems_omitted
+    return details + f", {count:,} problem{'s' if count != 1 else ''}"
+
+
+def _problem_line(problem: Any) -> Any:
+    from rich.text import Text
+
+    line = Text(f"  line {problem.line}: ")
+    line.append(problem.kind, style="bold red")
+    line.append(f": {problem.message}")
+    return line
+
+
+def _print_warnings(result: AuditResult) -> None:
+    from rich.text import Text
+
+    from cli.render import console
+
+    for warning in result.warnings:
+        line = Text("  ")
+        line.append("warning", style="bold yellow")
+        line.append(f": {one_line(warning)}")
+        console().print(line)
+
+
+def _print_claims(result: AuditResult) -> None:
+    from rich.text import Text
+
+    from cli.render import console
+
     for claim in result.claims:
         verdict = Text("  claim ")
         verdict.append(f"{one_line(claim.player)}={claim.claimed} ")
         verdict.append("holds" if claim.holds else "fails", style="bold green" if claim.holds else "bold red")
         verdict.append(": ")
         verdict.append_text(_story(claim.explanation))
-        out.print(verdict)
+        console().print(verdict)
 
 
 def scores_table(board: Scoreboard, title: str) -> Any:
@@ -278,13 +341,24 @@ def _json_line(result: AuditResult) -> bytes:
     help="Check a claimed final score (repeatable); a failed claim is explained card by card.",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game, one per line.")
+@click.option(
+    "--tables",
+    is_flag=True,
+    help="Print each game's score table, as for a single game, when auditing many "
+    "(by default many games print one line each).",
+)
 @jobs_option(
     "Check games at once in this many worker processes; the output, in argument order, is the "
     "same with any count, and with workers as wide as the terminal was when the audit began"
 )
 @db_option
 def audit(
-    games: tuple[str, ...], claims: tuple[str, ...], as_json: bool, jobs: int, db_path: Path | None
+    games: tuple[str, ...],
+    claims: tuple[str, ...],
+    as_json: bool,
+    tables: bool,
+    jobs: int,
+    db_path: Path | None,
 ) -> None:
     """Prove each GAME untampered, check every event against the rules, explain every score.
 
@@ -295,6 +369,10 @@ def audit(
     100 problems of a game are listed; the rest are counted.
 
     A game can be OK and not over yet (still being played): its standings so far are shown.
+
+    Many games print one line each (OK or FAILED, the file, the fingerprint, the lines, the
+    outcome), then its warnings, its first problem and the claims, and a summary at the end;
+    --tables prints each game's whole report, score table included, as one game alone does.
 
     --claim PLAYER=SCORE is checked against every game audited; a claim on a game that is
     invalid, unfinished, or has no such player does not hold.
@@ -317,7 +395,8 @@ def audit(
     audited = failed = skipped = 0
     write = _binary_writer() if as_json else None
     with collector_settled_for_a_batch():
-        for ok, clean_game, shown in run_audits(sources, parsed, jobs, as_json):
+        whole = tables or len(sources) == 1
+        for ok, clean_game, shown in run_audits(sources, parsed, jobs, as_json, whole):
             audited += 1
             if not ok:
                 failed += 1
@@ -339,7 +418,7 @@ def audit(
             elif isinstance(shown, Report):
                 sys.stdout.write(shown)
             else:
-                print_text(shown)
+                print_text(shown, whole)
     if write is None and audited > 1:
         from cli.render import console
 

@@ -481,6 +481,11 @@ class Folder:
         with self.lock:
             return sorted(self.by_id.values(), key=lambda g: g.label)
 
+    def count(self) -> int:
+        """How many logs the folder holds (served or not): what `we serve --max-games` caps."""
+        with self.lock:
+            return len(self.by_path)
+
     def add(self, path: Path) -> LiveGame:
         with self.lock:
             game = self.by_path.get(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,13 @@ if TYPE_CHECKING:
     from service.library_games import StoredGames
 
 
+# Unfinished games shown with their seats' codes, a page at a time: a folder of a thousand games
+# is a thousand sections, and drawing every seat's QR code took most of a minute.
+LOBBY_PAGE = 12
+
+
+# The codes of a few pages of seats (7 a game at most), drawn once: reloading the lobby is cheap.
+@functools.lru_cache(maxsize=4 * LOBBY_PAGE * 7)
 def qr_svg(url: str, title: str) -> str:
     """A QR code as inline SVG (segno, pure Python; nothing fetched)."""
     svg = segno.make(url, error="m").svg_inline(border=2, omitsize=True, title=title)  # sized by the page
@@ -244,6 +252,88 @@ def _house_rules_line(state: Any) -> str:
     return f'<p class="house-rules">House rules: {html.escape(told)}</p>' if told else ""
 
 
+def _game_section(
+    game: LiveGame,
+    links: Callable[[str, tuple[str, ...]], dict[str, Any]],
+    host_key: str,
+    bots_of: Callable[[str], dict[str, str]],
+    codes: bool,
+) -> str:
+    """One game of the lobby: its title, players, where it is, its links, and each seat's code to
+    scan (`codes`) or only its link."""
+    assert game.game is not None
+    state = game.state
+    title = state.title or game.game
+    where = (
+        "the game is over"
+        if state.is_over
+        else (f"{state.player_to_move} to move" if state.player_to_move else "waiting for gifts")
+    )
+    if game.stopped:
+        where = "damaged: " + game.stopped
+    those = links(game.game, state.players)
+    bots = bots_of(game.game)
+    if codes:
+        seats = "".join(
+            f'<div class="seat" data-seat="{html.escape(p)}">{qr_svg(url, f"{p}’s seat")}'
+            f'<a href="{html.escape(url)}">{_name(p)}'
+            f'<span class="vh"> in {html.escape(title)}</span></a></div>'
+            for p, url in those["seats"].items()
+        )
+    else:
+        seats = " · ".join(
+            f'<a href="{html.escape(url)}">{_name(p)}<span class="vh"> in {html.escape(title)}</span></a>'
+            for p, url in those["seats"].items()
+        )
+    # A bot's seat has no code to scan: said, so nobody waits for a player who is a bot.
+    seats += "".join(
+        f'<div class="seat bot" data-bot="{html.escape(p)}"><span class="bot-mark">bot</span>'
+        f"{_name(p)}<br><small>plays {html.escape(bot)}</small></div>"
+        for p, bot in bots.items()
+    )
+    players = ", ".join(_name(p) + (" (bot)" if p in bots else "") for p in state.players)
+    rules = _house_rules_line(state)
+    table = html.escape(those["table"])
+    host = html.escape(f"/t/{game.game}?k={host_key}")
+    unfinished = not state.is_over
+    hide = (
+        f'<button type="button" class="hide" data-hide="{html.escape(game.game)}">'
+        "Hide this unfinished game</button>"
+        if unfinished
+        else ""
+    )
+    scan = "Each player scans their own code:" if codes else "Seats:"
+    return (
+        f'<section class="game" data-game="{html.escape(game.game)}"'
+        f"{' data-unfinished' if unfinished else ''}>"
+        f"<h2><bdi>{html.escape(title)}</bdi></h2>"
+        f"<p>{players} · {game.head} events · {where}</p>{rules}{hide}"
+        # Each link names its game, for a screen reader listing the page's links.
+        f'<p><a href="{table}">Table (for the TV)<span class="vh"> of {html.escape(title)}</span></a> · '
+        f'<a href="{host}">Host view<span class="vh"> of {html.escape(title)}</span></a></p>'
+        f'<p>{scan}</p><div class="seats">{seats}</div></section>'
+    )
+
+
+def _pager(page: int, pages: int, count: int, host_key: str) -> str:
+    """Which page of the unfinished games this is, with links to the others (none on one page)."""
+    if pages <= 1:
+        return ""
+
+    def link(number: int, words: str) -> str:
+        return f'<a href="/?k={html.escape(host_key)}&amp;page={number}">{words}</a>'
+
+    steps = []
+    if page > 1:
+        steps.append(link(page - 1, "earlier games"))
+    if page < pages:
+        steps.append(link(page + 1, "later games"))
+    return (
+        f'<p class="pages">{counted(count, "unfinished game")}, {LOBBY_PAGE} a page: page {page} of {pages}'
+        f" · {' · '.join(steps)}</p>"
+    )
+
+
 def _season_line(folder: Any) -> str:
     """The folder's season: how many games are sealed, and the fingerprint a club notes down."""
     from service.season import SEASON_FILE, folder_season
@@ -265,59 +355,35 @@ def lobby_page(
     links: Callable[[str, tuple[str, ...]], dict[str, Any]],
     host_key: str,
     bots_of: Callable[[str], dict[str, str]] = lambda game: {},
+    page: int = 1,
 ) -> str:
+    """The host's lobby: the unfinished games, LOBBY_PAGE a page (`page`, from 1), each with its
+    seats' codes; then every finished game, folded, with its links and no codes."""
     parts = [
         "<h1>White Elephant: the games</h1>",
         _season_line(folder),
         '<p id="hidden-games" hidden><span id="hidden-count"></span> (in this browser only) '
         '<button type="button" id="show-hidden">Show them</button></p>',
     ]
+    unfinished: list[LiveGame] = []
+    finished: list[LiveGame] = []
     for game in folder.games():
         folder.refresh(game)
-        if game.game is None:
-            continue
-        state = game.state
-        title = state.title or game.game
-        where = (
-            "the game is over"
-            if state.is_over
-            else (f"{_name(state.player_to_move)} to move" if state.player_to_move else "waiting for gifts")
-        )
-        if game.stopped:
-            where = "damaged: " + html.escape(game.stopped)
-        those = links(game.game, state.players)
-        bots = bots_of(game.game)
-        seats = "".join(
-            f'<div class="seat" data-seat="{html.escape(p)}">{qr_svg(url, f"{p}’s seat")}'
-            f'<a href="{html.escape(url)}">{_name(p)}'
-            f'<span class="vh"> in {html.escape(title)}</span></a></div>'
-            for p, url in those["seats"].items()
-        ) + "".join(
-            # A bot's seat has no code to scan: said, so nobody waits for a player who is a bot.
-            f'<div class="seat bot" data-bot="{html.escape(p)}"><span class="bot-mark">bot</span>'
-            f"{_name(p)}<br><small>plays {html.escape(bot)}</small></div>"
-            for p, bot in bots.items()
-        )
-        players = ", ".join(_name(p) + (" (bot)" if p in bots else "") for p in state.players)
-        rules = _house_rules_line(state)
-        table = html.escape(those["table"])
-        host = html.escape(f"/t/{game.game}?k={host_key}")
-        unfinished = not state.is_over
-        hide = (
-            f'<button type="button" class="hide" data-hide="{html.escape(game.game)}">'
-            "Hide this unfinished game</button>"
-            if unfinished
-            else ""
-        )
+        if game.game is not None:
+            (finished if game.state.is_over else unfinished).append(game)
+    pages = max(1, -(-len(unfinished) // LOBBY_PAGE))
+    page = min(max(page, 1), pages)
+    pager = _pager(page, pages, len(unfinished), host_key)
+    parts.append(pager)
+    for game in unfinished[(page - 1) * LOBBY_PAGE : page * LOBBY_PAGE]:
+        parts.append(_game_section(game, links, host_key, bots_of, codes=True))
+    if pages > 1:
+        parts.append(pager)
+    if finished:
         parts.append(
-            f'<section class="game" data-game="{html.escape(game.game)}"'
-            f"{' data-unfinished' if unfinished else ''}>"
-            f"<h2><bdi>{html.escape(title)}</bdi></h2>"
-            f"<p>{players} · {game.head} events · {where}</p>{rules}{hide}"
-            # Each link names its game, for a screen reader listing the page's links.
-            f'<p><a href="{table}">Table (for the TV)<span class="vh"> of {html.escape(title)}</span></a> · '
-            f'<a href="{host}">Host view<span class="vh"> of {html.escape(title)}</span></a></p>'
-            f'<p>Each player scans their own code:</p><div class="seats">{seats}</div></section>'
+            f'<details id="finished-games"><summary>{counted(len(finished), "finished game")}</summary>'
+            + "".join(_game_section(game, links, host_key, bots_of, codes=False) for game in finished)
+            + "</details>"
         )
     for game, why in folder.unserved():  # a second file with a served game's id: named, no links
         parts.append(
