@@ -991,7 +991,7 @@ def schema_cases() -> list[Case]:
                 e,
                 1,
                 SCHEMA,
-                why + "house rule of the wrong JSON type (a positive integer given 0 or less too) / unknown payload field",
+                why + "house rule of the wrong JSON type (or a positive int <= 0) / unknown payload field",
             )
         )
     return cases
