@@ -78,9 +78,18 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
 def _locator(ledger: Path, db_path: LibraryRef | None) -> Callable[[SealedGame], GameSource | str]:
     from service.season import locate_file
 
+    def in_library(sealed: SealedGame) -> GameSource | None:
+        """The sealed game in the library (by its id: a file renamed or moved there)."""
+        db = library_path(db_path)
+        if not library_exists(db) or not open_library(db).has_game(sealed.game):
+            return None
+        return GameSource(
+            label=f"{sealed.game} (library {library_name(db)})", db_path=db, game_id=sealed.game
+        )
+
     def locate(sealed: SealedGame) -> GameSource | str:
         if "file" in sealed.source:
-            return locate_file(sealed, ledger)
+            return locate_file(sealed, ledger, elsewhere=in_library if db_path is not None else None)
         game_id = sealed.source["library"]
         db = library_path(db_path)
         if not library_exists(db) or not open_library(db).has_game(game_id):
@@ -121,7 +130,8 @@ def _noted_fingerprint(value: str | None) -> str | None:
 @db_option
 def verify(ledger: Path, expected: str | None, as_json: bool, db_path: LibraryRef | None) -> None:
     """Prove SEASON.jsonl: its own chain, and that every game it sealed still has the
-    fingerprint sealed (a file from the ledger's folder, a library game from --db).
+    fingerprint sealed (a file from the ledger's folder, a library game from --db; a file
+    renamed or moved away is looked for in --db, when given, by its game id).
 
     Each edited ledger line is named by its line, each game gone or swapped by its id; exit
     status 1 if there is any.

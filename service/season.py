@@ -298,17 +298,42 @@ def outside_folder(file: str) -> str | None:
     return None
 
 
-def locate_file(sealed: SealedGame, ledger: Path) -> GameSource | str:
+def locate_file(
+    sealed: SealedGame, ledger: Path, elsewhere: Callable[[SealedGame], GameSource | None] | None = None
+) -> GameSource | str:
     """A sealed file's source: its path from the ledger's folder, or why it is not there. A
-    path outside that folder is a problem of the ledger, and is not opened."""
-    refusal = outside_folder(sealed.source["file"])
+    path outside that folder, by its text or through a symbolic link, is a problem of the
+    ledger, and is not opened. A file gone or unopenable may be found `elsewhere` (a library
+    holding the same game, renamed or moved there): its last hash then proves it or not."""
+    file = sealed.source["file"]
+    refusal = outside_folder(file)
     if refusal is not None:
         return f"{refusal}: not opened (a ledger reads game files only inside its folder)"
-    path = ledger.parent / sealed.source["file"]
-    if not path.exists():
+    path = ledger.parent / file
+    try:
+        real = path.resolve(strict=True)
+        folder = ledger.parent.resolve(strict=True)
+    except FileNotFoundError:
         where = f"looked for from the ledger's folder, at {path}"
-        return f"gone: {sealed.source['file']} is not there any more ({where})"
-    return GameSource(label=str(path), path=path)
+        why = f"gone: {file} is not there any more ({where})"
+    except (OSError, RuntimeError) as exc:  # a name too long, a loop of links, a folder not searchable
+        why = f"cannot be read: {shown(file)}: {_os_reason(exc)}"
+    else:
+        if not real.is_relative_to(folder):
+            return (
+                f"the ledger names the file {shown(file)}, a link to {shown(str(real))} outside its own"
+                " folder: not opened (a ledger reads game files only inside its folder)"
+            )
+        return GameSource(label=str(path), path=path)
+    found = elsewhere(sealed) if elsewhere is not None else None
+    return why if found is None else found
+
+
+def _os_reason(exc: BaseException) -> str:
+    """What went wrong with a file, without the file's name (the caller names it, clipped)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def verify_season(ledger: Path, read: ReadGame, locate: Locate, expected: str | None = None) -> VerifyReport:
@@ -322,7 +347,10 @@ def verify_season(ledger: Path, read: ReadGame, locate: Locate, expected: str | 
     if expected is not None and fp is not None and fp != expected.lower():
         findings.append(Finding(f"the ledger's fingerprint is {fp}, not {expected} as noted"))
     for sealed in reading.season.games:
-        finding = _game_finding(sealed, read, locate)
+        try:
+            finding = _game_finding(sealed, read, locate)
+        except (OSError, RuntimeError) as exc:  # one game's file is that game's problem, not the season's
+            finding = f"cannot be read: {_os_reason(exc)}"
         if finding is not None:
             findings.append(
                 Finding(
@@ -342,6 +370,8 @@ def _game_finding(sealed: SealedGame, read: ReadGame, locate: Locate) -> str | N
         report = read(source, keep_lines=True)
     except StoreError as exc:
         return f"gone: {exc}"
+    except OSError as exc:
+        return f"cannot be read: {shown(source.label)}: {_os_reason(exc)}"
     if report.broken_at is not None or report.fingerprint is None:
         first = report.problems[0] if report.problems else None
         what = f"line {first.line}: {first.message}" if first else "its chain is broken"

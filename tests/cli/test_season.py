@@ -430,3 +430,57 @@ def test_a_ledger_alone_is_nothing_to_import(folder: Path) -> None:
     assert we("season", "add", ledger, folder / "tie-5p.jsonl").exit_code == 0
     result = we("import", ledger, "--db", folder / "games.db")
     assert result.exit_code == 1 and LEDGER_LINE in result.stderr
+
+
+def test_verify_reports_every_line_and_goes_on_to_the_fingerprint(folder: Path, tmp_path_factory) -> None:
+    """A name too long for the filesystem, a link out of the folder and a file that cannot be
+    opened (a loop of links) are each a problem on their own line; the other games are proved
+    and the season's fingerprint is printed."""
+    league = folder / "league"
+    league.mkdir()
+    names = (*GAMES, "disputed-honest.jsonl")
+    for name in names:
+        shutil.copy(REPLAYS / name, league / name)
+    ledger = league / "season.jsonl"
+    assert we("season", "add", ledger, *(league / name for name in names)).exit_code == 0
+    long_name = "a" * 300 + ".jsonl"
+    _re_sourced(ledger, {2: long_name})
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    shutil.move(league / GAMES[1], elsewhere / GAMES[1])
+    (league / GAMES[1]).symlink_to(elsewhere / GAMES[1])  # the very game sealed, but outside
+    (league / GAMES[2]).unlink()
+    (league / GAMES[2]).symlink_to(league / GAMES[2])  # a link to itself: never opens
+    fingerprint = _fingerprint(ledger)
+
+    result = we("season", "verify", ledger, "--json")
+    assert result.exit_code == 1, result.stderr
+    report = json.loads(result.stdout)
+    problems = report["problems"]
+    assert [p["line"] for p in problems] == [2, 3, 4], problems
+    assert "cannot be read" in problems[0]["message"] and "File name too long" in problems[0]["message"]
+    assert long_name not in problems[0]["message"]  # named, clipped
+    assert "outside its own folder" in problems[1]["message"] and "not opened" in problems[1]["message"]
+    assert "cannot be read" in problems[2]["message"]
+    assert report["games"] == 4 and report["fingerprint"] == fingerprint
+    text = we("season", "verify", ledger)
+    assert text.exit_code == 1 and text.stderr == ""
+    assert text.stdout.count("FAILED") == 3
+    assert text.stdout.splitlines()[-1].endswith(f"3 problems; season fingerprint {fingerprint}")
+
+
+def test_a_sealed_file_renamed_into_the_library_is_found_there(folder: Path, library: str | Path) -> None:
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, *(folder / name for name in GAMES)).exit_code == 0
+    assert we("import", folder / GAMES[0], "--db", library).exit_code == 0
+    (folder / GAMES[0]).unlink()  # moved into the library: only its copy there is left
+    gone = we("season", "verify", ledger)
+    assert gone.exit_code == 1 and "gone: game-night-3p.jsonl is not there any more" in gone.stdout
+    found = we("season", "verify", ledger, "--db", library)
+    assert found.exit_code == 0, found.stdout
+    assert "3 games, every one as sealed" in found.stdout
+    # Found there by its id, it is proved by its hash: another game under that id is swapped.
+    _delete_game(library, "game-night-2026-12-05")
+    _cut(REPLAYS / GAMES[0], folder / "cut.jsonl", 30)
+    assert we("import", folder / "cut.jsonl", "--db", library).exit_code == 0
+    swapped = we("season", "verify", ledger, "--db", library)
+    assert swapped.exit_code == 1 and "swapped:" in swapped.stdout
