@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, ClassVar, Generic, NoReturn, Self, TypeVar
 
 import orjson
 
+from eventstore.as_written import as_written, lines_as_written
 from eventstore.envelope import Envelope, envelope_from_raw
 from eventstore.errors import GameNotFoundError, LogExistsError, LogIntegrityError, StoreError
 from eventstore.integrity import (
@@ -155,16 +156,29 @@ class SqlLibrary(ABC, Generic[Conn]):
     def _stored_hash(self, conn: Conn, key: int, seq: int) -> Any:
         """The hash of the game's stored event `seq`, None if there is none."""
 
+    @abstractmethod
+    def _keep_lines(self, conn: Conn, key: int, lines: Sequence[tuple[int, str]]) -> None:
+        """Keep these (seq, line as written) of the game, replacing any kept at those seqs."""
+
+    @abstractmethod
+    def _kept_lines(self, key: int) -> dict[int, str]:
+        """The game's kept lines by seq; none in a library of a layout without them."""
+
     def _announce(self, conn: Conn, game_id: str, seq: int) -> None:
         """Tell others that the game has new events up to `seq` once this write commits; a
         backend whose readers are not told (they look again) does nothing."""
 
     def _import_new_game(
-        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None
+        self,
+        lines: Sequence[dict[str, Any]],
+        label: str,
+        summary: Summary | None,
+        written: Mapping[int, str],
     ) -> ImportResult | None:
         """`we import`'s hot path: lines just verified (seq 1, 2, 3, ... in order) of a game
-        not in the library yet, stored the backend's quickest way. None where it does not
-        apply (the game is there already): the general path then imports them."""
+        not in the library yet, stored the backend's quickest way, with the lines `written`
+        otherwise than their rows. None where it does not apply (the game is there already):
+        the general path then imports them."""
         return None
 
     def _retrying(self, write: Callable[[], ImportResult]) -> ImportResult:
@@ -281,6 +295,7 @@ class SqlLibrary(ABC, Generic[Conn]):
 
     def _import_path(self, path: Path) -> ImportResult:
         try:
+            written = lines_as_written(path)
             f = open_log(path)
         except FileNotFoundError:
             raise GameNotFoundError(str(path)) from None
@@ -288,7 +303,7 @@ class SqlLibrary(ABC, Generic[Conn]):
             raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
         with f, self._write() as conn:
             try:
-                return self._import(conn, str(path), scan_lines(f))
+                return self._import(conn, str(path), scan_lines(f), written=written)
             except OSError as exc:
                 raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
@@ -321,38 +336,56 @@ class SqlLibrary(ABC, Generic[Conn]):
         return self._retrying(write)
 
     def import_verified(
-        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None = None
+        self,
+        lines: Sequence[dict[str, Any]],
+        label: str,
+        summary: Summary | None = None,
+        written: Mapping[int, str] | None = None,
     ) -> ImportResult:
         """import_log for a log this package's reader has just verified, every line parsed and
         free of integrity problems (`we import` audits each log first): the same rules, without
         hashing every line a second time.
 
         `summary` (complete, winner) is stored with the game in the same write when the import
-        adds events, as set_summary would."""
+        adds events, as set_summary would. `written`: the lines as their file wrote them,
+        where that differs from their rows' form (eventstore.as_written), kept for export."""
+        written = written or {}
         if lines:
-            result = self._import_new_game(lines, label, summary)
+            result = self._import_new_game(lines, label, summary, written)
             if result is not None:
                 return result
 
         def write() -> ImportResult:
             with self._write() as conn:
                 scanned = ((line["seq"], line, None, True) for line in lines)
-                return self._import(conn, label, scanned, summary)
+                return self._import(conn, label, scanned, summary, written)
 
         return self._retrying(write)
 
     def _import(
-        self, conn: Conn, label: str, scanned: Iterable[Scanned], summary: Summary | None = None
+        self,
+        conn: Conn,
+        label: str,
+        scanned: Iterable[Scanned],
+        summary: Summary | None = None,
+        written: Mapping[int, str] | None = None,
     ) -> ImportResult:
-        return import_scanned(SqlImport(self, conn, label, summary), label, scanned, summary)
+        target = SqlImport(self, conn, label, summary, written or {})
+        return import_scanned(target, label, scanned, summary)
 
     def export(self, game_id: str, path: str | os.PathLike[str]) -> int:
         """Write a game as a JSONL log (refusing to overwrite); returns the number of events.
 
         The rows are written as stored, so the file verifies with the same hashes and
-        fingerprint (and shows any tampering done to the rows).
+        fingerprint (and shows any tampering done to the rows); a row imported from a line
+        written otherwise (spaces, another key order) is written as that line, byte for byte,
+        while the line still reads as exactly the row (eventstore.as_written).
         """
-        return write_new_log(self._events_of(game_id), path)
+        objs = self._events_of(game_id)
+        with self._reading():
+            key = self._game_key(self.conn, game_id)
+            kept = {} if key is None else self._kept_lines(key)
+        return write_new_log(as_written(objs, kept), path)
 
 
 class SqlImport(Generic[Conn]):
@@ -360,8 +393,16 @@ class SqlImport(Generic[Conn]):
     its write. The game's row is told about the events just stored: its head, and for a game
     extended, the summary given, else NO_SUMMARY (as an append without one keeps)."""
 
-    def __init__(self, library: SqlLibrary[Conn], conn: Conn, label: str, summary: Summary | None) -> None:
+    def __init__(
+        self,
+        library: SqlLibrary[Conn],
+        conn: Conn,
+        label: str,
+        summary: Summary | None,
+        written: Mapping[int, str],
+    ) -> None:
         self.library, self.conn, self.label, self.summary = library, conn, label, summary
+        self.written = written
         self.key = 0
 
     def locate(self, first: dict[str, Any]) -> tuple[bool, int, str]:
@@ -374,6 +415,10 @@ class SqlImport(Generic[Conn]):
 
     def store(self, objs: list[dict[str, Any]]) -> None:
         self.library._import_events(self.conn, self.key, objs, self.label)
+        if self.written:
+            kept = [(obj["seq"], line) for obj in objs if (line := self.written.get(obj["seq"])) is not None]
+            if kept:
+                self.library._keep_lines(self.conn, self.key, kept)
 
     def finish_new(self, last: dict[str, Any]) -> None:
         self.library._advance_game(self.conn, last)

@@ -76,6 +76,9 @@ class VerifiedLog:
 
     lines: list[dict[str, Any]]
     summary: tuple[bool, str | None]
+    # The lines as the file wrote them where that is not their rows' form (eventstore.as_written):
+    # the library keeps them, so that `we export` gives the file back byte for byte.
+    written: dict[int, str] = field(default_factory=dict)
 
 
 def verified_for_import(source: GameSource, read: ReadGame) -> VerifiedLog | ImportOutcome:
@@ -86,13 +89,21 @@ def verified_for_import(source: GameSource, read: ReadGame) -> VerifiedLog | Imp
     audited = audited_for_import(source, read)
     if isinstance(audited, ImportOutcome):
         return audited
-    return VerifiedLog(audited.lines, library_summary(audited.state))
+    written: dict[int, str] = {}
+    if source.path is not None:
+        from eventstore.as_written import lines_as_written
+
+        try:
+            written = lines_as_written(source.path)
+        except OSError as exc:  # gone or changed since the audit read it
+            return ImportOutcome(UNREADABLE, f"{source.label}: cannot read: {exc.strerror or exc}")
+    return VerifiedLog(audited.lines, library_summary(audited.state), written)
 
 
 def import_verified_log(library: GameLibrary, verified: VerifiedLog, label: str) -> ImportOutcome:
     """A log that passed the audit, as verified_for_import keeps it, into `library`."""
     try:
-        result = library.import_verified(verified.lines, label, verified.summary)
+        result = library.import_verified(verified.lines, label, verified.summary, verified.written)
     except WritesLostError:
         raise  # what was not committed is gone, and every game after it would go the same way
     except LibraryBusyError as exc:  # other writers kept the lock: this game is not in it
