@@ -93,11 +93,32 @@ def verified_for_import(source: GameSource, read: ReadGame) -> VerifiedLog | Imp
     if source.path is not None:
         from eventstore.as_written import lines_as_written
 
+        if (beyond := _beyond_its_seal(source.path, audited)) is not None:
+            return ImportOutcome(REFUSED, f"{source.label}: {beyond}")
+
         try:
             written = lines_as_written(source.path)
         except OSError as exc:  # gone or changed since the audit read it
             return ImportOutcome(UNREADABLE, f"{source.label}: cannot read: {exc.strerror or exc}")
     return VerifiedLog(audited.lines, library_summary(audited.state), written)
+
+
+def _beyond_its_seal(path: Path, report: GameReport) -> str | None:
+    """Why a log is not imported when its seal's mark (service.season) says a ledger sealed
+    fewer of its events: what was added after the seal would extend a sealed game."""
+    from service.season import read_seal_mark
+
+    mark = read_seal_mark(path)
+    if mark is None or mark.get("game") != report.game:
+        return None
+    sealed = mark.get("events")
+    if type(sealed) is int and report.events <= sealed:
+        return None
+    return (
+        f"game {report.game!r} is sealed into the season ledger {mark.get('ledger', '(unreadable mark)')}"
+        f" at {sealed} events and its log now holds {report.events}: not imported, a sealed game is"
+        " never extended (`we season put-back LEDGER LOG` puts it back, keeping what it cuts)"
+    )
 
 
 def import_verified_log(library: GameLibrary, verified: VerifiedLog, label: str) -> ImportOutcome:

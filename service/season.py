@@ -41,6 +41,11 @@ Locate = Callable[[SealedGame], "GameSource | str"]
 SEASON_FILE = "season.jsonl"
 # A race with another sealer is retried this often before giving up.
 _ATTEMPTS = 5
+# The seal's mark beside a sealed game's log (GAME.jsonl.seal): what every writer finds, wherever
+# the ledger that sealed it is (decisions.md, season-format.md).
+SEAL_SUFFIX = ".seal"
+# A mark is a few hundred bytes; anything much longer is not one.
+_MARK_LIMIT = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,9 @@ class AddResult:
     season: Season = field(default_factory=Season)
     fingerprint: str | None = None
     created: bool = False
+    # Games sealed whose mark could not be written beside their log (a read-only folder): the
+    # ledger holds them, but a writer that does not know the ledger would not see the seal.
+    unmarked: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -242,6 +250,12 @@ def add_games(
                 SealedGame(**{**g.__dict__, "line": env.seq})
                 for g, env in zip(chosen, envelopes, strict=True)
             ]
+            for game in result.sealed:
+                if "file" in game.source:
+                    try:
+                        mark_sealed(ledger.parent / game.source["file"], ledger, game)
+                    except OSError as exc:
+                        result.unmarked.append(f"{game.game}: {_os_reason(exc)}")
         final = read_ledger(ledger)
         result.season = final.season
         result.fingerprint = final.fingerprint
@@ -383,8 +397,8 @@ def _game_finding(sealed: SealedGame, read: ReadGame, locate: Locate) -> str | N
         return (
             f"extended: {source.label} now holds {report.events} events, {report.events - sealed.events}"
             f" more than the {sealed.events} sealed (those are unchanged, fingerprint {sealed.fingerprint});"
-            " what came after is not in the season: put the log back as it was sealed, or play the"
-            " change as a new game"
+            " what came after is not in the season: put the log back as it was sealed (`we season"
+            " put-back`, which keeps what it cuts), or play the change as a new game"
         )
     if report.game != sealed.game or last_hash != sealed.hash:
         now = f"game {report.game!r}, " if report.game != sealed.game else ""
@@ -466,10 +480,136 @@ def sealed_sentence(path: Path, game_id: str | None) -> str | None:
     sealed it (what `Table` refuses with, and what the pages say)."""
     found = sealed_beside(path, game_id)
     if found is None:
-        return None
+        return marked_sentence(path, game_id)
     ledger, sealed = found
     return (
         f"{sealed.game} is sealed into the season ({ledger.name}, line {sealed.line}, fingerprint"
         f" {sealed.fingerprint}): its log is final, so nothing can be undone or added; to change"
         " the result, play or record the game again as a new game"
     )
+
+
+# --- the seal's mark beside a game's log ----------------------------------------------------
+
+
+def seal_mark(log_path: Path) -> Path:
+    """Where the mark of a sealed log is: beside it, GAME.jsonl.seal (no `*.jsonl` glob takes it)."""
+    return log_path.with_name(log_path.name + SEAL_SUFFIX)
+
+
+def mark_sealed(log_path: Path, ledger: Path, sealed: SealedGame) -> Path:
+    """Leave the seal's mark beside the log: the ledger (by its absolute path), its line, and
+    the sealed head. Written whole or not at all (a temporary file renamed over it)."""
+    import json
+
+    mark = seal_mark(log_path)
+    text = json.dumps(
+        {
+            "game": sealed.game,
+            "ledger": os.path.abspath(ledger),
+            "line": sealed.line,
+            "events": sealed.events,
+            "hash": sealed.hash,
+            "fingerprint": sealed.fingerprint,
+        },
+        ensure_ascii=False,
+    )
+    temporary = mark.with_name(f".{mark.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, mark)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return mark
+
+
+def read_seal_mark(log_path: Path) -> dict[str, Any] | None:
+    """The seal's mark beside a log, None when there is none. A mark that cannot be read as
+    one is {"unreadable": why}: a writer refuses all the same, and says so."""
+    import json
+
+    mark = seal_mark(log_path)
+    try:
+        with open(mark, "rb") as f:
+            raw = f.read(_MARK_LIMIT + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return {"unreadable": _os_reason(exc)}
+    try:
+        found = json.loads(raw) if len(raw) <= _MARK_LIMIT else None
+    except ValueError:
+        found = None
+    if not isinstance(found, dict) or not isinstance(found.get("game"), str):
+        return {"unreadable": "it is not a seal's mark"}
+    return found
+
+
+def marked_sentence(log_path: Path, game_id: str | None) -> str | None:
+    """Why nothing may be added to the game's log at `log_path` by its seal's mark: sealed
+    into the ledger it names, wherever that is; None without a mark for this game."""
+    if game_id is None:
+        return None
+    mark = read_seal_mark(log_path)
+    if mark is None:
+        return None
+    name = seal_mark(log_path).name
+    if "unreadable" in mark:
+        return (
+            f"{game_id} has a seal's mark beside its log ({name}) that cannot be read"
+            f" ({mark['unreadable']}): its log is treated as final; remove the mark only if no"
+            " season sealed this game"
+        )
+    if mark["game"] != game_id:
+        return None  # the mark of another game, once in this file: not this one's seal
+    return (
+        f"{game_id} is sealed into the season ledger {shown(str(mark.get('ledger')), 200)} (line"
+        f" {mark.get('line')}, fingerprint {mark.get('fingerprint')}): its log is final, so"
+        " nothing can be undone or added; to change the result, play or record the game again"
+        " as a new game"
+    )
+
+
+@dataclass(frozen=True)
+class PutBack:
+    """A sealed log put back as it was sealed: the lines cut off, and where they are kept."""
+
+    game: str
+    cut: int  # lines cut off after the sealed ones (0: it was as sealed)
+    kept_in: Path | None  # the side file holding them, byte for byte
+    mark: Path | None  # the seal's mark, (re)written beside the log
+
+
+def put_back(ledger: Path, log_path: Path, read: ReadGame) -> PutBack:
+    """A log extended after `ledger` sealed it, cut back to its sealed events: the lines after
+    them are kept, byte for byte, in a side file beside it (GAME.jsonl.cut, .cut.1, ...), and
+    the seal's mark is written again. ValueError (one sentence) when the ledger did not seal
+    this log, or its sealed events are not all there unchanged (then nothing is cut)."""
+    from eventstore.jsonl import cut_after
+
+    reading = read_ledger(ledger)
+    if reading.problems:
+        line, message = reading.problems[0]
+        raise ValueError(f"{ledger}: line {line}: {message} (see `we season verify`)")
+    try:
+        report = read(GameSource(label=str(log_path), path=log_path), keep_lines=False)
+    except StoreError as exc:
+        raise ValueError(str(exc)) from None
+    sealed = reading.season.sealed(report.game or "")
+    if sealed is None or "file" not in sealed.source:
+        raise ValueError(f"{log_path}: the ledger {ledger} sealed no file of game {report.game!r}")
+    try:
+        same = (ledger.parent / sealed.source["file"]).samefile(log_path)
+    except OSError:
+        same = False
+    if not same:
+        raise ValueError(
+            f"{log_path}: the ledger {ledger} sealed game {sealed.game!r} as {sealed.source['file']},"
+            " not this file"
+        )
+    cut = cut_after(log_path, sealed.events, sealed.hash)
+    mark = mark_sealed(log_path, ledger, sealed)
+    return PutBack(sealed.game, cut.lines, cut.kept_in, mark)

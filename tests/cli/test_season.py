@@ -305,6 +305,7 @@ def test_a_log_that_only_grew_after_its_seal_is_extended_not_swapped(folder: Pat
     ledger = folder / "club.jsonl"  # not the folder's season.jsonl: the table does not know it
     added = we("season", "add", ledger, folder / "game-night-3p.jsonl")
     assert added.exit_code == 0 and ": 1 game sealed;" in added.stdout
+    (folder / "game-night-3p.jsonl.seal").unlink()  # sealed by a we that left no mark
     assert ": 1 game, every one as sealed;" in we("season", "verify", ledger).stdout
     assert ": 1 game\n" in we("season", "show", ledger).stdout
     Table.of_file(folder / "game-night-3p.jsonl").move(Undo(reason="a late change of mind"))
@@ -484,3 +485,74 @@ def test_a_sealed_file_renamed_into_the_library_is_found_there(folder: Path, lib
     assert we("import", folder / "cut.jsonl", "--db", library).exit_code == 0
     swapped = we("season", "verify", ledger, "--db", library)
     assert swapped.exit_code == 1 and "swapped:" in swapped.stdout
+
+
+def test_a_game_sealed_into_a_ledger_elsewhere_is_refused_by_every_writer(tmp_path: Path) -> None:
+    """Issue 46's scenario: the games simulated into one folder, the ledger in another."""
+    from service.table import Sealed, Table, Undo
+
+    sims, ledger = tmp_path / "sims", tmp_path / "club-2026.jsonl"
+    assert we("simulate", "-k", "3", "-s", "boxing", "-o", sims).exit_code == 0
+    game = sims / "sim-boxing-1.jsonl"
+    assert we("season", "add", ledger, game).exit_code == 0
+    assert (sims / "sim-boxing-1.jsonl.seal").is_file()
+    before = game.read_bytes()
+
+    recorded = we("record", game, input="undo\nquit\n")
+    assert recorded.exit_code == 1
+    said = recorded.stdout + recorded.stderr
+    assert f"sealed into the season ledger '{ledger}'" in said and "The game is open again" not in said
+    with pytest.raises(Sealed, match=re.escape(str(ledger))):  # the API, the lobby and the bots' way
+        Table.of_file(game).move(Undo(reason="a late change of mind"))
+    assert game.read_bytes() == before
+    assert we("season", "verify", ledger).exit_code == 0
+
+
+def test_put_back_cuts_an_extended_sealed_log_back_and_keeps_the_cut_lines(tmp_path: Path) -> None:
+    from service.table import Table, Undo
+
+    sims, ledger = tmp_path / "sims", tmp_path / "club-2026.jsonl"
+    assert we("simulate", "-k", "1", "-s", "boxing", "-o", sims).exit_code == 0
+    game = sims / "sim-boxing-1.jsonl"
+    assert we("season", "add", ledger, game).exit_code == 0
+    sealed = game.read_bytes()
+    # Extended where no mark was left (a seal by an older we): an undo, then a note.
+    (sims / "sim-boxing-1.jsonl.seal").unlink()
+    Table.of_file(game).move(Undo(reason="a late change of mind"))
+    extended = game.read_bytes()
+    assert extended.startswith(sealed) and len(extended) > len(sealed)
+    assert "extended:" in we("season", "verify", ledger).stdout
+    # Not imported beyond its seal either, once the mark is back (put-back writes it again).
+    put = we("season", "put-back", ledger, game)
+    assert put.exit_code == 0, put.stderr
+    assert "(1 line) is kept in" in put.stdout
+    assert game.read_bytes() == sealed
+    assert (sims / "sim-boxing-1.jsonl.cut").read_bytes() == extended[len(sealed) :]
+    assert we("season", "verify", ledger).exit_code == 0
+    assert (sims / "sim-boxing-1.jsonl.seal").is_file()
+    again = we("season", "put-back", ledger, game)
+    assert again.exit_code == 0 and "nothing to cut" in again.stdout
+    # A file the ledger did not seal, or one whose sealed events changed, is left alone.
+    other = we("season", "put-back", ledger, REPLAYS / "tie-5p.jsonl")
+    assert other.exit_code == 1 and "sealed no file of game 'new-years-eve-2026'" in other.stderr
+
+
+def test_an_import_that_would_extend_a_sealed_game_is_refused(tmp_path: Path) -> None:
+    sims, ledger = tmp_path / "sims", tmp_path / "club-2026.jsonl"
+    assert we("simulate", "-k", "1", "-s", "boxing", "-o", sims).exit_code == 0
+    game = sims / "sim-boxing-1.jsonl"
+    assert we("season", "add", ledger, game).exit_code == 0
+    library = tmp_path / "club.db"
+    assert we("import", game, "--db", library).exit_code == 0  # as sealed: welcome
+    mark = (sims / "sim-boxing-1.jsonl.seal").read_bytes()
+    (sims / "sim-boxing-1.jsonl.seal").unlink()
+    from service.table import Table, Undo
+
+    Table.of_file(game).move(Undo(reason="a late change of mind"))
+    (sims / "sim-boxing-1.jsonl.seal").write_bytes(mark)
+    refused = we("import", game, "--db", library)
+    assert refused.exit_code == 1
+    assert "is sealed into the season ledger" in refused.stdout + refused.stderr
+    assert "not imported" in refused.stdout + refused.stderr
+    listed = [json.loads(line) for line in we("games", "--json", "--db", library).stdout.splitlines()]
+    assert [g["events"] for g in listed] == [len(game.read_bytes().splitlines()) - 1]
