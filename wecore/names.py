@@ -59,9 +59,7 @@ def _emoji(char: str) -> bool:
     tone, a keycap's base): what a joiner or a variation selector may follow."""
     code = ord(char)
     return (
-        unicodedata.category(char) == "So"
-        or 0x1F3FB <= code <= 0x1F3FF
-        or char in "#*0123456789\u203c\u2049"
+        unicodedata.category(char) == "So" or 0x1F3FB <= code <= 0x1F3FF or char in "#*0123456789\u203c\u2049"
     )
 
 
