@@ -1,10 +1,11 @@
 """A log's lines as they were written, kept by a library so that an export gives the imported
 file back byte for byte.
 
-A library stores each event as a row (its fields, `data` as canonical JSON): what an export
-writes from a row is the compact envelope, in envelope key order, with `data`'s keys sorted.
-A file written with spaces, another key order or another writer's habits hashes the same (the
-hash is over the canonical form) but is not those bytes. So an import keeps, beside the rows,
+A library stores each event as a row (its fields, `data` as compact JSON in the order its keys
+were written): what an export writes from a row is the compact envelope, in envelope key order,
+which is a line as `we` writes it. A file written with spaces, the envelope's keys in another
+order or another writer's habits hashes the same (the hash is over the canonical form) but is
+not those bytes. So an import keeps, beside the rows,
 each line that is not what its row would be written as (`lines_as_written`), and an export
 writes such a kept line in place of its row's form, but only while it still reads as exactly
 that row (`line_or_row`): the rows stay the truth, a kept line edited by hand is never
@@ -29,9 +30,7 @@ _FIELDS = ("v", "game", "seq", "at", "type", "data", "prev", "hash")
 
 def row_form(obj: Mapping[str, Any]) -> bytes:
     """The line (without its newline) an export writes for the row this parsed line makes."""
-    envelope = {name: obj[name] for name in _FIELDS}
-    envelope["data"] = orjson.Fragment(orjson.dumps(obj["data"], option=_SORT))
-    return orjson.dumps(envelope)
+    return orjson.dumps({name: obj[name] for name in _FIELDS})
 
 
 def lines_as_written(path: str | os.PathLike[str]) -> dict[int, str]:

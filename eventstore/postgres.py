@@ -3,8 +3,9 @@
 For a convention or a league: several machines import and record into one shared library. The
 tables follow the SQLite library's: `games` (one row per game, with an integer `key`),
 `events` (one row per event, primary key (game, seq): a second writer of the same seq loses
-cleanly, it never forks a game), `data` as canonical JSON text, so an exported game has the
-very same hashes and fingerprint, and the view `envelopes` for users' own SQL. `settings`
+cleanly, it never forks a game), `data` as compact JSON text in the key order it was written,
+so an exported game has the very same hashes and fingerprint (`event_lines`: the lines an
+import kept as written, see eventstore.as_written), and the view `envelopes` for users' own SQL. `settings`
 holds the layout's version and what a server keeps there (its host key).
 
 Every write is one transaction (a savepoint inside a batch) that locks the game's row before it
@@ -41,7 +42,6 @@ from eventstore.sqlite_schema import GAME_COLUMNS, envelope_objs, first_event_me
 # eventstore.as_written; a library of schema 1 or 2 is upgraded by the first command that
 # writes to it, and read as it is by one that only reads).
 SCHEMA_VERSION = 3
-_SORT = orjson.OPT_SORT_KEYS
 # A batch commits after about this many rows, as the SQLite library does: a crash or a lost
 # connection costs at most this much work, and other importers wait at most this long.
 _COMMIT_EVERY = 50_000
@@ -69,7 +69,7 @@ _SAVEPOINT_INSERT_GAME = f"SAVEPOINT write; {_INSERT_GAME}; RELEASE write"
 # Search finds a game by the words of its notes: this index holds only the note rows.
 _NOTES_INDEX = "CREATE INDEX IF NOT EXISTS events_notes ON events (game) WHERE type = 'note'"
 # A game's words for search: its title, its players and the text of its notes (a note's data is
-# canonical JSON, {"text":"..."}: its text is what follows that opening), by PostgreSQL's own
+# compact JSON, {"text":"..."}, its one key: its text is what follows that opening), by PostgreSQL's own
 # full-text search with the `simple` configuration (every word as it is, in lower case).
 _SEARCH = (
     f"SELECT {GAME_COLUMNS} FROM games WHERE to_tsvector('simple', concat_ws(' ', title, players,"
@@ -630,9 +630,9 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
         if row is None:
             return None
         key = row[0]
-        dumps, sort = orjson.dumps, _SORT
+        dumps = orjson.dumps
         self._pending.extend(
-            (key, line["seq"], line["type"], dumps(line["data"], option=sort).decode(), line["at"],
+            (key, line["seq"], line["type"], dumps(line["data"]).decode(), line["at"],
              line["prev"], line["hash"])
             for line in lines
         )  # fmt: skip
@@ -675,7 +675,7 @@ class LibraryLog(SqlGameLog):
 
 
 def _event_row(key: int, obj: dict[str, Any]) -> tuple[Any, ...]:
-    data = orjson.dumps(obj["data"], option=_SORT).decode()
+    data = orjson.dumps(obj["data"]).decode()  # compact, in the key order it was written
     return (key, obj["seq"], obj["type"], data, obj["at"], obj["prev"], obj["hash"])
 
 

@@ -53,7 +53,6 @@ from eventstore.sqlite_schema import (
     too_long,
 )
 
-_SORT = orjson.OPT_SORT_KEYS
 _BUSY_TIMEOUT_S = 10.0
 # How long a write waits for other processes' writes before it gives up (WE_LOCK_WAIT seconds).
 _LOCK_WAIT_S = 30.0
@@ -548,11 +547,11 @@ class Library(SqlLibrary[sqlite3.Connection]):
                 raise too_long(label)
             key = self._insert_game(conn, first, last, summary, notes_of(lines))
             base = game_base(key)
-            dumps, sort = orjson.dumps, _SORT
+            dumps = orjson.dumps
             conn.executemany(
                 INSERT_EVENT,
                 [
-                    (key, base + line["seq"], line["type"], dumps(line["data"], option=sort).decode(),
+                    (key, base + line["seq"], line["type"], dumps(line["data"]).decode(),
                      line["at"], line["prev"], line["hash"])
                     for line in lines
                 ],

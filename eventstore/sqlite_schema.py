@@ -6,10 +6,11 @@ integer primary key is `key * 2**32 + seq`, so a game's events lie together in o
 table and an import appends at its end (SQLite's cheapest insert), and whose `game` is that key
 (a foreign key to `games`, for other tools to see the relation). An event row holds the
 envelope fields (`v` is always 1 and not stored; `game` and `seq` are in the key), with `data`
-as canonical JSON text, so any game exports to a JSONL file with the very same hashes and
-fingerprint. `games.notes` holds the words of a game's notes, and `games_fts` (SQLite full-text
-search, kept up by triggers) its title, players and notes, for `we games --search`. The view
-`envelopes` shows every event with its `game` and `seq` as columns, for other programs.
+as compact JSON text in the key order it was written, so any game exports to a JSONL file with
+the very same hashes and fingerprint, and a log as `we` writes it to the very same bytes.
+`games.notes` holds the words of a game's notes, and `games_fts` (SQLite full-text search, kept
+up by triggers) its title, players and notes, for `we games --search`. The view `envelopes`
+shows every event with its `game` and `seq` as columns, for other programs.
 `event_lines` keeps, by the same row id, each imported line that is not what its row would be
 written as (spaces, another key order), so that an export gives the file back byte for byte
 (eventstore.as_written).
@@ -38,7 +39,6 @@ from eventstore.envelope import FORMAT_VERSION
 from eventstore.errors import StoreError
 from eventstore.limits import RepeatedKeyRow, beyond_orjson, repeated_key_in
 
-_SORT = orjson.OPT_SORT_KEYS
 # PRAGMA user_version of the layout this module writes; 0 is a new file or schema 1.
 SCHEMA_VERSION = 4
 # PRAGMA application_id of a game library ("weLb"): what marks a SQLite file as one.
@@ -161,7 +161,7 @@ def game_base(key: int) -> int:
 
 def event_row(base: int, obj: dict[str, Any]) -> tuple[Any, ...]:
     """An envelope (parsed) as the values of INSERT_EVENT, for the game whose base is `base`."""
-    data = orjson.dumps(obj["data"], option=_SORT).decode()
+    data = orjson.dumps(obj["data"]).decode()  # compact, in the key order it was written
     return (base >> _SEQ_BITS, base + obj["seq"], obj["type"], data, obj["at"], obj["prev"], obj["hash"])
 
 

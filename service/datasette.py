@@ -59,7 +59,7 @@ TABLES: dict[str, dict[str, Any]] = {
     },
     "envelopes": {
         "description": "One row per event with the log's fields (log-format.md): game, seq, type, "
-        "data as canonical JSON, at, prev, hash.",
+        "data as compact JSON, at, prev, hash.",
     },
 }
 
