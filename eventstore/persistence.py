@@ -141,6 +141,13 @@ class GameLibrary(Protocol):
 
     def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None: ...
 
+    def mark_sealed(
+        self, game_id: str, *, ledger: str, line: int, events: int, head_hash: str, fingerprint: str
+    ) -> None:
+        """Record that a season ledger sealed this game: every later write adding to it is
+        refused (SealedGameError), naming the ledger."""
+        ...
+
     def export(self, game_id: str, path: str | Path) -> int:
         """Write a game as a JSONL file with the very same lines; the number of events."""
         ...

@@ -88,6 +88,11 @@ _KEEP_LINES = (
     "INSERT INTO event_lines (game, seq, line) SELECT %s, seq, line FROM unnest(%s::bigint[], %s::text[])"
     " AS kept (seq, line) ON CONFLICT (game, seq) DO UPDATE SET line = excluded.line"
 )
+# The seals of library games (eventstore.sql_library.mark_sealed).
+_SEALS = (
+    "CREATE TABLE IF NOT EXISTS game_seals (game text PRIMARY KEY, ledger text NOT NULL,"
+    " line bigint, events bigint, hash text, fingerprint text)"
+)
 _SCHEMA = (
     "CREATE TABLE games ("
     " key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id text NOT NULL UNIQUE, title text,"
@@ -104,6 +109,7 @@ _SCHEMA = (
     "CREATE TABLE settings (name text PRIMARY KEY, value text NOT NULL)",
     _NOTES_INDEX,
     _KEPT_LINES,
+    _SEALS,
 )
 _OUR_NAMES = ("games", "events", "envelopes", "settings")
 # Any constant: the advisory lock that makes two processes opening a new database lay it out once.
@@ -300,6 +306,7 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
                     self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LAYOUT_LOCK,))
                     self.conn.execute(_NOTES_INDEX)
                     self.conn.execute(_KEPT_LINES)
+                    self.conn.execute(_SEALS)
                     self.conn.execute(
                         "UPDATE settings SET value = %s WHERE name = 'schema' AND value IN ('1', '2')",
                         (str(SCHEMA_VERSION),),

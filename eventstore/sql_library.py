@@ -25,7 +25,13 @@ import orjson
 
 from eventstore.as_written import as_written, lines_as_written
 from eventstore.envelope import Envelope, envelope_from_raw
-from eventstore.errors import GameNotFoundError, LogExistsError, LogIntegrityError, StoreError
+from eventstore.errors import (
+    GameNotFoundError,
+    LogExistsError,
+    LogIntegrityError,
+    SealedGameError,
+    StoreError,
+)
 from eventstore.integrity import (
     LogLine,
     Scanned,
@@ -60,6 +66,12 @@ _GAMES = f"SELECT {GAME_COLUMNS} FROM games ORDER BY started_at, id"
 _SUMMARY_OF = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
 _SET_SUMMARY = "UPDATE games SET complete = ?, winner = ? WHERE id = ?"
 _ADVANCE = "UPDATE games SET last_at = ?, events = ?, head_hash = ? WHERE id = ?"
+_SEAL = (
+    "INSERT INTO game_seals (game, ledger, line, events, hash, fingerprint) VALUES (?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (game) DO UPDATE SET ledger = excluded.ledger, line = excluded.line,"
+    " events = excluded.events, hash = excluded.hash, fingerprint = excluded.fingerprint"
+)
+_SEAL_OF = "SELECT ledger, line, events, fingerprint FROM game_seals WHERE game = ?"
 _ADVANCE_WITH_SUMMARY = (
     "UPDATE games SET last_at = ?, events = ?, head_hash = ?, complete = ?, winner = ? WHERE id = ?"
 )
@@ -230,6 +242,26 @@ class SqlLibrary(ABC, Generic[Conn]):
         """The games row of one game as `games` lists it, or None if there is none."""
         rows = list(self._select(self._sql(_SUMMARY_OF), (game_id,), GAME_COLUMNS))
         return _summary(rows[0]) if rows else None
+
+    def mark_sealed(
+        self, game_id: str, *, ledger: str, line: int, events: int, head_hash: str, fingerprint: str
+    ) -> None:
+        """Record that a season ledger sealed this game (by its library id): from then on every
+        write that would add to it is refused (SealedGameError), naming the ledger."""
+        with self._write() as conn:
+            self._update(conn, self._sql(_SEAL), (game_id, ledger, line, events, head_hash, fingerprint))
+
+    def _refuse_if_sealed(self, conn: Conn, game_id: str) -> None:
+        """SealedGameError when a ledger sealed this game (inside a write, so after any upgrade
+        that laid out `game_seals`)."""
+        row = conn.execute(self._sql(_SEAL_OF), (game_id,)).fetchone()  # type: ignore[attr-defined]
+        if row is not None:
+            ledger, line, events, fingerprint = row
+            raise SealedGameError(
+                f"{self.where(game_id)} is sealed into the season ledger {ledger} (line {line},"
+                f" {events} events, fingerprint {fingerprint}): its events are final, nothing can be"
+                " undone or added; to change the result, play or record the game again as a new game"
+            )
 
     def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
         """Keep rules-level facts the CLI computed; the store does not judge them."""
@@ -404,16 +436,22 @@ class SqlImport(Generic[Conn]):
         self.library, self.conn, self.label, self.summary = library, conn, label, summary
         self.written = written
         self.key = 0
+        self.new_game = False
+        self.checked_seal = False
 
     def locate(self, first: dict[str, Any]) -> tuple[bool, int, str]:
         # A new game's row is made now; rolled back with the rest if a later line is broken.
         self.key, new_game = self.library._locked_or_new_game(self.conn, first, first, self.summary)
+        self.new_game = new_game
         if new_game:
             return True, 0, ""
         head = self.library._newest_row(self.conn, self.key)
         return (False, 0, "") if head is None else (False, head[0], head[5])
 
     def store(self, objs: list[dict[str, Any]]) -> None:
+        if not self.new_game and not self.checked_seal:
+            self.library._refuse_if_sealed(self.conn, objs[0]["game"])
+            self.checked_seal = True
         self.library._import_events(self.conn, self.key, objs, self.label)
         if self.written:
             kept = [(obj["seq"], line) for obj in objs if (line := self.written.get(obj["seq"])) is not None]
@@ -516,6 +554,7 @@ class SqlGameLog(SealingLog):
             key, head = self._head_row(conn, lock=True) or (0, None)
 
             def store(sealed: list[Envelope], summary: Summary | None) -> None:
+                library._refuse_if_sealed(conn, self.game_id)
                 objs = [e.to_dict() for e in sealed]
                 library._insert_events(conn, key, objs, self.where)
                 library._advance_game(conn, objs[-1], NO_SUMMARY if summary is None else summary)

@@ -52,6 +52,11 @@ _SCHEMA_3 = 3
 # The lines kept as written (?1: the game's base row id, ?2 its end).
 SELECT_KEPT_LINES = "SELECT id - ?1, CAST(line AS BLOB) FROM event_lines WHERE id >= ?1 AND id < ?2"
 KEEP_LINE = "INSERT OR REPLACE INTO event_lines (id, line) VALUES (?, ?)"
+# A library game sealed into a season ledger by its id: which ledger (its absolute path), its
+# line, and the sealed head. Every writer of the library's games refuses to extend it.
+SEAL_FIELDS: dict[str, Any] = {
+    "game": str, "ledger": str, "line": int, "events": int, "hash": str, "fingerprint": str,
+}  # fmt: skip
 # An event's row id is its game's key shifted by this, plus its seq.
 _SEQ_BITS = 32
 SEQ_LIMIT = 1 << _SEQ_BITS  # seq must stay below it, or it would reach the next game's range
@@ -403,8 +408,10 @@ def _index_and_search(db: Any) -> None:
 
 
 def _keep_lines_table(db: Any) -> None:
+    """Schema 4's tables: the lines kept as written, and the seals of the library's games."""
     # No foreign key: a kept line is only ever read beside its row, and checked against it.
     db["event_lines"].create({"id": int, "line": str}, pk="id", not_null={"line"}, if_not_exists=True)
+    db["game_seals"].create(SEAL_FIELDS, pk="game", not_null={"ledger"}, if_not_exists=True)
 
 
 def _upgrade_from_schema_2(db: Any) -> None:

@@ -250,12 +250,17 @@ def add_games(
                 SealedGame(**{**g.__dict__, "line": env.seq})
                 for g, env in zip(chosen, envelopes, strict=True)
             ]
+            libraries = {
+                s.game_id: s.db_path for s in sources if s.db_path is not None and s.game_id is not None
+            }
             for game in result.sealed:
-                if "file" in game.source:
-                    try:
+                try:
+                    if "file" in game.source:
                         mark_sealed(ledger.parent / game.source["file"], ledger, game)
-                    except OSError as exc:
-                        result.unmarked.append(f"{game.game}: {_os_reason(exc)}")
+                    elif (db := libraries.get(game.source["library"])) is not None:
+                        _mark_sealed_in_library(db, ledger, game)
+                except (OSError, StoreError) as exc:
+                    result.unmarked.append(f"{game.game}: {_os_reason(exc)}")
         final = read_ledger(ledger)
         result.season = final.season
         result.fingerprint = final.fingerprint
@@ -524,6 +529,22 @@ def mark_sealed(log_path: Path, ledger: Path, sealed: SealedGame) -> Path:
     finally:
         temporary.unlink(missing_ok=True)
     return mark
+
+
+def _mark_sealed_in_library(db: Path | str, ledger: Path, sealed: SealedGame) -> None:
+    """A library game sealed by id: its seal recorded in the library (`game_seals`), which
+    every writer of the library's games asks before adding to one."""
+    from eventstore.libraries import connect
+
+    with connect(db) as library:
+        library.mark_sealed(
+            sealed.game,
+            ledger=os.path.abspath(ledger),
+            line=sealed.line,
+            events=sealed.events,
+            head_hash=sealed.hash,
+            fingerprint=sealed.fingerprint,
+        )
 
 
 def read_seal_mark(log_path: Path) -> dict[str, Any] | None:

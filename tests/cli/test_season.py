@@ -556,3 +556,32 @@ def test_an_import_that_would_extend_a_sealed_game_is_refused(tmp_path: Path) ->
     assert "not imported" in refused.stdout + refused.stderr
     listed = [json.loads(line) for line in we("games", "--json", "--db", library).stdout.splitlines()]
     assert [g["events"] for g in listed] == [len(game.read_bytes().splitlines()) - 1]
+
+
+def test_a_library_game_sealed_by_id_is_final_for_every_writer_of_the_library(
+    folder: Path, library: str | Path
+) -> None:
+    """Sealed by its id, a library game has no file to mark: its seal is kept in the library,
+    and an import that would extend it, or an append to it, is refused naming the ledger."""
+    from eventstore.errors import SealedGameError
+    from eventstore.libraries import connect
+
+    whole = REPLAYS / "tie-5p.jsonl"
+    _cut(whole, folder / "half.jsonl", 40)
+    assert we("import", whole, "--db", library).exit_code == 0
+    ledger = folder / "club-2026.jsonl"
+    assert we("season", "add", ledger, "new-years-eve-2026", "--db", library).exit_code == 0
+    assert we("import", whole, "--db", library).exit_code == 0  # the same log: unchanged
+    assert we("import", folder / "half.jsonl", "--db", library).exit_code == 0  # a prefix: unchanged
+    from service.table import AddNote, Table
+
+    shutil.copy(whole, folder / "longer.jsonl")  # a copy: no mark beside it, and not sealed itself
+    Table.of_file(folder / "longer.jsonl").move(AddNote(text="a late change of mind"))
+    extended = we("import", folder / "longer.jsonl", "--db", library)
+    assert extended.exit_code == 1
+    assert f"is sealed into the season ledger {ledger}" in extended.stdout + extended.stderr
+    with connect(library) as lib:
+        with pytest.raises(SealedGameError, match=re.escape(str(ledger))):
+            lib.log("new-years-eve-2026").append([("note", {"text": "a late change"})], expected_seq=76)
+        assert lib.log("new-years-eve-2026").head()[0] == 76
+    assert we("season", "verify", ledger, "--db", library).exit_code == 0
