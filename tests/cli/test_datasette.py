@@ -172,3 +172,41 @@ def test_a_signal_to_we_datasette_takes_datasette_and_its_temporary_folder_with_
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGKILL)
             server.communicate()
+
+
+def test_datasette_does_not_outlive_a_we_datasette_killed_outright(club: Path, tmp_path: Path) -> None:
+    """SIGKILL cannot be passed on: Datasette is told by the kernel (Linux's parent-death
+    signal) instead. Its temporary folder is left, as nothing of `we` runs to remove it."""
+    pytest.importorskip("datasette", reason="Datasette is not installed (pip install '.[datasette]')")
+    import select
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "datasette", str(club), "--port", "0"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    child = None
+    try:
+        assert server.stderr is not None
+        for line in server.stderr:
+            if READY.search(line):
+                break
+        (child,) = [
+            int(pid) for pid in Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+        ]
+        watch = os.pidfd_open(child)
+        os.kill(server.pid, signal.SIGKILL)
+        server.communicate(timeout=60)
+        ready, _, _ = select.select([watch], [], [], 60)  # readable once Datasette has exited
+        os.close(watch)
+        assert ready, "Datasette still runs after `we datasette` was killed"
+    finally:
+        if child is not None and process_state(child) not in (None, "Z"):
+            os.kill(child, signal.SIGKILL)
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.communicate()
