@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -37,18 +37,50 @@ def lines_as_written(path: str | os.PathLike[str]) -> dict[int, str]:
     """The lines of the log at `path` that are not what their rows would be written as, by line
     number (= seq in a log that verifies), without their newlines. A line that is no envelope
     is left out: the import refuses such a log anyway. Read within the line limit, as every
-    reader reads a log; OSError if the file cannot be read."""
-    written: dict[int, str] = {}
+    reader reads a log; OSError if the file cannot be read. For a log already held in memory
+    (`we import` keeps the lines it verified); `LinesAhead` reads a long one as it goes."""
     with open_log(path, buffering=-1) as log:
-        for n, line in enumerate(file_lines(log.read), start=1):
-            text = line[:-1] if line.endswith(b"\n") else line
-            try:
-                obj = orjson.loads(text)
-                if row_form(obj) != text:
-                    written[n] = text.decode()
-            except (orjson.JSONDecodeError, orjson.JSONEncodeError, TypeError, KeyError, UnicodeDecodeError):
-                continue
-    return written
+        return dict(_written(file_lines(log.read)))
+
+
+def _written(lines: Iterable[bytes]) -> Iterator[tuple[int, str]]:
+    for n, line in enumerate(lines, start=1):
+        text = line[:-1] if line.endswith(b"\n") else line
+        try:
+            if row_form(orjson.loads(text)) != text:
+                yield n, text.decode()
+        except (orjson.JSONDecodeError, orjson.JSONEncodeError, TypeError, KeyError, UnicodeDecodeError):
+            continue
+
+
+class WrittenLines(Protocol):
+    """The lines of a log kept as written, by line number: a dict, or LinesAhead."""
+
+    def get(self, seq: int, /) -> str | None: ...
+
+
+class LinesAhead:
+    """lines_as_written, read from a second handle of the file as an import asks for them, in
+    increasing line numbers: memory for one line at a time, whatever the log's size. Its
+    answers are only what the file holds now; an export checks each against its row anyway."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._log = open_log(path, buffering=-1)
+        self._ahead = _written(file_lines(self._log.read))
+        self._next: tuple[int, str] | None = next(self._ahead, None)
+
+    def __bool__(self) -> bool:
+        return True
+
+    def get(self, seq: int) -> str | None:
+        while self._next is not None and self._next[0] < seq:
+            self._next = next(self._ahead, None)
+        if self._next is not None and self._next[0] == seq:
+            return self._next[1]
+        return None
+
+    def close(self) -> None:
+        self._log.close()
 
 
 def line_or_row(obj: Any, line: str | None) -> Any:

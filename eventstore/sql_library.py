@@ -17,13 +17,13 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
 from typing import Any, ClassVar, Generic, NoReturn, Self, TypeVar
 
 import orjson
 
-from eventstore.as_written import as_written, lines_as_written
+from eventstore.as_written import LinesAhead, WrittenLines, as_written
 from eventstore.envelope import Envelope, envelope_from_raw
 from eventstore.errors import (
     GameNotFoundError,
@@ -327,13 +327,13 @@ class SqlLibrary(ABC, Generic[Conn]):
 
     def _import_path(self, path: Path) -> ImportResult:
         try:
-            written = lines_as_written(path)
             f = open_log(path)
+            written = LinesAhead(path)  # the same file again, read as the import goes
         except FileNotFoundError:
             raise GameNotFoundError(str(path)) from None
         except OSError as exc:
             raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        with f, self._write() as conn:
+        with f, closing(written), self._write() as conn:
             try:
                 return self._import(conn, str(path), scan_lines(f), written=written)
             except OSError as exc:
@@ -400,7 +400,7 @@ class SqlLibrary(ABC, Generic[Conn]):
         label: str,
         scanned: Iterable[Scanned],
         summary: Summary | None = None,
-        written: Mapping[int, str] | None = None,
+        written: WrittenLines | None = None,
     ) -> ImportResult:
         target = SqlImport(self, conn, label, summary, written or {})
         return import_scanned(target, label, scanned, summary)
@@ -431,7 +431,7 @@ class SqlImport(Generic[Conn]):
         conn: Conn,
         label: str,
         summary: Summary | None,
-        written: Mapping[int, str],
+        written: WrittenLines,
     ) -> None:
         self.library, self.conn, self.label, self.summary = library, conn, label, summary
         self.written = written
