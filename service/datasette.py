@@ -62,6 +62,14 @@ TABLES: dict[str, dict[str, Any]] = {
         "description": "One row per event with the log's fields (log-format.md): game, seq, type, "
         "data as compact JSON, at, prev, hash.",
     },
+    "event_lines": {
+        "description": "Lines kept as their file wrote them (by the event's row id), where that is "
+        "not the row's own form: `we export` gives them back byte for byte.",
+    },
+    "game_seals": {
+        "description": "Games sealed by their id into a season ledger (its path, line and "
+        "fingerprint): the library refuses to extend them.",
+    },
 }
 
 
