@@ -158,7 +158,7 @@ def _verify(source: GameSource) -> Any:
 
     verified = verified_for_import(source, read_game)
     if isinstance(verified, VerifiedLog):
-        return orjson.dumps(verified.lines), verified.summary
+        return orjson.dumps(verified.lines), verified.summary, verified.written
     return verified
 
 
@@ -172,8 +172,8 @@ def _received(result: Any) -> Any:
     from service.library import VerifiedLog
 
     if isinstance(result, tuple):
-        text, summary = result
-        return VerifiedLog(orjson.loads(text), summary)
+        text, summary, written = result
+        return VerifiedLog(orjson.loads(text), summary, written)
     return result
 
 

@@ -66,6 +66,12 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
         )
     for refusal in [*refused, *result.refused]:
         echo(f"we: refused {one_line(refusal.label)}: {one_line(refusal.reason)}", err=True)
+    for unmarked in result.unmarked:
+        echo(
+            f"we: warning: sealed, but no seal's mark could be left beside {one_line(unmarked)}:"
+            " a writer that does not know this ledger would not see the seal",
+            err=True,
+        )
     if result.fingerprint is not None:
         sealed = counted(len(result.season.games), "game")
         echo(f"{ledger}: {sealed} sealed; season fingerprint {result.fingerprint}")
@@ -78,9 +84,18 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
 def _locator(ledger: Path, db_path: LibraryRef | None) -> Callable[[SealedGame], GameSource | str]:
     from service.season import locate_file
 
+    def in_library(sealed: SealedGame) -> GameSource | None:
+        """The sealed game in the library (by its id: a file renamed or moved there)."""
+        db = library_path(db_path)
+        if not library_exists(db) or not open_library(db).has_game(sealed.game):
+            return None
+        return GameSource(
+            label=f"{sealed.game} (library {library_name(db)})", db_path=db, game_id=sealed.game
+        )
+
     def locate(sealed: SealedGame) -> GameSource | str:
         if "file" in sealed.source:
-            return locate_file(sealed, ledger)
+            return locate_file(sealed, ledger, elsewhere=in_library if db_path is not None else None)
         game_id = sealed.source["library"]
         db = library_path(db_path)
         if not library_exists(db) or not open_library(db).has_game(game_id):
@@ -121,7 +136,8 @@ def _noted_fingerprint(value: str | None) -> str | None:
 @db_option
 def verify(ledger: Path, expected: str | None, as_json: bool, db_path: LibraryRef | None) -> None:
     """Prove SEASON.jsonl: its own chain, and that every game it sealed still has the
-    fingerprint sealed (a file from the ledger's folder, a library game from --db).
+    fingerprint sealed (a file from the ledger's folder, a library game from --db; a file
+    renamed or moved away is looked for in --db, when given, by its game id).
 
     Each edited ledger line is named by its line, each game gone or swapped by its id; exit
     status 1 if there is any.
@@ -147,6 +163,35 @@ def verify(ledger: Path, expected: str | None, as_json: bool, db_path: LibraryRe
             )
     if not report.ok:
         raise click.exceptions.Exit(1)
+
+
+@season.command("put-back")
+@click.argument(
+    "ledger", metavar="SEASON.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path)
+)
+@click.argument("game", metavar="GAME.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+def put_back(ledger: Path, game: Path) -> None:
+    """Put GAME.jsonl back as SEASON.jsonl sealed it, after events were added to it.
+
+    The lines after the sealed ones are cut off and kept, byte for byte, in GAME.jsonl.cut
+    beside it (.cut.1, ... if that is taken), so nothing is lost; the seal's mark is written
+    again, so every writer refuses to extend it. Refused, changing nothing, when the ledger did
+    not seal this file or its sealed events are not all there as they were.
+    """
+    from eventstore.errors import StoreError
+    from service.season import put_back as put_log_back
+
+    try:
+        done = put_log_back(ledger, game, read_game)
+    except (ValueError, StoreError) as exc:
+        raise CommandFailed(one_line(str(exc))) from None
+    if done.cut == 0:
+        echo(f"{game}: {done.game} is as sealed; nothing to cut (its seal's mark is in place)")
+        return
+    echo(
+        f"{game}: put back as sealed in {ledger}; what was added after the seal"
+        f" ({counted(done.cut, 'line')}) is kept in {done.kept_in}"
+    )
 
 
 @season.command()

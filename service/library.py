@@ -76,6 +76,9 @@ class VerifiedLog:
 
     lines: list[dict[str, Any]]
     summary: tuple[bool, str | None]
+    # The lines as the file wrote them where that is not their rows' form (eventstore.as_written):
+    # the library keeps them, so that `we export` gives the file back byte for byte.
+    written: dict[int, str] = field(default_factory=dict)
 
 
 def verified_for_import(source: GameSource, read: ReadGame) -> VerifiedLog | ImportOutcome:
@@ -86,13 +89,42 @@ def verified_for_import(source: GameSource, read: ReadGame) -> VerifiedLog | Imp
     audited = audited_for_import(source, read)
     if isinstance(audited, ImportOutcome):
         return audited
-    return VerifiedLog(audited.lines, library_summary(audited.state))
+    written: dict[int, str] = {}
+    if source.path is not None:
+        from eventstore.as_written import lines_as_written
+
+        if (beyond := _beyond_its_seal(source.path, audited)) is not None:
+            return ImportOutcome(REFUSED, f"{source.label}: {beyond}")
+
+        try:
+            written = lines_as_written(source.path)
+        except OSError as exc:  # gone or changed since the audit read it
+            return ImportOutcome(UNREADABLE, f"{source.label}: cannot read: {exc.strerror or exc}")
+    return VerifiedLog(audited.lines, library_summary(audited.state), written)
+
+
+def _beyond_its_seal(path: Path, report: GameReport) -> str | None:
+    """Why a log is not imported when its seal's mark (service.season) says a ledger sealed
+    fewer of its events: what was added after the seal would extend a sealed game."""
+    from service.season import read_seal_mark
+
+    mark = read_seal_mark(path)
+    if mark is None or mark.get("game") != report.game:
+        return None
+    sealed = mark.get("events")
+    if type(sealed) is int and report.events <= sealed:
+        return None
+    return (
+        f"game {report.game!r} is sealed into the season ledger {mark.get('ledger', '(unreadable mark)')}"
+        f" at {sealed} events and its log now holds {report.events}: not imported, a sealed game is"
+        " never extended (`we season put-back LEDGER LOG` puts it back, keeping what it cuts)"
+    )
 
 
 def import_verified_log(library: GameLibrary, verified: VerifiedLog, label: str) -> ImportOutcome:
     """A log that passed the audit, as verified_for_import keeps it, into `library`."""
     try:
-        result = library.import_verified(verified.lines, label, verified.summary)
+        result = library.import_verified(verified.lines, label, verified.summary, verified.written)
     except WritesLostError:
         raise  # what was not committed is gone, and every game after it would go the same way
     except LibraryBusyError as exc:  # other writers kept the lock: this game is not in it

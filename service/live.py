@@ -260,7 +260,8 @@ class LiveGame:
         return answer
 
     def sealed(self) -> str | None:
-        """Why nothing may be added to this game's log, when its folder's season sealed it."""
+        """Why nothing may be added to this game's log, when a season sealed it (its folder's, or
+        any ledger that left its mark beside the log)."""
         return sealed_sentence(self.path, self.game)
 
     def sentence(self, seq: int, role: Role) -> str:

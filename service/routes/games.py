@@ -16,7 +16,7 @@ from service.play import Refused, set_up_events
 from service.routes.answers import ApiError, FastJSON, responses
 from service.routes.bodies import GAME_BODY, NewGame, read_body
 from service.routes.served import Served, ServedDep
-from wecore.names import look_alike_sentence
+from wecore.names import players_refusal
 
 router = APIRouter()
 
@@ -50,7 +50,7 @@ def list_games(request: Request, served: ServedDep) -> list[dict[str, Any]]:
 async def create_game(request: Request, served: ServedDep) -> JSONResponse:
     served.host_only(request, "start a game")
     spec: NewGame = await read_body(request, NewGame)
-    refusal = look_alike_sentence(spec.players) or bot_refusal(spec.bots, spec.players, spec.deal_attics)
+    refusal = players_refusal(spec.players) or bot_refusal(spec.bots, spec.players, spec.deal_attics)
     if refusal is not None:
         raise ApiError(422, refusal)
     events = await asyncio.to_thread(_new_game_events, spec)

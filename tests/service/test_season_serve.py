@@ -155,3 +155,25 @@ def test_the_pages_at_the_end_of_a_game(server: Server, folder: Path, browser: A
     fingerprint = json.loads(ledger[-1])["hash"][7:19]
     assert fingerprint in said
     assert not problems, problems
+
+
+def test_a_game_sealed_into_a_ledger_elsewhere_is_final_for_the_api(tmp_path: Path) -> None:
+    """The ledger lives outside the served folder: the seal's mark beside the log is what the
+    served table finds (issue 46: `we simulate -o ~/sims`, `we season add ~/club-2026.jsonl`)."""
+    sims = tmp_path / "sims"
+    sims.mkdir()
+    shutil.copy(REPLAYS / "tie-5p.jsonl", sims / "tie-5p.jsonl")
+    ledger = tmp_path / "club-2026.jsonl"
+    assert we("season", "add", ledger, sims / "tie-5p.jsonl").returncode == 0
+    before = (sims / "tie-5p.jsonl").read_bytes()
+    running = start_server(sims)
+    try:
+        with running.host as c:
+            undo = c.post(f"/api/v1/games/{TIE}/moves", json={"expect": TIE_EVENTS, "move": {"type": "undo"}})
+            assert undo.status_code == 422, undo.text
+            error = undo.json()["error"]
+            assert "is sealed into the season ledger" in error and str(ledger) in error
+            assert [g["id"] for g in c.get("/api/v1/games").json()] == [TIE]  # the mark is no game
+    finally:
+        assert running.stop(signal.SIGTERM) == 0
+    assert (sims / "tie-5p.jsonl").read_bytes() == before
