@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +20,9 @@ from eventstore.libraries import LibraryRef, library_name
 from service.reading import GameSource
 from wecore.season import SealedGame
 from wecore.wording import counted
+
+if TYPE_CHECKING:
+    from service.season import LedgerReading
 
 LEDGER = click.Path(dir_okay=False, path_type=Path)
 
@@ -154,9 +158,18 @@ def verify(ledger: Path, expected: str | None, as_json: bool, db_path: LibraryRe
     "ledger", metavar="SEASON.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path)
 )
 @click.option(
-    "--json", "as_json", is_flag=True, help="One JSON object: season, games, fingerprint, standings."
+    "--ratings",
+    is_flag=True,
+    help="Each player's rating instead (openskill's Plackett-Luce, as `we stats --ratings`) over the"
+    " sealed games in the order played.",
 )
-def show(ledger: Path, as_json: bool) -> None:
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON object: season, games, fingerprint, and standings (with --ratings: model, ratings).",
+)
+def show(ledger: Path, ratings: bool, as_json: bool) -> None:
     """The season's standings: games played, wins and mean score per player.
 
     A shared win (a tie nobody broke) counts as a win for each player in it, as in `we stats`.
@@ -167,6 +180,9 @@ def show(ledger: Path, as_json: bool) -> None:
     if reading.problems:
         line, message = reading.problems[0]
         raise CommandFailed(f"{ledger}: line {line}: {message} (see `we season verify`)")
+    if ratings:
+        _show_ratings(reading, as_json)
+        return
     table = reading.standings
     if as_json:
         echo_json(
@@ -204,6 +220,25 @@ def show(ledger: Path, as_json: bool) -> None:
         for s in table:
             rich_table.add_row(one_line(s.player), str(s.games), wins_text(s.wins), f"{s.mean_score:.1f}")
         print_table(rich_table)
+    echo(f"Season fingerprint: {reading.fingerprint}")
+
+
+def _show_ratings(reading: LedgerReading, as_json: bool) -> None:
+    from service.season import season_ratings
+
+    games = len(reading.season.games)
+    table = season_ratings(reading.season)
+    if as_json:
+        from service.ratings import ratings_json
+
+        head = {"season": reading.season.name, "fingerprint": reading.fingerprint}
+        echo_json({**head, **ratings_json(table, games)})
+        return
+    from cli.render import ratings_table
+
+    echo(f"Season {reading.season.name!r}: {counted(games, 'game')}")
+    if table:
+        ratings_table(table, "Ratings (openskill Plackett-Luce; ordinal = mu - 3 sigma)")
     echo(f"Season fingerprint: {reading.fingerprint}")
 
 

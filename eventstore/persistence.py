@@ -135,6 +135,9 @@ class GameLibrary(Protocol):
 
     def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None: ...
 
+    def replace_ratings(self, rows: Iterable[tuple[str, int, float, float, float]]) -> None:
+        """The table of ratings (player, games, mu, sigma, ordinal), replaced as a whole."""
+
     def export(self, game_id: str, path: str | Path) -> int:
         """Write a game as a JSONL file with the very same lines; the number of events."""
         ...

@@ -63,6 +63,14 @@ _ADVANCE_WITH_SUMMARY = (
     "UPDATE games SET last_at = ?, events = ?, head_hash = ?, complete = ?, winner = ? WHERE id = ?"
 )
 
+# The ratings a service computed over the library's games, whole each time (`we stats
+# --ratings`, an import): a table beside the games, for Datasette and SQL; nothing reads it back.
+_RATINGS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS ratings (player TEXT PRIMARY KEY, games INTEGER NOT NULL,"
+    " mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL, ordinal DOUBLE PRECISION NOT NULL)"
+)
+_INSERT_RATING = "INSERT INTO ratings (player, games, mu, sigma, ordinal) VALUES (?, ?, ?, ?, ?)"
+
 
 def _summary(values: Sequence[Any]) -> dict[str, Any]:
     """A games row (GAME_COLUMNS, in order) as `games` lists it."""
@@ -222,6 +230,15 @@ class SqlLibrary(ABC, Generic[Conn]):
         with self._write() as conn:
             if self._update(conn, self._sql(_SET_SUMMARY), (complete, winner, game_id)) == 0:
                 raise GameNotFoundError(self.where(game_id))
+
+    def replace_ratings(self, rows: Iterable[tuple[str, int, float, float, float]]) -> None:
+        """The ratings table, (player, games, mu, sigma, ordinal) rows, replaced as a whole in
+        one write; made on first use."""
+        with self._write() as conn:
+            self._update(conn, _RATINGS_TABLE, ())
+            self._update(conn, "DELETE FROM ratings", ())
+            for row in rows:
+                self._update(conn, self._sql(_INSERT_RATING), row)
 
     def _advance_game(self, conn: Conn, last: dict[str, Any], summary: Summary | None = None) -> None:
         """The game's row after new events up to `last`; with `summary`, that too."""

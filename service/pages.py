@@ -223,6 +223,7 @@ def _house_rule_fields() -> str:
 
 def _season_line(folder: Any) -> str:
     """The folder's season: how many games are sealed, and the fingerprint a club notes down."""
+    from service.ratings_page import season_ratings_html
     from service.season import SEASON_FILE, folder_season
 
     directory = getattr(folder, "directory", None)
@@ -234,7 +235,7 @@ def _season_line(folder: Any) -> str:
         f'<p id="season">Season {html.escape(reading.season.name or SEASON_FILE)}:'
         f" {counted(len(reading.season.games), 'game')} sealed"
         f" · season fingerprint <code>{html.escape(fp)}</code></p>"
-    )
+    ) + season_ratings_html(reading)
 
 
 def lobby_page(

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eventstore.canonical import fingerprint
 from eventstore.envelope import make_game_id, utc_now
@@ -32,6 +32,9 @@ from wecore.season import (
     season_started,
     standings,
 )
+
+if TYPE_CHECKING:
+    from service.ratings import Rating
 
 # Where a sealed game is now: the GameSource to read it from, or None with why it cannot be.
 Locate = Callable[[SealedGame], "GameSource | str"]
@@ -95,6 +98,14 @@ def read_ledger(path: Path) -> LedgerReading:
     problems.extend((p.line, p.message) for p in season.problems)
     problems.sort()
     return LedgerReading(season, problems, result.events, result.fingerprint)
+
+
+def season_ratings(season: Season) -> list[Rating]:
+    """`we season show --ratings` and the lobby: openskill's Plackett-Luce ratings over the
+    sealed games, in the order they were played (service.ratings)."""
+    from service.ratings import rated_sealed, ratings
+
+    return ratings(rated_sealed(game) for game in season.games)
 
 
 def _not_a_ledger(path: Path) -> str | None:
