@@ -140,3 +140,16 @@ def test_ratings_refuse_plot_and_a_second_mode(tmp_path: Path) -> None:
     assert plot.exit_code == 2
     none = we("stats", "--ratings", "--db", tmp_path / "x.db")
     assert none.exit_code == 1 and "there is no library" in none.stderr
+
+
+def test_the_ratings_table_in_a_postgresql_library(pg_url: str, tmp_path: Path) -> None:
+    imported = we("import", REPLAYS / "game-night-3p.jsonl", REPLAYS / "tie-5p.jsonl", "--db", pg_url)
+    assert imported.exit_code == 0, imported.stderr
+    shown = json.loads(we("stats", "--ratings", "--json", "--db", pg_url).stdout)
+    import psycopg
+
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute(
+            "SELECT player, games, mu, sigma, ordinal FROM ratings ORDER BY ordinal DESC"
+        ).fetchall()
+    assert [(r["player"], r["games"], r["mu"], r["sigma"], r["ordinal"]) for r in shown["ratings"]] == rows
