@@ -22,6 +22,7 @@ from wecore.season import SealedGame
 from wecore.wording import counted
 
 if TYPE_CHECKING:
+    from eventstore.receipts import Receipt
     from service.season import LedgerReading
 
 LEDGER = click.Path(dir_okay=False, path_type=Path)
@@ -60,13 +61,16 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
             refused.append(Refusal(text, exc.format_message()))
     if ledger.exists() and ledger.is_dir():
         raise CommandFailed(f"{ledger} is a directory, not a season ledger")
-    result = add_games(ledger, sources, read_game, name)
+    result = add_games(ledger, sources, read_game, name, _kept_receipts)
     if result.created:
         echo(f"started the season {result.season.name!r} in {ledger}")
     for game in result.sealed:
+        witnessed = (
+            f"; {counted(len(game.receipts), 'signed receipt')} sealed with it" if game.receipts else ""
+        )
         echo(
             f"sealed {game.game} (line {game.line}): fingerprint {game.fingerprint},"
-            f" won by {' and '.join(game.winners)}"
+            f" won by {' and '.join(game.winners)}{witnessed}"
         )
     for refusal in [*refused, *result.refused]:
         echo(f"we: refused {one_line(refusal.label)}: {one_line(refusal.reason)}", err=True)
@@ -77,6 +81,14 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
         echo(f"{ledger}: nothing sealed, so no season was started", err=True)
     if refused or result.refused:
         raise click.exceptions.Exit(1)
+
+
+def _kept_receipts(source: GameSource, game_id: str) -> list[Receipt]:
+    """The signed receipts kept for a game: beside its log file, or in its library."""
+    from service.receipts import receipts_for_source
+
+    library = open_library(source.db_path) if source.db_path is not None and source.path is None else None
+    return receipts_for_source(source, game_id, library)
 
 
 def _locator(ledger: Path, db_path: LibraryRef | None) -> Callable[[SealedGame], GameSource | str]:

@@ -138,6 +138,12 @@ class GameLibrary(Protocol):
     def replace_ratings(self, rows: Iterable[tuple[str, int, float, float, float]]) -> None:
         """The table of ratings (player, games, mu, sigma, ordinal), replaced as a whole."""
 
+    def keep_receipt(self, game_id: str, player: str, receipt: str) -> None:
+        """A player's receipt of a game (eventstore.receipts, as JSON), replacing the one before."""
+
+    def receipts_of(self, game_id: str) -> list[str]:
+        """The receipts kept for a game, as JSON texts."""
+
     def export(self, game_id: str, path: str | Path) -> int:
         """Write a game as a JSONL file with the very same lines; the number of events."""
         ...

@@ -70,6 +70,17 @@ _RATINGS_TABLE = (
     " mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL, ordinal DOUBLE PRECISION NOT NULL)"
 )
 _INSERT_RATING = "INSERT INTO ratings (player, games, mu, sigma, ordinal) VALUES (?, ?, ?, ?, ?)"
+# The receipts players' phones signed at the end of a game (eventstore.receipts), one per
+# player and game, kept beside the games: not events of them.
+_RECEIPTS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS receipts (game TEXT NOT NULL, player TEXT NOT NULL,"
+    " receipt TEXT NOT NULL, PRIMARY KEY (game, player))"
+)
+_KEEP_RECEIPT = (
+    "INSERT INTO receipts (game, player, receipt) VALUES (?, ?, ?)"
+    " ON CONFLICT (game, player) DO UPDATE SET receipt = excluded.receipt"
+)
+_RECEIPTS_OF = "SELECT receipt FROM receipts WHERE game = ? ORDER BY player"
 
 
 def _summary(values: Sequence[Any]) -> dict[str, Any]:
@@ -91,6 +102,8 @@ class SqlLibrary(ABC, Generic[Conn]):
     _batch_depth: int
     # How the backend's driver marks a parameter in SQL.
     _PARAM: ClassVar[str] = "?"
+    # A row when the table named is there (written with `?`).
+    _TABLE_THERE: ClassVar[str] = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
 
     # --- what a backend gives ---------------------------------------------------------------
 
@@ -239,6 +252,20 @@ class SqlLibrary(ABC, Generic[Conn]):
             self._update(conn, "DELETE FROM ratings", ())
             for row in rows:
                 self._update(conn, self._sql(_INSERT_RATING), row)
+
+    def keep_receipt(self, game_id: str, player: str, receipt: str) -> None:
+        """A player's receipt of a game (its JSON), replacing the one before; the table is made
+        on first use."""
+        with self._write() as conn:
+            self._update(conn, _RECEIPTS_TABLE, ())
+            self._update(conn, self._sql(_KEEP_RECEIPT), (game_id, player, receipt))
+
+    def receipts_of(self, game_id: str) -> list[str]:
+        """The receipts kept for a game (JSON texts), by player; none in a library without any."""
+        with self._reading():
+            if not any(True for _ in self._select(self._sql(self._TABLE_THERE), ("receipts",), "")):
+                return []
+            return [row[0] for row in self._select(self._sql(_RECEIPTS_OF), (game_id,), "")]
 
     def _advance_game(self, conn: Conn, last: dict[str, Any], summary: Summary | None = None) -> None:
         """The game's row after new events up to `last`; with `summary`, that too."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import segno
@@ -49,6 +50,7 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
         "stopped": game.stopped,
         "play": f"/api/v1/games/{game.game}/play?k={key}",
         "seal": f"/api/v1/games/{game.game}/seal" if role.kind == HOST else None,
+        "receipt": f"/api/v1/games/{game.game}/receipt" if role.kind == SEAT else None,
     }
     if not envelopes:
         why = html.escape(game.stopped or "This game has no events.")
@@ -59,7 +61,20 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
         fingerprint=fingerprint or "",
         spectator=role.kind == TABLE,
         live=live,
+        extra_scripts=seat_receipt_scripts() if role.kind == SEAT else (),
     )
+
+
+@cache
+def seat_receipt_scripts() -> tuple[str, ...]:
+    """The seat page's receipts: the vendored signing and QR libraries, then our script."""
+    from importlib import resources
+
+    files = resources.files("service")
+    return tuple(files.joinpath(name).read_text(encoding="utf-8") for name in _RECEIPT_SCRIPTS)
+
+
+_RECEIPT_SCRIPTS = ("vendor/receipt_libs.js", "receipts_page.js")
 
 
 _STYLE = """
