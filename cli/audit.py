@@ -19,7 +19,7 @@ import click
 import orjson
 
 from cli.batch import collector_settled_for_a_batch, logs_in_directory, worker_count
-from cli.exits import EXIT_INVALID, CommandFailed
+from cli.exits import EXIT_INVALID, EXIT_USAGE, CommandFailed
 from cli.opening import game_source, open_library, path_mode, read_game
 from cli.params import FILE_NAME, db_option, jobs_option
 from cli.terminal import echo, json_bytes_safe, one_line
@@ -376,6 +376,12 @@ def audit(
         raise click.exceptions.Exit(EXIT_INVALID)
 
 
+class ReceiptRefused(CommandFailed):
+    """A --receipt that is no receipt, or not of a game audited: bad input, exit 2."""
+
+    exit_code = EXIT_USAGE
+
+
 def _read_receipts(files: Sequence[Path]) -> list[tuple[Path, Receipt]]:
     """Every --receipt FILE read and checked as a receipt before any game is audited: a file
     that is none is refused in one line (exit 2), and nothing is audited."""
@@ -386,7 +392,7 @@ def _read_receipts(files: Sequence[Path]) -> list[tuple[Path, Receipt]]:
         try:
             read.append((path, read_receipt_file(path)))
         except ReceiptError as exc:
-            raise click.BadParameter(str(exc), param_hint="--receipt") from None
+            raise ReceiptRefused(str(exc)) from None
     return read
 
 
@@ -410,10 +416,9 @@ def _logs_of_receipts(
     for path, receipt in receipts:
         if receipt.game not in logs:
             audited = ", ".join(repr(g) for g in logs) or "none"
-            raise click.BadParameter(
+            raise ReceiptRefused(
                 f"{path}: this receipt is for game {shown(receipt.game)}, which is not among the games"
-                f" audited ({audited}); refused",
-                param_hint="--receipt",
+                f" audited ({audited}); refused"
             )
     return logs
 

@@ -198,11 +198,19 @@ def parse_receipt(raw: bytes, where: str) -> Receipt:
 def read_receipt_file(path: Path) -> Receipt:
     """A receipt file, read no further than MAX_RECEIPT_BYTES + 1 (a huge file is refused
     without being read whole)."""
+    import os
+
+    from eventstore.logfile import regular_file
+
     where = str(path)
     try:
-        with path.open("rb") as file:
-            if not path.is_file():
-                raise ReceiptError(f"{where}: not a regular file, so not a receipt")
+        fd = regular_file(
+            path,
+            os.O_RDONLY,
+            lambda exc: ReceiptError(f"{where}: cannot read: {exc.strerror or exc}"),
+            lambda kind: ReceiptError(f"{where}: {kind}, not a receipt file"),
+        )
+        with os.fdopen(fd, "rb") as file:
             raw = file.read(MAX_RECEIPT_BYTES + 1)
     except FileNotFoundError:
         raise ReceiptError(f"{where}: no such file") from None

@@ -72,12 +72,13 @@
       const mine = Object.values(kept()).find((r) => r.game === meta.game && r.player === live.seat);
       const asked = live.receipt + (mine ? "?seen=" + mine.events : "");
       const response = await fetch(asked, { headers: { "Authorization": "Bearer " + live.key } });
+      const answer = await response.json(); // read to its end, whatever the status: nothing left open
       if (response.status === 409) {
         if (!key) key = makeKey(); // a game in progress: this phone becomes a witness of it
         return;
       }
       if (response.status !== 200) return;
-      const receipt = await response.json();
+      const receipt = answer;
       const seenHash = receipt.seen_hash;
       delete receipt.seen_hash;
       if (mine && (mine.events > receipt.events || seenHash !== mine.hash)) {
@@ -97,6 +98,7 @@
           headers: { "Content-Type": "application/json", "Authorization": "Bearer " + live.key },
           body: JSON.stringify(receipt),
         });
+        await posted.json();
         if (posted.status === 201) postedEvents = receipt.events;
       }
     } catch (error) {
