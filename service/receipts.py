@@ -77,7 +77,8 @@ def accepted_receipt(game: LiveGame, player: str, data: object) -> Receipt:
     if receipt.game != game.game:
         raise ReceiptError(f"this receipt is for game {shown(receipt.game)}, not {shown(game.game)}")
     if receipt.player != player:
-        raise ReceiptError(f"this receipt is {shown(receipt.player)}'s, not this seat's ({shown(player)})")
+        whose = shown(receipt.player)
+        raise ReceiptError(f"this receipt is for {whose}, not for this seat ({shown(player)})")
     if not receipt.signed:
         raise ReceiptError("an unsigned receipt proves nothing to keep: it stays on the phone")
     if not receipt.signature_holds():
