@@ -131,6 +131,8 @@ def _ratings(db: LibraryRef, result: LibraryFigures, as_json: bool) -> None:
     table = library_ratings(result)
     if as_json:
         echo_json(ratings_json(table, result.counted))
+    elif not table:
+        echo(f"No finished games to rate in the library {library_name(db)}.")
     else:
         from cli.render import ratings_table
         from wecore.wording import counted

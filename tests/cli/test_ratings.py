@@ -85,6 +85,39 @@ def test_season_ratings_equal_openskill_on_a_hand_made_sequence(tmp_path: Path) 
     assert table.exit_code == 0 and "ordinal" in table.stdout and "ann" not in table.stdout
 
 
+def _restamped(source: Path, path: Path, game: str, start: str) -> Path:
+    """`source` as another game: its id `game`, its first event at `start`, the rest as far after."""
+    from datetime import datetime
+
+    events = [json.loads(line) for line in source.read_text().splitlines()]
+    shift = datetime.fromisoformat(start) - datetime.fromisoformat(events[0]["at"])
+    for event in events:
+        event["game"] = game
+        event["at"] = (datetime.fromisoformat(event["at"]) + shift).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return sealed(path, events)
+
+
+def test_stats_ratings_equal_openskill_on_a_hand_made_sequence(tmp_path: Path) -> None:
+    night, tie = REPLAYS / "game-night-3p.jsonl", REPLAYS / "tie-5p.jsonl"
+    logs = [  # imported tie, night, tie, night; played night-a, tie-b, night-c, tie-d
+        _restamped(tie, tmp_path / "1.jsonl", "tie-d", "2026-04-01T19:00:00Z"),
+        _restamped(night, tmp_path / "2.jsonl", "night-c", "2026-03-01T19:00:00Z"),
+        _restamped(tie, tmp_path / "3.jsonl", "tie-b", "2026-02-01T19:00:00Z"),
+        _restamped(night, tmp_path / "4.jsonl", "night-a", "2026-02-01T19:00:00Z"),  # same start: by id
+    ]
+    library = tmp_path / "club.db"
+    assert we("import", *logs, "--db", library).exit_code == 0
+    # By hand: the night ends Maria 21, Jonas 22, Priya 19; the tie Ann 16, Ben 19, Cat 19, Dev 18,
+    # Eve 16, Cat winning the tie-break (so Ben second, not first with her).
+    by_night = (["Maria", "Jonas", "Priya"], [2, 1, 3])
+    by_tie = (["Ann", "Ben", "Cat", "Dev", "Eve"], [4, 2, 1, 3, 4])
+    expected = openskill_directly([by_night, by_tie, by_night, by_tie])
+    shown = we("stats", "--ratings", "--json", "--db", library)
+    assert shown.exit_code == 0, shown.stderr
+    assert json.loads(shown.stdout)["games"] == 4
+    assert_same(json.loads(shown.stdout)["ratings"], expected)
+
+
 def test_stats_ratings_equal_openskill_on_the_replays(tmp_path: Path) -> None:
     library = tmp_path / "club.db"
     for name in VALID_REPLAYS:
