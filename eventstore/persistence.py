@@ -138,6 +138,9 @@ class GameLibrary(Protocol):
     def replace_ratings(self, rows: Iterable[tuple[str, int, float, float, float]]) -> None:
         """The table of ratings (player, games, mu, sigma, ordinal), replaced as a whole."""
 
+    def keeps_ratings(self) -> bool:
+        """Whether it has a ratings table, which imports then keep up to date."""
+
     def keep_receipt(self, game_id: str, player: str, receipt: str) -> None:
         """A player's receipt of a game (eventstore.receipts, as JSON), replacing the one before."""
 

@@ -260,11 +260,19 @@ class SqlLibrary(ABC, Generic[Conn]):
             self._update(conn, _RECEIPTS_TABLE, ())
             self._update(conn, self._sql(_KEEP_RECEIPT), (game_id, player, receipt))
 
+    def keeps_ratings(self) -> bool:
+        """Whether the library has a ratings table (made by the first `replace_ratings`)."""
+        return self._has_table("ratings")
+
+    def _has_table(self, name: str) -> bool:
+        with self._reading():
+            return any(True for _ in self._select(self._sql(self._TABLE_THERE), (name,), ""))
+
     def receipts_of(self, game_id: str) -> list[str]:
         """The receipts kept for a game (JSON texts), by player; none in a library without any."""
+        if not self._has_table("receipts"):
+            return []
         with self._reading():
-            if not any(True for _ in self._select(self._sql(self._TABLE_THERE), ("receipts",), "")):
-                return []
             return [row[0] for row in self._select(self._sql(_RECEIPTS_OF), (game_id,), "")]
 
     def _advance_game(self, conn: Conn, last: dict[str, Any], summary: Summary | None = None) -> None:

@@ -47,7 +47,8 @@ CANNED_QUERIES: dict[str, dict[str, str]] = {
     "ladder": {
         "title": "Ratings ladder",
         "description": "Each player's openskill Plackett-Luce rating, highest ordinal (mu - 3 sigma) "
-        "first, as `we stats --ratings` or the last import wrote it.",
+        "first, as `we stats --ratings` or the last import wrote it (none before the first "
+        "`we stats --ratings`).",
         "sql": "SELECT player, games, round(mu, 2) AS mu, round(sigma, 2) AS sigma, "
         "round(ordinal, 2) AS ordinal FROM ratings ORDER BY ordinal DESC, player",
     },

@@ -231,8 +231,11 @@ def write_ratings(library: GameLibrary, table: Iterable[Rating]) -> None:
 
 
 def refresh_ratings(library: GameLibrary, db: Any, read: ReadGame) -> None:
-    """The ratings table recomputed over every game of `library` (after an import)."""
-    write_ratings(library, library_ratings(library_figures(library.games(), db, read)))
+    """After an import: the ratings table recomputed over every game of `library`, once the
+    library has one (`we stats --ratings` makes it). Rating means folding every game again, so a
+    library nobody asked ratings of (a bulk import, a convention's) does not pay for it."""
+    if library.keeps_ratings():
+        write_ratings(library, library_ratings(library_figures(library.games(), db, read)))
 
 
 class NoSuchPlayer(ValueError):

@@ -151,9 +151,12 @@ def test_stats_ratings_equal_openskill_on_the_replays(tmp_path: Path) -> None:
     assert rows[0][4] == round(out["ratings"][0]["ordinal"], 2)
 
 
-def test_import_writes_the_ratings_table_and_stats_rewrites_it(tmp_path: Path) -> None:
+def test_import_keeps_the_ratings_table_once_there_is_one(tmp_path: Path) -> None:
     library = tmp_path / "club.db"
     assert we("import", REPLAYS / "game-night-3p.jsonl", "--db", library).exit_code == 0
+    with sqlite3.connect(library) as conn:  # nobody asked for ratings: no table, no cost
+        assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'ratings'").fetchall() == []
+    assert we("stats", "--ratings", "--db", library).exit_code == 0
     with sqlite3.connect(library) as conn:
         assert {r[0] for r in conn.execute("SELECT player FROM ratings")} == {"Maria", "Jonas", "Priya"}
     assert we("import", REPLAYS / "tie-5p.jsonl", "--db", library).exit_code == 0
