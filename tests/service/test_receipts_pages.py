@@ -23,7 +23,7 @@ import pytest
 from chromium import launched_chromium
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from served import ROOT, Server, key_of, start_server, we
+from served import ROOT, Server, key_of, move, start_server, we
 
 from eventstore.envelope import seal
 
@@ -172,6 +172,18 @@ def test_three_phones_keep_signed_receipts_that_catch_a_rewritten_night(
         assert replayed.status_code == 422
         assert replayed.json()["error"] == f"this receipt is for game '{NIGHT}', not '{TIE}'"
         assert not (folder / "tie.receipts").exists()
+
+        # A note after the end: every page still open refreshes its receipt, signs and posts it.
+        with server.host as c:
+            assert move(c, NIGHT, 66, type="note", text="well played, all").status_code == 201
+        for name, page in phones.items():
+            if name != "Maria":  # hers was reloaded before the restart: it follows the new server
+                page.goto(_links(server)[name])
+            page.wait_for_selector("#my-games[data-posted='67']", timeout=WAIT_MS)
+        receipts = {r["player"]: r for r in (json.loads(p.read_text()) for p in kept.glob("seat-*.json"))}
+        assert {r["events"] for r in receipts.values()} == {67} and all(
+            map(_signature_holds, receipts.values())
+        )
         assert not problems, problems
     finally:
         server.stop(signal.SIGTERM)
@@ -203,7 +215,7 @@ def test_three_phones_keep_signed_receipts_that_catch_a_rewritten_night(
     assert named.returncode == 1
     for name, receipt in receipts.items():
         fp = hashlib.sha256(bytes.fromhex(receipt["key"])).hexdigest()[:12]
-        assert f"{name}'s receipt (key {fp}) disagrees at event 66" in named.stdout, named.stdout
+        assert f"{name}'s receipt (key {fp}) disagrees at event 67" in named.stdout, named.stdout
     (folder / "night.jsonl").write_bytes(original)
 
     # A corrupted signature is named: in a receipt file, and in a ledger re-chained around it.
