@@ -216,6 +216,18 @@ def test_three_phones_keep_signed_receipts_that_catch_a_rewritten_night(
     for name, receipt in receipts.items():
         fp = hashlib.sha256(bytes.fromhex(receipt["key"])).hexdigest()[:12]
         assert f"{name}'s receipt (key {fp}) disagrees at event 67" in named.stdout, named.stdout
+    # Served again (same address: the phone's storage is the address's), the rewritten night does
+    # not take Maria's phone in: it keeps its receipt, and says so.
+    server = start_server(folder, port=port)
+    try:
+        maria.goto(_links(server)["Maria"])
+        maria.wait_for_selector("#receipt-disagrees", timeout=WAIT_MS)
+        assert "not the one this phone saw end (at event 67)" in maria.inner_text("#receipt-disagrees")
+        held = maria.evaluate("() => JSON.parse(localStorage.getItem('we-receipts'))")[f"{NIGHT}/Maria"]
+        assert held == receipts["Maria"]
+    finally:
+        assert server.stop(signal.SIGTERM) == 0
+    assert not problems, problems
     (folder / "night.jsonl").write_bytes(original)
 
     # A corrupted signature is named: in a receipt file, and in a ledger re-chained around it.
