@@ -61,6 +61,7 @@
 
   let key = storedKey();
   let disagrees = "";
+  let looks = 0; // how many looks at the server ended (a mark for the tests)
   let postedEvents = 0; // the count of the last receipt the server kept (a mark for the tests too)
   let looking = false;
   let again = false;
@@ -87,6 +88,7 @@
           + "): your receipt of this game is kept as it was.";
         return;
       }
+      if (mine && mine.signature && !(key && libs)) return; // a key lost since: keep the signed one
       if (key && libs) {
         receipt.key = key.public;
         receipt.signature = hex(libs.sign(text.encode(claim(receipt)), unhex(key.secret)));
@@ -105,6 +107,7 @@
       /* offline for a moment: the next event looks again */
     } finally {
       looking = false;
+      looks += 1;
       draw();
       if (again) { again = false; look(); }
     }
@@ -159,6 +162,7 @@
         item("span", { text: words }), " ", saveButton, " ", qrButton, box]));
     }
     if (postedEvents) section.dataset.posted = String(postedEvents);
+    section.dataset.looks = String(looks);
     section.replaceChildren(item("h2", { id: "my-games-heading", text: "My games" }),
       item("p", { id: "receipt-key", text: said }),
       ...(disagrees ? [item("p", { id: "receipt-disagrees", role: "alert", text: disagrees })] : []),

@@ -181,9 +181,18 @@ def test_three_phones_keep_signed_receipts_that_catch_a_rewritten_night(
                 page.goto(_links(server)[name])
             page.wait_for_selector("#my-games[data-posted='67']", timeout=WAIT_MS)
         receipts = {r["player"]: r for r in (json.loads(p.read_text()) for p in kept.glob("seat-*.json"))}
-        assert {r["events"] for r in receipts.values()} == {67} and all(
-            map(_signature_holds, receipts.values())
-        )
+        assert {r["events"] for r in receipts.values()} == {67}
+        assert all(_signature_holds(r) for r in receipts.values())
+        # Priya's phone loses its key: it keeps its signed receipt, and makes no key for a game over.
+        priya = phones["Priya"]
+        priya.evaluate("() => localStorage.removeItem('we-receipt-key')")
+        priya.reload()
+        priya.wait_for_selector("#my-games[data-looks='1']", timeout=WAIT_MS)  # it asked the server
+        assert priya.query_selector(f"#receipts li[data-game='{NIGHT}'][data-signed=yes]") is not None
+        assert "has no key" in priya.inner_text("#receipt-key")
+        still = priya.evaluate("() => JSON.parse(localStorage.getItem('we-receipts'))")[f"{NIGHT}/Priya"]
+        assert still == receipts["Priya"]
+        assert priya.evaluate("() => localStorage.getItem('we-receipt-key')") is None
         assert not problems, problems
     finally:
         server.stop(signal.SIGTERM)
