@@ -19,7 +19,7 @@ import click
 import orjson
 
 from cli.batch import collector_settled_for_a_batch, logs_in_directory, worker_count
-from cli.exits import EXIT_INVALID, CommandFailed
+from cli.exits import EXIT_INVALID, EXIT_USAGE, CommandFailed
 from cli.opening import game_source, open_library, path_mode, read_game
 from cli.params import FILE_NAME, db_option, jobs_option
 from cli.terminal import echo, json_bytes_safe, one_line
@@ -32,6 +32,7 @@ from wecore.scoring import NotCounted, Scoreboard
 
 if TYPE_CHECKING:
     from cli.render import StdoutShape
+    from eventstore.receipts import Receipt
 
 
 @dataclass(frozen=True)
@@ -340,6 +341,15 @@ def _json_line(result: AuditResult) -> bytes:
     metavar="PLAYER=SCORE",
     help="Check a claimed final score (repeatable); a failed claim is explained card by card.",
 )
+@click.option(
+    "--receipt",
+    "receipt_files",
+    multiple=True,
+    metavar="FILE",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A player's receipt (saved from their phone, repeatable): proves the log is the one that"
+    " player saw end, or names the event count where it disagrees.",
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game, one per line.")
 @click.option(
     "--tables",
@@ -355,6 +365,7 @@ def _json_line(result: AuditResult) -> bytes:
 def audit(
     games: tuple[str, ...],
     claims: tuple[str, ...],
+    receipt_files: tuple[Path, ...],
     as_json: bool,
     tables: bool,
     jobs: int,
@@ -387,10 +398,19 @@ def audit(
     holds, explanation}], and -- only when the game is ok and complete -- scores {player:
     score} and winners (seat order; only the tie_broken winner when there is one).
 
-    Exit status: 0 when every game is clean and every claim holds, 1 otherwise.
+    --receipt FILE holds a player's receipt against the game it names (which must be among the
+    GAMEs): its signature, and the log's line at the receipt's event count, which must have the
+    hash that player's phone saw end (events after it, a tie-break or a note, do not matter).
+    Each receipt gets a line (with --json, one object: receipt, game, player, key, events,
+    holds, message); one that disagrees names its player, key and event count.
+
+    Exit status: 0 when every game is clean and every claim and receipt holds, 1 otherwise; 2
+    for a receipt that is no receipt, or is for a game not audited.
     """
     parsed = [Claim.parse(text) for text in claims]
+    receipts = _read_receipts(receipt_files)
     sources = expand_arguments(games, db_path)
+    logs = _logs_of_receipts(receipts, sources)
     clean = True
     audited = failed = skipped = 0
     write = _binary_writer() if as_json else None
@@ -424,6 +444,74 @@ def audit(
 
         console().print(f"{audited} games audited: {audited - failed} OK, {failed} FAILED.")
     sys.stdout.flush()
+    if receipts:
+        clean = _check_receipts(receipts, logs, as_json) and clean
     if not clean or not audited:
         # A ledger alone is no game to audit: `we season verify` proves it.
         raise click.exceptions.Exit(EXIT_INVALID)
+
+
+class ReceiptRefused(CommandFailed):
+    """A --receipt that is no receipt, or not of a game audited: bad input, exit 2."""
+
+    exit_code = EXIT_USAGE
+
+
+def _read_receipts(files: Sequence[Path]) -> list[tuple[Path, Receipt]]:
+    """Every --receipt FILE read and checked as a receipt before any game is audited: a file
+    that is none is refused in one line (exit 2), and nothing is audited."""
+    from eventstore.receipts import ReceiptError, read_receipt_file
+
+    read: list[tuple[Path, Receipt]] = []
+    for path in files:
+        try:
+            read.append((path, read_receipt_file(path)))
+        except ReceiptError as exc:
+            raise ReceiptRefused(str(exc)) from None
+    return read
+
+
+def _logs_of_receipts(
+    receipts: Sequence[tuple[Path, Receipt]], sources: Sequence[GameSource]
+) -> dict[str, list[str]]:
+    """The line hashes of each audited game a receipt names, by game id, read before anything is
+    printed: a receipt for a game not among them (one from another evening) is refused (exit 2)."""
+    if not receipts:
+        return {}
+    from service.receipts import line_hashes
+
+    logs: dict[str, list[str]] = {}
+    for source in sources:
+        try:
+            game_id, hashes, _, _ = line_hashes(source, read_game)
+        except (StoreError, OSError):
+            continue
+        if game_id is not None:
+            logs.setdefault(game_id, hashes)
+    for path, receipt in receipts:
+        if receipt.game not in logs:
+            audited = ", ".join(repr(g) for g in logs) or "none"
+            raise ReceiptRefused(
+                f"{path}: this receipt is for game {shown(receipt.game)}, which is not among the games"
+                f" audited ({audited}); refused"
+            )
+    return logs
+
+
+def _check_receipts(
+    receipts: Sequence[tuple[Path, Receipt]], logs: dict[str, list[str]], as_json: bool
+) -> bool:
+    """Each receipt held against the audited game with its id; True when every one holds."""
+    from service.receipts import verdict
+
+    all_hold = True
+    for path, receipt in receipts:
+        judged = verdict(receipt, str(path), receipt.game, logs[receipt.game])
+        all_hold = all_hold and judged.holds
+        if as_json:
+            line = orjson.dumps(judged.as_dict(), option=orjson.OPT_APPEND_NEWLINE)
+            _binary_writer()(json_bytes_safe(line))
+        else:
+            mark = "receipt holds" if judged.holds else "receipt FAILED"
+            echo(f"{mark}  {one_line(str(path))}: {one_line(judged.message)}")
+    return all_hold

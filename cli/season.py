@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +20,10 @@ from eventstore.libraries import LibraryRef, library_name
 from service.reading import GameSource
 from wecore.season import SealedGame
 from wecore.wording import counted
+
+if TYPE_CHECKING:
+    from eventstore.receipts import Receipt
+    from service.season import LedgerReading
 
 LEDGER = click.Path(dir_okay=False, path_type=Path)
 
@@ -56,13 +61,16 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
             refused.append(Refusal(text, exc.format_message()))
     if ledger.exists() and ledger.is_dir():
         raise CommandFailed(f"{ledger} is a directory, not a season ledger")
-    result = add_games(ledger, sources, read_game, name)
+    result = add_games(ledger, sources, read_game, name, _kept_receipts)
     if result.created:
         echo(f"started the season {result.season.name!r} in {ledger}")
     for game in result.sealed:
+        witnessed = (
+            f"; {counted(len(game.receipts), 'signed receipt')} sealed with it" if game.receipts else ""
+        )
         echo(
             f"sealed {game.game} (line {game.line}): fingerprint {game.fingerprint},"
-            f" won by {' and '.join(game.winners)}"
+            f" won by {' and '.join(game.winners)}{witnessed}"
         )
     for refusal in [*refused, *result.refused]:
         echo(f"we: refused {one_line(refusal.label)}: {one_line(refusal.reason)}", err=True)
@@ -79,6 +87,14 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
         echo(f"{ledger}: nothing sealed, so no season was started", err=True)
     if refused or result.refused:
         raise click.exceptions.Exit(1)
+
+
+def _kept_receipts(source: GameSource, game_id: str) -> list[Receipt]:
+    """The signed receipts kept for a game: beside its log file, or in its library."""
+    from service.receipts import receipts_for_source
+
+    library = open_library(source.db_path) if source.db_path is not None and source.path is None else None
+    return receipts_for_source(source, game_id, library)
 
 
 def _locator(ledger: Path, db_path: LibraryRef | None) -> Callable[[SealedGame], GameSource | str]:
@@ -199,9 +215,18 @@ def put_back(ledger: Path, game: Path) -> None:
     "ledger", metavar="SEASON.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path)
 )
 @click.option(
-    "--json", "as_json", is_flag=True, help="One JSON object: season, games, fingerprint, standings."
+    "--ratings",
+    is_flag=True,
+    help="Each player's rating instead (openskill's Plackett-Luce, as `we stats --ratings`) over the"
+    " sealed games in the order played.",
 )
-def show(ledger: Path, as_json: bool) -> None:
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON object: season, games, fingerprint, and standings (with --ratings: model, ratings).",
+)
+def show(ledger: Path, ratings: bool, as_json: bool) -> None:
     """The season's standings: games played, wins and mean score per player.
 
     A shared win (a tie nobody broke) counts as a win for each player in it, as in `we stats`.
@@ -212,6 +237,9 @@ def show(ledger: Path, as_json: bool) -> None:
     if reading.problems:
         line, message = reading.problems[0]
         raise CommandFailed(f"{ledger}: line {line}: {message} (see `we season verify`)")
+    if ratings:
+        _show_ratings(reading, as_json)
+        return
     table = reading.standings
     if as_json:
         echo_json(
@@ -249,6 +277,25 @@ def show(ledger: Path, as_json: bool) -> None:
         for s in table:
             rich_table.add_row(one_line(s.player), str(s.games), wins_text(s.wins), f"{s.mean_score:.1f}")
         print_table(rich_table)
+    echo(f"Season fingerprint: {reading.fingerprint}")
+
+
+def _show_ratings(reading: LedgerReading, as_json: bool) -> None:
+    from service.season import season_ratings
+
+    games = len(reading.season.games)
+    table = season_ratings(reading.season)
+    if as_json:
+        from service.ratings import ratings_json
+
+        head = {"season": reading.season.name, "fingerprint": reading.fingerprint}
+        echo_json({**head, **ratings_json(table, games)})
+        return
+    from cli.render import ratings_table
+
+    echo(f"Season {reading.season.name!r}: {counted(games, 'game')}")
+    if table:
+        ratings_table(table, "Ratings (openskill Plackett-Luce; ordinal = mu - 3 sigma)")
     echo(f"Season fingerprint: {reading.fingerprint}")
 
 

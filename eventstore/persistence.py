@@ -148,6 +148,18 @@ class GameLibrary(Protocol):
         refused (SealedGameError), naming the ledger."""
         ...
 
+    def replace_ratings(self, rows: Iterable[tuple[str, int, float, float, float]]) -> None:
+        """The table of ratings (player, games, mu, sigma, ordinal), replaced as a whole."""
+
+    def keeps_ratings(self) -> bool:
+        """Whether it has a ratings table, which imports then keep up to date."""
+
+    def keep_receipt(self, game_id: str, player: str, receipt: str) -> None:
+        """A player's receipt of a game (eventstore.receipts, as JSON), replacing the one before."""
+
+    def receipts_of(self, game_id: str) -> list[str]:
+        """The receipts kept for a game, as JSON texts."""
+
     def export(self, game_id: str, path: str | Path) -> int:
         """Write a game as a JSONL file with the very same lines; the number of events."""
         ...

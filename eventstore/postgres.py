@@ -254,6 +254,7 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
 
     path: str
     _PARAM = "%s"
+    _TABLE_THERE = "SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = ?"
 
     def __init__(
         self,

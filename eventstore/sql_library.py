@@ -76,6 +76,25 @@ _ADVANCE_WITH_SUMMARY = (
     "UPDATE games SET last_at = ?, events = ?, head_hash = ?, complete = ?, winner = ? WHERE id = ?"
 )
 
+# The ratings a service computed over the library's games, whole each time (`we stats
+# --ratings`, an import): a table beside the games, for Datasette and SQL; nothing reads it back.
+_RATINGS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS ratings (player TEXT PRIMARY KEY, games INTEGER NOT NULL,"
+    " mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL, ordinal DOUBLE PRECISION NOT NULL)"
+)
+_INSERT_RATING = "INSERT INTO ratings (player, games, mu, sigma, ordinal) VALUES (?, ?, ?, ?, ?)"
+# The receipts players' phones signed at the end of a game (eventstore.receipts), one per
+# player and game, kept beside the games: not events of them.
+_RECEIPTS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS receipts (game TEXT NOT NULL, player TEXT NOT NULL,"
+    " receipt TEXT NOT NULL, PRIMARY KEY (game, player))"
+)
+_KEEP_RECEIPT = (
+    "INSERT INTO receipts (game, player, receipt) VALUES (?, ?, ?)"
+    " ON CONFLICT (game, player) DO UPDATE SET receipt = excluded.receipt"
+)
+_RECEIPTS_OF = "SELECT receipt FROM receipts WHERE game = ? ORDER BY player"
+
 
 def _summary(values: Sequence[Any]) -> dict[str, Any]:
     """A games row (GAME_COLUMNS, in order) as `games` lists it."""
@@ -96,6 +115,8 @@ class SqlLibrary(ABC, Generic[Conn]):
     _batch_depth: int
     # How the backend's driver marks a parameter in SQL.
     _PARAM: ClassVar[str] = "?"
+    # A row when the table named is there (written with `?`).
+    _TABLE_THERE: ClassVar[str] = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
 
     # --- what a backend gives ---------------------------------------------------------------
 
@@ -268,6 +289,37 @@ class SqlLibrary(ABC, Generic[Conn]):
         with self._write() as conn:
             if self._update(conn, self._sql(_SET_SUMMARY), (complete, winner, game_id)) == 0:
                 raise GameNotFoundError(self.where(game_id))
+
+    def replace_ratings(self, rows: Iterable[tuple[str, int, float, float, float]]) -> None:
+        """The ratings table, (player, games, mu, sigma, ordinal) rows, replaced as a whole in
+        one write; made on first use."""
+        with self._write() as conn:
+            self._update(conn, _RATINGS_TABLE, ())
+            self._update(conn, "DELETE FROM ratings", ())
+            for row in rows:
+                self._update(conn, self._sql(_INSERT_RATING), row)
+
+    def keep_receipt(self, game_id: str, player: str, receipt: str) -> None:
+        """A player's receipt of a game (its JSON), replacing the one before; the table is made
+        on first use."""
+        with self._write() as conn:
+            self._update(conn, _RECEIPTS_TABLE, ())
+            self._update(conn, self._sql(_KEEP_RECEIPT), (game_id, player, receipt))
+
+    def keeps_ratings(self) -> bool:
+        """Whether the library has a ratings table (made by the first `replace_ratings`)."""
+        return self._has_table("ratings")
+
+    def _has_table(self, name: str) -> bool:
+        with self._reading():
+            return any(True for _ in self._select(self._sql(self._TABLE_THERE), (name,), ""))
+
+    def receipts_of(self, game_id: str) -> list[str]:
+        """The receipts kept for a game (JSON texts), by player; none in a library without any."""
+        if not self._has_table("receipts"):
+            return []
+        with self._reading():
+            return [row[0] for row in self._select(self._sql(_RECEIPTS_OF), (game_id,), "")]
 
     def _advance_game(self, conn: Conn, last: dict[str, Any], summary: Summary | None = None) -> None:
         """The game's row after new events up to `last`; with `summary`, that too."""

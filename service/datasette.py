@@ -46,6 +46,14 @@ CANNED_QUERIES: dict[str, dict[str, str]] = {
         "sql": "SELECT games.id, title, started_at, winner FROM games, json_each(games.players) "
         "WHERE json_each.value = :player ORDER BY started_at",
     },
+    "ladder": {
+        "title": "Ratings ladder",
+        "description": "Each player's openskill Plackett-Luce rating, highest ordinal (mu - 3 sigma) "
+        "first, as `we stats --ratings` or the last import wrote it (none before the first "
+        "`we stats --ratings`).",
+        "sql": "SELECT player, games, round(mu, 2) AS mu, round(sigma, 2) AS sigma, "
+        "round(ordinal, 2) AS ordinal FROM ratings ORDER BY ordinal DESC, player",
+    },
 }
 
 TABLES: dict[str, dict[str, Any]] = {
@@ -57,6 +65,11 @@ TABLES: dict[str, dict[str, Any]] = {
     },
     "events": {
         "description": "The events as stored; the view `envelopes` has them with the log's own fields.",
+    },
+    "ratings": {
+        "description": "One row per player: games rated, mu, sigma and the ordinal mu - 3 sigma "
+        "(openskill's Plackett-Luce over the finished games in the order played; reference/ratings.md).",
+        "sort_desc": "ordinal",
     },
     "envelopes": {
         "description": "One row per event with the log's fields (log-format.md): game, seq, type, "

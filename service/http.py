@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from eventstore.errors import ConnectionLostError, StoreError
 from service.guard import STATE_CHANGING, Guard, allowed_names
-from service.routes import events, games, health, moves, pages, results
+from service.routes import events, games, health, moves, pages, receipts, results
 from service.routes.answers import ApiError, key_text, refused
 from service.routes.bodies import COMPONENTS, parameter_sentence
 from service.routes.served import MAX_GAMES, Served, served_of
@@ -35,7 +35,15 @@ if TYPE_CHECKING:
     from eventstore.postgres import LibraryPool
 
 # In this order: the API reference (docs_hooks.py) lists the routes as the app holds them.
-ROUTERS = (health.router, games.router, events.router, moves.router, results.router, pages.router)
+ROUTERS = (
+    health.router,
+    games.router,
+    events.router,
+    moves.router,
+    results.router,
+    receipts.router,
+    pages.router,
+)
 
 
 def create_app(

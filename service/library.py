@@ -11,6 +11,7 @@ command reading a thousand games connects once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
     from eventstore.libraries import LibraryRef
     from eventstore.persistence import GameLibrary
+    from service.ratings import Rating
     from wecore.state import GameState
     from wecore.stats import Evening, GameRecord, Tally, Versus
 
@@ -151,7 +153,11 @@ def import_file(
         return verified
     try:
         with connect(db, on_upgrade=on_upgrade) as library:
-            return import_verified_log(library, verified, source.label)
+            outcome = import_verified_log(library, verified, source.label)
+            if outcome.status in (IMPORTED, EXTENDED):
+                with suppress(StoreError):  # the game is in; the ratings wait for `we stats --ratings`
+                    refresh_ratings(library, db, read)
+            return outcome
     except (StoreError, OSError) as exc:
         return ImportOutcome(NOT_IMPORTED, str(exc))
 
@@ -242,6 +248,26 @@ def longest_streaks_of(records: Iterable[GameRecord]) -> dict[str, int]:
     from wecore.stats import longest_streaks
 
     return longest_streaks(records)
+
+
+def library_ratings(figures: LibraryFigures) -> list[Rating]:
+    """`we stats --ratings`: openskill's Plackett-Luce ratings over the library's finished games."""
+    from service.ratings import rated_record, ratings
+
+    return ratings(rated_record(record) for record in figures.records)
+
+
+def write_ratings(library: GameLibrary, table: Iterable[Rating]) -> None:
+    """The library's ratings table, replaced by `table` (for Datasette and SQL)."""
+    library.replace_ratings((r.player, r.games, r.mu, r.sigma, r.ordinal) for r in table)
+
+
+def refresh_ratings(library: GameLibrary, db: Any, read: ReadGame) -> None:
+    """After an import: the ratings table recomputed over every game of `library`, once the
+    library has one (`we stats --ratings` makes it). Rating means folding every game again, so a
+    library nobody asked ratings of (a bulk import, a convention's) does not pay for it."""
+    if library.keeps_ratings():
+        write_ratings(library, library_ratings(library_figures(library.games(), db, read)))
 
 
 class NoSuchPlayer(ValueError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import html
 from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import segno
@@ -57,6 +58,7 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
         "stopped": game.stopped,
         "play": f"/api/v1/games/{game.game}/play?k={key}",
         "seal": f"/api/v1/games/{game.game}/seal" if role.kind == HOST else None,
+        "receipt": f"/api/v1/games/{game.game}/receipt" if role.kind == SEAT else None,
     }
     if not envelopes:
         why = html.escape(game.stopped or "This game has no events.")
@@ -67,7 +69,20 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
         fingerprint=fingerprint or "",
         spectator=role.kind == TABLE,
         live=live,
+        extra_scripts=seat_receipt_scripts() if role.kind == SEAT else (),
     )
+
+
+@cache
+def seat_receipt_scripts() -> tuple[str, ...]:
+    """The seat page's receipts: the vendored signing and QR libraries, then our script."""
+    from importlib import resources
+
+    files = resources.files("service")
+    return tuple(files.joinpath(name).read_text(encoding="utf-8") for name in _RECEIPT_SCRIPTS)
+
+
+_RECEIPT_SCRIPTS = ("vendor/receipt_libs.js", "receipts_page.js")
 
 
 _STYLE = """
@@ -336,6 +351,7 @@ def _pager(page: int, pages: int, count: int, host_key: str) -> str:
 
 def _season_line(folder: Any) -> str:
     """The folder's season: how many games are sealed, and the fingerprint a club notes down."""
+    from service.ratings_page import season_ratings_html
     from service.season import SEASON_FILE, folder_season
 
     directory = getattr(folder, "directory", None)
@@ -347,7 +363,7 @@ def _season_line(folder: Any) -> str:
         f'<p id="season">Season {html.escape(reading.season.name or SEASON_FILE)}:'
         f" {counted(len(reading.season.games), 'game')} sealed"
         f" · season fingerprint <code>{html.escape(fp)}</code></p>"
-    )
+    ) + season_ratings_html(reading)
 
 
 def lobby_page(

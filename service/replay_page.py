@@ -57,6 +57,7 @@ def render_html(
     analysis: dict[str, Any] | None = None,
     fingerprint_label: str = "Fingerprint of the log",
     cut: str | None = None,
+    extra_scripts: tuple[str, ...] = (),
 ) -> str:
     """The whole replay page for a log's parsed envelopes.
 
@@ -70,6 +71,8 @@ def render_html(
     `fingerprint_label`: what the fingerprint shown is of, when the page is not the whole log.
     `cut`: why the page ends before the log does (damaged after it, or a page up to an event);
     the page then says so and offers the events it holds as a part, not as the log.
+    `extra_scripts`: more scripts for the page, after its own (a seat's receipts), allowed by
+    the page's policy by their hashes like its own.
     Raises the engine's errors (EventSchemaError, RuleViolation, UnknownPlayerError) for a log
     that does not fold, and ValueError for an empty one.
     """
@@ -115,6 +118,10 @@ def render_html(
     # One pass, so nothing substituted (say a title containing "@@LOG_JSON@@") is read again.
     head, slot, body = template.partition(_CSP_SLOT)
     page = _PLACEHOLDER.sub(lambda m: values[m.group(1)], body)
+    if extra_scripts:
+        more = "".join(f"<script>{script}</script>" for script in extra_scripts)
+        end = page.rindex("</body>")
+        page = page[:end] + more + page[end:]
     scripts, styles = inline_hashes(page.encode())
     policy = _CSP.format(scripts=scripts, styles=styles)
     if live is not None:

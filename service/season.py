@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eventstore.canonical import fingerprint
 from eventstore.envelope import make_game_id, utc_now
@@ -25,6 +25,7 @@ from wecore.scoring import score
 from wecore.season import (
     SEASON_STARTED,
     SealedGame,
+    SealedReceipt,
     Season,
     Standing,
     fold_season,
@@ -32,6 +33,13 @@ from wecore.season import (
     season_started,
     standings,
 )
+
+if TYPE_CHECKING:
+    from eventstore.receipts import Receipt
+    from service.ratings import Rating
+
+# The signed receipts kept for a game (its source, its id): beside its file, or in its library.
+FindReceipts = Callable[[GameSource, str], "list[Receipt]"]
 
 # Where a sealed game is now: the GameSource to read it from, or None with why it cannot be.
 Locate = Callable[[SealedGame], "GameSource | str"]
@@ -105,6 +113,14 @@ def read_ledger(path: Path) -> LedgerReading:
     return LedgerReading(season, problems, result.events, result.fingerprint)
 
 
+def season_ratings(season: Season) -> list[Rating]:
+    """`we season show --ratings` and the lobby: openskill's Plackett-Luce ratings over the
+    sealed games, in the order they were played (service.ratings)."""
+    from service.ratings import rated_sealed, ratings
+
+    return ratings(rated_sealed(game) for game in season.games)
+
+
 def _not_a_ledger(path: Path) -> str | None:
     """Why the file is no season ledger, judged on its first line alone; None when it may be one
     (an empty or torn first line is left to the integrity checks, which name it)."""
@@ -153,7 +169,13 @@ def source_of(report_source: GameSource, ledger: Path) -> dict[str, str]:
     return {"file": Path(where).as_posix()}
 
 
-def _sealable(source: GameSource, ledger: Path, read: ReadGame, season: Season) -> SealedGame | Refusal:
+def _sealable(
+    source: GameSource,
+    ledger: Path,
+    read: ReadGame,
+    season: Season,
+    find_receipts: FindReceipts | None = None,
+) -> SealedGame | Refusal:
     label = source.label
     try:
         report = read(source, keep_lines=True)
@@ -181,7 +203,34 @@ def _sealable(source: GameSource, ledger: Path, read: ReadGame, season: Season) 
         where = source_of(source, ledger)
     except ValueError as exc:
         return Refusal(label, str(exc))
-    return _sealed_result(report, game_id, where)
+    sealed = _sealed_result(report, game_id, where)
+    if find_receipts is None:
+        return sealed
+    return _with_receipts(sealed, report, find_receipts(source, game_id), label)
+
+
+def _with_receipts(
+    sealed: SealedGame, report: GameReport, receipts: list[Receipt], label: str
+) -> SealedGame | Refusal:
+    """The game sealed with the players' receipts kept for it, each checked against its log
+    first: a receipt that disagrees (a log rewritten since that phone saw it end) refuses the seal."""
+    from service.receipts import verdict
+
+    hashes = [line["hash"] for line in report.lines]
+    kept: list[SealedReceipt] = []
+    for receipt in receipts:
+        judged = verdict(receipt, label, sealed.game, hashes)
+        if not judged.holds:
+            return Refusal(label, f"a player's receipt disagrees with this log: {judged.message}")
+        if receipt.player not in sealed.players or any(k.player == receipt.player for k in kept):
+            continue
+        assert receipt.key is not None and receipt.signature is not None  # verdict holds: signed
+        kept.append(
+            SealedReceipt(
+                receipt.player, receipt.score, receipt.events, receipt.hash, receipt.key, receipt.signature
+            )
+        )
+    return SealedGame(**{**sealed.__dict__, "receipts": tuple(kept)})
 
 
 def _sealed_result(report: GameReport, game_id: str, where: dict[str, str]) -> SealedGame:
@@ -208,7 +257,11 @@ _RESULT_FIELDS = ("title", "players", "scores", "winners", "events", "started_at
 
 
 def add_games(
-    ledger: Path, sources: Iterable[GameSource], read: ReadGame, name: str | None = None
+    ledger: Path,
+    sources: Iterable[GameSource],
+    read: ReadGame,
+    name: str | None = None,
+    find_receipts: FindReceipts | None = None,
 ) -> AddResult:
     """Seal every source that is a finished game passing the audit and not sealed yet, in one
     append; the others are refused, each with its reason. A ledger that is not there is started
@@ -228,7 +281,9 @@ def add_games(
         result = AddResult(created=new)
         chosen: list[SealedGame] = []
         for source in sources:
-            outcome = _sealable(source, ledger, read, Season(season.name, season.games + chosen))
+            outcome = _sealable(
+                source, ledger, read, Season(season.name, season.games + chosen), find_receipts
+            )
             if isinstance(outcome, Refusal):
                 result.refused.append(outcome)
             else:
@@ -378,6 +433,10 @@ def verify_season(ledger: Path, read: ReadGame, locate: Locate, expected: str | 
                     game=sealed.game,
                 )
             )
+        findings.extend(
+            Finding(f"game {sealed.game!r} (line {sealed.line}): {said}", line=sealed.line, game=sealed.game)
+            for said in _receipt_findings(sealed, read, locate)
+        )
     return VerifyReport(str(ledger), reading.events, fp, len(reading.season.games), findings)
 
 
@@ -427,6 +486,37 @@ def _game_finding(sealed: SealedGame, read: ReadGame, locate: Locate) -> str | N
         )
         return f"the ledger's result is not the game's: {said}"
     return None
+
+
+def _receipt_findings(sealed: SealedGame, read: ReadGame, locate: Locate) -> list[str]:
+    """Each sealed receipt whose signature does not hold, or whose checkpoint the game's log
+    (as it is now) does not have: named by its player, its key and the event count."""
+    if not sealed.receipts:
+        return []
+    from eventstore.receipts import Receipt
+    from service.receipts import verdict
+
+    hashes: list[str] | None = None
+    game_id: str | None = None
+    source = locate(sealed)
+    if not isinstance(source, str):
+        try:
+            report = read(source, keep_lines=True)
+            hashes, game_id = [line["hash"] for line in report.lines], report.game
+        except StoreError:
+            hashes = None
+    found = []
+    for r in sealed.receipts:
+        receipt = Receipt(
+            sealed.game, sealed.title, None, r.player, r.score, r.events, r.hash, r.key, r.signature
+        )
+        if not receipt.signature_holds():
+            found.append(f"{receipt.who()}: the signature does not hold for its key")
+        elif hashes is not None:
+            judged = verdict(receipt, "", game_id, hashes)
+            if not judged.holds:
+                found.append(judged.message)
+    return found
 
 
 def _plain(value: Any) -> Any:

@@ -92,6 +92,12 @@ def test_sealing_through_the_api_and_the_lobby_fingerprint(server: Server, folde
     verified = we("season", "verify", folder / "season.jsonl", "--json")
     assert verified.returncode == 0, verified.stdout
     assert json.loads(verified.stdout)["fingerprint"] == fingerprint
+    # The lobby's season section shows the ladder, as `we season show --ratings` rates it.
+    rated = json.loads(we("season", "show", "--ratings", "--json", folder / "season.jsonl").stdout)
+    ladder = lobby[lobby.index('<table id="season-ratings">') :]
+    cells = [row.split("<td>")[1].split("</td>")[0] for row in ladder.split("<tr>")[2:]]
+    assert cells == [r["player"] for r in rated["ratings"]] and len(cells) == 5
+    assert f"<td>{rated['ratings'][0]['ordinal']:.2f}</td>" in ladder
 
 
 @pytest.fixture(scope="module")
