@@ -27,7 +27,7 @@ from cli.record_grammar import (
     AFTER_THE_END,
     COMMAND_WORDS,
     HELP,
-    LISTS_AGAIN,
+    lists_again,
     MOVES,
     VERBS,
     WITHOUT_WORDS,
@@ -263,7 +263,7 @@ class Session(Teller):
             return True
         if state.phase is Phase.SETTING_UP and verb not in ("lists", "start", "undo", "note"):
             raise Rejected(
-                f"the gift lists are not dealt yet: give them with {LISTS_AGAIN.split(': ', 1)[1]}"
+                f"the gift lists are not dealt yet: give them with {lists_again(state.players).split(': ', 1)[1]}"
             )
         if verb == "lists":
             self.deal_lists(" ".join(args))
@@ -353,7 +353,7 @@ class Session(Teller):
                 " `undo` them first"
             )
         if not text:
-            raise Rejected(LISTS_AGAIN)
+            raise Rejected(lists_again(self.state.players))
         try:
             entries = split_entries(text, "lists")
         except click.BadParameter as exc:
@@ -414,7 +414,7 @@ class Session(Teller):
         if was_over and not self.state.is_over:
             self.say("The game is open again.")
         if isinstance(outcome.undo.undone, GiftListsDealt):
-            self.say(LISTS_AGAIN)
+            self.say(lists_again(self.state.players))
         else:
             self.say(next_up(turn(self.state)))
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.console import RenderableType
 from rich.text import Text
 
-from cli.record_grammar import LISTS_AGAIN, moves_hint
+from cli.record_grammar import lists_again, moves_hint
 from cli.record_input import shorten
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
@@ -144,7 +144,7 @@ class Teller:
             self.final_words(state)
             self.say("The game is over: only tie, undo, note, status and quit are taken now.")
         elif state.phase is Phase.SETTING_UP:
-            self.say(LISTS_AGAIN)
+            self.say(lists_again(state.players))
         else:
             # The table as it stands, so whoever picks up the recording sees it at a glance.
             self.say(party_header(state, state.party))

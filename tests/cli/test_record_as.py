@@ -145,3 +145,13 @@ def test_as_names_a_player_of_the_game(tmp_path):
     assert result.exit_code == 2
     assert "--as: 'Zed' is not a player here (Ann, Bob, Cat)" in result.stderr
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_the_lists_hint_after_an_undo_names_this_tables_players(tmp_path):
+    """Issue 47, friction 4: the example named "Bob", who was not at the table."""
+    log = tmp_path / "g.jsonl"
+    setup = ["--players", "Zoe,Yan,Xia", "--dealer", "Xia", "--lists", "Zoe=RGY,Yan=BGO,Xia=RBO"]
+    result = we("record", log, *setup, "--no-library", input="undo\nopen R7\n")
+    assert "Give the gift lists again: `lists Zoe=RGY,Yan=BGO,...`" in result.stdout
+    assert "give them with `lists Zoe=RGY,Yan=BGO,...`" in result.stderr
+    assert "Bob" not in result.stdout + result.stderr
