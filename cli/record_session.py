@@ -27,13 +27,13 @@ from cli.record_grammar import (
     AFTER_THE_END,
     COMMAND_WORDS,
     HELP,
-    lists_again,
     MOVES,
     VERBS,
     WITHOUT_WORDS,
     Rejected,
     completions,
     did_you_mean,
+    lists_again,
     moves_hint,
     next_up,
     prompt,
@@ -262,9 +262,8 @@ class Session(Teller):
             self.status()
             return True
         if state.phase is Phase.SETTING_UP and verb not in ("lists", "start", "undo", "note"):
-            raise Rejected(
-                f"the gift lists are not dealt yet: give them with {lists_again(state.players).split(': ', 1)[1]}"
-            )
+            how = lists_again(state.players).split(": ", 1)[1]
+            raise Rejected(f"the gift lists are not dealt yet: give them with {how}")
         if verb == "lists":
             self.deal_lists(" ".join(args))
             return True
