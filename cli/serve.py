@@ -68,8 +68,22 @@ def _shortened(text: str, keep: int = 80) -> str:
     help="A host name the server also answers to (a LAN name such as party.local); repeatable. "
     "Requests for any other name are refused (421).",
 )
+@click.option(
+    "--clock",
+    type=click.IntRange(0, 24 * 60 * 60),
+    default=0,
+    metavar="SECONDS",
+    help="A table clock: the seconds a player has for a move, shown on the TV and the seats (0: none)."
+    " The lobby may set another per game.",
+)
 def serve(
-    games_dir: Path | None, db_url: str | None, host: str | None, port: int, lan: bool, names: tuple[str, ...]
+    games_dir: Path | None,
+    db_url: str | None,
+    host: str | None,
+    port: int,
+    lan: bool,
+    names: tuple[str, ...],
+    clock: int,
 ) -> None:
     """Serve the game logs of GAMES_DIR: a live table for the TV, a page per seat for the phones,
     and the JSON API of docs/service.md. `we record` can keep writing to the same files.
@@ -136,7 +150,7 @@ def serve(
         shown = f"[{shown}]"
     base_url = f"http://{shown}:{port}"
     own_names = (*names, bind if ":" not in bind else f"[{bind}]") if bind not in ("0.0.0.0", "::") else names
-    app = create_app(games_dir, base_url, host_key, library=library, names=own_names)
+    app = create_app(games_dir, base_url, host_key, library=library, names=own_names, clock=clock)
     host_url = f"{base_url}/?k={host_key}"
     echo(f"Serving the games in {where} at {base_url}")
     echo(f"Host (keep this link to yourself): {host_url}")

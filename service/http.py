@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from eventstore.errors import ConnectionLostError, StoreError
 from service.guard import STATE_CHANGING, Guard, allowed_names
-from service.routes import events, games, health, moves, pages, results
+from service.routes import clock, events, games, health, moves, pages, results
 from service.routes.answers import ApiError, key_text, refused
 from service.routes.bodies import COMPONENTS, parameter_sentence
 from service.routes.served import Served, served_of
@@ -34,7 +34,15 @@ if TYPE_CHECKING:
     from eventstore.postgres import LibraryPool
 
 # In this order: the API reference (docs_hooks.py) lists the routes as the app holds them.
-ROUTERS = (health.router, games.router, events.router, moves.router, results.router, pages.router)
+ROUTERS = (
+    health.router,
+    games.router,
+    events.router,
+    moves.router,
+    clock.router,
+    results.router,
+    pages.router,
+)
 
 
 def create_app(
@@ -43,10 +51,11 @@ def create_app(
     host_key: str,
     library: LibraryPool | None = None,
     names: tuple[str, ...] = (),
+    clock: float = 0,
 ) -> FastAPI:
     """The app for the games of `directory`, or of a PostgreSQL `library` (`we serve --db`)."""
     # The bots move through the path of every move, their bodies read as a request's are.
-    served = Served.open(directory, base_url, host_key, library, bot_post=moves.post_for_bot)
+    served = Served.open(directory, base_url, host_key, library, bot_post=moves.post_for_bot, clock=clock)
     app = _App(
         title="we serve",
         version="1",
