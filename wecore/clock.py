@@ -16,15 +16,24 @@ from datetime import datetime
 
 from wecore.events import AnyEvent, FinalSwap, GiftBrought, GiftOpened, GiftStolen, Note, SwapAfterOpen
 from wecore.reducer import evolve
+from wecore.rules import brought_with_first_open
 from wecore.state import INITIAL_STATE, GameState
 
 # The moves a player makes on their own turn: what a table clock times.
 TIMED_MOVES = (GiftOpened, GiftStolen, SwapAfterOpen, FinalSwap)
 
 
+def on_the_clock(state: GameState) -> str | None:
+    """Who alone is to move: the player to move, or the starter who opens a party's first gift
+    while the others' gifts go down unseen with it (no dealt attics)."""
+    if state.player_to_move is None and brought_with_first_open(state):
+        return state.starter_name
+    return state.player_to_move
+
+
 def whose_turn(state: GameState) -> tuple[object, ...]:
     """What a turn is: who is to move, in which phase of which party."""
-    return (state.player_to_move, state.phase, state.party)
+    return (on_the_clock(state), state.phase, state.party)
 
 
 def moment(at: str | None) -> datetime | None:
@@ -87,7 +96,7 @@ def table_times(
         if (
             isinstance(event, TIMED_MOVES)
             and player is not None
-            and player == before.player_to_move
+            and player == on_the_clock(before)
             and since is not None
             and when is not None
         ):
@@ -101,7 +110,8 @@ def table_times(
     for name in state.players:
         think.setdefault(name, ThinkTime(name))
     ordered = {name: think[name] for name in state.players}
-    return TableTimes(state, Turn(state.player_to_move, since if state.player_to_move else None), ordered)
+    player = on_the_clock(state)
+    return TableTimes(state, Turn(player, since if player else None), ordered)
 
 
 def seconds_left(turn: Turn, clock_seconds: float, now: datetime) -> float | None:
