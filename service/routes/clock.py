@@ -11,10 +11,11 @@ from fastapi import APIRouter, Request
 
 from service.clock import clock_object, now, ran_out_note, times_of_events
 from service.keys import SEAT, Role
-from service.live import LiveGame, WrittenAt
+from service.live import LiveGame, WrittenAt, redact_envelope
 from service.routes.answers import ApiError, FastJSON, responses
 from service.routes.moves import post_for_bot
 from service.routes.served import Served, ServedDep
+from service.table import AddNote, Table
 from wecore.bots import bot_move
 from wecore.levels import BOTS
 from wecore.views import seat_move_object
@@ -45,7 +46,7 @@ def get_clock(game_id: str, request: Request, served: ServedDep) -> FastJSON:
 @router.post(
     "/api/v1/games/{game_id}/clock/bot-move",
     status_code=201,
-    responses=responses(401, 403, 404, 409, 422),
+    responses=responses(401, 403, 404, 409, 422, 503),
 )
 async def bot_move_on_ran_out_clock(game_id: str, request: Request, served: ServedDep) -> FastJSON:
     """The host's key lets a bot make the move of the player whose clock ran out (only where the
@@ -78,9 +79,10 @@ def _bot_moves(served: Served, game: LiveGame, host: Role) -> tuple[int, dict[st
     status, answer = post_for_bot(served, game, Role(SEAT, game.game, player), body)
     if status != 201:
         return status, answer
-    note = {"type": "note", "text": ran_out_note(player, clock["seconds"])}
-    noted, told = post_for_bot(served, game, host, {"expect": answer["seq"], "move": note})
-    if noted == 201:
-        answer["events"] = answer["events"] + told["events"]
-        answer["seq"], answer["view"] = told["seq"], told["view"]
+    # The note follows at once, whatever head the log has by then: the next seat's bot may have
+    # moved already, and a note is never refused for that (the table reads and appends again).
+    noted = Table(served.folder, game).move(AddNote(text=ran_out_note(player, clock["seconds"])))
+    answer["events"] = answer["events"] + [redact_envelope(e.to_dict(), host) for e in noted.written]
+    with game.lock:
+        answer["seq"], answer["view"] = noted.head, game.view_object(noted.head, host)
     return 201, answer

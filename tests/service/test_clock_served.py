@@ -85,7 +85,9 @@ def test_a_one_second_clock_runs_out_and_the_hosts_bot_move_comes_down_the_strea
             )
             assert brought.status_code == 201, brought.text
             # The stream tells every event from here on: the bots' brings, then what the clock does.
-            with host.stream(
+            # Its own connection, patient: two loaded cores run the server, its bots and this test.
+            follower = server.client(server.host_key, timeout=60)
+            with follower.stream(
                 "GET", f"/api/v1/games/{game}/stream", params={"after": brought.json()["seq"]}
             ) as s:
                 messages = sse_messages(s.iter_lines())
@@ -106,6 +108,7 @@ def test_a_one_second_clock_runs_out_and_the_hosts_bot_move_comes_down_the_strea
                         told.append(message["data"]["envelope"])
                         if told[-1]["type"] == "note":
                             break
+            follower.close()
         assert told[0]["type"] == "gift_opened" and told[0]["data"]["player"] == "Ann"
         assert (
             told[-1]["data"]["text"] == "The clock ran out for Ann (1s); the host let a bot make that move."
