@@ -166,3 +166,31 @@ def test_the_servers_clock_is_every_games_unless_the_lobby_says_otherwise(tmp_pa
             assert game_of(client, timed.json()["id"])["clock"] is None
         finally:
             client.__exit__(None, None, None)
+
+
+def test_on_a_library_every_server_has_the_same_clock(pg_url: str) -> None:
+    """`we serve --db`: the clock is in the library's settings, so a second server on the same
+    database (and one restarted) reads the game's clock the first one was given."""
+    from service.library_games import connect_pool
+
+    first_pool, host_key = connect_pool(pg_url)
+    second_pool, _ = connect_pool(pg_url)
+    first = TestClient(create_app(None, "http://testserver", host_key, library=first_pool)).__enter__()
+    second = TestClient(
+        create_app(None, "http://testserver", host_key, library=second_pool, clock=5)
+    ).__enter__()
+    try:
+        for client in (first, second):
+            client.headers["Authorization"] = f"Bearer {host_key}"
+        created = first.post(
+            "/api/v1/games", json={"players": ["Ann", "Bob", "Cat"], "dealer": "Cat", "clock": 45}
+        )
+        assert created.status_code == 201, created.text
+        game = created.json()["id"]
+        assert game_of(first, game)["clock"]["seconds"] == 45
+        assert game_of(second, game)["clock"]["seconds"] == 45  # not the second server's --clock 5
+    finally:
+        first.__exit__(None, None, None)
+        second.__exit__(None, None, None)
+        first_pool.close()
+        second_pool.close()
