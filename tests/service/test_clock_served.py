@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 from chromium import launched_chromium
-from served import Server, new_game, sse_messages, start_server
+from served import ARTIFACTS, Server, new_game, sse_messages, start_server
 
 LIVE_WAIT_MS = 15_000
+PHONE = {"width": 390, "height": 844}
 PAGE_TIME = datetime(2026, 12, 24, 20, 0, 0, tzinfo=UTC)
 
 
@@ -44,7 +45,7 @@ def test_the_tv_and_the_seat_count_down_and_the_tv_says_when_time_is_up(
     game = new_game(clocked, title="Clocked")
     pages = {}
     for who, link in (("tv", game["links"]["table"]), ("ann", game["links"]["seats"]["Ann"])):
-        page = browser.new_page()
+        page = browser.new_page(viewport={"width": 1920, "height": 1080} if who == "tv" else PHONE)
         page.clock.install(time=PAGE_TIME)
         page.goto(link)
         page.locator("#table-clock").wait_for(state="visible", timeout=LIVE_WAIT_MS)
@@ -54,6 +55,8 @@ def test_the_tv_and_the_seat_count_down_and_the_tv_says_when_time_is_up(
     tv, ann = pages["tv"], pages["ann"]
     assert "Ann's clock:" in tv.locator("#table-clock").inner_text()
     assert "Your clock:" in ann.locator("#table-clock").inner_text()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    tv.screenshot(path=str(ARTIFACTS / "clock-tv-running.png"))
     start = shown_seconds(tv)
     assert 50 <= start <= 60  # what the server said was left, less the time the page took to open
     tv.clock.run_for(20_000)
@@ -61,6 +64,7 @@ def test_the_tv_and_the_seat_count_down_and_the_tv_says_when_time_is_up(
     tv.clock.run_for((start - 20) * 1000 + 1000)
     assert tv.locator("#table-clock").inner_text() == "Time is up for Ann."
     assert tv.locator("#table-clock").get_attribute("data-state") == "out"
+    tv.screenshot(path=str(ARTIFACTS / "clock-tv-time-up.png"))
     # The table key only watches: no button to let a bot move.
     assert tv.locator("#clock-bot").count() == 0
     for page in pages.values():
