@@ -69,6 +69,29 @@ def _shortened(text: str, keep: int = 80) -> str:
     "Requests for any other name are refused (421).",
 )
 @click.option(
+    "--streams-per-key",
+    type=click.IntRange(1, 100_000),
+    default=4,
+    show_default=True,
+    help="Live streams one seat's or the table's key may hold; a newer one makes the oldest give way.",
+)
+@click.option(
+    "--streams-per-address",
+    type=click.IntRange(1, 100_000),
+    default=32,
+    show_default=True,
+    help="Live streams one client address may hold (each open table or seat page is one); "
+    "raise it for a convention whose phones share one address (NAT).",
+)
+@click.option(
+    "--max-games",
+    type=click.IntRange(0, 1_000_000),
+    default=1_000,
+    show_default=True,
+    help="Start no new game (the host's lobby, POST /api/v1/games) once the folder holds this many; "
+    "the games already there are still served.",
+)
+@click.option(
     "--clock",
     type=click.IntRange(0, 24 * 60 * 60),
     default=0,
@@ -83,6 +106,9 @@ def serve(
     port: int,
     lan: bool,
     names: tuple[str, ...],
+    streams_per_key: int,
+    streams_per_address: int,
+    max_games: int,
     clock: int,
 ) -> None:
     """Serve the game logs of GAMES_DIR: a live table for the TV, a page per seat for the phones,
@@ -150,7 +176,17 @@ def serve(
         shown = f"[{shown}]"
     base_url = f"http://{shown}:{port}"
     own_names = (*names, bind if ":" not in bind else f"[{bind}]") if bind not in ("0.0.0.0", "::") else names
-    app = create_app(games_dir, base_url, host_key, library=library, names=own_names, clock=clock)
+    app = create_app(
+        games_dir,
+        base_url,
+        host_key,
+        library=library,
+        names=own_names,
+        streams_per_key=streams_per_key,
+        streams_per_address=streams_per_address,
+        max_games=max_games,
+        clock=clock,
+    )
     host_url = f"{base_url}/?k={host_key}"
     echo(f"Serving the games in {where} at {base_url}")
     echo(f"Host (keep this link to yourself): {host_url}")
