@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from eventstore.errors import ConnectionLostError, StoreError
 from service.guard import STATE_CHANGING, Guard, allowed_names
-from service.routes import events, games, health, moves, pages, receipts, results
+from service.routes import clock, events, games, health, moves, pages, receipts, results
 from service.routes.answers import ApiError, key_text, refused
 from service.routes.bodies import COMPONENTS, parameter_sentence
 from service.routes.served import MAX_GAMES, Served, served_of
@@ -40,6 +40,7 @@ ROUTERS = (
     games.router,
     events.router,
     moves.router,
+    clock.router,
     results.router,
     receipts.router,
     pages.router,
@@ -55,10 +56,11 @@ def create_app(
     streams_per_key: int = STREAMS_PER_KEY,
     streams_per_address: int = STREAMS_PER_ADDRESS,
     max_games: int = MAX_GAMES,
+    clock: float = 0,
 ) -> FastAPI:
     """The app for the games of `directory`, or of a PostgreSQL `library` (`we serve --db`)."""
     # The bots move through the path of every move, their bodies read as a request's are.
-    served = Served.open(directory, base_url, host_key, library, bot_post=moves.post_for_bot)
+    served = Served.open(directory, base_url, host_key, library, bot_post=moves.post_for_bot, clock=clock)
     served.streams = LiveStreams(StreamLimits(streams_per_key, streams_per_address))
     served.max_games = max_games
     app = _App(

@@ -212,7 +212,8 @@ document.getElementById("start").addEventListener("submit", (event) => {
     bots[player] = bot || "greedy";
   }
   const body = { players, dealer: form.dealer.value.trim() || players[0] || "",
-    lists: null, deal_attics: form.attics.checked, options, title: form.title.value.trim() || null, bots };
+    lists: null, deal_attics: form.attics.checked, options, title: form.title.value.trim() || null, bots,
+    clock: form.clock.value.trim() === "" ? null : Number(form.clock.value) };
   fetch("/api/v1/games", { method: "POST", headers: { "Content-Type": "application/json",
     "Authorization": "Bearer " + form.dataset.key }, body: JSON.stringify(body) })
     .then((r) => r.json().then((b) => {
@@ -417,6 +418,8 @@ def lobby_page(
         '<label>Bots at seats (with the attics dealt) <input name="bots"'
         ' placeholder="Ben=greedy, Cat=ismcts"></label>'
         f"{_bot_levels()}"
+        "<label>Table clock, seconds a player has for a move (empty: the server's; 0: none)"
+        ' <input name="clock" type="number" min="0" max="86400" placeholder="60"></label>'
         f"{_house_rule_fields()}"
         '<button type="submit">Start (gift lists dealt at random)</button>'
         '<p id="start-error" role="alert"></p></form>'

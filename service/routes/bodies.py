@@ -11,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.requests import ClientDisconnect
 
+from service.clock import LONGEST_CLOCK
 from service.routes.answers import ApiError
 
 BODY_LIMIT = 16 * 1024
@@ -97,6 +98,8 @@ class NewGame(BaseModel):
     title: str | None = None
     # Seats a bot plays: {"Cat": "greedy"}; only with dealt attics.
     bots: dict[str, str] = Field(default_factory=dict)
+    # The table clock, seconds a player has for a move (0: none); absent: the server's --clock.
+    clock: Annotated[float, Field(ge=0, le=LONGEST_CLOCK)] | None = None
 
 
 def _body_schema(model: Any, components: dict[str, Any]) -> dict[str, Any]:
