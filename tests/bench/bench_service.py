@@ -9,6 +9,13 @@ event reaching a follower and from its 201 to that (the append happened in betwe
 bound append-to-delivery), and the server's peak memory.
 Run by bench.py; the followers read the raw socket so the client is not what is measured.
 
+Then the same load, shorter, on `we serve` and on its peer (tests/bench/peer_server.py: the same
+stack, URLs and stream framing, a move appended, fsynced and fanned out, nothing else), one
+server after the other, round by round (--rounds, at least 4; the order swapped each round):
+the server's CPU per move, moves per second and follower p99 of each, their medians and the
+ratios of `we serve` to the peer. The machine is shared: the ratios of rounds run back to back
+are what compare.
+
     python tests/bench/bench.py --service --postgres
 
 The same load on a PostgreSQL library (a cluster of the benchmark's own, fsync on): one
@@ -30,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,9 +123,18 @@ async def mover(
     return moves
 
 
-async def load(urls: list[str], host_key: str, games: int, followers: int, seconds: float) -> dict[str, Any]:
+async def load(
+    urls: list[str],
+    host_key: str,
+    games: int,
+    followers: int,
+    seconds: float,
+    cpu: Callable[[], float] | None = None,
+) -> dict[str, Any]:
     """The load on one server, or split between several serving the same games: game n's
-    writer posts to server n, its followers stream from each server in turn."""
+    writer posts to server n, its followers stream from each server in turn. `cpu`: the
+    servers' CPU seconds so far, read as the writers start and stop (`cpu_seconds` in the
+    answer: what the servers spent while the moves counted were made)."""
     import httpx
 
     url = urls[0]
@@ -152,6 +169,7 @@ async def load(urls: list[str], host_key: str, games: int, followers: int, secon
         ]
         await asyncio.sleep(1.0)  # every stream connected and caught up
         delays.clear()
+        cpu_at_start = cpu() if cpu is not None else 0.0
         started = time.monotonic()
         writers = [
             asyncio.create_task(
@@ -163,11 +181,12 @@ async def load(urls: list[str], host_key: str, games: int, followers: int, secon
         stop.set()
         moves = sum(await asyncio.gather(*writers))
         elapsed = time.monotonic() - started
+        cpu_seconds = cpu() - cpu_at_start if cpu is not None else float("nan")
         await asyncio.sleep(0.5)
         await asyncio.gather(*streams, return_exceptions=True)
     for other in others:
         await other.aclose()
-    return {"moves": moves, "seconds": elapsed, "posts": posts, "delays": delays}
+    return {"moves": moves, "seconds": elapsed, "posts": posts, "delays": delays, "cpu_seconds": cpu_seconds}
 
 
 def _place(places: list[tuple[str, str]], n: int) -> tuple[str, int]:
@@ -215,10 +234,16 @@ def _terminated(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)  # so `finally` and atexit stop the servers
 
 
-def start(where: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str, str]:
-    """`we serve WHERE --port 0`: the process, its URL and the host key it printed."""
+WE_SERVE = (sys.executable, "-m", "cli.main", "serve")
+PEER = (sys.executable, str(Path(__file__).with_name("peer_server.py")))
+
+
+def start(
+    where: list[str], env: dict[str, str], command: Sequence[str] = WE_SERVE, name: str = "we serve"
+) -> tuple[subprocess.Popen[str], str, str]:
+    """`we serve WHERE --port 0` (or the peer): the process, its URL and the host key it printed."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve", *where, "--port", "0"],
+        [*command, *where, "--port", "0"],
         stdout=subprocess.PIPE,
         text=True,
         env=env,
@@ -229,9 +254,9 @@ def start(where: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str],
         line = server.stdout.readline()
         if not line:
             stop(server)
-            raise SystemExit("we serve did not start")
+            raise SystemExit(f"{name} did not start")
         if found := re.search(r"(http://127\.0\.0\.1:\d+)/\?k=(\S+)", line):
-            print(f"bench: we serve (pid {server.pid}) at {found.group(1)}", flush=True)
+            print(f"bench: {name} (pid {server.pid}) at {found.group(1)}", flush=True)
             # Read what it prints from now on: a pipe left unread fills, and the server would
             # then block on its next line of output, in the middle of the measurement.
             threading.Thread(target=_drained, args=(server.stdout,), daemon=True).start()
@@ -291,14 +316,100 @@ def measure(
     return (0 if all(s == 0 for s in statuses) else 1), rate
 
 
-def run(seconds: float = 20, games: int = 20, followers: int = 10, postgres: bool = False) -> int:
+def run(
+    seconds: float = 20, games: int = 20, followers: int = 10, postgres: bool = False, rounds: int = 4
+) -> int:
     signal.signal(signal.SIGTERM, _terminated)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if postgres:
         return run_postgres(seconds, games, followers, env)
     with tempfile.TemporaryDirectory(prefix="we-bench-serve-") as directory:
         status, _ = measure([[directory]], env, seconds, games, followers, "one server, a folder")
-        return status
+    compared = compare(env, rounds, max(1.0, seconds / 2), games, followers)
+    return max(status, compared)
+
+
+# The issue's targets for `we serve` against its peer (medians of alternated rounds).
+TARGET_CPU_RATIO = 1.4
+TARGET_P99_RATIO = 1.1
+TARGET_RATE_RATIO = 0.9
+
+
+def cpu_of(pid: int) -> Callable[[], float]:
+    """The process's CPU seconds so far (user + system, all its threads), from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def seconds() -> float:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+
+    return seconds
+
+
+def one_round(
+    command: Sequence[str], name: str, env: dict[str, str], seconds: float, games: int, followers: int
+) -> dict[str, float]:
+    """One server on a new folder under the load: its CPU per move (ms), moves/s, follower p99 (ms)."""
+    with tempfile.TemporaryDirectory(prefix="we-bench-peer-") as directory:
+        server, url, key = start([directory], env, command, name)
+        try:
+            result = asyncio.run(load([url], key, games, followers, seconds, cpu=cpu_of(server.pid)))
+        finally:
+            stop(server)
+    moves = max(1, result["moves"])
+    return {
+        "cpu_ms": result["cpu_seconds"] / moves * 1000,
+        "rate": result["moves"] / result["seconds"],
+        "p99_ms": percentile([d[0] for d in result["delays"]], 0.99) * 1000,
+    }
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def compare(env: dict[str, str], rounds: int, seconds: float, games: int, followers: int) -> int:
+    """`we serve` and its peer, alternated round by round; medians and ratios. 0 when every
+    target is met, 1 when one is missed."""
+    servers = {"we serve": WE_SERVE, "peer": PEER}
+    figures: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
+    loads: list[float] = []
+    for number in range(rounds):
+        order = list(servers) if number % 2 == 0 else list(servers)[::-1]
+        for name in order:
+            loads.append(os.getloadavg()[0])
+            figures[name].append(one_round(servers[name], name, env, seconds, games, followers))
+            print(f"bench: round {number + 1}, {name}: {figures[name][-1]}", flush=True)
+    mid = {name: {k: median([f[k] for f in rows]) for k in rows[0]} for name, rows in figures.items()}
+    pairs = list(zip(figures["we serve"], figures["peer"], strict=True))
+    ratios = {key: median([ours[key] / peer[key] for ours, peer in pairs]) for key in mid["peer"]}
+    targets = {
+        "cpu_ms": ratios["cpu_ms"] <= TARGET_CPU_RATIO,
+        "rate": ratios["rate"] >= TARGET_RATE_RATIO,
+        "p99_ms": ratios["p99_ms"] <= TARGET_P99_RATIO,
+    }
+    say("")
+    say(
+        f"we serve vs its peer (tests/bench/peer_server.py): {rounds} rounds each, alternated, "
+        f"{seconds:.0f} s a round, {games} games, {games * followers} followers"
+    )
+    say(f"  load average (1 min) at the rounds' starts: {min(loads):.2f} to {max(loads):.2f}")
+    say("                                 we serve       peer   ratio (median of rounds)")
+    rows = [
+        ("server CPU per move", "cpu_ms", "ms", f"<= {TARGET_CPU_RATIO}x"),
+        ("moves per second", "rate", "  ", f">= {TARGET_RATE_RATIO}x"),
+        ("POST sent -> follower p99", "p99_ms", "ms", f"<= {TARGET_P99_RATIO}x"),
+    ]
+    for label, key, unit, target in rows:
+        verdict = "PASS" if targets[key] else "MISS"
+        say(
+            f"  {label:<27}{mid['we serve'][key]:8.2f} {unit}{mid['peer'][key]:8.2f} {unit}"
+            f"{ratios[key]:7.2f}x  target {target}  {verdict}"
+        )
+    return 0 if all(targets.values()) else 1
 
 
 def run_postgres(seconds: float, games: int, followers: int, env: dict[str, str]) -> int:
