@@ -121,6 +121,7 @@ class Subscribers:
 
     loop: asyncio.AbstractEventLoop
     changed: asyncio.Event
+    role: Role | None = None
 
 
 class LiveGame:
@@ -130,7 +131,7 @@ class LiveGame:
         self.lock = threading.RLock()
         self.follower = follower if follower is not None else LogFollower(path)
         self._reset()
-        self._waiters: list[Subscribers] = []
+        self._waiters: dict[asyncio.AbstractEventLoop, list[Subscribers]] = {}
 
     def _reset(self) -> None:
         """The game as before its first line (the follower starts over on its own)."""
@@ -144,6 +145,7 @@ class LiveGame:
         self.recent: deque[GameState] = deque(maxlen=RECENT)  # after the last RECENT lines
         self.problem: Problem | None = None  # the schema or rules problem folding stopped at
         self.messages: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+        self._head_views: dict[tuple[int, str], dict[str, Any]] = {}  # see view_object
 
     # --- reading ---
     @property
@@ -190,6 +192,38 @@ class LiveGame:
             self.checkpoints[len(self.envelopes)] = state
         return True
 
+    def took_own(
+        self,
+        appended: Any,
+        envelopes: list[dict[str, Any]],
+        events: Sequence[AnyEvent],
+        states: Sequence[GameState],
+    ) -> bool:
+        """Take the events this process just appended (`appended`: eventstore.jsonl.Appended),
+        folded by the writer already, without reading the log back. False, nothing taken, when
+        the log is not exactly as last read before them (then `refresh` reads them)."""
+        with self.lock:
+            follower = self.follower
+            if (
+                not isinstance(follower, LogFollower)
+                or appended is None
+                or self.problem is not None
+                or not envelopes
+                or envelopes[0]["seq"] != self.head + 1
+            ):
+                return False
+            hashes = [e["hash"] for e in envelopes]
+            if not follower.took(appended.size_before, appended.after, appended.lines, hashes):
+                return False
+            for raw, event, state in zip(envelopes, events, states, strict=True):
+                self.envelopes.append(raw)
+                self.events.append(event)
+                self.current = state
+                self.recent.append(state)
+                if len(self.envelopes) % CHECKPOINT == 0:
+                    self.checkpoints[len(self.envelopes)] = state
+            return True
+
     @property
     def _stopped_at(self) -> Problem | None:
         follower = self.follower
@@ -232,7 +266,20 @@ class LiveGame:
 
     def view_object(self, seq: int, role: Role) -> dict[str, Any]:
         """GET /games/{id} as of event `seq`: `we replay --at seq --json` for this key, plus
-        seq, fingerprint and legal."""
+        seq, fingerprint and legal. The head's, for each kind of key, is derived once and
+        shared (the POST's answer, the stream's message, a GET) until the game grows."""
+        with self.lock:
+            if seq != self.head or self.sealed() is not None:
+                return self._view_object(seq, role)
+            key = (seq, role.cache_key)
+            found = self._head_views.get(key)
+            if found is None:
+                if self._head_views and next(iter(self._head_views))[0] != seq:
+                    self._head_views.clear()
+                found = self._head_views[key] = self._view_object(seq, role)
+            return found
+
+    def _view_object(self, seq: int, role: Role) -> dict[str, Any]:
         state = self.state_at(seq)
         if state.players:
             seat = role.seat if role.kind == SEAT else None
@@ -295,24 +342,51 @@ class LiveGame:
                 self.messages.popitem(last=False)
             return encoded
 
+    def prepare(self, after: int) -> None:
+        """The stream messages of the events after `after`, for each kind of key following the
+        game, built now by the move's writer (off the event loop) for the streams to share."""
+        roles = self.watching_roles()
+        for seq in range(after + 1, self.head + 1):
+            for role in roles:
+                self.message(seq, role)
+
     # --- waking streams ---
-    def subscribe(self) -> Subscribers:
-        sub = Subscribers(asyncio.get_running_loop(), asyncio.Event())
+    def subscribe(self, role: Role | None = None) -> Subscribers:
+        """A stream's wake-up; with its key's `role`, a move's writer builds that kind of key's
+        message before waking it (`prepare`), off the event loop."""
+        sub = Subscribers(asyncio.get_running_loop(), asyncio.Event(), role)
         with self.lock:
-            self._waiters.append(sub)
+            self._waiters.setdefault(sub.loop, []).append(sub)
         return sub
 
     def unsubscribe(self, sub: Subscribers) -> None:
         with self.lock:
-            if sub in self._waiters:
-                self._waiters.remove(sub)
+            subs = self._waiters.get(sub.loop, [])
+            if sub in subs:
+                subs.remove(sub)
+            if not subs:
+                self._waiters.pop(sub.loop, None)
 
     def wake(self) -> None:
+        """Every stream of the game woken: one call into each event loop, not one per stream
+        (a thread's call into a loop costs a write to its self-pipe and a turn of the loop)."""
         with self.lock:
-            waiters = list(self._waiters)
-        for sub in waiters:
+            loops = list(self._waiters)
+        for loop in loops:
             with contextlib.suppress(RuntimeError):  # its loop is closed: the server is stopping
-                sub.loop.call_soon_threadsafe(sub.changed.set)
+                loop.call_soon_threadsafe(self._wake_in, loop)
+
+    def _wake_in(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self.lock:
+            subs = list(self._waiters.get(loop, ()))
+        for sub in subs:
+            sub.changed.set()
+
+    def watching_roles(self) -> list[Role]:
+        """One role of each kind of key that follows the game now (their messages are shared)."""
+        with self.lock:
+            subs = [sub for loop_subs in self._waiters.values() for sub in loop_subs]
+        return list({sub.role.cache_key: sub.role for sub in subs if sub.role is not None}.values())
 
 
 def file_of(game: LiveGame) -> tuple[int, int] | None:

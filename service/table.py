@@ -241,8 +241,16 @@ class Table:
                 if report.problems:
                     raise Damaged(damage_sentence(self.game.label, report.problems)) from None
                 raise
-            self.shelf.refresh(self.game)
-            return self._outcome(now, since, events, written, plan, command)
+            outcome = self._outcome(now, since, events, written, plan, command)
+            # The lines just written are taken as written, folded above: never read back.
+            envelopes = [envelope.to_dict() for envelope in written]
+            states = [step.after for step in outcome.steps]
+            if self.game.took_own(getattr(log, "appended", None), envelopes, events, states):
+                self.game.prepare(now.head)
+                self.game.wake()
+            else:
+                self.shelf.refresh(self.game)
+            return outcome
         raise StaleHead(now.head, self.look().head)
 
     def _decide(self, now: Standing, command: TableCommand) -> tuple[list[AnyEvent], UndoPlan | None]:

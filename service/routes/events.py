@@ -63,7 +63,7 @@ async def _follow(game: LiveGame, role: Role, last: int, stopping: asyncio.Event
     """Server-Sent Events, framed here (one `id:` per seq). Starlette ends this generator
     when the client goes away; a shutdown sets `stopping` and then wakes every stream.
     Events already waiting go out in one write."""
-    sub = game.subscribe()
+    sub = game.subscribe(role)
     try:
         while not stopping.is_set():
             sub.changed.clear()

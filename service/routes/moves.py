@@ -40,6 +40,11 @@ router = APIRouter()
     openapi_extra={"requestBody": MOVE_BODY},
 )
 async def post_move(game_id: str, request: Request, served: ServedDep) -> FastJSON:
+    return await answer_move(served, request, game_id)
+
+
+async def answer_move(served: Served, request: Request, game_id: str) -> FastJSON:
+    """The POST's answer (also reached without the framework's layers: service.http)."""
     role, game = served.game_for(request, game_id, refresh=False)  # make_move reads the log
     if role.kind == TABLE:
         raise ApiError(403, "a table key only watches: moves need a seat's or the host's key")
@@ -81,7 +86,8 @@ def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) ->
         raise ApiError(409, sentence, head=exc.head) from None
     except ConnectionLostError as exc:
         raise ApiError(503, f"{exc}; try again in a moment") from None
-    served.bots.poke()  # a bot's turn, perhaps
+    if served.bot_seats.of(game.game):
+        served.bots.poke()  # a bot's turn, perhaps (a game without bots leaves their thread be)
     seq = outcome.head
     with game.lock:
         view = game.view_object(seq, role)
