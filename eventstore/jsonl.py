@@ -93,6 +93,8 @@ class Appended(NamedTuple):
 class JsonlLog(SealingLog):
     """A game stored as one JSONL file."""
 
+    keeps_summary = False  # a library keeps a game's summary with its events; a file does not
+
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         # After an append: the file's size before it, its stat after the fsync (still under the

@@ -128,6 +128,7 @@ class LiveGame:
     def __init__(self, path: Path, follower: LogFollower | RowFollower | None = None) -> None:
         self.path = path
         self.label = shown_name(path)
+        self._ledger = os.path.join(os.path.dirname(path), SEASON_FILE)  # see `sealed`
         self.lock = threading.RLock()
         self.follower = follower if follower is not None else LogFollower(path)
         self._reset()
@@ -308,6 +309,11 @@ class LiveGame:
 
     def sealed(self) -> str | None:
         """Why nothing may be added to this game's log, when its folder's season sealed it."""
+        try:
+            # Most folders have no season: one stat of a string, no paths built, tells so.
+            os.stat(self._ledger)
+        except OSError:
+            return None
         return sealed_sentence(self.path, self.game)
 
     def sentence(self, seq: int, role: Role) -> str:
@@ -375,6 +381,19 @@ class LiveGame:
         for loop in loops:
             with contextlib.suppress(RuntimeError):  # its loop is closed: the server is stopping
                 loop.call_soon_threadsafe(self._wake_in, loop)
+
+    def wake_here(self) -> None:
+        """`wake`, from an event loop's own thread: its streams are woken at once, with no call
+        through its self-pipe (a move's POST wakes them so, once its worker is done)."""
+        here = asyncio.get_running_loop()
+        with self.lock:
+            loops = list(self._waiters)
+        for loop in loops:
+            if loop is here:
+                self._wake_in(loop)
+            else:
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(self._wake_in, loop)
 
     def _wake_in(self, loop: asyncio.AbstractEventLoop) -> None:
         with self.lock:

@@ -34,7 +34,6 @@ from eventstore.errors import ConnectionLostError, GameNotFoundError, StoreError
 from service.live import LiveGame, WrittenAt, file_of
 from service.play import Refused, StaleHead, UndoPlan, commit, decide_move, plan_undo, undone_sentence
 from service.reading import GameReport, GameSource, damage_sentence, read_game
-from service.season import sealed_sentence
 from wecore.cards import ALL_CARDS
 from wecore.decider import AddNote, BreakTie, DealAttics, DealLists, Undo, resolve_player
 from wecore.errors import WeError
@@ -207,7 +206,9 @@ class Table:
             return out
 
     # --- writing ---
-    def move(self, command: TableCommand, *, expect: int | None = None, since: int | None = None) -> Outcome:
+    def move(
+        self, command: TableCommand, *, expect: int | None = None, since: int | None = None, wake: bool = True
+    ) -> Outcome:
         """Make `command` on the game as it stands; what happened (see the module's docstring).
 
         `command`: a wecore move (Open, Steal, Bring, Swap: `player=None` is the player to
@@ -216,12 +217,13 @@ class Table:
         `expect`: the head the caller decided on; StaleHead (nothing written) when it is not
         the head. Without it the move is judged against whatever the head is.
         `since`: the head the caller last showed; the events after it come back in `meanwhile`.
+        `wake`: False when the caller wakes the game's streams itself (from the event loop).
         Refused (a rule, a damaged log), StaleHead, or a StoreError the store could not avoid."""
         for _ in range(ATTEMPTS):
             now = self.look()
             if now.damage is not None:
                 raise Damaged(now.damage)
-            sealed = sealed_sentence(self.game.path, now.game)
+            sealed = self.game.sealed()
             if sealed is not None:
                 raise Sealed(sealed)
             if expect is not None and expect != now.head:
@@ -247,7 +249,8 @@ class Table:
             states = [step.after for step in outcome.steps]
             if self.game.took_own(getattr(log, "appended", None), envelopes, events, states):
                 self.game.prepare(now.head)
-                self.game.wake()
+                if wake:
+                    self.game.wake()
             else:
                 self.shelf.refresh(self.game)
             return outcome

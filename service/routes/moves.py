@@ -7,7 +7,7 @@ import asyncio
 from typing import Any, assert_never
 
 from fastapi import APIRouter, Request
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from eventstore.errors import ConnectionLostError
 from service.keys import HOST, SEAT, TABLE, Role
@@ -24,6 +24,7 @@ from service.routes.bodies import (
     SwapMove,
     TieMove,
     UndoMove,
+    adapter,
     error_sentence,
     read_body,
 )
@@ -49,7 +50,10 @@ async def answer_move(served: Served, request: Request, game_id: str) -> FastJSO
     if role.kind == TABLE:
         raise ApiError(403, "a table key only watches: moves need a seat's or the host's key")
     asked: MoveRequest = await read_body(request, MoveRequest)
-    status, body = await asyncio.to_thread(make_move, served, game, role, asked)
+    try:
+        status, body = await asyncio.to_thread(make_move, served, game, role, asked, False)
+    finally:
+        game.wake_here()  # its streams: from the event loop, cheaper than from the worker
     return FastJSON(body, status_code=status)
 
 
@@ -58,7 +62,7 @@ def post_for_bot(
 ) -> tuple[int, dict[str, Any]]:
     """A bot's move, through the path of every move: the body read as a request's is."""
     try:
-        asked = TypeAdapter(MoveRequest).validate_python(body)
+        asked = adapter(MoveRequest).validate_python(body)
         return make_move(served, game, role, asked)
     except ValidationError as exc:
         return 422, {"error": error_sentence(exc)}
@@ -66,7 +70,10 @@ def post_for_bot(
         return exc.status, {"error": exc.sentence}
 
 
-def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) -> tuple[int, dict[str, Any]]:
+def make_move(
+    served: Served, game: LiveGame, role: Role, asked: MoveRequest, wake: bool = True
+) -> tuple[int, dict[str, Any]]:
+    """The move made, and the answer (`wake`: False when the caller wakes the streams)."""
     move = asked.move
     if role.kind == SEAT and isinstance(move, UndoMove | NoteMove | TieMove):
         raise ApiError(403, f"only the host's key can {move.type}")
@@ -78,7 +85,7 @@ def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) ->
         # at any other head the table answers 409 before the card is looked at.
         names_a_card = isinstance(move, OpenMove | BringMove) and standing.head == asked.expect
         card = _named_card(standing.state, move, role) if names_a_card else None
-        outcome = table.move(_command_for(move, actor, card), expect=asked.expect)
+        outcome = table.move(_command_for(move, actor, card), expect=asked.expect, wake=wake)
     except Refused as exc:
         raise ApiError(422, str(exc)) from None
     except StaleHead as exc:
