@@ -44,7 +44,7 @@ from wecore.reducer import evolve
 from wecore.rules import brought_with_first_open
 from wecore.scoring import score
 from wecore.state import INITIAL_STATE, GameState
-from wecore.views import redact_log, seat_moves, view
+from wecore.views import SeatView, redact_log, seat_moves, view
 
 POLL_SECONDS = 0.2
 CHECKPOINT = 32
@@ -265,26 +265,27 @@ class LiveGame:
             return None
         return fingerprint(self.envelopes[seq - 1].get("hash"))
 
-    def view_object(self, seq: int, role: Role) -> dict[str, Any]:
+    def view_object(self, seq: int, role: Role, seen: SeatView | None = None) -> dict[str, Any]:
         """GET /games/{id} as of event `seq`: `we replay --at seq --json` for this key, plus
         seq, fingerprint and legal. The head's, for each kind of key, is derived once and
-        shared (the POST's answer, the stream's message, a GET) until the game grows."""
+        shared (the POST's answer, the stream's message, a GET) until the game grows. `seen`:
+        this key's `view` of the state at `seq`, where the caller has it already."""
         with self.lock:
             if seq != self.head or self.sealed() is not None:
-                return self._view_object(seq, role)
+                return self._view_object(seq, role, seen)
             key = (seq, role.cache_key)
             found = self._head_views.get(key)
             if found is None:
                 if self._head_views and next(iter(self._head_views))[0] != seq:
                     self._head_views.clear()
-                found = self._head_views[key] = self._view_object(seq, role)
+                found = self._head_views[key] = self._view_object(seq, role, seen)
             return found
 
-    def _view_object(self, seq: int, role: Role) -> dict[str, Any]:
+    def _view_object(self, seq: int, role: Role, seen: SeatView | None = None) -> dict[str, Any]:
         state = self.state_at(seq)
         if state.players:
             seat = role.seat if role.kind == SEAT else None
-            data = view(state, seat, omniscient=role.kind == HOST).to_dict()
+            data = (seen if seen is not None else view(state, seat, omniscient=role.kind == HOST)).to_dict()
         else:
             data = {}
         fingerprint = self.fingerprint(seq)
@@ -335,12 +336,15 @@ class LiveGame:
             from service.replay_page import board_dict, step_marks
 
             seat = role.seat if role.kind == SEAT else None
+            state = self.state_at(seq)
+            # This key's view of the step, derived once for the view and the page's marks.
+            seen = view(state, seat, omniscient=role.kind == HOST) if state.players else None
             data = {
                 "envelope": redact_envelope(self.envelopes[seq - 1], role),
-                "view": self.view_object(seq, role),
+                "view": self.view_object(seq, role, seen),
                 "sentence": self.sentence(seq, role),
-                "board": board_dict(score(self.state_at(seq))),
-                **step_marks(self.events[seq - 1], self.state_at(seq), seat, role.kind == HOST),
+                "board": board_dict(score(state)),
+                **step_marks(self.events[seq - 1], state, seat, role.kind == HOST, seen),
             }
             encoded = orjson.dumps(data)
             self.messages[key] = encoded
