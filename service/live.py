@@ -329,6 +329,11 @@ class LiveGame:
     def message(self, seq: int, role: Role) -> bytes:
         """One stream message's data (cached: every follower with this kind of key shares it)."""
         key = (seq, role.cache_key)
+        # Built already (by the move's writer, usually): no lock, so a stream on the event loop
+        # never waits for a worker holding the game (a dict's get is atomic).
+        found = self.messages.get(key)
+        if found is not None:
+            return found
         with self.lock:
             found = self.messages.get(key)
             if found is not None:
@@ -385,19 +390,6 @@ class LiveGame:
         for loop in loops:
             with contextlib.suppress(RuntimeError):  # its loop is closed: the server is stopping
                 loop.call_soon_threadsafe(self._wake_in, loop)
-
-    def wake_here(self) -> None:
-        """`wake`, from an event loop's own thread: its streams are woken at once, with no call
-        through its self-pipe (a move's POST wakes them so, once its worker is done)."""
-        here = asyncio.get_running_loop()
-        with self.lock:
-            loops = list(self._waiters)
-        for loop in loops:
-            if loop is here:
-                self._wake_in(loop)
-            else:
-                with contextlib.suppress(RuntimeError):
-                    loop.call_soon_threadsafe(self._wake_in, loop)
 
     def _wake_in(self, loop: asyncio.AbstractEventLoop) -> None:
         with self.lock:

@@ -206,9 +206,7 @@ class Table:
             return out
 
     # --- writing ---
-    def move(
-        self, command: TableCommand, *, expect: int | None = None, since: int | None = None, wake: bool = True
-    ) -> Outcome:
+    def move(self, command: TableCommand, *, expect: int | None = None, since: int | None = None) -> Outcome:
         """Make `command` on the game as it stands; what happened (see the module's docstring).
 
         `command`: a wecore move (Open, Steal, Bring, Swap: `player=None` is the player to
@@ -217,7 +215,6 @@ class Table:
         `expect`: the head the caller decided on; StaleHead (nothing written) when it is not
         the head. Without it the move is judged against whatever the head is.
         `since`: the head the caller last showed; the events after it come back in `meanwhile`.
-        `wake`: False when the caller wakes the game's streams itself (from the event loop).
         Refused (a rule, a damaged log), StaleHead, or a StoreError the store could not avoid."""
         for _ in range(ATTEMPTS):
             now = self.look()
@@ -248,9 +245,10 @@ class Table:
             envelopes = [envelope.to_dict() for envelope in written]
             states = [step.after for step in outcome.steps]
             if self.game.took_own(getattr(log, "appended", None), envelopes, events, states):
+                # The streams' messages first, then the streams woken: before the POST's
+                # answer is built, so a follower hears of the move as early as it can.
                 self.game.prepare(now.head)
-                if wake:
-                    self.game.wake()
+                self.game.wake()
             else:
                 self.shelf.refresh(self.game)
             return outcome

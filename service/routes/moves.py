@@ -50,10 +50,7 @@ async def answer_move(served: Served, request: Request, game_id: str) -> FastJSO
     if role.kind == TABLE:
         raise ApiError(403, "a table key only watches: moves need a seat's or the host's key")
     asked: MoveRequest = await read_body(request, MoveRequest)
-    try:
-        status, body = await asyncio.to_thread(make_move, served, game, role, asked, False)
-    finally:
-        game.wake_here()  # its streams: from the event loop, cheaper than from the worker
+    status, body = await asyncio.to_thread(make_move, served, game, role, asked)
     return FastJSON(body, status_code=status)
 
 
@@ -70,10 +67,7 @@ def post_for_bot(
         return exc.status, {"error": exc.sentence}
 
 
-def make_move(
-    served: Served, game: LiveGame, role: Role, asked: MoveRequest, wake: bool = True
-) -> tuple[int, dict[str, Any]]:
-    """The move made, and the answer (`wake`: False when the caller wakes the streams)."""
+def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) -> tuple[int, dict[str, Any]]:
     move = asked.move
     if role.kind == SEAT and isinstance(move, UndoMove | NoteMove | TieMove):
         raise ApiError(403, f"only the host's key can {move.type}")
@@ -85,7 +79,7 @@ def make_move(
         # at any other head the table answers 409 before the card is looked at.
         names_a_card = isinstance(move, OpenMove | BringMove) and standing.head == asked.expect
         card = _named_card(standing.state, move, role) if names_a_card else None
-        outcome = table.move(_command_for(move, actor, card), expect=asked.expect, wake=wake)
+        outcome = table.move(_command_for(move, actor, card), expect=asked.expect)
     except Refused as exc:
         raise ApiError(422, str(exc)) from None
     except StaleHead as exc:
