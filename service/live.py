@@ -267,7 +267,8 @@ class LiveGame:
 
     def view_object(self, seq: int, role: Role, seen: SeatView | None = None) -> dict[str, Any]:
         """GET /games/{id} as of event `seq`: `we replay --at seq --json` for this key, plus
-        seq, fingerprint and legal. The head's, for each kind of key, is derived once and
+        seq, fingerprint and legal, as orjson writes it (tuples and enums are left as they are:
+        `plain` gives what JSON would give back). The head's, for each kind of key, is derived once and
         shared (the POST's answer, the stream's message, a GET) until the game grows. `seen`:
         this key's `view` of the state at `seq`, where the caller has it already."""
         with self.lock:
@@ -296,8 +297,7 @@ class LiveGame:
         if sealed is not None:
             # Sealed into the folder's season: its log is final, nothing is offered (Table refuses).
             data.update(sealed=sealed, legal=[])
-            sealed_answer: dict[str, Any] = plain(data)
-            return sealed_answer
+            return data
         undoes = None
         if role.kind == HOST:
             # What the Undo button takes back, in the recorder's words; the events after `seq`
@@ -305,8 +305,7 @@ class LiveGame:
             undoes = undo_preview(state, self.events, WrittenAt(self.envelopes))
             data["undoes"] = undoes
         data["legal"] = legal_for(state, role, undoes)
-        answer: dict[str, Any] = plain(data)
-        return answer
+        return data
 
     def sealed(self) -> str | None:
         """Why nothing may be added to this game's log, when its folder's season sealed it."""
