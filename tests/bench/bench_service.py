@@ -499,20 +499,22 @@ async def bot_table(url: str, host_key: str, seconds: float, bot: str = "ismcts"
                 if view.get("complete"):
                     over = True
                     break
-                if view.get("to_move") == person:
-                    choices = [m for m in view["legal"] if m["type"] != "undo"]
+                # The person's move when there is one (a bring while all bring, or her turn).
+                hers = [m for m in view["legal"] if m.get("as") == person and m["type"] != "undo"]
+                if hers:
                     answer = await client.post(
-                        f"/api/v1/games/{game}/moves", json={"expect": view["seq"], "move": choices[0]}
+                        f"/api/v1/games/{game}/moves", json={"expect": view["seq"], "move": hers[0]}
                     )
                     if answer.status_code == 201:
                         ours.update(e["seq"] for e in answer.json()["events"])
-                # Wait for the next event (or a keepalive) and time the bots' moves in it.
+                    else:
+                        continue  # someone moved first: look again
+                # Wait for the next event and time the bots' moves in it (a quiet second: look
+                # again, in case it is the person's move).
                 try:
-                    chunk = await asyncio.wait_for(
-                        reader.read(1 << 16), timeout=max(0.1, deadline - time.monotonic())
-                    )
+                    chunk = await asyncio.wait_for(reader.read(1 << 16), timeout=1.0)
                 except TimeoutError:
-                    break
+                    continue
                 if not chunk:
                     break
                 now = time.monotonic()
