@@ -19,8 +19,8 @@ from service.play import DEFAULT_TIE_REASON
 from service.table import Bring, Steal, Swap, openable_cards, resolve_player
 from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card
 from wecore.errors import CardNotationError, UnknownPlayerError, WeError
-from wecore.kinds import DECIDING, kinds_of_move
-from wecore.moves import legal_moves
+from wecore.kinds import DECIDING, MOVE_KINDS, kinds_of_move
+from wecore.moves import CHANCE_CLASSES, legal_moves
 from wecore.state import GameState, Phase
 from wecore.turns import (
     Turn,
@@ -62,7 +62,22 @@ def _swap_help() -> str:
     return "\n".join(lines)
 
 
-HELP = HELP.replace("@@SWAP@@", _swap_help())
+def _typed_help() -> str:
+    """The help's lines for the kinds of move typed as their kind declares (`roll N`)."""
+    return "\n".join(f"  {kind.typed:<22}  {kind.typed_help}" for kind in MOVE_KINDS if kind.typed)
+
+
+def house_rule_move_lines(indent: int, column: int) -> str:
+    """`swap PLAYER, keep` and each move typed as its kind declares (`roll N`), with what each is
+    for, for `we record --help` (the first line unindented: it replaces a placeholder)."""
+    pad = " " * (indent + column)
+    swap = [f"{'swap PLAYER, keep':<{column}}a swap (`keep`: none):"]
+    swap += [f"{pad}{kind.when}" for kind in kinds_of_move("swap")]
+    typed = [f"{' ' * indent}{kind.typed:<{column}}{kind.typed_help}" for kind in MOVE_KINDS if kind.typed]
+    return "\n".join([*swap, *typed])
+
+
+HELP = HELP.replace("@@SWAP@@", _swap_help() + "\n" + _typed_help())
 
 VERBS = {
     "open": "open",
@@ -92,12 +107,20 @@ VERBS = {
     "lists": "lists",
     "start": "start",
 }
-MOVES = ("open", "steal", "swap", "keep")
+# The moves typed as their kind declares (`roll N`: a chance move's outcome), by their word.
+TYPED_KINDS = {kind.typed.split()[0]: kind for kind in MOVE_KINDS if kind.typed}
+# Each one's class of move, which the session makes of the outcome typed.
+TYPED_CLASSES = {
+    word: CHANCE_CLASSES[kind.move] for word, kind in TYPED_KINDS.items() if kind.move is not None
+}
+VERBS.update({form: word for word in TYPED_KINDS for form in (word, word + "s")})
+MOVES = ("open", "steal", "swap", "keep", *TYPED_KINDS)
 COMMAND_WORDS = (
     "open",
     "steal",
     "swap",
     "keep",
+    *TYPED_KINDS,
     "bring",
     "undo",
     "note",
@@ -135,6 +158,7 @@ def next_up(t: Turn) -> str:
         setting_up=LISTS_AGAIN,
         not_started="",
         swapping=f"{_capital(decision(t))}: `swap PLAYER`, or `keep`.",
+        rolling=f"{_capital(decision(t))}: `roll N` (the face rolled).",
     )
 
 
@@ -156,6 +180,7 @@ def moves_hint(state: GameState, refused: str = "") -> str:
         setting_up=LISTS_AGAIN,
         not_started="",
         swapping=f"{t.to_move} can {can}.",
+        rolling=f"{t.to_move} rolls the die: `roll N` (the face rolled).",
     )
 
 
@@ -170,6 +195,7 @@ def prompt(t: Turn) -> str:
         setting_up="gift lists> ",
         not_started="game over> ",
         swapping=f"party {t.party} \u00b7 {t.to_move} may swap (swap NAME / keep)> ",
+        rolling=f"party {t.party} \u00b7 {t.to_move} rolls (roll N)> ",
     )
 
 
@@ -281,6 +307,9 @@ def completions(state: GameState, before: list[str]) -> list[str]:
             return list(state.waiting_to_bring)
         if verb == "swap":
             return [m.with_player for m in legal_moves(state) if isinstance(m, Swap) and m.with_player]
+        if verb in TYPED_KINDS:  # the outcomes the rules allow now (a die's faces, at its roll)
+            kind = TYPED_KINDS[verb]
+            return [str(getattr(m, kind.attrs[-1])) for m in legal_moves(state) if kind.move == m.TYPE]
         if verb == "tie" and state.is_over:
             return list(state.scoreboard.winners)
         if verb == "start":

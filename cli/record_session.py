@@ -29,6 +29,8 @@ from cli.record_grammar import (
     HELP,
     LISTS_AGAIN,
     MOVES,
+    TYPED_CLASSES,
+    TYPED_KINDS,
     VERBS,
     WITHOUT_WORDS,
     Rejected,
@@ -284,6 +286,11 @@ class Session(Teller):
             self.move(Swap(with_player=victim(self.state, " ".join(args)), player=actor))
         elif verb == "keep":
             self.move(Swap(with_player=None, player=actor))
+        elif verb in TYPED_KINDS:  # a chance move's outcome, as the table reports it
+            kind = TYPED_KINDS[verb]
+            if len(args) != 1 or not args[0].lstrip("-").isdigit():
+                raise Rejected(f"say what came up, e.g. `{verb} {kind.outcomes[-1]}`")
+            self.move(TYPED_CLASSES[verb](int(args[0]), actor))
         elif verb == "bring":
             if len(args) < 2:
                 raise Rejected("say who brings which card, e.g. `bring Ann R7`")
@@ -301,6 +308,9 @@ class Session(Teller):
             if not args:
                 raise Rejected("say who wins the tie, e.g. `tie Ann best speech for Fluffy the Cat`")
             self.make(BreakTie(*tie_words(self.state, args)))
+        else:
+            # Every word VERBS knows is handled above: one it does not must fail here, not pass.
+            raise Rejected(f"`{verb}` is known but not handled: this is a bug in the recorder")
         return True
 
     def _mover_as_prompted(self, text: str) -> str | None:

@@ -34,7 +34,7 @@ from eventstore.problems import Problem
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from service.play import undo_preview
 from service.reading import GameReport, GameSource, damage_sentence, read_game
-from service.season import SEASON_FILE, sealed_sentence
+from service.season import SEASON_FILE, seal_mark, sealed_sentence
 from wecore.conformance import RULES, SCHEMA
 from wecore.errors import EventSchemaError, RulesetError, WeError
 from wecore.events import AnyEvent, EventVoided, parse_event
@@ -128,7 +128,8 @@ class LiveGame:
     def __init__(self, path: Path, follower: LogFollower | RowFollower | None = None) -> None:
         self.path = path
         self.label = shown_name(path)
-        self._ledger = os.path.join(os.path.dirname(path), SEASON_FILE)  # see `sealed`
+        # Where a seal of this log would be (see `sealed`): the folder's ledger, the log's mark.
+        self._seal_places = (os.path.join(os.path.dirname(path), SEASON_FILE), os.fspath(seal_mark(path)))
         self.lock = threading.RLock()
         self.follower = follower if follower is not None else LogFollower(path)
         self._reset()
@@ -308,11 +309,11 @@ class LiveGame:
         return data
 
     def sealed(self) -> str | None:
-        """Why nothing may be added to this game's log, when its folder's season sealed it."""
-        try:
-            # Most folders have no season: one stat of a string, no paths built, tells so.
-            os.stat(self._ledger)
-        except OSError:
+        """Why nothing may be added to this game's log, when a season sealed it (its folder's, or
+        any ledger that left its mark beside the log)."""
+        # Most logs are sealed by no season: a stat of each place a seal could be, made of
+        # strings once, tells so without building a path.
+        if not any(os.path.lexists(place) for place in self._seal_places):
             return None
         return sealed_sentence(self.path, self.game)
 
@@ -568,6 +569,11 @@ class Folder:
     def games(self) -> list[LiveGame]:
         with self.lock:
             return sorted(self.by_id.values(), key=lambda g: g.label)
+
+    def count(self) -> int:
+        """How many logs the folder holds (served or not): what `we serve --max-games` caps."""
+        with self.lock:
+            return len(self.by_path)
 
     def add(self, path: Path) -> LiveGame:
         with self.lock:

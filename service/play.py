@@ -29,7 +29,7 @@ from wecore.decider import (
 )
 from wecore.errors import RuleViolation, WeError
 from wecore.events import AnyEvent, AtticsDealt, GiftBrought, GiftListsDealt, GiftOpened, event_payload
-from wecore.moves import Bring, Open, Steal, Swap
+from wecore.moves import MOVE_CLASSES
 from wecore.narrate import gist
 from wecore.reducer import fold
 from wecore.scoring import library_summary
@@ -69,7 +69,7 @@ class StaleHead(Exception):
 
 def decide_move(state: GameState, command: Command) -> list[AnyEvent]:
     """The events for a command at the table, or Refused with the sentence both faces give."""
-    if state.is_over and isinstance(command, Open | Steal | Bring | Swap):
+    if state.is_over and isinstance(command, MOVE_CLASSES):
         raise Refused(GAME_OVER)
     try:
         return decide(state, command)
@@ -204,7 +204,11 @@ def set_up_events(
     options: Mapping[str, Any] | None = None,
     title: str | None = None,
 ) -> list[AnyEvent]:
-    """game_started, gift_lists_dealt and (with attics) attics_dealt; Refused with the rule."""
+    """game_started, gift_lists_dealt and (with attics) attics_dealt; Refused with the rule,
+    or with the names a person could not read or tell apart (valid in a log, refused by every
+    writer: wecore.names)."""
+    from wecore.names import players_refusal
+
     try:
         events = decide(
             INITIAL_STATE,
@@ -218,6 +222,8 @@ def set_up_events(
             events += decide(state, DealAttics(attics={k: tuple(v) for k, v in attics.items()}))
     except (WeError, ValueError) as exc:
         raise Refused(_one_sentence(exc)) from None
+    if (refusal := players_refusal(players)) is not None:
+        raise Refused(refusal)
     return events
 
 

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from eventstore.canonical import fingerprint
 from eventstore.envelope import Envelope
-from eventstore.errors import ConnectionLostError, GameNotFoundError, StoreError
+from eventstore.errors import ConnectionLostError, GameNotFoundError, SealedGameError, StoreError
 from service.live import LiveGame, WrittenAt, file_of
 from service.play import Refused, StaleHead, UndoPlan, commit, decide_move, plan_undo, undone_sentence
 from service.reading import GameReport, GameSource, damage_sentence, read_game
@@ -38,7 +38,7 @@ from wecore.cards import ALL_CARDS
 from wecore.decider import AddNote, BreakTie, DealAttics, DealLists, Undo, resolve_player
 from wecore.errors import WeError
 from wecore.events import AnyEvent
-from wecore.moves import Bring, Open, Steal, Swap
+from wecore.moves import Bring, Open, Roll, Steal, Swap
 from wecore.reducer import evolve
 from wecore.state import GameState
 
@@ -52,6 +52,7 @@ __all__ = [
     "Happened",
     "Open",
     "Outcome",
+    "Roll",
     "Sealed",
     "Standing",
     "Steal",
@@ -66,7 +67,7 @@ __all__ = [
 # read and its append; each round is a stat, a short read and an append attempt.
 ATTEMPTS = 20
 
-TableCommand = Open | Steal | Bring | Swap | Undo | AddNote | BreakTie | DealLists | DealAttics
+TableCommand = Open | Steal | Bring | Swap | Roll | Undo | AddNote | BreakTie | DealLists | DealAttics
 
 
 class Damaged(Refused):
@@ -235,6 +236,8 @@ class Table:
                 continue  # someone slipped in between: read and decide again
             except ConnectionLostError:
                 raise
+            except SealedGameError as exc:  # a library game its ledger sealed by id
+                raise Sealed(str(exc)) from None
             except StoreError:
                 report = self.shelf.read_game(self.game)
                 if report.problems:

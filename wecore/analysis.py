@@ -30,12 +30,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from wecore.bots import Bot, apply_move, play_and_record
+from wecore.bots import Bot, apply_move, draw_outcome, play_and_record
 from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
 from wecore.kinds import KINDS
 from wecore.levels import rollout_bot
-from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves, move_object
+from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, chance_outcomes, legal_moves, move_object
 from wecore.replay import steps
 from wecore.rng import SeededRandom
 from wecore.scoring import score
@@ -124,6 +124,8 @@ def decision_points(events: Iterable[Any]) -> list[DecisionPoint]:
         if player is None:
             continue
         before = step.before
+        if chance_outcomes(before):
+            continue  # a roll of the die is chance, never a decision
         own = [m for m in legal_moves(before) if mover_of(m) == player]
         moves = tuple(moves_told_apart(before, player, own))
         played = _played_index(before, step.after, moves, event)
@@ -221,7 +223,9 @@ def play_out(state: GameState, first: Move, bot: Bot, rng: SeededRandom, hidden:
             raise ValueError(f"no legal move in phase {state.phase} before the game is over")
         # legal_moves lists moves seat by seat: first and last by one player means one mover.
         if len(moves) == 1 or moves[0].player == moves[-1].player:
-            state = _make(state, bot.choose(state, moves, rng), hidden)
+            outcomes = chance_outcomes(state)
+            chosen = draw_outcome(outcomes, rng) if outcomes else bot.choose(state, moves, rng)
+            state = _make(state, chosen, hidden)
             continue
         by_player: dict[str | None, list[Move]] = {}
         for move in moves:
@@ -433,6 +437,8 @@ def describe_move(move: Move, before: GameState | None = None) -> str:
             if partner is None:
                 return "kept their gift (no swap)"
             return f"swapped with {partner} for {takes}" if takes else f"swapped with {partner}"
+        case Roll():
+            return f"rolled a {move.value}"
         case _:
             assert_never(move)
 

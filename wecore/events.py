@@ -74,7 +74,8 @@ class GameStarted(Event):
     @field_validator("options")
     @classmethod
     def _option_shapes(cls, options: dict[str, Any]) -> dict[str, Any]:
-        # Unknown options and wrong JSON types are shape errors; values are the ruleset's job.
+        # Unknown options, wrong JSON types and a positive integer given 0 or less are shape errors;
+        # what a well-shaped value means for this table (50 cards, counts 3-7) is the ruleset's job.
         for key, value in options.items():
             error = option_shape_error(key, value)
             if error is not None:
@@ -148,16 +149,27 @@ class Exchange(Event):
 
 
 class SwapAfterOpen(Exchange):
-    """Under `keep_or_swap_on_open`: the opener swaps the gift just opened for `takes`, the gift
-    `with` holds, or (both null) keeps it."""
+    """Under its house rule (wecore.kinds.swap_after_open): the opener swaps the gift just
+    opened for `takes`, the gift `with` holds, or (both null) keeps it."""
 
     TYPE: ClassVar[EventType] = "swap_after_open"
 
 
 class FinalSwap(Exchange):
-    """Under `starter_final_swap`: the starter swaps with `with`, taking `takes`, or (both null) keeps."""
+    """Under its house rule (wecore.kinds.final_swap): the starter swaps with `with`, taking
+    `takes`, or (both null) keeps."""
 
     TYPE: ClassVar[EventType] = "final_swap"
+
+
+class DieRolled(Event):
+    """Under a chance rule: the party's starter rolls the die, `value` its face (1 to 6 is the
+    rules' to say; the shape is a JSON integer)."""
+
+    TYPE: ClassVar[EventType] = "die_rolled"
+    party: StrictInt
+    player: Name
+    value: StrictInt
 
 
 class EventVoided(Event):
@@ -186,6 +198,7 @@ AnyEvent = (
     | GiftStolen
     | SwapAfterOpen
     | FinalSwap
+    | DieRolled
     | EventVoided
     | TieBroken
     | Note

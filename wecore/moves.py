@@ -10,10 +10,20 @@ import functools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, assert_never
+from typing import Any, ClassVar, assert_never, get_args
 
 from wecore.cards import sort_key
-from wecore.kinds import KIND_OF_MOVE, MOVES_OF_PHASE, EventType, Kind, MoveType, Shape, kinds_of_move
+from wecore.kinds import (
+    CHANCE_MOVES,
+    KIND_OF_MOVE,
+    MOVE_TYPE_NAMES,
+    MOVES_OF_PHASE,
+    EventType,
+    Kind,
+    MoveType,
+    Shape,
+    kinds_of_move,
+)
 from wecore.rules import held_gift_refusal, no_steal_reason, swap_refusal
 from wecore.state import GameState, Phase
 
@@ -55,6 +65,17 @@ class Swap:
     takes: str | None = None  # filled in by legal_moves; decide reads it from the table
 
 
+@dataclass(frozen=True)
+class Roll:
+    """The party's starter rolls the die, `value` its face: a chance move, which nobody chooses
+    (bots are never asked; whoever plays the game draws the face, see `chance_outcomes`)."""
+
+    TYPE: ClassVar[MoveType] = "roll"
+
+    value: int
+    player: str | None = None  # None: whoever must roll
+
+
 # Legal moves are values, and a simulation asks for them a million times: the same move is
 # handed out again instead of built again (a frozen dataclass costs ~0.3 us to construct).
 _bring_move = functools.lru_cache(maxsize=4096)(Bring)
@@ -62,7 +83,18 @@ _open_move = functools.lru_cache(maxsize=4096)(Open)
 _steal_move = functools.lru_cache(maxsize=4096)(Steal)
 
 
-Move = Bring | Open | Steal | Swap
+Move = Bring | Open | Steal | Swap | Roll
+# The classes of the moves nobody chooses (wecore.kinds.CHANCE_MOVES), by type: what a person
+# reports of an outcome (a face rolled at the table) is made into its move through these.
+CHANCE_CLASSES: dict[MoveType, type[Roll]] = {Roll.TYPE: Roll}
+
+# Every class of move, one per MoveType of the kinds (checked here at import): what a consumer
+# asks `isinstance` of, rather than listing the classes again.
+MOVE_CLASSES: tuple[type[Move], ...] = get_args(Move)
+if sorted(cls.TYPE for cls in MOVE_CLASSES) != sorted(MOVE_TYPE_NAMES):
+    raise ImportError("wecore.moves: one class of move for each MoveType of wecore.kinds")
+if set(CHANCE_CLASSES) != CHANCE_MOVES:
+    raise ImportError("wecore.moves: a class for each chance move of wecore.kinds")
 
 
 def legal_moves(state: GameState) -> list[Move]:
@@ -70,7 +102,7 @@ def legal_moves(state: GameState) -> list[Move]:
 
     While gifts are being brought (simultaneously) these are the brings of everyone still
     to bring; while a party is played, the opens and steals of the player to move; at a final
-    swap (or right after an open, under keep_or_swap_on_open) the swaps of the player deciding
+    swap (or right after an open, under the keep-or-swap house rule) the swaps of the player deciding
     and `Swap(None)` (keep). An unseen face-down gift shows as
     `Open(None, player)`: its card is known only once turned.
     """
@@ -85,8 +117,25 @@ def legal_moves(state: GameState) -> list[Move]:
             return _opens_and_steals(state)
         case "swap":
             return _swaps(state)
+        case "roll":
+            return [move for move, _ in chance_outcomes(state)]
         case _:
             assert_never(move_type)
+
+
+def chance_outcomes(state: GameState) -> tuple[tuple[Move, float], ...]:
+    """Each outcome of the chance move the game waits on, with its probability (each face of
+    the die, 1/6): empty unless the state waits on chance. Whoever plays a game draws from these
+    (a simulation from its seeded randomness, a server from `secrets`); a bot never chooses."""
+    kind = KIND_OF_MOVE.get(("roll", state.phase))
+    if kind is None or not kind.outcomes:
+        return ()
+    return _outcomes(kind.outcomes, state.starter_name)
+
+
+@functools.lru_cache(maxsize=256)
+def _outcomes(faces: tuple[int, ...], roller: str | None) -> tuple[tuple[Move, float], ...]:
+    return tuple((Roll(face, roller), 1 / len(faces)) for face in faces)
 
 
 def _brings(state: GameState) -> list[Move]:
@@ -186,5 +235,7 @@ def move_object(move: Move) -> dict[str, Any]:
             return {"type": move.TYPE, "as": move.player, "from": move.from_player}
         case Swap():
             return {"type": move.TYPE, "as": move.player, "with": move.with_player}
+        case Roll():
+            return {"type": move.TYPE, "as": move.player, "value": move.value}
         case _:
             assert_never(move)

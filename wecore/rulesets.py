@@ -28,7 +28,7 @@ PRINTED_ATTIC_SIZES: Mapping[int, int] = {3: 9, 4: 8, 5: 5, 6: 6, 7: 7}
 class Shape(StrEnum):
     """The JSON shape of an option's value."""
 
-    POSITIVE_INT = "positive integer"  # an int (not a bool); 0 or less is a rules problem
+    POSITIVE_INT = "positive integer"  # an int (not a bool) above 0; 0 or less is a schema problem
     FLAG = "boolean"  # true or false; absent means false
     COUNTS = "object of positive integers by player count"  # {"3": 9, ...}
 
@@ -48,9 +48,14 @@ class HouseRule:
         if self.shape is Shape.FLAG:
             return None if type(value) is bool else f"{self.name} must be true or false"
         if self.shape is Shape.POSITIVE_INT:
-            return None if type(value) is int else f"{self.name} must be a whole number"
+            if type(value) is not int:
+                return f"{self.name} must be a whole number"
+            return None if value > 0 else f"{self.name} must be a positive whole number, not {value}"
         if type(value) is not dict or any(type(size) is not int for size in value.values()):
             return f"{self.name} must be an object of whole numbers"
+        for count, size in value.items():
+            if size <= 0:
+                return f"{self.name} for {count!r} players must be a positive whole number, not {size}"
         return None
 
     def option_from_flag(self, value: Any, player_count: int) -> Any:
@@ -85,6 +90,12 @@ def _keep_or_swap_told(on: bool) -> str:
 
 def _final_swap_told(on: bool) -> str:
     return "after each party's last open its starter may swap gifts with anyone" if on else ""
+
+
+def _die_told(on: bool) -> str:
+    return (
+        "after each party its starter rolls a die: on a 6 every kept gift passes one seat left" if on else ""
+    )
 
 
 HOUSE_RULES: tuple[HouseRule, ...] = (
@@ -127,6 +138,15 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
         _keep_or_swap_told,
         "--keep-or-swap",
         "whoever opens a gift keeps it or swaps it for another player's opened gift.",
+        (True, False),
+        default=False,
+    ),
+    HouseRule(
+        "party_die",
+        Shape.FLAG,
+        _die_told,
+        "--party-die",
+        "after each party its starter rolls a die; on a 6 every kept gift passes one seat left.",
         (True, False),
         default=False,
     ),
@@ -189,6 +209,7 @@ class Ruleset(_RulesetReadings):
     max_steals_between_opens: int | None = None
     starter_final_swap: bool = False
     keep_or_swap_on_open: bool = False
+    party_die: bool = False
 
 
 _RULESET_FIELDS = tuple(f.name for f in fields(Ruleset))

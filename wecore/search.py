@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wecore.bots import GreedyBot, apply_move
+from wecore.bots import GreedyBot, apply_move, draw_outcome
 from wecore.cards import ALL_CARDS, CARD_NUMBER
-from wecore.moves import Move, Open, legal_moves
+from wecore.kinds import CHANCE_MOVES
+from wecore.moves import Move, Open, chance_outcomes, legal_moves
 from wecore.rng import SeededRandom
 from wecore.state import GameState, Phase, state_from_fields
 from wecore.views import cards_known_to
@@ -195,6 +196,9 @@ def play_out(state: GameState, bot: GreedyBot, rng: SeededRandom) -> GameState:
     while state.phase is not Phase.OVER:
         moves = legal_moves(state)
         if len(moves) == 1 or moves[0].player == moves[-1].player:
+            if moves[0].TYPE in CHANCE_MOVES:  # the die: drawn, never chosen by the bot
+                state = apply_move(state, draw_outcome(chance_outcomes(state), rng))
+                continue
             state = _make(state, bot.choose(state, moves, rng), rng)
             continue
         by_player: dict[str | None, list[Move]] = {}

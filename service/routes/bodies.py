@@ -49,6 +49,14 @@ class BringMove(BaseModel):
     card: str | None
 
 
+class RollMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["roll"]
+    as_: str | None = Field(None, alias="as")
+    # The face: the host's key records a die rolled at the table; a seat's roll is drawn for it.
+    value: int | None = None
+
+
 class UndoMove(BaseModel):
     model_config = _STRICT
     type: Literal["undo"]
@@ -69,7 +77,8 @@ class TieMove(BaseModel):
 
 
 MoveObject = Annotated[
-    OpenMove | StealMove | SwapMove | BringMove | UndoMove | NoteMove | TieMove, Field(discriminator="type")
+    OpenMove | StealMove | SwapMove | BringMove | RollMove | UndoMove | NoteMove | TieMove,
+    Field(discriminator="type"),
 ]
 
 
@@ -97,11 +106,29 @@ def _body_schema(model: Any, components: dict[str, Any]) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
+class ReceiptBody(BaseModel):
+    """A seat's receipt, signed by its phone (eventstore.receipts; docs/season-format.md)."""
+
+    model_config = _STRICT
+    we_receipt: Literal[1]
+    game: str
+    title: str | None
+    date: str | None
+    player: str
+    score: int
+    events: Annotated[int, Field(ge=1)]
+    hash: str
+    fingerprint: str
+    key: str | None
+    signature: str | None
+
+
 # The bodies' schemas, for the routes' `openapi_extra` and the schema's components (service.http):
 # FastAPI cannot document a body it does not read.
 COMPONENTS: dict[str, Any] = {}
 MOVE_BODY = _body_schema(MoveRequest, COMPONENTS)
 GAME_BODY = _body_schema(NewGame, COMPONENTS)
+RECEIPT_BODY = _body_schema(ReceiptBody, COMPONENTS)
 
 
 # The largest seq (a signed 64-bit integer, as the log format bounds integers).
@@ -145,7 +172,7 @@ def error_sentence(exc: ValidationError) -> str:
     if kind == "missing":
         return f"the body is missing the field {where!r}"
     if kind in ("union_tag_invalid", "union_tag_not_found"):
-        return 'the move\'s "type" must be open, steal, swap, bring, undo, note or tie'
+        return 'the move\'s "type" must be open, steal, swap, bring, roll, undo, note or tie'
     return f"the field {where!r} must be {_MUST_BE.get(kind, 'of another type')}"
 
 

@@ -236,14 +236,18 @@ def _terminated(signum: int, frame: Any) -> None:
 
 WE_SERVE = (sys.executable, "-m", "cli.main", "serve")
 PEER = (sys.executable, str(Path(__file__).with_name("peer_server.py")))
+_NO_STREAM_LIMITS = ("--streams-per-key", "100000", "--streams-per-address", "100000")
 
 
 def start(
     where: list[str], env: dict[str, str], command: Sequence[str] = WE_SERVE, name: str = "we serve"
 ) -> tuple[subprocess.Popen[str], str, str]:
     """`we serve WHERE --port 0` (or the peer): the process, its URL and the host key it printed."""
+    # Ten followers of a game on its table's key, every one from this machine's address: the
+    # load is one table watched by many, not one guest (service.streams), so no limit applies.
+    limits = _NO_STREAM_LIMITS if tuple(command) == WE_SERVE else ()
     server = subprocess.Popen(
-        [*command, *where, "--port", "0"],
+        [*command, *where, "--port", "0", *limits],
         stdout=subprocess.PIPE,
         text=True,
         env=env,
