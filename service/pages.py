@@ -12,7 +12,7 @@ import segno
 
 from service.guard import inline_hashes
 from service.keys import HOST, SEAT, TABLE, Role
-from service.live import Folder, LiveGame
+from service.live import Folder, LiveGame, plain
 from wecore.rulesets import HOUSE_RULES, Shape, house_rules_text
 from wecore.wording import counted
 
@@ -39,7 +39,7 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
     with game.lock:
         envelopes = list(game.envelopes)
         head = game.head
-        now = game.view_object(head, role) if head else {}
+        now = plain(game.view_object(head, role)) if head else {}
         legal, undoes, sealed = now.get("legal", []), now.get("undoes"), now.get("sealed")
         fingerprint = game.fingerprint(head)
         over = game.state.is_over
