@@ -16,7 +16,7 @@ drawn from its random source, never a card.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +65,18 @@ _PUBLIC_FIELDS = (
     "tie_reason",
     "seat_of",
 )
+
+
+@dataclass(frozen=True)
+class TimeLimit:
+    """A served table's cap on one move's search: the search reads `clock` (seconds from any
+    origin) between playouts and stops once `seconds` have passed and every choice has been
+    tried, even short of its playouts. Only the service passes one (service/bots.py): wecore
+    reads no clock of its own, and a capped search depends on the machine's speed, so `we
+    simulate`, `we analyse` and the ladder never cap theirs and stay reproducible."""
+
+    clock: Callable[[], float]
+    seconds: float
 
 
 @dataclass(frozen=True)
@@ -243,8 +255,9 @@ class SearchBot:
 
     name = "ismcts"
 
-    def __init__(self, iterations: int = DEFAULT_ITERATIONS) -> None:
+    def __init__(self, iterations: int = DEFAULT_ITERATIONS, time_limit: TimeLimit | None = None) -> None:
         self.iterations = iterations
+        self.time_limit = time_limit
         self._playout_bot = GreedyBot()
 
     def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
@@ -269,7 +282,10 @@ class SearchBot:
             return choices[0]
         totals = [0.0] * len(choices)
         visits = [0] * len(choices)
+        out_of_time = _out_of_time(self.time_limit)
         for iteration in range(self.iterations):
+            if iteration >= len(choices) and out_of_time():
+                break
             world = first if iteration == 0 else self._world(knowledge, rng.fork(f"deal/{iteration}"))
             arm = _ucb_arm(totals, visits, iteration)
             move = _concrete(choices[arm], world, knowledge.own_gift)
@@ -285,6 +301,14 @@ class SearchBot:
 
     def _world(self, knowledge: SeatKnowledge, rng: SeededRandom) -> GameState:
         return determinise(knowledge, rng)
+
+
+def _out_of_time(limit: TimeLimit | None) -> Callable[[], bool]:
+    """Whether a search started now has used up its time (never, without a limit)."""
+    if limit is None:
+        return lambda: False
+    clock, deadline = limit.clock, limit.clock() + limit.seconds
+    return lambda: clock() >= deadline
 
 
 def _ucb_arm(totals: list[float], visits: list[int], iteration: int) -> int:

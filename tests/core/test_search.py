@@ -17,7 +17,7 @@ from wecore.levels import BOTS
 from wecore.moves import Move, Open, legal_moves
 from wecore.reducer import fold
 from wecore.rng import SeededRandom
-from wecore.search import SearchBot, SeatKnowledge, seat_knowledge
+from wecore.search import SearchBot, SeatKnowledge, TimeLimit, seat_knowledge
 from wecore.state import GameState, Phase
 from wecore.views import seat_move_object
 
@@ -195,3 +195,45 @@ def test_without_dealt_attics_the_search_bot_opens_gifts_brought_unseen() -> Non
         assert move in moves
         chosen_opens += isinstance(move, Open) and move.card is None
     assert chosen_opens > 0
+
+
+class _Ticks:
+    """A clock that moves on a second each time it is read: how many playouts a capped search
+    makes is then a count of its readings, whatever the machine's speed."""
+
+    def __init__(self) -> None:
+        self.readings = 0
+
+    def __call__(self) -> float:
+        self.readings += 1
+        return float(self.readings)
+
+
+def _searched_position() -> tuple[GameState, list[Move]]:
+    for payloads, player in POSITIONS:
+        state = _fold(payloads)
+        moves = [m for m in legal_moves(state) if m.player == player]
+        if len(moves) > 2:
+            return state, moves
+    raise AssertionError("no position with three moves or more")
+
+
+def test_a_time_limit_stops_the_search_once_every_choice_is_tried() -> None:
+    state, moves = _searched_position()
+    clock = _Ticks()
+    bot = SearchBot(iterations=160, time_limit=TimeLimit(clock, seconds=2))
+    assert bot.choose(state, moves, SeededRandom("capped")) in moves
+    # One reading sets the deadline (1 + 2); once every choice has had a playout the search
+    # reads before each playout more, and stops at the reading that reaches it, the third.
+    assert clock.readings == 3
+
+
+def test_a_time_limit_never_reached_changes_no_choice() -> None:
+    for index, (payloads, player) in enumerate(POSITIONS[:6]):
+        state = _fold(payloads)
+        moves = [m for m in legal_moves(state) if m.player == player]
+        capped = SearchBot(iterations=12, time_limit=TimeLimit(lambda: 0.0, seconds=1))
+        uncapped = SearchBot(iterations=12)
+        seed = f"never/{index}"
+        chosen = capped.choose(state, moves, SeededRandom(seed))
+        assert chosen == uncapped.choose(state, moves, SeededRandom(seed))
