@@ -21,6 +21,7 @@ from cli.exits import CommandFailed
 from cli.house_rules import given_flags, house_rule_options, pop_house_rule_flags
 from cli.outputs import refuse_missing_directory
 from cli.params import db_option, library_path
+from cli.record_grammar import house_rule_move_lines
 from cli.record_session import StartOver
 from cli.record_setup import confirm_a_new_game, resume, set_up
 
@@ -75,7 +76,7 @@ def record(
     \b
     open CARD (o)         the player to move opens CARD
     steal PLAYER (s)      the player to move steals PLAYER's gift
-    swap PLAYER, keep     the starter's final swap (house rule), or none
+    @@HOUSE_RULE_MOVES@@
     NAME open CARD        the same, checking that it is NAME's turn
     bring PLAYER CARD     a gift brought seen (when the attics were dealt)
     undo [REASON]         take back the latest event still in effect
@@ -136,3 +137,8 @@ def record(
             again = set_up(file, None, None, None, None, None, session.house_flags, None)
             again.library = session.library
             session = again
+
+
+# The house rules' moves, in the words their kinds declare (a rule added is listed by itself).
+assert record.help is not None
+record.help = record.help.replace("@@HOUSE_RULE_MOVES@@", house_rule_move_lines(indent=4, column=22))

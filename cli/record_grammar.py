@@ -16,10 +16,10 @@ from collections.abc import Sequence
 import click
 
 from service.play import DEFAULT_TIE_REASON
-from service.table import Bring, Steal, Swap, openable_cards, resolve_player
+from service.table import Bring, Roll, Steal, Swap, openable_cards, resolve_player
 from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card
 from wecore.errors import CardNotationError, UnknownPlayerError, WeError
-from wecore.kinds import DECIDING, kinds_of_move
+from wecore.kinds import DECIDING, MOVE_KINDS, kinds_of_move
 from wecore.moves import legal_moves
 from wecore.state import GameState, Phase
 from wecore.turns import (
@@ -62,7 +62,22 @@ def _swap_help() -> str:
     return "\n".join(lines)
 
 
-HELP = HELP.replace("@@SWAP@@", _swap_help())
+def _typed_help() -> str:
+    """The help's lines for the kinds of move typed as their kind declares (`roll N`)."""
+    return "\n".join(f"  {kind.typed:<22}  {kind.typed_help}" for kind in MOVE_KINDS if kind.typed)
+
+
+def house_rule_move_lines(indent: int, column: int) -> str:
+    """`swap PLAYER, keep` and each move typed as its kind declares (`roll N`), with what each is
+    for, for `we record --help` (the first line unindented: it replaces a placeholder)."""
+    pad = " " * (indent + column)
+    swap = [f"{'swap PLAYER, keep':<{column}}a swap (`keep`: none):"]
+    swap += [f"{pad}{kind.when}" for kind in kinds_of_move("swap")]
+    typed = [f"{' ' * indent}{kind.typed:<{column}}{kind.typed_help}" for kind in MOVE_KINDS if kind.typed]
+    return "\n".join([*swap, *typed])
+
+
+HELP = HELP.replace("@@SWAP@@", _swap_help() + "\n" + _typed_help())
 
 VERBS = {
     "open": "open",
@@ -75,6 +90,8 @@ VERBS = {
     "swaps": "swap",
     "keep": "keep",
     "keeps": "keep",
+    "roll": "roll",
+    "rolls": "roll",
     "bring": "bring",
     "b": "bring",
     "brings": "bring",
@@ -92,12 +109,13 @@ VERBS = {
     "lists": "lists",
     "start": "start",
 }
-MOVES = ("open", "steal", "swap", "keep")
+MOVES = ("open", "steal", "swap", "keep", "roll")
 COMMAND_WORDS = (
     "open",
     "steal",
     "swap",
     "keep",
+    "roll",
     "bring",
     "undo",
     "note",
@@ -135,6 +153,7 @@ def next_up(t: Turn) -> str:
         setting_up=LISTS_AGAIN,
         not_started="",
         swapping=f"{_capital(decision(t))}: `swap PLAYER`, or `keep`.",
+        rolling=f"{_capital(decision(t))}: `roll N` (the face rolled).",
     )
 
 
@@ -156,6 +175,7 @@ def moves_hint(state: GameState, refused: str = "") -> str:
         setting_up=LISTS_AGAIN,
         not_started="",
         swapping=f"{t.to_move} can {can}.",
+        rolling=f"{t.to_move} rolls the die: `roll N` (the face rolled).",
     )
 
 
@@ -170,6 +190,7 @@ def prompt(t: Turn) -> str:
         setting_up="gift lists> ",
         not_started="game over> ",
         swapping=f"party {t.party} \u00b7 {t.to_move} may swap (swap NAME / keep)> ",
+        rolling=f"party {t.party} \u00b7 {t.to_move} rolls (roll N)> ",
     )
 
 
@@ -281,6 +302,8 @@ def completions(state: GameState, before: list[str]) -> list[str]:
             return list(state.waiting_to_bring)
         if verb == "swap":
             return [m.with_player for m in legal_moves(state) if isinstance(m, Swap) and m.with_player]
+        if verb == "roll":
+            return [str(m.value) for m in legal_moves(state) if isinstance(m, Roll)]
         if verb == "tie" and state.is_over:
             return list(state.scoreboard.winners)
         if verb == "start":

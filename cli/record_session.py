@@ -63,6 +63,7 @@ from service.table import (
     Damaged,
     DealLists,
     Open,
+    Roll,
     Standing,
     Steal,
     Swap,
@@ -284,6 +285,10 @@ class Session(Teller):
             self.move(Swap(with_player=victim(self.state, " ".join(args)), player=actor))
         elif verb == "keep":
             self.move(Swap(with_player=None, player=actor))
+        elif verb == "roll":
+            if len(args) != 1 or not args[0].lstrip("-").isdigit():
+                raise Rejected("say the face rolled, e.g. `roll 6`")
+            self.move(Roll(value=int(args[0]), player=actor))
         elif verb == "bring":
             if len(args) < 2:
                 raise Rejected("say who brings which card, e.g. `bring Ann R7`")
@@ -301,6 +306,9 @@ class Session(Teller):
             if not args:
                 raise Rejected("say who wins the tie, e.g. `tie Ann best speech for Fluffy the Cat`")
             self.make(BreakTie(*tie_words(self.state, args)))
+        else:
+            # Every word VERBS knows is handled above: one it does not must fail here, not pass.
+            raise Rejected(f"`{verb}` is known but not handled: this is a bug in the recorder")
         return True
 
     def _mover_as_prompted(self, text: str) -> str | None:

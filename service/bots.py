@@ -24,6 +24,7 @@ import orjson
 from service.keys import SEAT, Role
 from wecore.bots import Bot, bot_move
 from wecore.levels import BOTS
+from wecore.moves import chance_outcomes
 from wecore.search import SearchBot, TimeLimit
 from wecore.views import seat_move_object
 
@@ -161,10 +162,17 @@ class BotPlayer:
         for player, name in self.seats.of(game_id).items():
             if player not in state.seat_of:
                 continue
-            move = bot_move(state, player, self._bots[name], game_id)
-            if move is None:
-                continue
-            body = {"expect": head, "move": seat_move_object(state, player, move)}
+            outcomes = chance_outcomes(state)
+            if outcomes:
+                # A bot never chooses a face: its seat rolls, and the server draws it.
+                if state.player_to_move != player:
+                    continue
+                body = {"expect": head, "move": {"type": outcomes[0][0].TYPE, "as": player}}
+            else:
+                move = bot_move(state, player, self._bots[name], game_id)
+                if move is None:
+                    continue
+                body = {"expect": head, "move": seat_move_object(state, player, move)}
             status, answer = self.post(game, Role(SEAT, game_id, player), body)
             if status == 201:
                 return True

@@ -153,10 +153,20 @@ def replay_steps(
     return page_steps, walked[-1].after, seat
 
 
-def swapped_seats(event: Any) -> list[str]:
-    """The players who exchanged gifts in a swap (none for any other event, or a keep)."""
+def swapped_seats(event: Any, after: GameState | None = None) -> list[str]:
+    """The players who exchanged gifts in a swap, or every player when a chance move passed the
+    gifts round (a 6 of the die); none for any other event, or a keep."""
+    kind = KINDS[event.TYPE]
+    if kind.passes_gifts is not None and after is not None:
+        probe = tuple(after.players)
+        return list(probe) if kind.passes_gifts(probe, *kind_outcome(event)) != probe else []
     partner = event.with_player if isinstance(event, Exchange) else None
     return [event.player, partner] if partner is not None else []
+
+
+def kind_outcome(event: Any) -> tuple[Any, ...]:
+    """A chance move's outcome, its last field as its kind declares it (a die's face)."""
+    return (getattr(event, KINDS[event.TYPE].attrs[-1]),)
 
 
 def step_marks(event: AnyEvent, after: GameState, viewer: str | None, omniscient: bool) -> dict[str, Any]:
@@ -164,7 +174,7 @@ def step_marks(event: AnyEvent, after: GameState, viewer: str | None, omniscient
     names no kind of event and no phase: the event's style on the timeline (its kind's, as
     `wecore.kinds` declares it), the seats a swap exchanged, and the turn's lines and badge."""
     t = turn_of_view(view(after, viewer, omniscient=omniscient))
-    return {"style": KINDS[event.TYPE].style, "swapped": swapped_seats(event), **page_marks(t)}
+    return {"style": KINDS[event.TYPE].style, "swapped": swapped_seats(event, after), **page_marks(t)}
 
 
 def view_dict(state: GameState, viewer: str | None, omniscient: bool | None = None) -> dict[str, Any]:

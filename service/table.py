@@ -39,7 +39,7 @@ from wecore.cards import ALL_CARDS
 from wecore.decider import AddNote, BreakTie, DealAttics, DealLists, Undo, resolve_player
 from wecore.errors import WeError
 from wecore.events import AnyEvent
-from wecore.moves import Bring, Open, Steal, Swap
+from wecore.moves import Bring, Open, Roll, Steal, Swap
 from wecore.reducer import evolve
 from wecore.state import GameState
 
@@ -53,6 +53,7 @@ __all__ = [
     "Happened",
     "Open",
     "Outcome",
+    "Roll",
     "Sealed",
     "Standing",
     "Steal",
@@ -67,7 +68,7 @@ __all__ = [
 # read and its append; each round is a stat, a short read and an append attempt.
 ATTEMPTS = 20
 
-TableCommand = Open | Steal | Bring | Swap | Undo | AddNote | BreakTie | DealLists | DealAttics
+TableCommand = Open | Steal | Bring | Swap | Roll | Undo | AddNote | BreakTie | DealLists | DealAttics
 
 
 class Damaged(Refused):

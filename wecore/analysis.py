@@ -35,7 +35,7 @@ from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
 from wecore.kinds import KINDS
 from wecore.levels import rollout_bot
-from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves, move_object
+from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, legal_moves, move_object
 from wecore.replay import steps
 from wecore.rng import SeededRandom
 from wecore.scoring import score
@@ -433,6 +433,8 @@ def describe_move(move: Move, before: GameState | None = None) -> str:
             if partner is None:
                 return "kept their gift (no swap)"
             return f"swapped with {partner} for {takes}" if takes else f"swapped with {partner}"
+        case Roll():
+            return f"rolled a {move.value}"
         case _:
             assert_never(move)
 

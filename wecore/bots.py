@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from wecore.cards import ALL_CARDS, CARD_NUMBER, Colour
 from wecore.dealing import DEFAULT_NAMES, deal_payloads
-from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves, move_event
+from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, chance_outcomes, legal_moves, move_event
 from wecore.reducer import RULES, evolve
 from wecore.rng import SeededRandom
 from wecore.state import INITIAL_STATE, GameState, Phase
@@ -180,6 +180,8 @@ class GreedyBot:
                 return self._swap(state, moves)  # type: ignore[arg-type]
             case Open() | Steal():
                 return self._move(state, moves, rng)
+            case Roll():
+                raise ValueError("a bot never chooses the face of a die: whoever plays the game draws it")
             case _:
                 assert_never(first)
 
@@ -283,8 +285,13 @@ def play_payloads(
     rng = SeededRandom(seed)
     payloads, state = _set_up(seed, names, options, title)
     play_rng = rng.fork("play")
+    chance_rng = rng.fork("chance")  # its own stream: a game without chance draws the same moves
     append = payloads.append
     while state.phase is not Phase.OVER:
+        outcomes = chance_outcomes(state)
+        if outcomes:
+            state = play_and_record(state, draw_outcome(outcomes, chance_rng), append)
+            continue
         moves = legal_moves(state)
         if state.phase is Phase.BRINGING:
             # Brings are simultaneous: each player still to bring picks from their own attic.
@@ -343,11 +350,21 @@ def play_and_record(
     return RULES[kind](state, *data.values())
 
 
+def draw_outcome(outcomes: Sequence[tuple[Move, float]], rng: SeededRandom) -> Move:
+    """One chance outcome drawn from `rng` with its probability (every chance move declared so
+    far has equally likely outcomes, which this holds it to)."""
+    if len({chance for _, chance in outcomes}) != 1:
+        raise ValueError("chance outcomes of unequal probability are not drawn yet")
+    return rng.choice(outcomes)[0]
+
+
 def bot_move(state: GameState, player: str, bot: Bot, seed: str) -> Move | None:
     """The move the bot at `player`'s seat makes now (None when none is theirs to make), as
     `we simulate` has its bots choose: from that player's legal moves, with a random source
     drawn from `seed` (a served game's id), the event count and the player, so a game played
     again from the same log makes the same choices."""
+    if chance_outcomes(state):
+        return None  # a bot never chooses chance: whoever plays the game draws it
     if state.phase is Phase.BRINGING:
         if player not in state.waiting_to_bring:
             return None

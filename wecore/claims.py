@@ -17,6 +17,7 @@ from wecore.errors import WeError
 from wecore.events import (
     AnyEvent,
     AtticsDealt,
+    DieRolled,
     EventVoided,
     Exchange,
     GameStarted,
@@ -27,7 +28,7 @@ from wecore.events import (
     Note,
     TieBroken,
 )
-from wecore.kinds import KINDS
+from wecore.kinds import KINDS, Kind
 from wecore.scoring import Scoreboard
 from wecore.state import GameState
 from wecore.turns import status_line, turn
@@ -117,6 +118,7 @@ class CardHistory:
     attic_of: dict[str, str]  # card -> whose attic it was dealt to (when attics were dealt)
     attics_dealt: bool
     holding: dict[str, str] = field(default_factory=dict)  # player -> the gift held, as read so far
+    players: tuple[str, ...] = ()  # in seat order, as the game started
 
     @classmethod
     def of(cls, in_effect: Iterable[AnyEvent]) -> CardHistory:
@@ -142,7 +144,11 @@ class CardHistory:
                 )
             case Exchange():  # every kind of swap: the gifts change hands as its fields say
                 self._exchange(event, KINDS[event.TYPE].called.format(party=event.party))
-            case GameStarted() | GiftListsDealt() | GiftBrought() | EventVoided() | TieBroken() | Note():
+            case DieRolled():  # a chance move: the gifts change hands as its outcome says
+                self._chance(event.party, KINDS[event.TYPE], event.value)
+            case GameStarted():
+                self.players = event.players
+            case GiftListsDealt() | GiftBrought() | EventVoided() | TieBroken() | Note():
                 pass
             case _:
                 assert_never(event)
@@ -150,6 +156,18 @@ class CardHistory:
     def _holds(self, player: str, card: str) -> None:
         self.holding[player] = card
         self.held_by.setdefault(card, set()).add(player)
+
+    def _chance(self, party: int, kind: Kind, outcome: int) -> None:
+        """Every gift of the party moves as `kind`'s outcome moves them (a die's pass on a 6)."""
+        assert kind.passes_gifts is not None
+        before = tuple(self.holding.get(name) for name in self.players)
+        after = kind.passes_gifts(before, outcome)
+        giver_of = {card: name for name, card in zip(self.players, before, strict=True) if card is not None}
+        called = kind.called.format(party=party)
+        for name, card in zip(self.players, after, strict=True):
+            if card is not None and giver_of[card] != name:
+                self._holds(name, card)
+                self.transfers.setdefault(card, []).append(Transfer(party, giver_of[card], name, called))
 
     def _exchange(self, event: Exchange, swap: str) -> None:
         """`event.player` gives the gift they hold for `event.takes`, the gift `event.with_player`

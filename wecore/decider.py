@@ -27,9 +27,10 @@ from wecore.events import (
     TieBroken,
     nfc,
 )
-from wecore.moves import Bring, Move, Open, Steal, Swap, move_event
+from wecore.kinds import KIND_OF_MOVE, kinds_of_move
+from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, move_event
 from wecore.reducer import MAX_TITLE_LENGTH, evolve
-from wecore.rules import brought_with_first_open, not_now, steal_refusal, swap_refusal
+from wecore.rules import brought_with_first_open, not_now, roll_refusal, steal_refusal, swap_refusal
 from wecore.rulesets import RULESET_2011
 from wecore.state import GameState, Phase
 
@@ -69,7 +70,7 @@ class AddNote:
     text: str
 
 
-Command = StartGame | DealLists | DealAttics | Bring | Open | Steal | Swap | Undo | BreakTie | AddNote
+Command = StartGame | DealLists | DealAttics | Bring | Open | Steal | Swap | Roll | Undo | BreakTie | AddNote
 
 
 def decide(state: GameState, command: Command) -> list[AnyEvent]:
@@ -143,6 +144,8 @@ def _events_for(state: GameState, command: Command) -> list[AnyEvent]:
             return [_steal(state, command)]
         case Swap():
             return [_swap(state, command)]
+        case Roll():
+            return [_roll(state, command)]
         case Undo():
             if state.undo is None:
                 raise RuleViolation("there is nothing to undo")
@@ -200,6 +203,15 @@ def _swap(state: GameState, command: Swap) -> AnyEvent:
     if refusal is not None:
         raise RuleViolation(refusal)
     return _made(state, Swap(other, player, takes))
+
+
+def _roll(state: GameState, command: Roll) -> AnyEvent:
+    player = state.starter_name if command.player is None else resolve_player(state, command.player)
+    kind = KIND_OF_MOVE.get(("roll", state.phase)) or kinds_of_move("roll")[0]
+    refusal = roll_refusal(state, kind, player or "", command.value)
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    return _made(state, Roll(command.value, player))
 
 
 def _mover(state: GameState, named: str | None, action: str) -> str:

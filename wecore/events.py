@@ -160,6 +160,16 @@ class FinalSwap(Exchange):
     TYPE: ClassVar[EventType] = "final_swap"
 
 
+class DieRolled(Event):
+    """Under a chance rule: the party's starter rolls the die, `value` its face (1 to 6 is the
+    rules' to say; the shape is a JSON integer)."""
+
+    TYPE: ClassVar[EventType] = "die_rolled"
+    party: StrictInt
+    player: Name
+    value: StrictInt
+
+
 class EventVoided(Event):
     TYPE: ClassVar[EventType] = "event_voided"
     voids: StrictInt
@@ -186,6 +196,7 @@ AnyEvent = (
     | GiftStolen
     | SwapAfterOpen
     | FinalSwap
+    | DieRolled
     | EventVoided
     | TieBroken
     | Note

@@ -55,6 +55,17 @@ class Swap:
     takes: str | None = None  # filled in by legal_moves; decide reads it from the table
 
 
+@dataclass(frozen=True)
+class Roll:
+    """The party's starter rolls the die, `value` its face: a chance move, which nobody chooses
+    (bots are never asked; whoever plays the game draws the face, see `chance_outcomes`)."""
+
+    TYPE: ClassVar[MoveType] = "roll"
+
+    value: int
+    player: str | None = None  # None: whoever must roll
+
+
 # Legal moves are values, and a simulation asks for them a million times: the same move is
 # handed out again instead of built again (a frozen dataclass costs ~0.3 us to construct).
 _bring_move = functools.lru_cache(maxsize=4096)(Bring)
@@ -62,7 +73,7 @@ _open_move = functools.lru_cache(maxsize=4096)(Open)
 _steal_move = functools.lru_cache(maxsize=4096)(Steal)
 
 
-Move = Bring | Open | Steal | Swap
+Move = Bring | Open | Steal | Swap | Roll
 
 
 def legal_moves(state: GameState) -> list[Move]:
@@ -85,8 +96,25 @@ def legal_moves(state: GameState) -> list[Move]:
             return _opens_and_steals(state)
         case "swap":
             return _swaps(state)
+        case "roll":
+            return [move for move, _ in chance_outcomes(state)]
         case _:
             assert_never(move_type)
+
+
+def chance_outcomes(state: GameState) -> tuple[tuple[Move, float], ...]:
+    """Each outcome of the chance move the game waits on, with its probability (each face of
+    the die, 1/6): empty unless the state waits on chance. Whoever plays a game draws from these
+    (a simulation from its seeded randomness, a server from `secrets`); a bot never chooses."""
+    kind = KIND_OF_MOVE.get(("roll", state.phase))
+    if kind is None or not kind.outcomes:
+        return ()
+    return _outcomes(kind.outcomes, state.starter_name)
+
+
+@functools.lru_cache(maxsize=256)
+def _outcomes(faces: tuple[int, ...], roller: str | None) -> tuple[tuple[Move, float], ...]:
+    return tuple((Roll(face, roller), 1 / len(faces)) for face in faces)
 
 
 def _brings(state: GameState) -> list[Move]:
@@ -186,5 +214,7 @@ def move_object(move: Move) -> dict[str, Any]:
             return {"type": move.TYPE, "as": move.player, "from": move.from_player}
         case Swap():
             return {"type": move.TYPE, "as": move.player, "with": move.with_player}
+        case Roll():
+            return {"type": move.TYPE, "as": move.player, "value": move.value}
         case _:
             assert_never(move)

@@ -10,6 +10,7 @@ from wecore.cards import PERSON_OF, Colour
 from wecore.events import (
     AnyEvent,
     AtticsDealt,
+    DieRolled,
     EventVoided,
     FinalSwap,
     GameStarted,
@@ -94,12 +95,22 @@ def describe(
                     told += f"; {event.takes} is locked until a gift is opened"
             return f"{told}{_after_open(before, after)}."
         case FinalSwap():
-            ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
+            ending = _party_ending(before, after)
             if event.with_player is None:
                 own = before.holding[before.starter] if before.starter is not None else None
                 return f"{event.player} keeps {own}, no final swap: {ending}."
             own = before.holding[before.seat_of[event.player]]
             return f"{event.player} swaps {own} for {event.takes}, {event.with_player}'s gift: {ending}."
+        case DieRolled():
+            ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
+            kept_now = tuple(cards[-1] if cards else None for cards in after.kept)
+            if after.phase is Phase.ROLLING or kept_now == before.holding:
+                return f"{event.player} rolls a {event.value}: nothing passes; {ending}."
+            passed = ", ".join(f"{name} now keeps {cards[-1]}" for name, cards in after.kept_by.items())
+            return (
+                f"{event.player} rolls a {event.value}: every gift kept in party {before.party}"
+                f" passes one seat left ({passed}); {ending}."
+            )
         case EventVoided():
             return f"Event {event.voids} is voided ({event.reason})."
         case TieBroken():
@@ -134,6 +145,8 @@ def gist(event: AnyEvent, viewer: str | None = None, omniscient: bool = True) ->
             if event.with_player is None:
                 return f"{event.player} keeping their gift (no final swap)"
             return f"{event.player}'s final swap with {event.with_player} for {event.takes}"
+        case DieRolled():
+            return f"{event.player}'s roll of {event.value}"
         case TieBroken():
             return f"the tie-break for {event.winner}"
         case Note():
@@ -205,10 +218,25 @@ def _after_open(before: GameState, after: GameState) -> str:
             f": the last gift; {after.starter_name}, who started party {before.party},"
             " may swap gifts with anyone or keep"
         )
+    if after.phase is Phase.ROLLING:
+        return f": the last gift; {_rolls(before, after)}"
     if after.party != before.party or after.phase is Phase.OVER:
         ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
         return f": the last gift, {ending}"
     return f"; {after.player_to_move} is next"
+
+
+def _party_ending(before: GameState, after: GameState) -> str:
+    """How a party's end step (a final swap) leaves it: over, over with the game, or waiting
+    for its starter's roll of the die."""
+    if after.phase is Phase.ROLLING:
+        return _rolls(before, after)
+    return "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
+
+
+def _rolls(before: GameState, after: GameState) -> str:
+    who = f"{after.starter_name}, who started party {before.party}"
+    return f"{who}, rolls the die (on a 6 every gift passes left)"
 
 
 def _must_open(after: GameState) -> str:

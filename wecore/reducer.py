@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, assert_never
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation, shown
-from wecore.kinds import EVENT_TYPE_NAMES, KINDS, EventType, Kind
+from wecore.kinds import CLOSING, EVENT_TYPE_NAMES, KINDS, EventType, Kind
 from wecore.names import not_a_player
 from wecore.rules import (
     decision_refusal,
     not_now,
     opening_refusal,
+    roll_refusal,
     swap_refusal,
     taking_refusal,
     turn_refusal,
@@ -95,6 +96,8 @@ NOT_STARTED, SETTING_UP, BRINGING, PLAYING, KEEP_OR_SWAP, FINAL_SWAP, OVER = (
     Phase.FINAL_SWAP,
     Phase.OVER,
 )
+# The phases in which a party is over but for its starter's steps (a final swap, a roll).
+CLOSING_PHASES = frozenset(kind.phase for kind in CLOSING)
 
 
 def _seat(state: GameState, name: str) -> int:
@@ -345,14 +348,24 @@ def _after_open(
     is the one before the event; `values` already hold `holding` and `seen`, and `gifts_left`
     is true while a gift is still face down (passed, as this is the fold's inner loop)."""
     if not gifts_left:
-        if state.ruleset.starter_final_swap:  # type: ignore[union-attr]
-            # The last gift is open, but the party ends only once its starter has swapped or kept.
-            values["phase"] = FINAL_SWAP
-            values["to_move"] = state.starter
-            return state_from_fields(values)
-        return _end_party(state, holding, seen)
+        return _close_party(state, values, holding, seen, 0)
     values["to_move"] = _first_without_gift(holding, state.starter)  # type: ignore[arg-type]
     return state_from_fields(values)
+
+
+def _close_party(
+    state: GameState, values: dict[str, Any], holding: tuple[str | None, ...], seen: frozenset[str], step: int
+) -> GameState:
+    """The state `values` describe once every gift is open and the party's end steps before
+    `step` are made: the next step whose house rule is on (its starter's final swap, then the
+    roll of the die), or the party's end."""
+    ruleset = state.ruleset
+    for kind in CLOSING[step:]:
+        if getattr(ruleset, kind.option):  # type: ignore[arg-type]
+            values["phase"] = kind.phase
+            values["to_move"] = state.starter
+            return state_from_fields(values)
+    return _end_party(state, holding, seen)
 
 
 def swap_after_open(
@@ -465,7 +478,26 @@ def final_swap(
         swapped = list(holding)
         swapped[starter], swapped[other] = holding[other], holding[starter]  # type: ignore[index]
         holding = tuple(swapped)
-    return _end_party(state, holding, state.seen)
+    return _after_closing_step(state, KINDS["final_swap"], holding)
+
+
+def _after_closing_step(state: GameState, kind: Kind, holding: tuple[str | None, ...]) -> GameState:
+    """The state after `kind`, a step of the party's end, left the party's gifts as `holding`."""
+    values = _successor(state)
+    values["holding"] = holding
+    return _close_party(state, values, holding, state.seen, CLOSING.index(kind) + 1)
+
+
+def roll_die(state: GameState, party: int, player: str, value: int) -> GameState:
+    """`die_rolled` from its fields: the party's starter rolls `value`; on the passing face every
+    gift of the party passes one seat left; then the party ends."""
+    kind = KINDS["die_rolled"]
+    refusal = roll_refusal(state, kind, player, value)
+    if refusal is not None:
+        raise RuleViolation(refusal)
+    _check_party(state, party)
+    assert kind.passes_gifts is not None
+    return _after_closing_step(state, kind, kind.passes_gifts(state.holding, value))
 
 
 # --- after the game, and at any time ------------------------------------------------
@@ -475,7 +507,7 @@ def break_tie(state: GameState, winner: str, reason: str) -> GameState:
     """`tie_broken` from its fields."""
     seat = _seat(state, winner)
     if state.phase is not Phase.OVER:
-        if state.phase in (KEEP_OR_SWAP, FINAL_SWAP) and state.party >= state.attic_size:
+        if (state.phase is KEEP_OR_SWAP or state.phase in CLOSING_PHASES) and state.party >= state.attic_size:
             raise RuleViolation(not_now(state, "break a tie"))
         raise RuleViolation("a tie can only be broken after the last party")
     if state.tie_winner is not None:
@@ -536,6 +568,8 @@ def rule_of(kind: EventType) -> RuleFunction:
             return swap_after_open
         case "final_swap":
             return final_swap
+        case "die_rolled":
+            return roll_die
         case "event_voided":
             return void_event
         case "tie_broken":

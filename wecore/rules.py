@@ -14,8 +14,9 @@ checked the turn with the event's party, asks `taking_refusal` (the same without
 
 from __future__ import annotations
 
-from wecore.kinds import DECIDING, Kind, kinds_of_move
+from wecore.kinds import DECIDING, MOVE_KINDS, Kind, kinds_of_move
 from wecore.names import not_a_player
+from wecore.rulesets import HOUSE_RULE_NAMED
 from wecore.state import GameState, Phase
 
 PLAYING, KEEP_OR_SWAP, FINAL_SWAP, BRINGING, OVER, SETTING_UP = (
@@ -35,19 +36,17 @@ def not_now(state: GameState, action: str) -> str:
         return f"the game is over: nobody can {action} any more"
     if phase is SETTING_UP:
         return f"the gift lists have not been dealt yet: nobody can {action}"
-    if phase is FINAL_SWAP:
-        return (
-            f"party {state.party} is waiting for its starter {state.starter_name}'s final swap"
-            f" (swap with someone, or keep): nobody can {action} before that"
-        )
-    if phase is KEEP_OR_SWAP:
-        return (
-            f"{state.player_to_move} has just opened a gift and must first keep it or swap it"
-            f" (keep_or_swap_on_open): nobody can {action} before that"
-        )
+    awaited = _AWAITED.get(phase)
+    if awaited is not None:
+        waiting = awaited.format(party=state.party, starter=state.starter_name, mover=state.player_to_move)
+        return f"{waiting}: nobody can {action} before that"
     if phase is BRINGING:
         return f"nobody can {action} yet: {_bringing(state)}"
     return f"nobody can {action} now"
+
+
+# What each house rule's phase waits for, in its kind's words.
+_AWAITED: dict[Phase, str] = {kind.phase: kind.awaited for kind in MOVE_KINDS if kind.awaited and kind.phase}
 
 
 def brought_with_first_open(state: GameState) -> tuple[str, ...]:
@@ -219,10 +218,40 @@ def decision_refusal(state: GameState, kind: Kind) -> str | None:
     all (whoever makes it): its house rule is not played, or this is not its phase."""
     ruleset = state.ruleset
     if ruleset is not None and kind.option is not None and not getattr(ruleset, kind.option):
-        return f"there is no {kind.type} in this game: the house rule {kind.option} is not played"
+        return not_played(kind)
     if state.phase is not kind.phase:
         return no_swap_reason(state)
     return None
+
+
+def roll_refusal(state: GameState, kind: Kind, player: str, value: int) -> str | None:
+    """Why `player` may not roll `value` now: the die's house rule is not played, the party is
+    not over yet (or the game is), `player` is not the party's starter, or no face is `value`."""
+    ruleset = state.ruleset
+    if ruleset is not None and kind.option is not None and not getattr(ruleset, kind.option):
+        return not_played(kind)
+    if player not in state.seat_of:
+        return not_a_player(player, state.players)
+    if state.phase is not kind.phase:
+        if state.phase in (PLAYING, BRINGING):
+            return (
+                f"party {state.party} is not over: its starter rolls the die once its last gift is open"
+                " (and any swap after it is made)"
+            )
+        return not_now(state, "roll the die")
+    starter = state.starter_name
+    if player != starter:
+        return f"only party {state.party}'s starter, {starter}, may roll the die now, not {player}"
+    if value not in kind.outcomes:
+        return f"a die has faces {kind.outcomes[0]} to {kind.outcomes[-1]}, not {value}"
+    return None
+
+
+def not_played(kind: Kind) -> str:
+    """Why a move of `kind` cannot be made in a game without its house rule, in the rule's own
+    words (its declaration's, `wecore.rulesets`), never its key."""
+    told = HOUSE_RULE_NAMED[kind.option].told(True) if kind.option is not None else ""
+    return f"there is no {kind.named} in this game: its house rule is not played ({told})"
 
 
 def no_swap_reason(state: GameState) -> str:
@@ -232,7 +261,8 @@ def no_swap_reason(state: GameState) -> str:
     ruleset = state.ruleset
     options = [kind.option for kind in kinds_of_move("swap") if kind.option is not None]
     if ruleset is not None and not any(getattr(ruleset, option) for option in options):
-        return f"there is no swap in this game: none of {', '.join(options)} is played"
+        told = "; ".join(HOUSE_RULE_NAMED[option].told(True) for option in options)
+        return f"there is no swap in this game: no house rule with one is played ({told})"
     if state.phase is PLAYING:
         if ruleset is not None and ruleset.keep_or_swap_on_open:
             return (

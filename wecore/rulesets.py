@@ -87,6 +87,12 @@ def _final_swap_told(on: bool) -> str:
     return "after each party's last open its starter may swap gifts with anyone" if on else ""
 
 
+def _die_told(on: bool) -> str:
+    return (
+        "after each party its starter rolls a die: on a 6 every kept gift passes one seat left" if on else ""
+    )
+
+
 HOUSE_RULES: tuple[HouseRule, ...] = (
     HouseRule(
         "attic_sizes",
@@ -127,6 +133,15 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
         _keep_or_swap_told,
         "--keep-or-swap",
         "whoever opens a gift keeps it or swaps it for another player's opened gift.",
+        (True, False),
+        default=False,
+    ),
+    HouseRule(
+        "party_die",
+        Shape.FLAG,
+        _die_told,
+        "--party-die",
+        "after each party its starter rolls a die; on a 6 every kept gift passes one seat left.",
         (True, False),
         default=False,
     ),
@@ -189,6 +204,7 @@ class Ruleset(_RulesetReadings):
     max_steals_between_opens: int | None = None
     starter_final_swap: bool = False
     keep_or_swap_on_open: bool = False
+    party_die: bool = False
 
 
 _RULESET_FIELDS = tuple(f.name for f in fields(Ruleset))

@@ -87,6 +87,7 @@ def worded(
     setting_up: str,
     not_started: str,
     swapping: str,
+    rolling: str,
 ) -> str:
     """The one sentence of a place's wording that fits the turn: while a party is played; while
     gifts go down unseen until the starter opens; while seen gifts are still to be brought;
@@ -98,6 +99,8 @@ def worded(
             return playing
         case Phase.FINAL_SWAP | Phase.KEEP_OR_SWAP:
             return swapping
+        case Phase.ROLLING:
+            return rolling
         case Phase.BRINGING:
             return bringing if t.brings_recorded else first_open
         case Phase.OVER:
@@ -134,6 +137,12 @@ def _decision(t: Turn) -> tuple[str, str]:
                 "Keep or swap",
                 f"{t.to_move} has just opened a gift and may keep it, or swap it for another opened gift",
             )
+        case Phase.ROLLING:
+            return (
+                "Roll of the die",
+                f"party {t.party} is over; {t.starter}, who started it, rolls the die"
+                " (on a 6 every gift kept passes one seat left)",
+            )
         case Phase.PLAYING | Phase.BRINGING | Phase.OVER | Phase.SETTING_UP | Phase.NOT_STARTED:
             return "", ""
         case _:
@@ -156,6 +165,7 @@ def status_line(t: Turn) -> str:
         setting_up=SETTING_UP,
         not_started=NO_GAME,
         swapping=f"Party {t.party}/{t.parties}: {decision(t)}.",
+        rolling=f"Party {t.party}/{t.parties}: {decision(t)}.",
     )
 
 
@@ -171,6 +181,7 @@ def table_heading(t: Turn) -> str:
         setting_up=SETTING_UP,
         not_started=NO_GAME,
         swapping=f"Party {t.party} of {t.parties}: {decision(t)}.",
+        rolling=f"Party {t.party} of {t.parties}: {decision(t)}.",
     )
 
 
@@ -188,6 +199,7 @@ def page_marks(t: Turn) -> dict[str, str | bool]:
         setting_up=not_dealt,
         not_started=not_dealt,
         swapping=f"{decision_title(t)}: {decision(t)}",
+        rolling=f"{decision_title(t)}: {decision(t)}",
     )
     to_move_text = worded(
         t,
@@ -198,6 +210,7 @@ def page_marks(t: Turn) -> dict[str, str | bool]:
         setting_up="",
         not_started="",
         swapping=f"To swap or keep: {t.to_move}",
+        rolling=f"To roll the die: {t.to_move}",
     )
     badge = worded(
         t,
@@ -208,6 +221,7 @@ def page_marks(t: Turn) -> dict[str, str | bool]:
         setting_up="",
         not_started="",
         swapping="may swap",
+        rolling="rolls",
     )
     return {
         "phase_text": phase_text,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wecore.cards import sort_key
-from wecore.moves import Move, Open, legal_moves, move_object
+from wecore.moves import Move, Open, chance_outcomes, legal_moves, move_object
 from wecore.rules import brought_with_first_open
 from wecore.state import GameState, Phase
 
@@ -185,6 +185,9 @@ def seat_moves(state: GameState, seat: str) -> list[dict[str, Any]]:
     its own face-down gift by its card, the others whose card the log holds by their place,
     and one `"card": null` open (name the card turned over) where gifts were brought unseen."""
     mine = [m for m in legal_moves(state) if m.player == seat]
+    if mine and chance_outcomes(state):
+        # A seat rolls; the face is drawn for it (docs/service.md, "The die"): one move, no value.
+        return [{"type": mine[0].TYPE, "as": seat}]
     if brought_with_first_open(state) and state.starter_name == seat:
         mine.append(Open(None, seat))
     if not any(isinstance(m, Open) for m in mine):

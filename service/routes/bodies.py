@@ -48,6 +48,14 @@ class BringMove(BaseModel):
     card: str | None
 
 
+class RollMove(BaseModel):
+    model_config = _STRICT
+    type: Literal["roll"]
+    as_: str | None = Field(None, alias="as")
+    # The face: the host's key records a die rolled at the table; a seat's roll is drawn for it.
+    value: int | None = None
+
+
 class UndoMove(BaseModel):
     model_config = _STRICT
     type: Literal["undo"]
@@ -68,7 +76,8 @@ class TieMove(BaseModel):
 
 
 MoveObject = Annotated[
-    OpenMove | StealMove | SwapMove | BringMove | UndoMove | NoteMove | TieMove, Field(discriminator="type")
+    OpenMove | StealMove | SwapMove | BringMove | RollMove | UndoMove | NoteMove | TieMove,
+    Field(discriminator="type"),
 ]
 
 
@@ -144,7 +153,7 @@ def error_sentence(exc: ValidationError) -> str:
     if kind == "missing":
         return f"the body is missing the field {where!r}"
     if kind in ("union_tag_invalid", "union_tag_not_found"):
-        return 'the move\'s "type" must be open, steal, swap, bring, undo, note or tie'
+        return 'the move\'s "type" must be open, steal, swap, bring, roll, undo, note or tie'
     return f"the field {where!r} must be {_MUST_BE.get(kind, 'of another type')}"
 
 

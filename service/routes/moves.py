@@ -4,6 +4,7 @@ table's command, and the answer (service.table makes it, as it does for `we reco
 from __future__ import annotations
 
 import asyncio
+import secrets
 from typing import Any, assert_never
 
 from fastapi import APIRouter, Request
@@ -20,6 +21,7 @@ from service.routes.bodies import (
     MoveRequest,
     NoteMove,
     OpenMove,
+    RollMove,
     StealMove,
     SwapMove,
     TieMove,
@@ -28,7 +30,8 @@ from service.routes.bodies import (
     read_body,
 )
 from service.routes.served import Served, ServedDep
-from service.table import AddNote, BreakTie, Bring, Open, Steal, Swap, Table, Undo, resolve_player
+from service.table import AddNote, BreakTie, Bring, Open, Roll, Steal, Swap, Table, Undo, resolve_player
+from wecore.moves import chance_outcomes
 
 router = APIRouter()
 
@@ -65,9 +68,14 @@ def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) ->
     move = asked.move
     if role.kind == SEAT and isinstance(move, UndoMove | NoteMove | TieMove):
         raise ApiError(403, f"only the host's key can {move.type}")
+    if role.kind == SEAT and isinstance(move, RollMove) and move.value is not None:
+        sentence = "a seat rolls without a value: the server draws the face (only the host's key records one)"
+        raise ApiError(403, sentence)
     table = Table(served.folder, game)
     standing = table.look()
     actor = _actor(standing.state, role, move)
+    if isinstance(move, RollMove) and move.value is None:
+        move = move.model_copy(update={"value": _drawn_face(standing.state)})
     try:
         # The card named, or under the gift named by place, is read in the game at `expect`;
         # at any other head the table answers 409 before the card is looked at.
@@ -113,6 +121,17 @@ def _actor(state: Any, role: Role, move: Any) -> str | None:
     return str(named)
 
 
+def _drawn_face(state: Any) -> int:
+    """A fair face for a roll the server makes (a seat's, a bot's, or the host's without a value),
+    from a cryptographic generator: nobody at the table can predict it. Out of a roll's phase
+    any face will do: the rules refuse the roll before its face."""
+    outcomes = chance_outcomes(state)
+    if not outcomes:
+        return 1
+    face: int = getattr(secrets.choice(outcomes)[0], "value")  # noqa: B009 (every outcome is a roll)
+    return face
+
+
 def _named_card(state: Any, move: Any, role: Role) -> str | None:
     """The card a bring or an open names, or the one under the face-down gift it names by
     place. For a seat, a card it has not seen gets one answer whatever the card
@@ -147,7 +166,7 @@ def _named_card(state: Any, move: Any, role: Role) -> str | None:
 
 
 def _command_for(
-    move: OpenMove | StealMove | SwapMove | BringMove | UndoMove | NoteMove | TieMove,
+    move: OpenMove | StealMove | SwapMove | BringMove | RollMove | UndoMove | NoteMove | TieMove,
     actor: str | None,
     card: str | None = None,
 ) -> Any:
@@ -162,6 +181,8 @@ def _command_for(
             return Bring(player=actor or "", card=card or move.card)
         case SwapMove():
             return Swap(with_player=move.with_, player=actor)
+        case RollMove():
+            return Roll(value=move.value or 0, player=actor)
         case UndoMove():
             return Undo(reason=move.reason or DEFAULT_UNDO_REASON)
         case NoteMove():

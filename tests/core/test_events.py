@@ -28,6 +28,7 @@ PAYLOADS = {
     "gift_stolen": {"party": 1, "player": "Cat", "from": "Ben", "card": "R7"},
     "swap_after_open": {"party": 1, "player": "Ben", "with": "Ann", "takes": "R7"},
     "final_swap": {"party": 2, "player": "Ann", "with": "Cat", "takes": "B7"},
+    "die_rolled": {"party": 2, "player": "Ann", "value": 6},
     "event_voided": {"voids": 17, "reason": "typed the wrong card"},
     "tie_broken": {"winner": "Ann", "reason": "gave the best speech for Fluffy the Cat"},
     "note": {"text": "Ben spilled cocoa on the red 9"},

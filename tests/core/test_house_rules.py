@@ -200,7 +200,7 @@ def test_a_final_swap_without_the_house_rule_is_a_rules_problem():
     table.open(ANN, "R7")
     table.open(BEN, "Y9")
     swap = table.swap_event(ANN, None, None)
-    table.refuse(swap, "the house rule starter_final_swap is not played")
+    table.refuse(swap, "there is no final swap in this game: its house rule is not played")
     problem = audited(table, swap).problem
     assert problem is not None and problem.kind == "rules"
     table.open(CAT, "O4")

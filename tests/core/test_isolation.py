@@ -47,8 +47,8 @@ def imported_names(path: pathlib.Path) -> list[tuple[int, str]]:
 
 def test_the_core_imports_no_io_clock_randomness_or_outer_layer() -> None:
     offences = [
-        f"wecore/{path.name}:{line} imports {name}"
-        for path in sorted((ROOT / "wecore").glob("*.py"))
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in sorted((ROOT / "wecore").rglob("*.py"))
         for line, name in imported_names(path)
         if name in FORBIDDEN
     ]

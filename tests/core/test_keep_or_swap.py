@@ -59,7 +59,7 @@ def test_the_opener_decides_before_anything_else():
     assert table.state.phase is Phase.KEEP_OR_SWAP and table.state.player_to_move == ANN
     table.refuse(table.open_event(CAT, "B5"), "Ann has just opened a gift and must first keep it or swap it")
     table.refuse(table.steal_event(ANN, BEN, "R7"), "must first keep it or swap it")
-    table.refuse(table.swap_event(ANN, None, None), "there is no final_swap in this game")
+    table.refuse(table.swap_event(ANN, None, None), "there is no final swap in this game")
     refused_everywhere(table, decision(table, CAT, None, None), "only Ann, who has just opened a gift")
     table.note()  # notes come between freely
     assert table.state.phase is Phase.KEEP_OR_SWAP
@@ -102,5 +102,6 @@ def test_without_the_house_rule_the_decision_is_a_rules_problem():
     assert table.state.phase is Phase.PLAYING and table.state.player_to_move == BEN
     table.refuse(
         decision(table, ANN, None, None),
-        "there is no swap_after_open in this game: the house rule keep_or_swap_on_open is not played",
+        "there is no swap after an open in this game: its house rule is not played (whoever opens"
+        " a gift may keep it or swap it for another player's opened gift)",
     )

@@ -1,0 +1,126 @@
+"""The kinds of event and of move, declared once: the closed sets every consumer dispatches on.
+
+`EventType` is every event type of the log format, `MoveType` every kind of move a player makes
+(the `type` of the API's move objects). `KINDS` says, for each event type, what it records: the
+move it is made from and the phase that move is made in, its payload's fields in order (the
+arguments of its rule function in `wecore.reducer` after the state), the house rule it belongs
+to, and how the replay page marks it. Consumers either read this table (the fast path, the bots,
+the decider, the tests, the replay page, the recorder's help) or dispatch on the closed sets
+with `match` and `typing.assert_never`, so a kind one of them forgets fails the type checker or
+a test derived from this table.
+
+Each kind is declared in its own module of this package (`bring`, `open`, `steal`,
+`swap_after_open`, `final_swap`, `party_die`; the set-up, voids, ties and notes in `records`),
+on the shapes of `wecore.kinds.base`; this module is the registry: the one list of them, in the
+log format's order.
+
+The payload models are in `wecore.events`, which checks at import that it models exactly these
+types. This module loads no pydantic: the conformance check folds payloads with it alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from wecore.kinds import bring, final_swap, open, party_die, records, steal, swap_after_open
+from wecore.kinds.base import (
+    EVENT_TYPE_NAMES,
+    MOVE_TYPE_NAMES,
+    EventType,
+    Field,
+    Kind,
+    MoveType,
+    Phase,
+    Shape,
+)
+
+__all__ = [
+    "CLOSING",
+    "DECIDING",
+    "EVENT_TYPE_NAMES",
+    "IN_PLAY",
+    "KINDS",
+    "KIND_OF_MOVE",
+    "MOVES_OF_PHASE",
+    "MOVE_KINDS",
+    "MOVE_TYPE_NAMES",
+    "EventType",
+    "Field",
+    "Kind",
+    "MoveType",
+    "Phase",
+    "Shape",
+    "kinds_of_move",
+]
+
+# The registry: every kind, in the log format's order.
+_DECLARED = (
+    records.GAME_STARTED,
+    records.GIFT_LISTS_DEALT,
+    records.ATTICS_DEALT,
+    bring.KIND,
+    open.KIND,
+    steal.KIND,
+    swap_after_open.KIND,
+    final_swap.KIND,
+    party_die.KIND,
+    records.EVENT_VOIDED,
+    records.TIE_BROKEN,
+    records.NOTE,
+)
+
+KINDS: Mapping[EventType, Kind] = MappingProxyType({kind.type: kind for kind in _DECLARED})
+MOVE_KINDS: tuple[Kind, ...] = tuple(kind for kind in _DECLARED if kind.move is not None)
+# The event a move makes in a phase: (move type, phase) -> kind.
+KIND_OF_MOVE: Mapping[tuple[MoveType, Phase], Kind] = MappingProxyType(
+    {(kind.move, kind.phase): kind for kind in MOVE_KINDS if kind.move is not None and kind.phase is not None}
+)
+
+# The moves each phase offers, as declared: legal_moves lists them by their type.
+MOVES_OF_PHASE: Mapping[Phase, tuple[MoveType, ...]] = MappingProxyType(
+    {
+        phase: tuple(kind.move for kind in MOVE_KINDS if kind.phase is phase and kind.move is not None)
+        for phase in Phase
+    }
+)
+
+# The phases in which a player decides to keep the gift held or swap it: every swap's phase.
+DECIDING: frozenset[Phase] = frozenset(
+    kind.phase for kind in MOVE_KINDS if kind.move == "swap" and kind.phase is not None
+)
+
+# The phases of a party under way: its gifts are being opened, stolen, or swapped (every move's
+# phase but the bringing's).
+IN_PLAY: frozenset[Phase] = frozenset(
+    kind.phase for kind in MOVE_KINDS if kind.phase is not None and kind.phase is not Phase.BRINGING
+)
+
+# The steps of a party's end, in order: each is made by the starter once the last gift is open,
+# while its house rule is on (a final swap, then the die).
+CLOSING: tuple[Kind, ...] = tuple(kind for kind in MOVE_KINDS if kind.closes_party)
+
+if tuple(KINDS) != EVENT_TYPE_NAMES or len(KIND_OF_MOVE) != len(MOVE_KINDS):
+    raise ImportError("wecore.kinds: KINDS must declare each EventType once, each move's phase once")
+if {kind.move for kind in MOVE_KINDS} != set(MOVE_TYPE_NAMES):
+    raise ImportError("wecore.kinds: every MoveType must be recorded by some kind")
+if any(kind.move in ("swap", "roll") and "{party}" not in kind.called for kind in MOVE_KINDS):
+    # A card's history (wecore.claims) names every exchange by it: none may go unnamed.
+    raise ImportError(
+        "wecore.kinds: every kind that moves gifts must say what it is called, with its {party}"
+    )
+if any(kind.option is not None and not kind.named for kind in MOVE_KINDS):
+    # A refusal names a house rule's move in words (wecore.rules), never by its key.
+    raise ImportError("wecore.kinds: a house rule's kind of move must say what it is named")
+if any(kind.option is None or kind.phase is None for kind in CLOSING):
+    raise ImportError("wecore.kinds: a step of a party's end is a house rule's, in a phase of its own")
+
+
+def kinds_of_move(move: MoveType) -> tuple[Kind, ...]:
+    """The event kinds a move of this type may make (a swap: one per phase it is made in)."""
+    return _KINDS_OF_MOVE[move]
+
+
+_KINDS_OF_MOVE: Mapping[MoveType, tuple[Kind, ...]] = {
+    move: tuple(kind for kind in MOVE_KINDS if kind.move == move) for move in MOVE_TYPE_NAMES
+}

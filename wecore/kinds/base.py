@@ -1,0 +1,132 @@
+"""What every kind of event is declared with: the phases, the closed sets of event and move
+types, a payload's fields and their JSON shapes, and `Kind` itself. Each kind is declared in its
+own module of this package and gathered, in order, by the registry (`wecore.kinds`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal, get_args
+
+# Each seat's gift of the party, as the move's outcome leaves them (None: no gift held).
+Holding = tuple[str | None, ...]
+
+
+class Phase(StrEnum):
+    """Where a game stands; each phase's moves are the kinds declared with it (KINDS)."""
+
+    NOT_STARTED = "not started"
+    SETTING_UP = "setting up"
+    BRINGING = "bringing"
+    PLAYING = "playing"
+    KEEP_OR_SWAP = "keep or swap"  # keep_or_swap_on_open: a gift was just opened; its opener decides
+    FINAL_SWAP = "final swap"  # starter_final_swap: the party's gifts are all open; its starter decides
+    ROLLING = "rolling"  # a chance rule's party end: its starter rolls the die
+    OVER = "over"
+
+
+EventType = Literal[
+    "game_started",
+    "gift_lists_dealt",
+    "attics_dealt",
+    "gift_brought",
+    "gift_opened",
+    "gift_stolen",
+    "swap_after_open",
+    "final_swap",
+    "die_rolled",
+    "event_voided",
+    "tie_broken",
+    "note",
+]
+EVENT_TYPE_NAMES: tuple[EventType, ...] = get_args(EventType)
+
+# "swap" is a decision to keep the gift held or exchange it with another player's; which event
+# records it depends on the phase it is made in (see KINDS).
+MoveType = Literal["bring", "open", "steal", "swap", "roll"]
+MOVE_TYPE_NAMES: tuple[MoveType, ...] = get_args(MoveType)
+
+
+class Shape(StrEnum):
+    """The JSON shape of a payload field."""
+
+    PARTY = "party"  # an int: the party the event belongs to
+    INT = "int"
+    TEXT = "text"
+    NAME = "name"  # a player's name, in NFC
+    NAME_OR_NULL = "name or null"
+    CARD = "card"  # a card in notation ("R7", any case in the log; canonical once read)
+    CARD_OR_NULL = "card or null"
+    # Set-up payloads, each read by its own code.
+    NAMES = "names"
+    OPTIONS = "options"
+    TEXT_OR_ABSENT = "text, or absent"
+    LISTS = "colour names by player"
+    ATTICS = "cards by player"
+
+    @property
+    def nullable(self) -> bool:
+        return self in (Shape.NAME_OR_NULL, Shape.CARD_OR_NULL)
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    key: str  # in the log
+    attr: str  # on the event model and the move ("from" is `from_player`)
+    shape: Shape
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One event type: what it records and how its payload is laid out.
+
+    A kind's nullable fields are null together or set together (a keep: `with` and `takes`
+    both null), which the model and the fast path both hold it to.
+    """
+
+    type: EventType
+    fields: tuple[Field, ...]
+    move: MoveType | None = None  # the move this event records; None: not a player's move
+    phase: Phase | None = None  # the phase that move is made in
+    option: str | None = None  # the house rule without which it is refused
+    style: str = ""  # how the replay page's timeline marks it (a CSS class)
+    # What a card's history (wecore.claims) calls an exchange of this kind; {party} is its party.
+    called: str = ""
+    when: str = ""  # for a move shared by several kinds: when this one is made, in words
+    # A step of a party's end: made by its starter once the last gift is open (and its keep or
+    # swap made), in the order the registry declares them, each while its house rule is on.
+    closes_party: bool = False
+    # A move nobody chooses (a die): its outcomes, equally likely (legal_moves lists them, and
+    # wecore.moves.chance_outcomes gives each its chance); () for a move a player chooses.
+    outcomes: tuple[int, ...] = ()
+    # A chance move's effect on the party's gifts, given its outcome (a die's pass on a 6).
+    passes_gifts: Callable[[Holding, int], Holding] | None = None
+    # What the game waits for in this kind's phase, in words ({party}, {starter}, {mover}):
+    # why nobody can do anything else now (wecore.rules.not_now).
+    awaited: str = ""
+    # What a move of this kind is, in words ("a final swap"), for a refusal naming it.
+    named: str = ""
+    # How the recorder types a move of a kind it reads generically (a chance move: `roll N`),
+    # and its help line; "" for the printed moves and swaps, whose words the recorder spells out.
+    typed: str = ""
+    typed_help: str = ""
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(f.key for f in self.fields)
+
+    @property
+    def attrs(self) -> tuple[str, ...]:
+        return tuple(f.attr for f in self.fields)
+
+
+PARTY = Field("party", "party", Shape.PARTY)
+PLAYER = Field("player", "player", Shape.NAME)
+# The payload of every kind of "swap": a decision to keep (both null) or exchange.
+EXCHANGE = (
+    PARTY,
+    PLAYER,
+    Field("with", "with_player", Shape.NAME_OR_NULL),
+    Field("takes", "takes", Shape.CARD_OR_NULL),
+)
