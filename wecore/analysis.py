@@ -30,12 +30,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from wecore.bots import Bot, apply_move, play_and_record
+from wecore.bots import Bot, apply_move, draw_outcome, play_and_record
 from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
 from wecore.kinds import KINDS
 from wecore.levels import rollout_bot
-from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, legal_moves, move_object
+from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, chance_outcomes, legal_moves, move_object
 from wecore.replay import steps
 from wecore.rng import SeededRandom
 from wecore.scoring import score
@@ -124,6 +124,8 @@ def decision_points(events: Iterable[Any]) -> list[DecisionPoint]:
         if player is None:
             continue
         before = step.before
+        if chance_outcomes(before):
+            continue  # chance (a roll of the die) is nobody's decision
         own = [m for m in legal_moves(before) if mover_of(m) == player]
         moves = tuple(moves_told_apart(before, player, own))
         played = _played_index(before, step.after, moves, event)
@@ -215,7 +217,15 @@ def play_out(state: GameState, first: Move, bot: Bot, rng: SeededRandom, hidden:
     An unseen gift turned over takes the next card of `hidden`.
     """
     state = _make(state, first, hidden)
+    chance_rng: SeededRandom | None = None
     while state.phase is not Phase.OVER:
+        outcomes = chance_outcomes(state)
+        if outcomes:
+            # Drawn from a stream of its own, each outcome with its probability: nobody chooses
+            # chance, and a game without it plays out as it did before chance existed.
+            chance_rng = chance_rng or rng.fork("chance")
+            state = apply_move(state, draw_outcome(outcomes, chance_rng))
+            continue
         moves = legal_moves(state)
         if not moves:
             raise ValueError(f"no legal move in phase {state.phase} before the game is over")

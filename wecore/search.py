@@ -20,9 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wecore.bots import GreedyBot, apply_move
+from wecore.bots import GreedyBot, apply_move, draw_outcome
 from wecore.cards import ALL_CARDS, CARD_NUMBER
-from wecore.moves import Move, Open, legal_moves
+from wecore.moves import Move, Open, chance_outcomes, legal_moves
 from wecore.rng import SeededRandom
 from wecore.state import GameState, Phase, state_from_fields
 from wecore.views import cards_known_to
@@ -203,8 +203,16 @@ def reward(final: GameState, seat: int) -> float:
 
 
 def play_out(state: GameState, bot: GreedyBot, rng: SeededRandom) -> GameState:
-    """Every seat played by `bot` (each seat still to bring, in turn) to the end of the game."""
+    """Every seat played by `bot` (each seat still to bring, in turn) to the end of the game.
+    Chance (the die of party_die) is drawn, each outcome with its probability, from a stream of
+    its own: nobody chooses it, and a game without chance draws the same moves."""
+    chance_rng: SeededRandom | None = None
     while state.phase is not Phase.OVER:
+        outcomes = chance_outcomes(state)
+        if outcomes:
+            chance_rng = chance_rng or rng.fork("chance")
+            state = apply_move(state, draw_outcome(outcomes, chance_rng))
+            continue
         moves = legal_moves(state)
         if len(moves) == 1 or moves[0].player == moves[-1].player:
             state = _make(state, bot.choose(state, moves, rng), rng)
@@ -261,6 +269,8 @@ class SearchBot:
         self._playout_bot = GreedyBot()
 
     def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
+        if chance_outcomes(state):
+            raise ValueError("a bot never chooses the face of a die: whoever plays the game draws it")
         player = moves[0].player
         seat = state.seat_of[player] if player is not None else state.to_move
         assert seat is not None
