@@ -210,5 +210,6 @@ def _card_history(source: GameSource, read: ReadGame) -> CardHistory:
     report = read(source, keep_envelopes=True)
     by_seq = {envelope.seq: envelope for envelope in report.envelopes}
     return CardHistory.of(
-        parse_event(by_seq[seq].type, by_seq[seq].data) for seq in report.state.seqs_in_effect()
+        (parse_event(by_seq[seq].type, by_seq[seq].data) for seq in report.state.seqs_in_effect()),
+        report.state.players,
     )
