@@ -204,7 +204,7 @@ def reward(final: GameState, seat: int) -> float:
 
 def play_out(state: GameState, bot: GreedyBot, rng: SeededRandom) -> GameState:
     """Every seat played by `bot` (each seat still to bring, in turn) to the end of the game.
-    Chance (the die of party_die) is drawn, each outcome with its probability, from a stream of
+    Chance (a house rule's die) is drawn, each outcome with its probability, from a stream of
     its own: nobody chooses it, and a game without chance draws the same moves."""
     chance_rng: SeededRandom | None = None
     while state.phase is not Phase.OVER:
