@@ -121,7 +121,7 @@ class CardHistory:
     players: tuple[str, ...] = ()  # in seat order, as the game started
 
     @classmethod
-    def of(cls, in_effect: Iterable[AnyEvent], players: tuple[str, ...] = ()) -> CardHistory:
+    def of(cls, in_effect: Iterable[AnyEvent], players: tuple[str, ...]) -> CardHistory:
         """From the events still in effect, oldest first (`GameState.seqs_in_effect`, which
         leaves out game_started: `players` are the game's, in seat order)."""
         history = cls({}, {}, {}, False, players=players)

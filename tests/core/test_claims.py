@@ -24,7 +24,7 @@ def test_a_true_claim_holds_and_a_false_one_is_left_to_explain() -> None:
 def test_a_failed_claim_is_told_card_by_card() -> None:
     table = game_one_winner()
     state = table.state
-    history = CardHistory.of(table.log[seq - 1] for seq in state.seqs_in_effect())
+    history = CardHistory.of((table.log[seq - 1] for seq in state.seqs_in_effect()), state.players)
     result = explain_difference(state, score(state), "Ben", 12, history)
     assert result.actual == 10 and not result.holds
     assert result.explanation.startswith("Ben claims 12 but scores 10: red counts R6")

@@ -31,7 +31,7 @@ from wecore import (
 )
 from wecore.errors import EventSchemaError
 from wecore.events import EventVoided
-from wecore.kinds import DECIDING, IN_PLAY, KIND_OF_MOVE, KINDS, MOVE_KINDS, Kind, Shape
+from wecore.kinds import CLOSING, DECIDING, IN_PLAY, KIND_OF_MOVE, KINDS, MOVE_KINDS, Kind, Shape
 from wecore.moves import move_event
 from wecore.rulesets import HOUSE_RULES
 
@@ -193,8 +193,10 @@ def check_outcome(events, final, count: int) -> None:
         for decision in DECISION_KINDS:
             made = decision in kinds
             assert made == getattr(final.ruleset, decision.option), decision.type
-        # A party ends on its last open, or on the last decision that follows it.
-        assert kinds[-1].move == "open" or kinds[-1].phase in DECIDING
+        for step in CLOSING:  # each step of a party's end, once, while its house rule is on
+            assert kinds.count(step) == int(bool(getattr(final.ruleset, step.option))), step.type
+        # A party ends on its last open, or on the last decision or step of its end after it.
+        assert kinds[-1].move == "open" or kinds[-1].phase in DECIDING or kinds[-1] in CLOSING
 
 
 @budget(400)
@@ -248,6 +250,16 @@ class Candidates:
         shapes = [field.shape for field in kind.fields]
         nullable = any(shape.nullable for shape in shapes)
         full = kind.phase is state.phase
+        if kind.outcomes and shapes == [Shape.PARTY, Shape.NAME, Shape.INT]:  # a chance move
+            faces = (
+                [min(kind.outcomes) - 1, *kind.outcomes, max(kind.outcomes) + 1]
+                if full
+                else [kind.outcomes[0]]
+            )
+            for player in self.players:
+                for face in faces:
+                    yield (player, face)
+            return
         if shapes[:2] != [Shape.PARTY, Shape.NAME] or shapes[-1] not in (Shape.CARD, Shape.CARD_OR_NULL):
             raise NotImplementedError(f"{kind.type}: a new shape of move, for Candidates to learn")
         if len(shapes) == 3:  # (party, player, card)

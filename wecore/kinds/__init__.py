@@ -36,6 +36,7 @@ from wecore.kinds.base import (
 )
 
 __all__ = [
+    "CHANCE_MOVES",
     "CLOSING",
     "DECIDING",
     "EVENT_TYPE_NAMES",
@@ -95,6 +96,9 @@ DECIDING: frozenset[Phase] = frozenset(
 IN_PLAY: frozenset[Phase] = frozenset(
     kind.phase for kind in MOVE_KINDS if kind.phase is not None and kind.phase is not Phase.BRINGING
 )
+
+# The moves nobody chooses: each outcome is drawn with its chance (wecore.moves.chance_outcomes).
+CHANCE_MOVES: frozenset[MoveType] = frozenset(kind.move for kind in MOVE_KINDS if kind.move and kind.outcomes)
 
 # The steps of a party's end, in order: each is made by the starter once the last gift is open,
 # while its house rule is on (a final swap, then the die).
