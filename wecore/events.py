@@ -148,14 +148,15 @@ class Exchange(Event):
 
 
 class SwapAfterOpen(Exchange):
-    """Under `keep_or_swap_on_open`: the opener swaps the gift just opened for `takes`, the gift
-    `with` holds, or (both null) keeps it."""
+    """Under its house rule (wecore.kinds.swap_after_open): the opener swaps the gift just
+    opened for `takes`, the gift `with` holds, or (both null) keeps it."""
 
     TYPE: ClassVar[EventType] = "swap_after_open"
 
 
 class FinalSwap(Exchange):
-    """Under `starter_final_swap`: the starter swaps with `with`, taking `takes`, or (both null) keeps."""
+    """Under its house rule (wecore.kinds.final_swap): the starter swaps with `with`, taking
+    `takes`, or (both null) keeps."""
 
     TYPE: ClassVar[EventType] = "final_swap"
 

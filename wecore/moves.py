@@ -81,7 +81,7 @@ def legal_moves(state: GameState) -> list[Move]:
 
     While gifts are being brought (simultaneously) these are the brings of everyone still
     to bring; while a party is played, the opens and steals of the player to move; at a final
-    swap (or right after an open, under keep_or_swap_on_open) the swaps of the player deciding
+    swap (or right after an open, under the keep-or-swap house rule) the swaps of the player deciding
     and `Swap(None)` (keep). An unseen face-down gift shows as
     `Open(None, player)`: its card is known only once turned.
     """

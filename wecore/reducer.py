@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, assert_never
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation, shown
-from wecore.kinds import CLOSING, EVENT_TYPE_NAMES, KINDS, EventType, Kind
+from wecore.kinds import AFTER_EACH_OPEN, CLOSING, EVENT_TYPE_NAMES, KINDS, EventType, Kind
 from wecore.names import not_a_player
 from wecore.rules import (
     decision_refusal,
@@ -96,6 +96,8 @@ NOT_STARTED, SETTING_UP, BRINGING, PLAYING, KEEP_OR_SWAP, FINAL_SWAP, OVER = (
     Phase.FINAL_SWAP,
     Phase.OVER,
 )
+_AFTER_EACH_OPEN = AFTER_EACH_OPEN or ""  # the keep-or-swap house rule's key, read per open
+
 # The phases in which a party is over but for its starter's steps (a final swap, a roll).
 CLOSING_PHASES = frozenset(kind.phase for kind in CLOSING)
 
@@ -328,7 +330,7 @@ def open_gift(state: GameState, party: int, player: str, card: str) -> GameState
     counts = state.counts
     if counts.steals_since_open:  # type: ignore[union-attr]
         values["counts"] = counts.opened()  # type: ignore[union-attr]
-    if state.ruleset.keep_or_swap_on_open:  # type: ignore[union-attr]
+    if getattr(state.ruleset, _AFTER_EACH_OPEN):
         # The opener keeps or swaps first (swap_after_open); the turn passes after that.
         values["phase"] = KEEP_OR_SWAP
         values["to_move"] = seat
@@ -343,7 +345,7 @@ def _after_open(
     seen: frozenset[str],
     gifts_left: object,
 ) -> GameState:
-    """The state `values` describe once a gift is open and, under keep_or_swap_on_open, kept
+    """The state `values` describe once a gift is open and, under the keep-or-swap rule, kept
     or swapped: the next player to move, the starter's final swap, or the party's end. `state`
     is the one before the event; `values` already hold `holding` and `seen`, and `gifts_left`
     is true while a gift is still face down (passed, as this is the fold's inner loop)."""

@@ -14,7 +14,7 @@ checked the turn with the event's party, asks `taking_refusal` (the same without
 
 from __future__ import annotations
 
-from wecore.kinds import DECIDING, MOVE_KINDS, Kind, kinds_of_move
+from wecore.kinds import AFTER_EACH_OPEN, DECIDING, MOVE_KINDS, Kind, kinds_of_move
 from wecore.names import not_a_player
 from wecore.rulesets import HOUSE_RULE_NAMED
 from wecore.state import GameState, Phase
@@ -47,6 +47,11 @@ def not_now(state: GameState, action: str) -> str:
 
 # What each house rule's phase waits for, in its kind's words.
 _AWAITED: dict[Phase, str] = {kind.phase: kind.awaited for kind in MOVE_KINDS if kind.awaited and kind.phase}
+
+
+def _swaps_after_each_open(state: GameState) -> bool:
+    """Whether each open is followed at once by its opener's keep or swap (a house rule)."""
+    return state.ruleset is not None and bool(getattr(state.ruleset, AFTER_EACH_OPEN or "", False))
 
 
 def brought_with_first_open(state: GameState) -> tuple[str, ...]:
@@ -107,8 +112,8 @@ def held_gift_refusal(state: GameState, card: str, holder: str) -> str | None:
     """`gift_refusal` without `no_steal_reason`, which is the same for every gift: the gift's own
     lock and freeze. (Move generation asks `no_steal_reason` once.)"""
     if card in state.locked:
-        # Under keep_or_swap_on_open a gift taken in a swap is locked as a stolen one is.
-        took = "took" if state.ruleset is not None and state.ruleset.keep_or_swap_on_open else "stole"
+        # Under the keep-or-swap house rule a gift taken in a swap is locked as a stolen one is.
+        took = "took" if _swaps_after_each_open(state) else "stole"
         return f"{holder} just {took} it and no gift has been opened since"
     if card in state.frozen:
         return (
@@ -173,7 +178,7 @@ def opening_refusal(state: GameState, card: str | None) -> str | None:
 
 def swap_refusal(state: GameState, player: str, with_player: str | None, takes: str | None) -> str | None:
     """Why `player` may not swap with `with_player`, taking `takes`, or keep (both None): at a
-    final swap (starter_final_swap), or right after their open (keep_or_swap_on_open)."""
+    final swap, or right after their open (each under its house rule)."""
     phase = state.phase
     if phase is FINAL_SWAP:
         starter = state.starter_name
@@ -264,7 +269,7 @@ def no_swap_reason(state: GameState) -> str:
         told = "; ".join(HOUSE_RULE_NAMED[option].told(True) for option in options)
         return f"there is no swap in this game: no house rule with one is played ({told})"
     if state.phase is PLAYING:
-        if ruleset is not None and ruleset.keep_or_swap_on_open:
+        if _swaps_after_each_open(state):
             return (
                 f"{state.player_to_move} is to open or steal: a gift is kept or swapped only right"
                 " after it is opened"

@@ -94,3 +94,15 @@ def test_simulated_die_games_pass_the_audit(tmp_path):
     audit = we("audit", die, every)
     assert audit.exit_code == 0, audit.stdout
     assert "200 games audited: 200 OK, 0 FAILED." in audit.stdout
+
+
+def test_every_word_the_recorder_knows_is_handled(tmp_path):
+    """The recorder's dispatch ends in a refusal for a verb it knows but does not handle, so a
+    verb added to the grammar without its branch is never swallowed (as `roll 6` once was)."""
+    from cli.record_grammar import VERBS
+
+    log = tmp_path / "g.jsonl"
+    words = sorted({word for word, verb in VERBS.items() if verb not in ("quit", "start")})
+    lines = [f"{word} 1" if VERBS[word] not in ("status", "help", "keep") else word for word in words]
+    result = we("record", log, *NEW3, "--party-die", input="\n".join(lines) + "\n")
+    assert "known but not handled" not in result.stderr, result.stderr

@@ -10,7 +10,7 @@ with `match` and `typing.assert_never`, so a kind one of them forgets fails the 
 a test derived from this table.
 
 Each kind is declared in its own module of this package (`bring`, `open`, `steal`,
-`swap_after_open`, `final_swap`, `party_die`; the set-up, voids, ties and notes in `records`),
+`swap_after_open`, `final_swap`, `die`; the set-up, voids, ties and notes in `records`),
 on the shapes of `wecore.kinds.base`; this module is the registry: the one list of them, in the
 log format's order.
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from wecore.kinds import bring, final_swap, open, party_die, records, steal, swap_after_open
+from wecore.kinds import bring, die, final_swap, open, records, steal, swap_after_open
 from wecore.kinds.base import (
     EVENT_TYPE_NAMES,
     MOVE_TYPE_NAMES,
@@ -36,6 +36,7 @@ from wecore.kinds.base import (
 )
 
 __all__ = [
+    "AFTER_EACH_OPEN",
     "CHANCE_MOVES",
     "CLOSING",
     "DECIDING",
@@ -65,7 +66,7 @@ _DECLARED = (
     steal.KIND,
     swap_after_open.KIND,
     final_swap.KIND,
-    party_die.KIND,
+    die.KIND,
     records.EVENT_VOIDED,
     records.TIE_BROKEN,
     records.NOTE,
@@ -99,6 +100,9 @@ IN_PLAY: frozenset[Phase] = frozenset(
 
 # The moves nobody chooses: each outcome is drawn with its chance (wecore.moves.chance_outcomes).
 CHANCE_MOVES: frozenset[MoveType] = frozenset(kind.move for kind in MOVE_KINDS if kind.move and kind.outcomes)
+
+# The house rule under which each open is followed at once by its opener's keep or swap.
+AFTER_EACH_OPEN: str | None = swap_after_open.KIND.option
 
 # The steps of a party's end, in order: each is made by the starter once the last gift is open,
 # while its house rule is on (a final swap, then the die).

@@ -20,8 +20,8 @@ class Phase(StrEnum):
     SETTING_UP = "setting up"
     BRINGING = "bringing"
     PLAYING = "playing"
-    KEEP_OR_SWAP = "keep or swap"  # keep_or_swap_on_open: a gift was just opened; its opener decides
-    FINAL_SWAP = "final swap"  # starter_final_swap: the party's gifts are all open; its starter decides
+    KEEP_OR_SWAP = "keep or swap"  # a house rule's: a gift was just opened; its opener decides
+    FINAL_SWAP = "final swap"  # a house rule's: the party's gifts are all open; its starter decides
     ROLLING = "rolling"  # a chance rule's party end: its starter rolls the die
     OVER = "over"
 
