@@ -59,6 +59,14 @@ def bot_refusal(bots: Mapping[str, str], players: list[str], attics_dealt: bool)
     return None
 
 
+def served_bot(name: str) -> Bot:
+    """The bot called `name` as a served table seats it: as `we simulate` does, but the search
+    bot stops searching after SEARCH_SECONDS of wall time."""
+    if name == SearchBot.name:
+        return SearchBot(time_limit=TimeLimit(time.monotonic, SEARCH_SECONDS))
+    return BOTS[name]()
+
+
 class BotSeats:
     """Which seats a bot plays, by game; kept in `path` (None: in memory only)."""
 
@@ -116,8 +124,7 @@ class BotPlayer:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._refused: dict[str, int] = {}  # a bot's move refused at this head: not tried again there
-        self._bots: dict[str, Bot] = {name: make() for name, make in BOTS.items()}
-        self._bots[SearchBot.name] = SearchBot(time_limit=TimeLimit(time.monotonic, SEARCH_SECONDS))
+        self._bots: dict[str, Bot] = {name: served_bot(name) for name in BOTS}
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="we-bots", daemon=True)
