@@ -29,7 +29,7 @@ from wecore.decider import (
 )
 from wecore.errors import RuleViolation, WeError
 from wecore.events import AnyEvent, AtticsDealt, GiftBrought, GiftListsDealt, GiftOpened, event_payload
-from wecore.moves import Bring, Open, Roll, Steal, Swap
+from wecore.moves import MOVE_CLASSES
 from wecore.narrate import gist
 from wecore.reducer import fold
 from wecore.scoring import library_summary
@@ -69,7 +69,7 @@ class StaleHead(Exception):
 
 def decide_move(state: GameState, command: Command) -> list[AnyEvent]:
     """The events for a command at the table, or Refused with the sentence both faces give."""
-    if state.is_over and isinstance(command, Open | Steal | Bring | Swap | Roll):
+    if state.is_over and isinstance(command, MOVE_CLASSES):
         raise Refused(GAME_OVER)
     try:
         return decide(state, command)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from wecore.cards import ALL_CARDS, CARD_NUMBER, Colour
 from wecore.dealing import DEFAULT_NAMES, deal_payloads
+from wecore.kinds import CHANCE_PHASES
 from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, chance_outcomes, legal_moves, move_event
 from wecore.reducer import RULES, evolve
 from wecore.rng import SeededRandom
@@ -288,9 +289,8 @@ def play_payloads(
     chance_rng = rng.fork("chance")  # its own stream: a game without chance draws the same moves
     append = payloads.append
     while state.phase is not Phase.OVER:
-        outcomes = chance_outcomes(state)
-        if outcomes:
-            state = play_and_record(state, draw_outcome(outcomes, chance_rng), append)
+        if state.phase in CHANCE_PHASES:
+            state = play_and_record(state, draw_outcome(chance_outcomes(state), chance_rng), append)
             continue
         moves = legal_moves(state)
         if state.phase is Phase.BRINGING:

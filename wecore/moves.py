@@ -10,10 +10,19 @@ import functools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, assert_never
+from typing import Any, ClassVar, assert_never, get_args
 
 from wecore.cards import sort_key
-from wecore.kinds import KIND_OF_MOVE, MOVES_OF_PHASE, EventType, Kind, MoveType, Shape, kinds_of_move
+from wecore.kinds import (
+    KIND_OF_MOVE,
+    MOVE_TYPE_NAMES,
+    MOVES_OF_PHASE,
+    EventType,
+    Kind,
+    MoveType,
+    Shape,
+    kinds_of_move,
+)
 from wecore.rules import held_gift_refusal, no_steal_reason, swap_refusal
 from wecore.state import GameState, Phase
 
@@ -74,6 +83,11 @@ _steal_move = functools.lru_cache(maxsize=4096)(Steal)
 
 
 Move = Bring | Open | Steal | Swap | Roll
+# Every class of move, one per MoveType of the kinds (checked here at import): what a consumer
+# asks `isinstance` of, rather than listing the classes again.
+MOVE_CLASSES: tuple[type[Move], ...] = get_args(Move)
+if sorted(cls.TYPE for cls in MOVE_CLASSES) != sorted(MOVE_TYPE_NAMES):
+    raise ImportError("wecore.moves: one class of move for each MoveType of wecore.kinds")
 
 
 def legal_moves(state: GameState) -> list[Move]:

@@ -45,6 +45,10 @@ def not_now(state: GameState, action: str) -> str:
     return f"nobody can {action} now"
 
 
+if any(kind.option is not None and kind.option not in HOUSE_RULE_NAMED for kind in MOVE_KINDS):
+    # A kind's house rule is declared in the registry of house rules (its flag, its words).
+    raise ImportError("wecore.rules: every kind's house rule must be declared in wecore.rulesets")
+
 # What each house rule's phase waits for, in its kind's words.
 _AWAITED: dict[Phase, str] = {kind.phase: kind.awaited for kind in MOVE_KINDS if kind.awaited and kind.phase}
 

@@ -38,6 +38,7 @@ from wecore.kinds.base import (
 __all__ = [
     "AFTER_EACH_OPEN",
     "CHANCE_MOVES",
+    "CHANCE_PHASES",
     "CLOSING",
     "DECIDING",
     "EVENT_TYPE_NAMES",
@@ -100,6 +101,9 @@ IN_PLAY: frozenset[Phase] = frozenset(
 
 # The moves nobody chooses: each outcome is drawn with its chance (wecore.moves.chance_outcomes).
 CHANCE_MOVES: frozenset[MoveType] = frozenset(kind.move for kind in MOVE_KINDS if kind.move and kind.outcomes)
+# Their phases, as a tuple: `phase in CHANCE_PHASES` is an identity test per move of a simulation
+# (a frozenset would hash the enum member through Python code).
+CHANCE_PHASES: tuple[Phase, ...] = tuple(kind.phase for kind in MOVE_KINDS if kind.phase and kind.outcomes)
 
 # The house rule under which each open is followed at once by its opener's keep or swap.
 AFTER_EACH_OPEN: str | None = swap_after_open.KIND.option
