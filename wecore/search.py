@@ -22,7 +22,7 @@ from typing import Any
 
 from wecore.bots import GreedyBot, apply_move, draw_outcome
 from wecore.cards import ALL_CARDS, CARD_NUMBER
-from wecore.kinds import CHANCE_MOVES
+from wecore.kinds import CHANCE_PHASES
 from wecore.moves import Move, Open, chance_outcomes, legal_moves
 from wecore.rng import SeededRandom
 from wecore.state import GameState, Phase, state_from_fields
@@ -209,11 +209,11 @@ def play_out(state: GameState, bot: GreedyBot, rng: SeededRandom) -> GameState:
     its own: nobody chooses it, and a game without chance draws the same moves."""
     chance_rng: SeededRandom | None = None
     while state.phase is not Phase.OVER:
-        moves = legal_moves(state)
-        if moves[0].TYPE in CHANCE_MOVES:  # at a chance node legal_moves lists its outcomes
+        if state.phase in CHANCE_PHASES:
             chance_rng = chance_rng or rng.fork("chance")
             state = apply_move(state, draw_outcome(chance_outcomes(state), chance_rng))
             continue
+        moves = legal_moves(state)
         if len(moves) == 1 or moves[0].player == moves[-1].player:
             state = _make(state, bot.choose(state, moves, rng), rng)
             continue
