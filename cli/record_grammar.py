@@ -16,11 +16,11 @@ from collections.abc import Sequence
 import click
 
 from service.play import DEFAULT_TIE_REASON
-from service.table import Bring, Roll, Steal, Swap, openable_cards, resolve_player
+from service.table import Bring, Steal, Swap, openable_cards, resolve_player
 from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card
 from wecore.errors import CardNotationError, UnknownPlayerError, WeError
 from wecore.kinds import DECIDING, MOVE_KINDS, kinds_of_move
-from wecore.moves import legal_moves
+from wecore.moves import CHANCE_CLASSES, legal_moves
 from wecore.state import GameState, Phase
 from wecore.turns import (
     Turn,
@@ -90,8 +90,6 @@ VERBS = {
     "swaps": "swap",
     "keep": "keep",
     "keeps": "keep",
-    "roll": "roll",
-    "rolls": "roll",
     "bring": "bring",
     "b": "bring",
     "brings": "bring",
@@ -109,13 +107,20 @@ VERBS = {
     "lists": "lists",
     "start": "start",
 }
-MOVES = ("open", "steal", "swap", "keep", "roll")
+# The moves typed as their kind declares (`roll N`: a chance move's outcome), by their word.
+TYPED_KINDS = {kind.typed.split()[0]: kind for kind in MOVE_KINDS if kind.typed}
+# Each one's class of move, which the session makes of the outcome typed.
+TYPED_CLASSES = {
+    word: CHANCE_CLASSES[kind.move] for word, kind in TYPED_KINDS.items() if kind.move is not None
+}
+VERBS.update({form: word for word in TYPED_KINDS for form in (word, word + "s")})
+MOVES = ("open", "steal", "swap", "keep", *TYPED_KINDS)
 COMMAND_WORDS = (
     "open",
     "steal",
     "swap",
     "keep",
-    "roll",
+    *TYPED_KINDS,
     "bring",
     "undo",
     "note",
@@ -302,8 +307,9 @@ def completions(state: GameState, before: list[str]) -> list[str]:
             return list(state.waiting_to_bring)
         if verb == "swap":
             return [m.with_player for m in legal_moves(state) if isinstance(m, Swap) and m.with_player]
-        if verb == "roll":
-            return [str(m.value) for m in legal_moves(state) if isinstance(m, Roll)]
+        if verb in TYPED_KINDS:  # the outcomes the rules allow now (a die's faces, at its roll)
+            kind = TYPED_KINDS[verb]
+            return [str(getattr(m, kind.attrs[-1])) for m in legal_moves(state) if kind.move == m.TYPE]
         if verb == "tie" and state.is_over:
             return list(state.scoreboard.winners)
         if verb == "start":

@@ -29,6 +29,8 @@ from cli.record_grammar import (
     HELP,
     LISTS_AGAIN,
     MOVES,
+    TYPED_CLASSES,
+    TYPED_KINDS,
     VERBS,
     WITHOUT_WORDS,
     Rejected,
@@ -63,7 +65,6 @@ from service.table import (
     Damaged,
     DealLists,
     Open,
-    Roll,
     Standing,
     Steal,
     Swap,
@@ -285,10 +286,11 @@ class Session(Teller):
             self.move(Swap(with_player=victim(self.state, " ".join(args)), player=actor))
         elif verb == "keep":
             self.move(Swap(with_player=None, player=actor))
-        elif verb == "roll":
+        elif verb in TYPED_KINDS:  # a chance move's outcome, as the table reports it
+            kind = TYPED_KINDS[verb]
             if len(args) != 1 or not args[0].lstrip("-").isdigit():
-                raise Rejected("say the face rolled, e.g. `roll 6`")
-            self.move(Roll(value=int(args[0]), player=actor))
+                raise Rejected(f"say what came up, e.g. `{verb} {kind.outcomes[-1]}`")
+            self.move(TYPED_CLASSES[verb](int(args[0]), actor))
         elif verb == "bring":
             if len(args) < 2:
                 raise Rejected("say who brings which card, e.g. `bring Ann R7`")

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, assert_never, get_args
 
 from wecore.cards import sort_key
 from wecore.kinds import (
+    CHANCE_MOVES,
     KIND_OF_MOVE,
     MOVE_TYPE_NAMES,
     MOVES_OF_PHASE,
@@ -83,11 +84,17 @@ _steal_move = functools.lru_cache(maxsize=4096)(Steal)
 
 
 Move = Bring | Open | Steal | Swap | Roll
+# The classes of the moves nobody chooses (wecore.kinds.CHANCE_MOVES), by type: what a person
+# reports of an outcome (a face rolled at the table) is made into its move through these.
+CHANCE_CLASSES: dict[MoveType, type[Roll]] = {Roll.TYPE: Roll}
+
 # Every class of move, one per MoveType of the kinds (checked here at import): what a consumer
 # asks `isinstance` of, rather than listing the classes again.
 MOVE_CLASSES: tuple[type[Move], ...] = get_args(Move)
 if sorted(cls.TYPE for cls in MOVE_CLASSES) != sorted(MOVE_TYPE_NAMES):
     raise ImportError("wecore.moves: one class of move for each MoveType of wecore.kinds")
+if set(CHANCE_CLASSES) != CHANCE_MOVES:
+    raise ImportError("wecore.moves: a class for each chance move of wecore.kinds")
 
 
 def legal_moves(state: GameState) -> list[Move]:

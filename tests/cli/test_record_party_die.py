@@ -41,7 +41,7 @@ def test_the_die_at_the_table(tmp_path):
     )
     assert "it is Ann's turn, not Bob's" in refused[2] or "only party 1's starter, Ann" in refused[2]
     assert "a die has faces 1 to 6, not 7" in refused[3]
-    assert "say the face rolled, e.g. `roll 6`" in refused[4]
+    assert "say what came up, e.g. `roll 6`" in refused[4]
     out = result.stdout
     assert "Cat opens B5: the last gift; Ann, who started party 1, rolls the die" in out
     assert "Ann rolls a 6: every gift kept in party 1 passes one seat left" in out
