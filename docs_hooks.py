@@ -5,11 +5,16 @@ service API rendered from `service.http.create_app(...).openapi()`, `<!-- genera
 -->` the table of the house-rule registry `wecore.rulesets.HOUSE_RULES`. The command
 reference needs no hook (the mkdocs-click extension renders the click commands), and the speed
 page is written whole by `tests/bench/bench.py --write-docs`.
+
+Two more hooks keep the theme at WCAG AA: every table sits in a region of its own that a keyboard
+can focus and scroll sideways (a wide table on a phone), and the theme's search dialog is named.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -102,3 +107,39 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if HOUSE_RULES_MARKER in markdown:
         markdown = markdown.replace(HOUSE_RULES_MARKER, render_house_rules())
     return markdown
+
+
+_TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
+_FIRST_HEADER = re.compile(r"<th[^>]*>(.*?)</th>", re.DOTALL)
+_TAGS = re.compile(r"<[^>]+>")
+_SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
+
+
+def scrollable_tables(content: str) -> str:
+    """Each table in a focusable region named after its first column, so that a keyboard can
+    scroll a table wider than the screen (WCAG 2.1.1; axe's scrollable-region-focusable)."""
+
+    def wrap(match: re.Match[str]) -> str:
+        header = _FIRST_HEADER.search(match.group(1))
+        first = html.unescape(_TAGS.sub("", header.group(1))).strip() if header else ""
+        label = f"Table: {first}, and the columns after it" if first else "Table"
+        return (
+            f'<div class="table-scroll" role="region" tabindex="0" aria-label="{html.escape(label)}">'
+            f"{match.group(0)}</div>"
+        )
+
+    return _TABLE.sub(wrap, content)
+
+
+def on_page_content(content: str, page: Any, config: Any, files: Any) -> str:
+    return scrollable_tables(content)
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    # The theme's search dialog has no name; a screen reader then announces an unnamed dialog.
+    return output.replace(_SEARCH_DIALOG, _SEARCH_DIALOG[:-1] + ' aria-label="Search the docs">')
+
+
+def on_post_template(output_content: str, template_name: str, config: Any) -> str:
+    # The static pages (404.html) carry the same dialog.
+    return on_post_page(output_content, None, config)

@@ -122,11 +122,24 @@ def import_logs(
                     commits = getattr(library, "commits", 0)
                     _say(committed)
         _say(committed)
+        if counts["imported"] or counts["extended"]:
+            _refresh_ratings(library, library_path(db_path))
     if len(sources) > 1:
         echo(", ".join(f"{n} {what}" for what, n in counts.items() if n) + ".")
     failed = counts["refused"] or counts["unreadable"] or counts["not imported"]
     if failed or counts["skipped"] == len(sources):
         raise click.exceptions.Exit(1)
+
+
+def _refresh_ratings(library: Any, db: LibraryRef) -> None:
+    """The library's ratings table over its games, new ones included; a failure is said, and
+    the games imported stay."""
+    from service.library import refresh_ratings
+
+    try:
+        refresh_ratings(library, db, read_game)
+    except StoreError as exc:
+        echo(f"we: the ratings table was not updated: {one_line(str(exc))}", err=True)
 
 
 def _missing(source: GameSource, listed: bool) -> bool:
@@ -158,7 +171,7 @@ def _verify(source: GameSource) -> Any:
 
     verified = verified_for_import(source, read_game)
     if isinstance(verified, VerifiedLog):
-        return orjson.dumps(verified.lines), verified.summary
+        return orjson.dumps(verified.lines), verified.summary, verified.written
     return verified
 
 
@@ -172,8 +185,8 @@ def _received(result: Any) -> Any:
     from service.library import VerifiedLog
 
     if isinstance(result, tuple):
-        text, summary = result
-        return VerifiedLog(orjson.loads(text), summary)
+        text, summary, written = result
+        return VerifiedLog(orjson.loads(text), summary, written)
     return result
 
 

@@ -31,7 +31,7 @@ from service.table import DealAttics, DealLists, Table, TableCommand, resolve_pl
 from wecore.cards import parse_card, parse_gift_list
 from wecore.errors import WeError, shown
 from wecore.events import AnyEvent
-from wecore.names import look_alike_sentence
+from wecore.names import players_refusal
 from wecore.state import INITIAL_STATE, GameState, Phase
 
 
@@ -121,7 +121,7 @@ def set_up(
         names = parse_players(text)
         if not names:
             raise click.BadParameter("give the players' names, separated by commas")
-        clash = names_clash(names) or look_alike_sentence(names)
+        clash = names_clash(names) or players_refusal(names)
         if clash:
             raise click.BadParameter(terminal_safe(clash))
         try:
@@ -148,9 +148,10 @@ def set_up(
             _start(names, names[0] if names else "", options_for(len(names)), title)
         except Refused as exc:
             raise _rejected_option("--players", exc) from None
-        # After the rules (the same name twice is theirs): names a person cannot tell apart.
-        if (look_alike := look_alike_sentence(names)) is not None:
-            raise click.UsageError(f"--players: {terminal_safe(look_alike)}")
+        # After the rules (the same name twice is theirs): names a person cannot read as they
+        # are, or tell apart.
+        if (unreadable := players_refusal(names)) is not None:
+            raise click.UsageError(f"--players: {terminal_safe(unreadable)}")
     _, probe = _start(names, names[0], options_for(len(names)), title)
 
     def check_dealer(text: str) -> str:

@@ -202,3 +202,25 @@ def standings_table(board: Scoreboard, explain: bool = False, title: str | None 
             row += [counted, unused if entry.unused else Text("-", style="dim")]
         table.add_row(*row)
     return table
+
+
+def ratings_table(table: Iterable[Any], title: str) -> None:
+    """service.ratings' Rating rows as a table: the ladder, highest ordinal first."""
+    rich_table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    for name, justify in (
+        ("player", "left"),
+        ("games", "right"),
+        ("mu", "right"),
+        ("sigma", "right"),
+        ("ordinal", "right"),
+    ):
+        rich_table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for rating in table:
+        rich_table.add_row(
+            one_line(rating.player),
+            str(rating.games),
+            f"{rating.mu:.2f}",
+            f"{rating.sigma:.2f}",
+            f"{rating.ordinal:.2f}",
+        )
+    print_table(rich_table)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +20,10 @@ from eventstore.libraries import LibraryRef, library_name
 from service.reading import GameSource
 from wecore.season import SealedGame
 from wecore.wording import counted
+
+if TYPE_CHECKING:
+    from eventstore.receipts import Receipt
+    from service.season import LedgerReading
 
 LEDGER = click.Path(dir_okay=False, path_type=Path)
 
@@ -56,16 +61,25 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
             refused.append(Refusal(text, exc.format_message()))
     if ledger.exists() and ledger.is_dir():
         raise CommandFailed(f"{ledger} is a directory, not a season ledger")
-    result = add_games(ledger, sources, read_game, name)
+    result = add_games(ledger, sources, read_game, name, _kept_receipts)
     if result.created:
         echo(f"started the season {result.season.name!r} in {ledger}")
     for game in result.sealed:
+        witnessed = (
+            f"; {counted(len(game.receipts), 'signed receipt')} sealed with it" if game.receipts else ""
+        )
         echo(
             f"sealed {game.game} (line {game.line}): fingerprint {game.fingerprint},"
-            f" won by {' and '.join(game.winners)}"
+            f" won by {' and '.join(game.winners)}{witnessed}"
         )
     for refusal in [*refused, *result.refused]:
         echo(f"we: refused {one_line(refusal.label)}: {one_line(refusal.reason)}", err=True)
+    for unmarked in result.unmarked:
+        echo(
+            f"we: warning: sealed, but no seal's mark could be left beside {one_line(unmarked)}:"
+            " a writer that does not know this ledger would not see the seal",
+            err=True,
+        )
     if result.fingerprint is not None:
         sealed = counted(len(result.season.games), "game")
         echo(f"{ledger}: {sealed} sealed; season fingerprint {result.fingerprint}")
@@ -75,12 +89,29 @@ def add(ledger: Path, games: tuple[str, ...], name: str | None, db_path: Library
         raise click.exceptions.Exit(1)
 
 
+def _kept_receipts(source: GameSource, game_id: str) -> list[Receipt]:
+    """The signed receipts kept for a game: beside its log file, or in its library."""
+    from service.receipts import receipts_for_source
+
+    library = open_library(source.db_path) if source.db_path is not None and source.path is None else None
+    return receipts_for_source(source, game_id, library)
+
+
 def _locator(ledger: Path, db_path: LibraryRef | None) -> Callable[[SealedGame], GameSource | str]:
     from service.season import locate_file
 
+    def in_library(sealed: SealedGame) -> GameSource | None:
+        """The sealed game in the library (by its id: a file renamed or moved there)."""
+        db = library_path(db_path)
+        if not library_exists(db) or not open_library(db).has_game(sealed.game):
+            return None
+        return GameSource(
+            label=f"{sealed.game} (library {library_name(db)})", db_path=db, game_id=sealed.game
+        )
+
     def locate(sealed: SealedGame) -> GameSource | str:
         if "file" in sealed.source:
-            return locate_file(sealed, ledger)
+            return locate_file(sealed, ledger, elsewhere=in_library if db_path is not None else None)
         game_id = sealed.source["library"]
         db = library_path(db_path)
         if not library_exists(db) or not open_library(db).has_game(game_id):
@@ -121,7 +152,8 @@ def _noted_fingerprint(value: str | None) -> str | None:
 @db_option
 def verify(ledger: Path, expected: str | None, as_json: bool, db_path: LibraryRef | None) -> None:
     """Prove SEASON.jsonl: its own chain, and that every game it sealed still has the
-    fingerprint sealed (a file from the ledger's folder, a library game from --db).
+    fingerprint sealed (a file from the ledger's folder, a library game from --db; a file
+    renamed or moved away is looked for in --db, when given, by its game id).
 
     Each edited ledger line is named by its line, each game gone or swapped by its id; exit
     status 1 if there is any.
@@ -149,14 +181,52 @@ def verify(ledger: Path, expected: str | None, as_json: bool, db_path: LibraryRe
         raise click.exceptions.Exit(1)
 
 
+@season.command("put-back")
+@click.argument(
+    "ledger", metavar="SEASON.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path)
+)
+@click.argument("game", metavar="GAME.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+def put_back(ledger: Path, game: Path) -> None:
+    """Put GAME.jsonl back as SEASON.jsonl sealed it, after events were added to it.
+
+    The lines after the sealed ones are cut off and kept, byte for byte, in GAME.jsonl.cut
+    beside it (.cut.1, ... if that is taken), so nothing is lost; the seal's mark is written
+    again, so every writer refuses to extend it. Refused, changing nothing, when the ledger did
+    not seal this file or its sealed events are not all there as they were.
+    """
+    from eventstore.errors import StoreError
+    from service.season import put_back as put_log_back
+
+    try:
+        done = put_log_back(ledger, game, read_game)
+    except (ValueError, StoreError) as exc:
+        raise CommandFailed(one_line(str(exc))) from None
+    if done.cut == 0:
+        echo(f"{game}: {done.game} is as sealed; nothing to cut (its seal's mark is in place)")
+        return
+    echo(
+        f"{game}: put back as sealed in {ledger}; what was added after the seal"
+        f" ({counted(done.cut, 'line')}) is kept in {done.kept_in}"
+    )
+
+
 @season.command()
 @click.argument(
     "ledger", metavar="SEASON.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path)
 )
 @click.option(
-    "--json", "as_json", is_flag=True, help="One JSON object: season, games, fingerprint, standings."
+    "--ratings",
+    is_flag=True,
+    help="Each player's rating instead (openskill's Plackett-Luce, as `we stats --ratings`) over the"
+    " sealed games in the order played.",
 )
-def show(ledger: Path, as_json: bool) -> None:
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON object: season, games, fingerprint, and standings (with --ratings: model, ratings).",
+)
+def show(ledger: Path, ratings: bool, as_json: bool) -> None:
     """The season's standings: games played, wins and mean score per player.
 
     A shared win (a tie nobody broke) counts as a win for each player in it, as in `we stats`.
@@ -167,6 +237,9 @@ def show(ledger: Path, as_json: bool) -> None:
     if reading.problems:
         line, message = reading.problems[0]
         raise CommandFailed(f"{ledger}: line {line}: {message} (see `we season verify`)")
+    if ratings:
+        _show_ratings(reading, as_json)
+        return
     table = reading.standings
     if as_json:
         echo_json(
@@ -204,6 +277,25 @@ def show(ledger: Path, as_json: bool) -> None:
         for s in table:
             rich_table.add_row(one_line(s.player), str(s.games), wins_text(s.wins), f"{s.mean_score:.1f}")
         print_table(rich_table)
+    echo(f"Season fingerprint: {reading.fingerprint}")
+
+
+def _show_ratings(reading: LedgerReading, as_json: bool) -> None:
+    from service.season import season_ratings
+
+    games = len(reading.season.games)
+    table = season_ratings(reading.season)
+    if as_json:
+        from service.ratings import ratings_json
+
+        head = {"season": reading.season.name, "fingerprint": reading.fingerprint}
+        echo_json({**head, **ratings_json(table, games)})
+        return
+    from cli.render import ratings_table
+
+    echo(f"Season {reading.season.name!r}: {counted(games, 'game')}")
+    if table:
+        ratings_table(table, "Ratings (openskill Plackett-Luce; ordinal = mu - 3 sigma)")
     echo(f"Season fingerprint: {reading.fingerprint}")
 
 

@@ -68,8 +68,39 @@ def _shortened(text: str, keep: int = 80) -> str:
     help="A host name the server also answers to (a LAN name such as party.local); repeatable. "
     "Requests for any other name are refused (421).",
 )
+@click.option(
+    "--streams-per-key",
+    type=click.IntRange(1, 100_000),
+    default=4,
+    show_default=True,
+    help="Live streams one seat's or the table's key may hold; a newer one makes the oldest give way.",
+)
+@click.option(
+    "--streams-per-address",
+    type=click.IntRange(1, 100_000),
+    default=32,
+    show_default=True,
+    help="Live streams one client address may hold (each open table or seat page is one); "
+    "raise it for a convention whose phones share one address (NAT).",
+)
+@click.option(
+    "--max-games",
+    type=click.IntRange(0, 1_000_000),
+    default=1_000,
+    show_default=True,
+    help="Start no new game (the host's lobby, POST /api/v1/games) once the folder holds this many; "
+    "the games already there are still served.",
+)
 def serve(
-    games_dir: Path | None, db_url: str | None, host: str | None, port: int, lan: bool, names: tuple[str, ...]
+    games_dir: Path | None,
+    db_url: str | None,
+    host: str | None,
+    port: int,
+    lan: bool,
+    names: tuple[str, ...],
+    streams_per_key: int,
+    streams_per_address: int,
+    max_games: int,
 ) -> None:
     """Serve the game logs of GAMES_DIR: a live table for the TV, a page per seat for the phones,
     and the JSON API of docs/service.md. `we record` can keep writing to the same files.
@@ -136,7 +167,16 @@ def serve(
         shown = f"[{shown}]"
     base_url = f"http://{shown}:{port}"
     own_names = (*names, bind if ":" not in bind else f"[{bind}]") if bind not in ("0.0.0.0", "::") else names
-    app = create_app(games_dir, base_url, host_key, library=library, names=own_names)
+    app = create_app(
+        games_dir,
+        base_url,
+        host_key,
+        library=library,
+        names=own_names,
+        streams_per_key=streams_per_key,
+        streams_per_address=streams_per_address,
+        max_games=max_games,
+    )
     host_url = f"{base_url}/?k={host_key}"
     echo(f"Serving the games in {where} at {base_url}")
     echo(f"Host (keep this link to yourself): {host_url}")

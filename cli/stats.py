@@ -15,7 +15,8 @@ import click
 from cli.exits import CommandFailed
 from cli.opening import connect_library, library_exists, read_game
 from cli.params import db_option, library_path
-from cli.terminal import echo, one_line
+from cli.terminal import echo, echo_json, one_line
+from eventstore.errors import StoreError
 from eventstore.libraries import LibraryRef, library_name
 
 if TYPE_CHECKING:
@@ -51,7 +52,15 @@ def library_figures(db: LibraryRef) -> LibraryFigures:
     default=None,
     help="Two players head to head: the games both played, wins each, mean score difference.",
 )
-@click.option("--json", "as_json", is_flag=True, help="With --fairness, --by or --versus: one JSON object.")
+@click.option(
+    "--ratings",
+    is_flag=True,
+    help="Each player's rating (openskill's Plackett-Luce: mu, sigma and the ordinal mu - 3 sigma) over"
+    " the games in the order played; also written to the library's ratings table.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="With --fairness, --by, --versus or --ratings: one JSON object."
+)
 @click.option(
     "--plot",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -66,6 +75,7 @@ def stats(
     fairness: bool,
     group_by: str | None,
     versus: tuple[str, str] | None,
+    ratings: bool,
     as_json: bool,
     plot: Path | None,
     force: bool,
@@ -81,11 +91,14 @@ def stats(
     the whole win to the player it names. Names are matched as in the logs:
     case-insensitively, after Unicode NFC.
     """
-    modes = [name for name, on in (("--fairness", fairness), ("--by", group_by), ("--versus", versus)) if on]
+    chosen = (("--fairness", fairness), ("--by", group_by), ("--versus", versus), ("--ratings", ratings))
+    modes = [name for name, on in chosen if on]
     if len(modes) > 1:
         raise click.UsageError(f"choose one of {' and '.join(modes)}")
     if (as_json or plot is not None) and not modes:
-        raise click.UsageError("--json and --plot go with --fairness, --by evening or --versus")
+        raise click.UsageError("--json and --plot go with --fairness, --by evening, --versus or --ratings")
+    if plot is not None and ratings:
+        raise click.UsageError("--plot goes with --fairness, --by evening or --versus")
     if plot is not None:
         from cli.stats_report import check_plot_target
 
@@ -97,7 +110,9 @@ def stats(
         result = library_figures(db)
         from cli import stats_report
 
-        if fairness:
+        if ratings:
+            _ratings(db, result, as_json)
+        elif fairness:
             where = f"in the library {library_name(db)}"
             stats_report.emit_fairness(result.tally.fairness(), where, as_json, plot)
         elif versus is not None:
@@ -107,6 +122,27 @@ def stats(
         _not_counted(result, err=True)
         return
     _overall(db_path)
+
+
+def _ratings(db: LibraryRef, result: LibraryFigures, as_json: bool) -> None:
+    from service.library import library_ratings, write_ratings
+    from service.ratings import ratings_json
+
+    table = library_ratings(result)
+    if as_json:
+        echo_json(ratings_json(table, result.counted))
+    elif not table:
+        echo(f"No finished games to rate in the library {library_name(db)}.")
+    else:
+        from cli.render import ratings_table
+        from wecore.wording import counted
+
+        ratings_table(table, f"Ratings over {counted(result.counted, 'finished game')}")
+    try:
+        with connect_library(db) as library:
+            write_ratings(library, table)
+    except StoreError as exc:  # a library this user may only read: the ratings are said, not kept
+        echo(f"we: the ratings table was not written: {one_line(str(exc))}", err=True)
 
 
 def _not_counted(result: LibraryFigures, err: bool) -> None:

@@ -92,6 +92,11 @@ class GameNotFoundError(StoreError):
         super().__init__(f"{where}: no such game")
 
 
+class SealedGameError(StoreError):
+    """A write that would add events to a library game a season ledger sealed (its seal is
+    recorded in the library: `game_seals`); the message names the ledger."""
+
+
 class ImportConflictError(StoreError):
     """A different log already lives under the same game id in the library."""
 

@@ -355,3 +355,79 @@ def repair(path: str | os.PathLike[str]) -> RepairResult:
         return RepairResult(path, True, backup, removed, head_seq, msg)
     finally:
         os.close(fd)
+
+
+@dataclass(frozen=True)
+class CutResult:
+    lines: int  # lines cut off after the first `events` (0: nothing to cut)
+    kept_in: Path | None  # the side file holding them, byte for byte
+
+
+def cut_after(path: str | os.PathLike[str], events: int, head_hash: str) -> CutResult:
+    """Cut a log back to its first `events` lines, keeping the lines after them, byte for byte,
+    in a side file beside it (FILE.cut, FILE.cut.1, ...: never a `*.jsonl`, for its lines are no
+    log on their own). Only when those first lines verify and the last of them has `head_hash`
+    (they are the events once sealed, unchanged); else LogIntegrityError and nothing is cut.
+    Under the writers' lock, so none appends meanwhile; the side file is fsynced before the
+    log is cut."""
+    import itertools
+
+    from eventstore.logfile import file_lines
+
+    path = Path(path)
+    try:
+        fd = regular_file(
+            path,
+            os.O_RDWR,
+            cannot=lambda exc: StoreError(f"{path}: cannot open: {exc.strerror or exc}"),
+            not_regular=lambda kind: NotALogError(f"{path}: not a regular file ({kind}), so not a game log"),
+        )
+    except FileNotFoundError:
+        raise GameNotFoundError(str(path)) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with open(os.dup(fd), "rb", buffering=_COPY_BLOCK) as f:
+            kept = list(itertools.islice(file_lines(f.read), events))
+        result = verify_log(kept)
+        if not result.ok or result.events != events or result.head_hash != head_hash:
+            why = (
+                result.problems[0].message
+                if result.problems
+                else f"its event {result.events} is not the one sealed ({head_hash})"
+                if result.events == events
+                else f"it holds {result.events} events, fewer than the {events} sealed"
+            )
+            raise LogIntegrityError(
+                str(path), [Problem(max(result.events, 1), INTEGRITY, f"not the events sealed: {why}")]
+            )
+        offset = sum(len(line) for line in kept)
+        size = os.fstat(fd).st_size
+        if size == offset:
+            return CutResult(0, None)
+        n = 0
+        mode = stat.S_IMODE(os.fstat(fd).st_mode)
+        while True:
+            side = path.with_name(path.name + (".cut" if n == 0 else f".cut.{n}"))
+            try:
+                out = os.open(side, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+                break
+            except FileExistsError:
+                n += 1
+        cut = 0
+        try:
+            position = offset
+            while block := os.pread(fd, _COPY_BLOCK, position):
+                _write_all(out, block)
+                cut += block.count(b"\n")
+                position += len(block)
+            os.fsync(out)
+        finally:
+            os.close(out)
+        _fsync_dir(side)
+        if not os.pread(fd, 1, size - 1).endswith(b"\n"):
+            cut += 1  # a torn last line is a line cut too
+        os.ftruncate(fd, offset)
+        os.fsync(fd)
+        return CutResult(cut, side)
+    finally:
+        os.close(fd)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,14 +126,39 @@ class GameLibrary(Protocol):
         ...
 
     def import_verified(
-        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None = None
+        self,
+        lines: Sequence[dict[str, Any]],
+        label: str,
+        summary: Summary | None = None,
+        written: Mapping[int, str] | None = None,
     ) -> Any:
-        """import_log for lines the caller has just verified (parsed, free of problems)."""
+        """import_log for lines the caller has just verified (parsed, free of problems);
+        `written`: the lines as the file wrote them, where they differ from their rows'
+        form (eventstore.as_written), kept for an export to give them back."""
         ...
 
     def import_envelopes(self, envelopes: Iterable[Envelope], label: str = "envelopes") -> Any: ...
 
     def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None: ...
+
+    def mark_sealed(
+        self, game_id: str, *, ledger: str, line: int, events: int, head_hash: str, fingerprint: str
+    ) -> None:
+        """Record that a season ledger sealed this game: every later write adding to it is
+        refused (SealedGameError), naming the ledger."""
+        ...
+
+    def replace_ratings(self, rows: Iterable[tuple[str, int, float, float, float]]) -> None:
+        """The table of ratings (player, games, mu, sigma, ordinal), replaced as a whole."""
+
+    def keeps_ratings(self) -> bool:
+        """Whether it has a ratings table, which imports then keep up to date."""
+
+    def keep_receipt(self, game_id: str, player: str, receipt: str) -> None:
+        """A player's receipt of a game (eventstore.receipts, as JSON), replacing the one before."""
+
+    def receipts_of(self, game_id: str) -> list[str]:
+        """The receipts kept for a game, as JSON texts."""
 
     def export(self, game_id: str, path: str | Path) -> int:
         """Write a game as a JSONL file with the very same lines; the number of events."""
@@ -150,10 +175,10 @@ class GameLibrary(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
-def write_new_log(objs: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> int:
-    """Write envelopes (parsed) as a new JSONL log, refusing to overwrite (LogExistsError),
-    fsynced; the number of lines. Nothing is left behind if it fails part-way. Every library
-    exports this way."""
+def write_new_log(objs: Iterable[dict[str, Any] | bytes], path: str | os.PathLike[str]) -> int:
+    """Write envelopes (parsed, or a line as it was written: bytes without its newline) as a
+    new JSONL log, refusing to overwrite (LogExistsError), fsynced; the number of lines.
+    Nothing is left behind if it fails part-way. Every library exports this way."""
     path = Path(path)
     try:
         # 0o666 less the umask: the mode any new file of the user's gets.
@@ -164,6 +189,11 @@ def write_new_log(objs: Iterable[dict[str, Any]], path: str | os.PathLike[str]) 
     try:
         with os.fdopen(fd, "wb", buffering=1 << 20) as out:
             for obj in objs:
+                if type(obj) is bytes:
+                    out.write(obj + b"\n")
+                    count += 1
+                    continue
+                assert isinstance(obj, dict)
                 try:
                     line = orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
                 except TypeError:  # a damaged row: a value that is not JSON at all

@@ -3,8 +3,9 @@
 For a convention or a league: several machines import and record into one shared library. The
 tables follow the SQLite library's: `games` (one row per game, with an integer `key`),
 `events` (one row per event, primary key (game, seq): a second writer of the same seq loses
-cleanly, it never forks a game), `data` as canonical JSON text, so an exported game has the
-very same hashes and fingerprint, and the view `envelopes` for users' own SQL. `settings`
+cleanly, it never forks a game), `data` as compact JSON text in the key order it was written,
+so an exported game has the very same hashes and fingerprint (`event_lines`: the lines an
+import kept as written, see eventstore.as_written), and the view `envelopes` for users' own SQL. `settings`
 holds the layout's version and what a server keeps there (its host key).
 
 Every write is one transaction (a savepoint inside a batch) that locks the game's row before it
@@ -20,7 +21,7 @@ library, the LISTEN/NOTIFY follower and the server's pool share one connection d
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
 from urllib.parse import unquote, urlsplit
@@ -37,9 +38,10 @@ from eventstore.sql_library import SqlGameLog, SqlLibrary
 from eventstore.sqlite_schema import GAME_COLUMNS, envelope_objs, first_event_meta
 
 # The layout this module writes, kept in settings as 'schema' (2: with the index of notes that
-# search reads; a library of schema 1 is upgraded by the first command that writes to it).
-SCHEMA_VERSION = 2
-_SORT = orjson.OPT_SORT_KEYS
+# search reads; 3: with `event_lines`, the lines imported as their file wrote them, see
+# eventstore.as_written; a library of schema 1 or 2 is upgraded by the first command that
+# writes to it, and read as it is by one that only reads).
+SCHEMA_VERSION = 3
 # A batch commits after about this many rows, as the SQLite library does: a crash or a lost
 # connection costs at most this much work, and other importers wait at most this long.
 _COMMIT_EVERY = 50_000
@@ -67,13 +69,29 @@ _SAVEPOINT_INSERT_GAME = f"SAVEPOINT write; {_INSERT_GAME}; RELEASE write"
 # Search finds a game by the words of its notes: this index holds only the note rows.
 _NOTES_INDEX = "CREATE INDEX IF NOT EXISTS events_notes ON events (game) WHERE type = 'note'"
 # A game's words for search: its title, its players and the text of its notes (a note's data is
-# canonical JSON, {"text":"..."}: its text is what follows that opening), by PostgreSQL's own
+# compact JSON, {"text":"..."}, its one key: its text is what follows that opening), by PostgreSQL's own
 # full-text search with the `simple` configuration (every word as it is, in lower case).
 _SEARCH = (
     f"SELECT {GAME_COLUMNS} FROM games WHERE to_tsvector('simple', concat_ws(' ', title, players,"
     " (SELECT string_agg(CASE WHEN left(e.data, 9) = '{\"text\":\"' THEN substr(e.data, 10) END, ' ')"
     "  FROM events e WHERE e.game = games.key AND e.type = 'note')))"
     " @@ plainto_tsquery('simple', %s) ORDER BY started_at, id"
+)
+# No foreign key (as events have none): a kept line is only ever read beside its row, and checked against it.
+_KEPT_LINES = (
+    "CREATE TABLE IF NOT EXISTS event_lines"
+    " (game bigint NOT NULL, seq bigint NOT NULL, line text NOT NULL, PRIMARY KEY (game, seq))"
+)
+# One statement for a game's lines (not executemany, whose pipeline a lost connection leaves
+# complaining on stderr).
+_KEEP_LINES = (
+    "INSERT INTO event_lines (game, seq, line) SELECT %s, seq, line FROM unnest(%s::bigint[], %s::text[])"
+    " AS kept (seq, line) ON CONFLICT (game, seq) DO UPDATE SET line = excluded.line"
+)
+# The seals of library games (eventstore.sql_library.mark_sealed).
+_SEALS = (
+    "CREATE TABLE IF NOT EXISTS game_seals (game text PRIMARY KEY, ledger text NOT NULL,"
+    " line bigint, events bigint, hash text, fingerprint text)"
 )
 _SCHEMA = (
     "CREATE TABLE games ("
@@ -90,6 +108,8 @@ _SCHEMA = (
     " FROM games JOIN events ON events.game = games.key",
     "CREATE TABLE settings (name text PRIMARY KEY, value text NOT NULL)",
     _NOTES_INDEX,
+    _KEPT_LINES,
+    _SEALS,
 )
 _OUR_NAMES = ("games", "events", "envelopes", "settings")
 # Any constant: the advisory lock that makes two processes opening a new database lay it out once.
@@ -234,6 +254,7 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
 
     path: str
     _PARAM = "%s"
+    _TABLE_THERE = "SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = ?"
 
     def __init__(
         self,
@@ -281,12 +302,14 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
                 if self._schema_version() is None:
                     raise StoreError(f"{self.path}: there is no game library here")
                 return
-            if self._schema_version() == 1:
+            if self._schema_version() in (1, 2):
                 with self.conn.transaction():
                     self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LAYOUT_LOCK,))
                     self.conn.execute(_NOTES_INDEX)
+                    self.conn.execute(_KEPT_LINES)
+                    self.conn.execute(_SEALS)
                     self.conn.execute(
-                        "UPDATE settings SET value = %s WHERE name = 'schema' AND value = '1'",
+                        "UPDATE settings SET value = %s WHERE name = 'schema' AND value IN ('1', '2')",
                         (str(SCHEMA_VERSION),),
                     )
             if self._schema_version() is None:
@@ -555,6 +578,15 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
     ) -> None:
         self._copy_events(conn, [_event_row(key, obj) for obj in objs])
 
+    def _keep_lines(self, conn: psycopg.Connection[Any], key: int, lines: Sequence[tuple[int, str]]) -> None:
+        conn.execute(_KEEP_LINES, (key, [seq for seq, _ in lines], [line for _, line in lines]))
+
+    def _kept_lines(self, key: int) -> dict[int, str]:
+        if self._schema_version() != SCHEMA_VERSION:
+            return {}  # an older library read as it is: no lines kept
+        rows = self._read("SELECT seq, line FROM event_lines WHERE game = %s", (key,)).fetchall()
+        return {seq: line for seq, line in rows}
+
     def _stored_hash(self, conn: psycopg.Connection[Any], key: int, seq: int) -> Any:
         row = conn.execute("SELECT hash FROM events WHERE game = %s AND seq = %s", (key, seq)).fetchone()
         return None if row is None else row[0]
@@ -573,7 +605,11 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
     # --- importing --------------------------------------------------------------------
 
     def _import_new_game(
-        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None
+        self,
+        lines: Sequence[dict[str, Any]],
+        label: str,
+        summary: Summary | None,
+        written: Mapping[int, str],
     ) -> ImportResult | None:
         """`we import`'s hot path, in a batch: a game not in the library yet, its lines
         verified (seq 1, 2, 3, ... in order), stored in one round trip (its row, final from
@@ -602,12 +638,14 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
         if row is None:
             return None
         key = row[0]
-        dumps, sort = orjson.dumps, _SORT
+        dumps = orjson.dumps
         self._pending.extend(
-            (key, line["seq"], line["type"], dumps(line["data"], option=sort).decode(), line["at"],
+            (key, line["seq"], line["type"], dumps(line["data"]).decode(), line["at"],
              line["prev"], line["hash"])
             for line in lines
         )  # fmt: skip
+        if written:
+            self._keep_lines(conn, key, sorted(written.items()))
         if len(self._pending) >= _IMPORT_BATCH:
             self._flush()
         self._commit_now_and_then()
@@ -645,7 +683,7 @@ class LibraryLog(SqlGameLog):
 
 
 def _event_row(key: int, obj: dict[str, Any]) -> tuple[Any, ...]:
-    data = orjson.dumps(obj["data"], option=_SORT).decode()
+    data = orjson.dumps(obj["data"]).decode()  # compact, in the key order it was written
     return (key, obj["seq"], obj["type"], data, obj["at"], obj["prev"], obj["hash"])
 
 

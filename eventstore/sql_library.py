@@ -16,15 +16,22 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
 from typing import Any, ClassVar, Generic, NoReturn, Self, TypeVar
 
 import orjson
 
+from eventstore.as_written import LinesAhead, WrittenLines, as_written
 from eventstore.envelope import Envelope, envelope_from_raw
-from eventstore.errors import GameNotFoundError, LogExistsError, LogIntegrityError, StoreError
+from eventstore.errors import (
+    GameNotFoundError,
+    LogExistsError,
+    LogIntegrityError,
+    SealedGameError,
+    StoreError,
+)
 from eventstore.integrity import (
     LogLine,
     Scanned,
@@ -59,9 +66,34 @@ _GAMES = f"SELECT {GAME_COLUMNS} FROM games ORDER BY started_at, id"
 _SUMMARY_OF = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
 _SET_SUMMARY = "UPDATE games SET complete = ?, winner = ? WHERE id = ?"
 _ADVANCE = "UPDATE games SET last_at = ?, events = ?, head_hash = ? WHERE id = ?"
+_SEAL = (
+    "INSERT INTO game_seals (game, ledger, line, events, hash, fingerprint) VALUES (?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (game) DO UPDATE SET ledger = excluded.ledger, line = excluded.line,"
+    " events = excluded.events, hash = excluded.hash, fingerprint = excluded.fingerprint"
+)
+_SEAL_OF = "SELECT ledger, line, events, fingerprint FROM game_seals WHERE game = ?"
 _ADVANCE_WITH_SUMMARY = (
     "UPDATE games SET last_at = ?, events = ?, head_hash = ?, complete = ?, winner = ? WHERE id = ?"
 )
+
+# The ratings a service computed over the library's games, whole each time (`we stats
+# --ratings`, an import): a table beside the games, for Datasette and SQL; nothing reads it back.
+_RATINGS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS ratings (player TEXT PRIMARY KEY, games INTEGER NOT NULL,"
+    " mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL, ordinal DOUBLE PRECISION NOT NULL)"
+)
+_INSERT_RATING = "INSERT INTO ratings (player, games, mu, sigma, ordinal) VALUES (?, ?, ?, ?, ?)"
+# The receipts players' phones signed at the end of a game (eventstore.receipts), one per
+# player and game, kept beside the games: not events of them.
+_RECEIPTS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS receipts (game TEXT NOT NULL, player TEXT NOT NULL,"
+    " receipt TEXT NOT NULL, PRIMARY KEY (game, player))"
+)
+_KEEP_RECEIPT = (
+    "INSERT INTO receipts (game, player, receipt) VALUES (?, ?, ?)"
+    " ON CONFLICT (game, player) DO UPDATE SET receipt = excluded.receipt"
+)
+_RECEIPTS_OF = "SELECT receipt FROM receipts WHERE game = ? ORDER BY player"
 
 
 def _summary(values: Sequence[Any]) -> dict[str, Any]:
@@ -83,6 +115,8 @@ class SqlLibrary(ABC, Generic[Conn]):
     _batch_depth: int
     # How the backend's driver marks a parameter in SQL.
     _PARAM: ClassVar[str] = "?"
+    # A row when the table named is there (written with `?`).
+    _TABLE_THERE: ClassVar[str] = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
 
     # --- what a backend gives ---------------------------------------------------------------
 
@@ -155,16 +189,29 @@ class SqlLibrary(ABC, Generic[Conn]):
     def _stored_hash(self, conn: Conn, key: int, seq: int) -> Any:
         """The hash of the game's stored event `seq`, None if there is none."""
 
+    @abstractmethod
+    def _keep_lines(self, conn: Conn, key: int, lines: Sequence[tuple[int, str]]) -> None:
+        """Keep these (seq, line as written) of the game, replacing any kept at those seqs."""
+
+    @abstractmethod
+    def _kept_lines(self, key: int) -> dict[int, str]:
+        """The game's kept lines by seq; none in a library of a layout without them."""
+
     def _announce(self, conn: Conn, game_id: str, seq: int) -> None:
         """Tell others that the game has new events up to `seq` once this write commits; a
         backend whose readers are not told (they look again) does nothing."""
 
     def _import_new_game(
-        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None
+        self,
+        lines: Sequence[dict[str, Any]],
+        label: str,
+        summary: Summary | None,
+        written: Mapping[int, str],
     ) -> ImportResult | None:
         """`we import`'s hot path: lines just verified (seq 1, 2, 3, ... in order) of a game
-        not in the library yet, stored the backend's quickest way. None where it does not
-        apply (the game is there already): the general path then imports them."""
+        not in the library yet, stored the backend's quickest way, with the lines `written`
+        otherwise than their rows. None where it does not apply (the game is there already):
+        the general path then imports them."""
         return None
 
     def _retrying(self, write: Callable[[], ImportResult]) -> ImportResult:
@@ -217,11 +264,62 @@ class SqlLibrary(ABC, Generic[Conn]):
         rows = list(self._select(self._sql(_SUMMARY_OF), (game_id,), GAME_COLUMNS))
         return _summary(rows[0]) if rows else None
 
+    def mark_sealed(
+        self, game_id: str, *, ledger: str, line: int, events: int, head_hash: str, fingerprint: str
+    ) -> None:
+        """Record that a season ledger sealed this game (by its library id): from then on every
+        write that would add to it is refused (SealedGameError), naming the ledger."""
+        with self._write() as conn:
+            self._update(conn, self._sql(_SEAL), (game_id, ledger, line, events, head_hash, fingerprint))
+
+    def _refuse_if_sealed(self, conn: Conn, game_id: str) -> None:
+        """SealedGameError when a ledger sealed this game (inside a write, so after any upgrade
+        that laid out `game_seals`)."""
+        row = conn.execute(self._sql(_SEAL_OF), (game_id,)).fetchone()  # type: ignore[attr-defined]
+        if row is not None:
+            ledger, line, events, fingerprint = row
+            raise SealedGameError(
+                f"{self.where(game_id)} is sealed into the season ledger {ledger} (line {line},"
+                f" {events} events, fingerprint {fingerprint}): its events are final, nothing can be"
+                " undone or added; to change the result, play or record the game again as a new game"
+            )
+
     def set_summary(self, game_id: str, *, complete: bool, winner: str | None) -> None:
         """Keep rules-level facts the CLI computed; the store does not judge them."""
         with self._write() as conn:
             if self._update(conn, self._sql(_SET_SUMMARY), (complete, winner, game_id)) == 0:
                 raise GameNotFoundError(self.where(game_id))
+
+    def replace_ratings(self, rows: Iterable[tuple[str, int, float, float, float]]) -> None:
+        """The ratings table, (player, games, mu, sigma, ordinal) rows, replaced as a whole in
+        one write; made on first use."""
+        with self._write() as conn:
+            self._update(conn, _RATINGS_TABLE, ())
+            self._update(conn, "DELETE FROM ratings", ())
+            for row in rows:
+                self._update(conn, self._sql(_INSERT_RATING), row)
+
+    def keep_receipt(self, game_id: str, player: str, receipt: str) -> None:
+        """A player's receipt of a game (its JSON), replacing the one before; the table is made
+        on first use."""
+        with self._write() as conn:
+            self._update(conn, _RECEIPTS_TABLE, ())
+            self._update(conn, self._sql(_KEEP_RECEIPT), (game_id, player, receipt))
+
+    def keeps_ratings(self) -> bool:
+        """Whether the library has a ratings table (made by the first `replace_ratings`)."""
+        return self._has_table("ratings")
+
+    def _has_table(self, name: str) -> bool:
+        with self._reading():
+            return any(True for _ in self._select(self._sql(self._TABLE_THERE), (name,), ""))
+
+    def receipts_of(self, game_id: str) -> list[str]:
+        """The receipts kept for a game (JSON texts), by player; none in a library without any."""
+        if not self._has_table("receipts"):
+            return []
+        with self._reading():
+            return [row[0] for row in self._select(self._sql(_RECEIPTS_OF), (game_id,), "")]
 
     def _advance_game(self, conn: Conn, last: dict[str, Any], summary: Summary | None = None) -> None:
         """The game's row after new events up to `last`; with `summary`, that too."""
@@ -282,13 +380,14 @@ class SqlLibrary(ABC, Generic[Conn]):
     def _import_path(self, path: Path) -> ImportResult:
         try:
             f = open_log(path)
+            written = LinesAhead(path)  # the same file again, read as the import goes
         except FileNotFoundError:
             raise GameNotFoundError(str(path)) from None
         except OSError as exc:
             raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        with f, self._write() as conn:
+        with f, closing(written), self._write() as conn:
             try:
-                return self._import(conn, str(path), scan_lines(f))
+                return self._import(conn, str(path), scan_lines(f), written=written)
             except OSError as exc:
                 raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
@@ -321,38 +420,56 @@ class SqlLibrary(ABC, Generic[Conn]):
         return self._retrying(write)
 
     def import_verified(
-        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None = None
+        self,
+        lines: Sequence[dict[str, Any]],
+        label: str,
+        summary: Summary | None = None,
+        written: Mapping[int, str] | None = None,
     ) -> ImportResult:
         """import_log for a log this package's reader has just verified, every line parsed and
         free of integrity problems (`we import` audits each log first): the same rules, without
         hashing every line a second time.
 
         `summary` (complete, winner) is stored with the game in the same write when the import
-        adds events, as set_summary would."""
+        adds events, as set_summary would. `written`: the lines as their file wrote them,
+        where that differs from their rows' form (eventstore.as_written), kept for export."""
+        written = written or {}
         if lines:
-            result = self._import_new_game(lines, label, summary)
+            result = self._import_new_game(lines, label, summary, written)
             if result is not None:
                 return result
 
         def write() -> ImportResult:
             with self._write() as conn:
                 scanned = ((line["seq"], line, None, True) for line in lines)
-                return self._import(conn, label, scanned, summary)
+                return self._import(conn, label, scanned, summary, written)
 
         return self._retrying(write)
 
     def _import(
-        self, conn: Conn, label: str, scanned: Iterable[Scanned], summary: Summary | None = None
+        self,
+        conn: Conn,
+        label: str,
+        scanned: Iterable[Scanned],
+        summary: Summary | None = None,
+        written: WrittenLines | None = None,
     ) -> ImportResult:
-        return import_scanned(SqlImport(self, conn, label, summary), label, scanned, summary)
+        target = SqlImport(self, conn, label, summary, written or {})
+        return import_scanned(target, label, scanned, summary)
 
     def export(self, game_id: str, path: str | os.PathLike[str]) -> int:
         """Write a game as a JSONL log (refusing to overwrite); returns the number of events.
 
         The rows are written as stored, so the file verifies with the same hashes and
-        fingerprint (and shows any tampering done to the rows).
+        fingerprint (and shows any tampering done to the rows); a row imported from a line
+        written otherwise (spaces, another key order) is written as that line, byte for byte,
+        while the line still reads as exactly the row (eventstore.as_written).
         """
-        return write_new_log(self._events_of(game_id), path)
+        objs = self._events_of(game_id)
+        with self._reading():
+            key = self._game_key(self.conn, game_id)
+            kept = {} if key is None else self._kept_lines(key)
+        return write_new_log(as_written(objs, kept), path)
 
 
 class SqlImport(Generic[Conn]):
@@ -360,20 +477,38 @@ class SqlImport(Generic[Conn]):
     its write. The game's row is told about the events just stored: its head, and for a game
     extended, the summary given, else NO_SUMMARY (as an append without one keeps)."""
 
-    def __init__(self, library: SqlLibrary[Conn], conn: Conn, label: str, summary: Summary | None) -> None:
+    def __init__(
+        self,
+        library: SqlLibrary[Conn],
+        conn: Conn,
+        label: str,
+        summary: Summary | None,
+        written: WrittenLines,
+    ) -> None:
         self.library, self.conn, self.label, self.summary = library, conn, label, summary
+        self.written = written
         self.key = 0
+        self.new_game = False
+        self.checked_seal = False
 
     def locate(self, first: dict[str, Any]) -> tuple[bool, int, str]:
         # A new game's row is made now; rolled back with the rest if a later line is broken.
         self.key, new_game = self.library._locked_or_new_game(self.conn, first, first, self.summary)
+        self.new_game = new_game
         if new_game:
             return True, 0, ""
         head = self.library._newest_row(self.conn, self.key)
         return (False, 0, "") if head is None else (False, head[0], head[5])
 
     def store(self, objs: list[dict[str, Any]]) -> None:
+        if not self.new_game and not self.checked_seal:
+            self.library._refuse_if_sealed(self.conn, objs[0]["game"])
+            self.checked_seal = True
         self.library._import_events(self.conn, self.key, objs, self.label)
+        if self.written:
+            kept = [(obj["seq"], line) for obj in objs if (line := self.written.get(obj["seq"])) is not None]
+            if kept:
+                self.library._keep_lines(self.conn, self.key, kept)
 
     def finish_new(self, last: dict[str, Any]) -> None:
         self.library._advance_game(self.conn, last)
@@ -471,6 +606,7 @@ class SqlGameLog(SealingLog):
             key, head = self._head_row(conn, lock=True) or (0, None)
 
             def store(sealed: list[Envelope], summary: Summary | None) -> None:
+                library._refuse_if_sealed(conn, self.game_id)
                 objs = [e.to_dict() for e in sealed]
                 library._insert_events(conn, key, objs, self.where)
                 library._advance_game(conn, objs[-1], NO_SUMMARY if summary is None else summary)

@@ -15,8 +15,8 @@ import random
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -29,11 +29,13 @@ from eventstore.sql_library import SqlGameLog, SqlLibrary
 from eventstore.sqlite_schema import (
     GAME_COLUMNS,
     INSERT_EVENT,
+    KEEP_LINE,
     KEY_LIMIT,
     ROW_VALUES,
     SELECT_EVENTS,
     SELECT_EVENTS_AND_UNPLACED,
     SELECT_HEAD,
+    SELECT_KEPT_LINES,
     SEQ_LIMIT,
     as_bytes_where_text,
     decoded,
@@ -51,7 +53,6 @@ from eventstore.sqlite_schema import (
     too_long,
 )
 
-_SORT = orjson.OPT_SORT_KEYS
 _BUSY_TIMEOUT_S = 10.0
 # How long a write waits for other processes' writes before it gives up (WE_LOCK_WAIT seconds).
 _LOCK_WAIT_S = 30.0
@@ -192,6 +193,8 @@ class Library(SqlLibrary[sqlite3.Connection]):
         self._has_unplaced = "events_unplaced" in tables
         # Schema 2, read as it is by a command that only reads: no search yet.
         self._searchable = "games_fts" in tables
+        # Schemas 2 and 3, read as they are: no lines kept as written.
+        self._keeps_lines = "event_lines" in tables
 
     def _open(self) -> None:
         self._look_before_writing()
@@ -503,13 +506,35 @@ class Library(SqlLibrary[sqlite3.Connection]):
                 (notes, key),
             )
 
+    def _keep_lines(self, conn: sqlite3.Connection, key: int, lines: Sequence[tuple[int, str]]) -> None:
+        base = game_base(key)
+        conn.executemany(KEEP_LINE, [(base + seq, line) for seq, line in lines])
+
+    def _kept_lines(self, key: int) -> dict[int, str]:
+        if not self._keeps_lines:
+            return {}
+        base = game_base(key)
+        with self._reading():
+            rows = self.conn.execute(SELECT_KEPT_LINES, (base, base + SEQ_LIMIT)).fetchall()
+        kept = {}
+        for seq, line in rows:
+            # Read as bytes: a line edited by hand into what is not UTF-8 is no line, and its
+            # row is written instead.
+            with suppress(UnicodeDecodeError):
+                kept[seq] = line.decode() if type(line) is bytes else line
+        return kept
+
     def _stored_hash(self, conn: sqlite3.Connection, key: int, seq: int) -> Any:
         query = "SELECT hash FROM events WHERE id = ?"
         row = next(self._rows(conn, query, (game_base(key) + seq,), "hash", 0), None)
         return None if row is None else row[0]
 
     def _import_new_game(
-        self, lines: Sequence[dict[str, Any]], label: str, summary: Summary | None
+        self,
+        lines: Sequence[dict[str, Any]],
+        label: str,
+        summary: Summary | None,
+        written: Mapping[int, str],
     ) -> ImportResult | None:
         # Verified lines have seq 1, 2, 3, ... in order: every one is stored, with no head to
         # compare against, so this is the general path with nothing left to decide per line.
@@ -522,15 +547,17 @@ class Library(SqlLibrary[sqlite3.Connection]):
                 raise too_long(label)
             key = self._insert_game(conn, first, last, summary, notes_of(lines))
             base = game_base(key)
-            dumps, sort = orjson.dumps, _SORT
+            dumps = orjson.dumps
             conn.executemany(
                 INSERT_EVENT,
                 [
-                    (key, base + line["seq"], line["type"], dumps(line["data"], option=sort).decode(),
+                    (key, base + line["seq"], line["type"], dumps(line["data"]).decode(),
                      line["at"], line["prev"], line["hash"])
                     for line in lines
                 ],
             )  # fmt: skip
+            if written:
+                self._keep_lines(conn, key, sorted(written.items()))
         game, added = first["game"], len(lines)
         msg = f"{label}: imported game {game!r} ({added} events)"
         return ImportResult(game, "imported", added, added, fingerprint(last["hash"]), msg)

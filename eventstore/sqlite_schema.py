@@ -6,17 +6,21 @@ integer primary key is `key * 2**32 + seq`, so a game's events lie together in o
 table and an import appends at its end (SQLite's cheapest insert), and whose `game` is that key
 (a foreign key to `games`, for other tools to see the relation). An event row holds the
 envelope fields (`v` is always 1 and not stored; `game` and `seq` are in the key), with `data`
-as canonical JSON text, so any game exports to a JSONL file with the very same hashes and
-fingerprint. `games.notes` holds the words of a game's notes, and `games_fts` (SQLite full-text
-search, kept up by triggers) its title, players and notes, for `we games --search`. The view
-`envelopes` shows every event with its `game` and `seq` as columns, for other programs.
+as compact JSON text in the key order it was written, so any game exports to a JSONL file with
+the very same hashes and fingerprint, and a log as `we` writes it to the very same bytes.
+`games.notes` holds the words of a game's notes, and `games_fts` (SQLite full-text search, kept
+up by triggers) its title, players and notes, for `we games --search`. The view `envelopes`
+shows every event with its `game` and `seq` as columns, for other programs.
+`event_lines` keeps, by the same row id, each imported line that is not what its row would be
+written as (spaces, another key order), so that an export gives the file back byte for byte
+(eventstore.as_written).
 
 The layout is made and upgraded with sqlite-utils (imported only then): a library is marked as
 one by PRAGMA application_id, and nothing is written to a file that is not known to be one.
 Libraries of older layouts (schema 1: events keyed by the text pair (game, seq); schema 2:
-without the marker, `events.game`, notes or search) are upgraded in place, in one transaction,
-by the first command that writes to them (`lay_out`); commands that only read read schema 2 as
-it is.
+without the marker, `events.game`, notes or search; schema 3: without `event_lines`) are
+upgraded in place, in one transaction, by the first command that writes to them (`lay_out`);
+commands that only read read schemas 2 and 3 as they are.
 """
 
 from __future__ import annotations
@@ -35,15 +39,24 @@ from eventstore.envelope import FORMAT_VERSION
 from eventstore.errors import StoreError
 from eventstore.limits import RepeatedKeyRow, beyond_orjson, repeated_key_in
 
-_SORT = orjson.OPT_SORT_KEYS
 # PRAGMA user_version of the layout this module writes; 0 is a new file or schema 1.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # PRAGMA application_id of a game library ("weLb"): what marks a SQLite file as one.
 APPLICATION_ID = 0x7765_4C62
 # The table that marks a library too, and says its layout's version.
 MARKER = "we_library"
 # The layout before the marker, which commands that only read still read as it is.
 _SCHEMA_2 = 2
+# The layout before `event_lines`, read as it is too.
+_SCHEMA_3 = 3
+# The lines kept as written (?1: the game's base row id, ?2 its end).
+SELECT_KEPT_LINES = "SELECT id - ?1, CAST(line AS BLOB) FROM event_lines WHERE id >= ?1 AND id < ?2"
+KEEP_LINE = "INSERT OR REPLACE INTO event_lines (id, line) VALUES (?, ?)"
+# A library game sealed into a season ledger by its id: which ledger (its absolute path), its
+# line, and the sealed head. Every writer of the library's games refuses to extend it.
+SEAL_FIELDS: dict[str, Any] = {
+    "game": str, "ledger": str, "line": int, "events": int, "hash": str, "fingerprint": str,
+}  # fmt: skip
 # An event's row id is its game's key shifted by this, plus its seq.
 _SEQ_BITS = 32
 SEQ_LIMIT = 1 << _SEQ_BITS  # seq must stay below it, or it would reach the next game's range
@@ -153,7 +166,7 @@ def game_base(key: int) -> int:
 
 def event_row(base: int, obj: dict[str, Any]) -> tuple[Any, ...]:
     """An envelope (parsed) as the values of INSERT_EVENT, for the game whose base is `base`."""
-    data = orjson.dumps(obj["data"], option=_SORT).decode()
+    data = orjson.dumps(obj["data"]).decode()  # compact, in the key order it was written
     return (base >> _SEQ_BITS, base + obj["seq"], obj["type"], data, obj["at"], obj["prev"], obj["hash"])
 
 
@@ -240,6 +253,8 @@ def layout_of(conn: sqlite3.Connection) -> str:
             return "foreign"
         if schema > SCHEMA_VERSION:
             return "newer"
+        if schema == _SCHEMA_3:
+            return "schema 3"
         if schema != SCHEMA_VERSION:
             return "foreign"
         # The marker table without the PRAGMAs: restored from `sqlite3 .dump`, which drops them.
@@ -272,7 +287,7 @@ def refusal(conn: sqlite3.Connection, read_only: bool = False) -> str | None:
     layout = layout_of(conn)
     if layout == "foreign":
         return "not a game library (a SQLite database of another program: no mark of a we library)"
-    if layout in ("library", "restored"):
+    if layout in ("library", "restored", "schema 3"):
         tables = table_names(conn)
         missing = [name for name in ("games", "events") if name not in tables]
         if missing:
@@ -330,13 +345,16 @@ def lay_out(conn: sqlite3.Connection, path: Path, tell: Callable[[str], None]) -
         # Someone else's database: leave it, and its user_version, alone.
         raise StoreError(f"{path}: not a game library (a SQLite database of another program)")
     db = load_sqlite_utils().Database(conn)
-    if layout == "restored":
+    if layout == "schema 3":
+        _index_and_search(db)  # the table of lines as written, and the marker's new schema
+    elif layout == "restored":
         # What a dump of some of the tables left out, made again.
         db.create_view("envelopes", _ENVELOPES, ignore=True)
         db["games"].create_index(["id"], unique=True, if_not_exists=True)
         db["games"].create_index(["started_at", "id"], if_not_exists=True)
         if not db["games_fts"].exists():
             db["games"].enable_fts(list(SEARCHED), create_triggers=True)
+        _keep_lines_table(db)
     elif layout == "empty":
         _create(db)
     else:
@@ -383,8 +401,17 @@ def _index_and_search(db: Any) -> None:
     db[MARKER].insert({"schema": SCHEMA_VERSION})
     db["games"].create_index(["id"], unique=True, if_not_exists=True)
     db["games"].create_index(["started_at", "id"], if_not_exists=True)
-    db["games"].enable_fts(list(SEARCHED), create_triggers=True)
+    if not db["games_fts"].exists():
+        db["games"].enable_fts(list(SEARCHED), create_triggers=True)
     db.create_view("envelopes", _ENVELOPES, replace=True)
+    _keep_lines_table(db)
+
+
+def _keep_lines_table(db: Any) -> None:
+    """Schema 4's tables: the lines kept as written, and the seals of the library's games."""
+    # No foreign key: a kept line is only ever read beside its row, and checked against it.
+    db["event_lines"].create({"id": int, "line": str}, pk="id", not_null={"line"}, if_not_exists=True)
+    db["game_seals"].create(SEAL_FIELDS, pk="game", not_null={"ledger"}, if_not_exists=True)
 
 
 def _upgrade_from_schema_2(db: Any) -> None:

@@ -131,12 +131,12 @@ def audit_one(
         folded_to=state.seq,  # every folded event counts one, and folding starts at line 1
         problems_omitted=report.problems_omitted,
     )
-    from wecore.names import look_alike_sentence
+    from wecore.names import name_warnings
 
-    # Look-alike players are valid in a log (names compare code point for code point), but a
-    # person could not tell them apart: said, not failed.
-    if (look_alike := look_alike_sentence(state.players)) is not None:
-        result.warnings.append(look_alike)
+    # Names a person cannot read as they are (a bidi control, a character that draws nothing)
+    # or tell apart are valid in a log (names compare code point for code point), but a writer
+    # would refuse them: said, not failed.
+    result.warnings.extend(name_warnings(state.players))
     if library_game and summary_before is not None and not result.problems:
         row = summary_of(source)  # type: ignore[misc]
         if row == summary_before:

@@ -227,5 +227,7 @@ def served_play(game: Any) -> dict[str, Any]:
     if not state.is_over or not envelopes or fp is None:
         raise ValueError("the game is not over yet, so it is no play to log")
     url = link(play_of(game.game, fp, state, envelopes[0]["at"], envelopes[-1]["at"]))
-    qr = segno.make(url, error="l").svg_inline(scale=2, border=2, title="Log this play in BG Stats")
+    # A viewBox and no fixed size: the page sizes the code (large on a TV, read across a room);
+    # with a fixed size a larger box only clipped or padded the drawing.
+    qr = segno.make(url, error="l").svg_inline(border=2, omitsize=True, title="Log this play in BG Stats")
     return {"bgstats": url, "qr_svg": str(qr)}

@@ -10,9 +10,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,14 @@ CANNED_QUERIES: dict[str, dict[str, str]] = {
         "sql": "SELECT games.id, title, started_at, winner FROM games, json_each(games.players) "
         "WHERE json_each.value = :player ORDER BY started_at",
     },
+    "ladder": {
+        "title": "Ratings ladder",
+        "description": "Each player's openskill Plackett-Luce rating, highest ordinal (mu - 3 sigma) "
+        "first, as `we stats --ratings` or the last import wrote it (none before the first "
+        "`we stats --ratings`).",
+        "sql": "SELECT player, games, round(mu, 2) AS mu, round(sigma, 2) AS sigma, "
+        "round(ordinal, 2) AS ordinal FROM ratings ORDER BY ordinal DESC, player",
+    },
 }
 
 TABLES: dict[str, dict[str, Any]] = {
@@ -56,9 +66,22 @@ TABLES: dict[str, dict[str, Any]] = {
     "events": {
         "description": "The events as stored; the view `envelopes` has them with the log's own fields.",
     },
+    "ratings": {
+        "description": "One row per player: games rated, mu, sigma and the ordinal mu - 3 sigma "
+        "(openskill's Plackett-Luce over the finished games in the order played; reference/ratings.md).",
+        "sort_desc": "ordinal",
+    },
     "envelopes": {
         "description": "One row per event with the log's fields (log-format.md): game, seq, type, "
-        "data as canonical JSON, at, prev, hash.",
+        "data as compact JSON, at, prev, hash.",
+    },
+    "event_lines": {
+        "description": "Lines kept as their file wrote them (by the event's row id), where that is "
+        "not the row's own form: `we export` gives them back byte for byte.",
+    },
+    "game_seals": {
+        "description": "Games sealed by their id into a season ledger (its path, line and "
+        "fingerprint): the library refuses to extend them.",
     },
 }
 
@@ -127,15 +150,78 @@ def datasette_argv(library: Path, metadata: Path, host: str, port: int) -> list[
     ]
 
 
+# The signals that stop `we datasette`: each is passed on to Datasette, which `we` then waits for,
+# so no Datasette outlives the command and its temporary folder goes with it.
+STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+# How long Datasette has to stop on its own once asked, before it is killed.
+STOP_GRACE_SECONDS = 10.0
+
+
+class _Stopping(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def serve_library(library: Path, host: str, port: int) -> int:
-    """Run Datasette on `library` with its metadata until it stops; its exit status."""
+    """Run Datasette on `library` with its metadata until it stops; its exit status, or 0 when it
+    was stopped by SIGTERM, SIGINT or SIGHUP (which are passed on to it, and waited for)."""
     if not datasette_installed():
         raise DatasetteRefused(f"Datasette is not installed: {INSTALL_HINT}")
     with tempfile.TemporaryDirectory(prefix="we-datasette-") as folder:
         metadata = write_metadata(library, Path(folder) / f"{database_name(library)}-metadata.json")
-        # Ctrl-C reaches Datasette too (one process group); wait for it to finish its own exit.
-        with subprocess.Popen(datasette_argv(library, metadata, host, port), env=os.environ.copy()) as child:
+        child: subprocess.Popen[bytes] | None = None
+        with _stop_on_signals():
             try:
+                # Its own session: a terminal's Ctrl-C reaches `we` alone, which passes it on once.
+                child = subprocess.Popen(
+                    datasette_argv(library, metadata, host, port),
+                    env=os.environ.copy(),
+                    start_new_session=True,
+                    preexec_fn=_stopped_with_its_parent,
+                )
                 return child.wait()
-            except KeyboardInterrupt:
-                return child.wait()
+            except _Stopping:
+                return 0 if child is None else _stopped(child)
+
+
+def _stopped_with_its_parent() -> None:
+    """In Datasette's process, before it starts (Linux): SIGTERM when `we` dies, even by a
+    SIGKILL that `we` cannot pass on. Elsewhere nothing: the signals above still reach it."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    with suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
+def _stopped(child: subprocess.Popen[bytes]) -> int:
+    """Ask Datasette to stop (its server finishes what it is answering), then make sure it has."""
+    child.send_signal(signal.SIGTERM)
+    try:
+        child.wait(timeout=STOP_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+    return 0
+
+
+class _stop_on_signals:
+    """While inside: a stopping signal raises _Stopping once; later ones (a second Ctrl-C while
+    Datasette stops) are ignored, so the temporary folder is always removed."""
+
+    def __enter__(self) -> None:
+        self.previous = {signum: signal.getsignal(signum) for signum in STOPPING_SIGNALS}
+        for signum in STOPPING_SIGNALS:
+            signal.signal(signum, self._raise)
+
+    def _raise(self, signum: int, frame: object) -> None:
+        for other in STOPPING_SIGNALS:
+            signal.signal(other, signal.SIG_IGN)
+        raise _Stopping(signum)
+
+    def __exit__(self, *exc_info: object) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)

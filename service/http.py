@@ -25,16 +25,25 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from eventstore.errors import ConnectionLostError, StoreError
 from service.guard import STATE_CHANGING, Guard, allowed_names
-from service.routes import events, games, health, moves, pages, results
+from service.routes import events, games, health, moves, pages, receipts, results
 from service.routes.answers import ApiError, key_text, refused
 from service.routes.bodies import COMPONENTS, parameter_sentence
-from service.routes.served import Served, served_of
+from service.routes.served import MAX_GAMES, Served, served_of
+from service.streams import STREAMS_PER_ADDRESS, STREAMS_PER_KEY, LiveStreams, StreamLimits
 
 if TYPE_CHECKING:
     from eventstore.postgres import LibraryPool
 
 # In this order: the API reference (docs_hooks.py) lists the routes as the app holds them.
-ROUTERS = (health.router, games.router, events.router, moves.router, results.router, pages.router)
+ROUTERS = (
+    health.router,
+    games.router,
+    events.router,
+    moves.router,
+    results.router,
+    receipts.router,
+    pages.router,
+)
 
 
 def create_app(
@@ -43,10 +52,15 @@ def create_app(
     host_key: str,
     library: LibraryPool | None = None,
     names: tuple[str, ...] = (),
+    streams_per_key: int = STREAMS_PER_KEY,
+    streams_per_address: int = STREAMS_PER_ADDRESS,
+    max_games: int = MAX_GAMES,
 ) -> FastAPI:
     """The app for the games of `directory`, or of a PostgreSQL `library` (`we serve --db`)."""
     # The bots move through the path of every move, their bodies read as a request's are.
     served = Served.open(directory, base_url, host_key, library, bot_post=moves.post_for_bot)
+    served.streams = LiveStreams(StreamLimits(streams_per_key, streams_per_address))
+    served.max_games = max_games
     app = _App(
         title="we serve",
         version="1",
@@ -69,6 +83,9 @@ def create_app(
     app.exception_handler(RequestValidationError)(_invalid)
     for router in ROUTERS:
         app.include_router(router)
+    traced = health.traced_memory_if_asked()
+    if traced is not None:
+        app.include_router(traced)
     return app
 
 

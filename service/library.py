@@ -11,6 +11,7 @@ command reading a thousand games connects once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
     from eventstore.libraries import LibraryRef
     from eventstore.persistence import GameLibrary
+    from service.ratings import Rating
     from wecore.state import GameState
     from wecore.stats import Evening, GameRecord, Tally, Versus
 
@@ -76,6 +78,9 @@ class VerifiedLog:
 
     lines: list[dict[str, Any]]
     summary: tuple[bool, str | None]
+    # The lines as the file wrote them where that is not their rows' form (eventstore.as_written):
+    # the library keeps them, so that `we export` gives the file back byte for byte.
+    written: dict[int, str] = field(default_factory=dict)
 
 
 def verified_for_import(source: GameSource, read: ReadGame) -> VerifiedLog | ImportOutcome:
@@ -86,13 +91,42 @@ def verified_for_import(source: GameSource, read: ReadGame) -> VerifiedLog | Imp
     audited = audited_for_import(source, read)
     if isinstance(audited, ImportOutcome):
         return audited
-    return VerifiedLog(audited.lines, library_summary(audited.state))
+    written: dict[int, str] = {}
+    if source.path is not None:
+        from eventstore.as_written import lines_as_written
+
+        if (beyond := _beyond_its_seal(source.path, audited)) is not None:
+            return ImportOutcome(REFUSED, f"{source.label}: {beyond}")
+
+        try:
+            written = lines_as_written(source.path)
+        except OSError as exc:  # gone or changed since the audit read it
+            return ImportOutcome(UNREADABLE, f"{source.label}: cannot read: {exc.strerror or exc}")
+    return VerifiedLog(audited.lines, library_summary(audited.state), written)
+
+
+def _beyond_its_seal(path: Path, report: GameReport) -> str | None:
+    """Why a log is not imported when its seal's mark (service.season) says a ledger sealed
+    fewer of its events: what was added after the seal would extend a sealed game."""
+    from service.season import read_seal_mark
+
+    mark = read_seal_mark(path)
+    if mark is None or mark.get("game") != report.game:
+        return None
+    sealed = mark.get("events")
+    if type(sealed) is int and report.events <= sealed:
+        return None
+    return (
+        f"game {report.game!r} is sealed into the season ledger {mark.get('ledger', '(unreadable mark)')}"
+        f" at {sealed} events and its log now holds {report.events}: not imported, a sealed game is"
+        " never extended (`we season put-back LEDGER LOG` puts it back, keeping what it cuts)"
+    )
 
 
 def import_verified_log(library: GameLibrary, verified: VerifiedLog, label: str) -> ImportOutcome:
     """A log that passed the audit, as verified_for_import keeps it, into `library`."""
     try:
-        result = library.import_verified(verified.lines, label, verified.summary)
+        result = library.import_verified(verified.lines, label, verified.summary, verified.written)
     except WritesLostError:
         raise  # what was not committed is gone, and every game after it would go the same way
     except LibraryBusyError as exc:  # other writers kept the lock: this game is not in it
@@ -119,7 +153,11 @@ def import_file(
         return verified
     try:
         with connect(db, on_upgrade=on_upgrade) as library:
-            return import_verified_log(library, verified, source.label)
+            outcome = import_verified_log(library, verified, source.label)
+            if outcome.status in (IMPORTED, EXTENDED):
+                with suppress(StoreError):  # the game is in; the ratings wait for `we stats --ratings`
+                    refresh_ratings(library, db, read)
+            return outcome
     except (StoreError, OSError) as exc:
         return ImportOutcome(NOT_IMPORTED, str(exc))
 
@@ -210,6 +248,26 @@ def longest_streaks_of(records: Iterable[GameRecord]) -> dict[str, int]:
     from wecore.stats import longest_streaks
 
     return longest_streaks(records)
+
+
+def library_ratings(figures: LibraryFigures) -> list[Rating]:
+    """`we stats --ratings`: openskill's Plackett-Luce ratings over the library's finished games."""
+    from service.ratings import rated_record, ratings
+
+    return ratings(rated_record(record) for record in figures.records)
+
+
+def write_ratings(library: GameLibrary, table: Iterable[Rating]) -> None:
+    """The library's ratings table, replaced by `table` (for Datasette and SQL)."""
+    library.replace_ratings((r.player, r.games, r.mu, r.sigma, r.ordinal) for r in table)
+
+
+def refresh_ratings(library: GameLibrary, db: Any, read: ReadGame) -> None:
+    """After an import: the ratings table recomputed over every game of `library`, once the
+    library has one (`we stats --ratings` makes it). Rating means folding every game again, so a
+    library nobody asked ratings of (a bulk import, a convention's) does not pay for it."""
+    if library.keeps_ratings():
+        write_ratings(library, library_ratings(library_figures(library.games(), db, read)))
 
 
 class NoSuchPlayer(ValueError):

@@ -127,6 +127,11 @@ class StoredGames:
     def unserved(self) -> list[tuple[LiveGame, str]]:
         return []  # a library holds a game id once
 
+    def count(self) -> int:
+        """How many games the library holds: what `we serve --max-games` caps."""
+        with self.lock:
+            return len(self.by_id)
+
     # --- what the service writes ---
     @contextmanager
     def writer(self, game: LiveGame) -> Iterator[Any]:

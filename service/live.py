@@ -260,7 +260,8 @@ class LiveGame:
         return answer
 
     def sealed(self) -> str | None:
-        """Why nothing may be added to this game's log, when its folder's season sealed it."""
+        """Why nothing may be added to this game's log, when a season sealed it (its folder's, or
+        any ledger that left its mark beside the log)."""
         return sealed_sentence(self.path, self.game)
 
     def sentence(self, seq: int, role: Role) -> str:
@@ -480,6 +481,11 @@ class Folder:
     def games(self) -> list[LiveGame]:
         with self.lock:
             return sorted(self.by_id.values(), key=lambda g: g.label)
+
+    def count(self) -> int:
+        """How many logs the folder holds (served or not): what `we serve --max-games` caps."""
+        with self.lock:
+            return len(self.by_path)
 
     def add(self, path: Path) -> LiveGame:
         with self.lock:

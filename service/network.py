@@ -9,6 +9,7 @@ traceback per failed accept). Here, at the protocol level:
   start); a newcomer beyond the cap takes the place of the oldest connection still sending its
   request, so a phone asking for a page gets in while a slow client is pushed out, and is
   refused only when every held connection is a request being answered or a live stream;
+- the app may cut a connection outright, through `we.cut` in its request's scope;
 - network faults are counted and said once per interval ("412 connections refused in the last
   10 s: too many open connections"), never a traceback per connection.
 """
@@ -178,6 +179,12 @@ class GuardedProtocol(H11Protocol):
 
     def handle_events(self) -> None:
         super().handle_events()
+        scope: dict[str, Any] | None = self.scope  # type: ignore[assignment]
+        if scope is not None and "we.cut" not in scope:
+            # How the app cuts this connection outright (a stream that gave way to a newer one
+            # but whose client reads nothing: service.streams). The request's task has not run
+            # yet, so it finds this in its scope.
+            scope["we.cut"] = self._close
         if not self.transport.is_closing():
             self._watch()
 

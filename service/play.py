@@ -203,7 +203,11 @@ def set_up_events(
     options: Mapping[str, Any] | None = None,
     title: str | None = None,
 ) -> list[AnyEvent]:
-    """game_started, gift_lists_dealt and (with attics) attics_dealt; Refused with the rule."""
+    """game_started, gift_lists_dealt and (with attics) attics_dealt; Refused with the rule,
+    or with the names a person could not read or tell apart (valid in a log, refused by every
+    writer: wecore.names)."""
+    from wecore.names import players_refusal
+
     try:
         events = decide(
             INITIAL_STATE,
@@ -217,6 +221,8 @@ def set_up_events(
             events += decide(state, DealAttics(attics={k: tuple(v) for k, v in attics.items()}))
     except (WeError, ValueError) as exc:
         raise Refused(_one_sentence(exc)) from None
+    if (refusal := players_refusal(players)) is not None:
+        raise Refused(refusal)
     return events
 
 

@@ -57,6 +57,7 @@ def render_html(
     analysis: dict[str, Any] | None = None,
     fingerprint_label: str = "Fingerprint of the log",
     cut: str | None = None,
+    extra_scripts: tuple[str, ...] = (),
 ) -> str:
     """The whole replay page for a log's parsed envelopes.
 
@@ -70,6 +71,8 @@ def render_html(
     `fingerprint_label`: what the fingerprint shown is of, when the page is not the whole log.
     `cut`: why the page ends before the log does (damaged after it, or a page up to an event);
     the page then says so and offers the events it holds as a part, not as the log.
+    `extra_scripts`: more scripts for the page, after its own (a seat's receipts), allowed by
+    the page's policy by their hashes like its own.
     Raises the engine's errors (EventSchemaError, RuleViolation, UnknownPlayerError) for a log
     that does not fold, and ValueError for an empty one.
     """
@@ -95,8 +98,8 @@ def render_html(
     values = {
         "LANG": "en",
         "TITLE": html.escape(title),
-        "HEADING": html.escape(title),
-        "SUBTITLE": html.escape(_subtitle(final, seat, spectator)),
+        "HEADING": f"<bdi>{html.escape(title)}</bdi>",
+        "SUBTITLE": _subtitle(final, seat, spectator),
         "CSP": _CSP_SLOT,  # filled in last, from the page it protects
         "MODE": "live" if live is not None else "file",
         "LIVE_BEGIN": "",
@@ -115,6 +118,10 @@ def render_html(
     # One pass, so nothing substituted (say a title containing "@@LOG_JSON@@") is read again.
     head, slot, body = template.partition(_CSP_SLOT)
     page = _PLACEHOLDER.sub(lambda m: values[m.group(1)], body)
+    if extra_scripts:
+        more = "".join(f"<script>{script}</script>" for script in extra_scripts)
+        end = page.rindex("</body>")
+        page = page[:end] + more + page[end:]
     scripts, styles = inline_hashes(page.encode())
     policy = _CSP.format(scripts=scripts, styles=styles)
     if live is not None:
@@ -222,13 +229,21 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
+def isolated(name: str) -> str:
+    """A player's name as HTML, escaped and isolated in a <bdi>: a bidi control in a name (a
+    hostile log's "\u202e") cannot reorder the words around it."""
+    return f"<bdi>{html.escape(name)}</bdi>"
+
+
 def _subtitle(state: GameState, viewer: str | None, spectator: bool = False) -> str:
-    who = ", ".join(state.players)
+    """The line under the title, as HTML (each name isolated)."""
+    who = ", ".join(isolated(p) for p in state.players)
     if spectator:
         seen = "as the table sees it (public facts only)"
     else:
-        seen = f"seen from {viewer}'s seat" if viewer else "everything shown, every attic and face-down gift"
-    return f"{who} \u00b7 dealer {state.dealer} \u00b7 {seen}"
+        everything = "everything shown, every attic and face-down gift"
+        seen = f"seen from {isolated(viewer)}'s seat" if viewer else everything
+    return f"{who} \u00b7 dealer {isolated(str(state.dealer))} \u00b7 {seen}"
 
 
 def _noscript(state: GameState, fingerprint: str | None, label: str, cut: str | None) -> str:
@@ -241,11 +256,10 @@ def _noscript(state: GameState, fingerprint: str | None, label: str, cut: str | 
             ", ".join(f"{c.value} ({PERSON_OF[c]}) {card or 'none'}" for c, card in entry.counted.items())
         )
         mark = " \u2014 winner" if board.complete and entry.player in board.winners else ""
-        name = html.escape(entry.player)
-        rows.append(f"<li><strong>{name}</strong>: {entry.total}{mark} ({parts})</li>")
+        rows.append(f"<li><strong>{isolated(entry.player)}</strong>: {entry.total}{mark} ({parts})</li>")
     tie = ""
     if board.tie_broken_by:
-        winner, reason = html.escape(board.tie_broken_by), html.escape(board.tie_reason or "")
+        winner, reason = isolated(board.tie_broken_by), html.escape(board.tie_reason or "")
         tie = f"<p>Tie broken: {winner} ({reason}).</p>"
     fp = f"<p>{html.escape(label)}: <code>{html.escape(fingerprint)}</code></p>" if fingerprint else ""
     note = f"<p><strong>{html.escape(cut)}</strong></p>" if cut else ""

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eventstore.canonical import fingerprint
 from eventstore.envelope import make_game_id, utc_now
@@ -25,6 +25,7 @@ from wecore.scoring import score
 from wecore.season import (
     SEASON_STARTED,
     SealedGame,
+    SealedReceipt,
     Season,
     Standing,
     fold_season,
@@ -32,6 +33,13 @@ from wecore.season import (
     season_started,
     standings,
 )
+
+if TYPE_CHECKING:
+    from eventstore.receipts import Receipt
+    from service.ratings import Rating
+
+# The signed receipts kept for a game (its source, its id): beside its file, or in its library.
+FindReceipts = Callable[[GameSource, str], "list[Receipt]"]
 
 # Where a sealed game is now: the GameSource to read it from, or None with why it cannot be.
 Locate = Callable[[SealedGame], "GameSource | str"]
@@ -41,6 +49,11 @@ Locate = Callable[[SealedGame], "GameSource | str"]
 SEASON_FILE = "season.jsonl"
 # A race with another sealer is retried this often before giving up.
 _ATTEMPTS = 5
+# The seal's mark beside a sealed game's log (GAME.jsonl.seal): what every writer finds, wherever
+# the ledger that sealed it is (decisions.md, season-format.md).
+SEAL_SUFFIX = ".seal"
+# A mark is a few hundred bytes; anything much longer is not one.
+_MARK_LIMIT = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -56,6 +69,9 @@ class AddResult:
     season: Season = field(default_factory=Season)
     fingerprint: str | None = None
     created: bool = False
+    # Games sealed whose mark could not be written beside their log (a read-only folder): the
+    # ledger holds them, but a writer that does not know the ledger would not see the seal.
+    unmarked: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -95,6 +111,14 @@ def read_ledger(path: Path) -> LedgerReading:
     problems.extend((p.line, p.message) for p in season.problems)
     problems.sort()
     return LedgerReading(season, problems, result.events, result.fingerprint)
+
+
+def season_ratings(season: Season) -> list[Rating]:
+    """`we season show --ratings` and the lobby: openskill's Plackett-Luce ratings over the
+    sealed games, in the order they were played (service.ratings)."""
+    from service.ratings import rated_sealed, ratings
+
+    return ratings(rated_sealed(game) for game in season.games)
 
 
 def _not_a_ledger(path: Path) -> str | None:
@@ -145,7 +169,13 @@ def source_of(report_source: GameSource, ledger: Path) -> dict[str, str]:
     return {"file": Path(where).as_posix()}
 
 
-def _sealable(source: GameSource, ledger: Path, read: ReadGame, season: Season) -> SealedGame | Refusal:
+def _sealable(
+    source: GameSource,
+    ledger: Path,
+    read: ReadGame,
+    season: Season,
+    find_receipts: FindReceipts | None = None,
+) -> SealedGame | Refusal:
     label = source.label
     try:
         report = read(source, keep_lines=True)
@@ -173,7 +203,34 @@ def _sealable(source: GameSource, ledger: Path, read: ReadGame, season: Season) 
         where = source_of(source, ledger)
     except ValueError as exc:
         return Refusal(label, str(exc))
-    return _sealed_result(report, game_id, where)
+    sealed = _sealed_result(report, game_id, where)
+    if find_receipts is None:
+        return sealed
+    return _with_receipts(sealed, report, find_receipts(source, game_id), label)
+
+
+def _with_receipts(
+    sealed: SealedGame, report: GameReport, receipts: list[Receipt], label: str
+) -> SealedGame | Refusal:
+    """The game sealed with the players' receipts kept for it, each checked against its log
+    first: a receipt that disagrees (a log rewritten since that phone saw it end) refuses the seal."""
+    from service.receipts import verdict
+
+    hashes = [line["hash"] for line in report.lines]
+    kept: list[SealedReceipt] = []
+    for receipt in receipts:
+        judged = verdict(receipt, label, sealed.game, hashes)
+        if not judged.holds:
+            return Refusal(label, f"a player's receipt disagrees with this log: {judged.message}")
+        if receipt.player not in sealed.players or any(k.player == receipt.player for k in kept):
+            continue
+        assert receipt.key is not None and receipt.signature is not None  # verdict holds: signed
+        kept.append(
+            SealedReceipt(
+                receipt.player, receipt.score, receipt.events, receipt.hash, receipt.key, receipt.signature
+            )
+        )
+    return SealedGame(**{**sealed.__dict__, "receipts": tuple(kept)})
 
 
 def _sealed_result(report: GameReport, game_id: str, where: dict[str, str]) -> SealedGame:
@@ -200,7 +257,11 @@ _RESULT_FIELDS = ("title", "players", "scores", "winners", "events", "started_at
 
 
 def add_games(
-    ledger: Path, sources: Iterable[GameSource], read: ReadGame, name: str | None = None
+    ledger: Path,
+    sources: Iterable[GameSource],
+    read: ReadGame,
+    name: str | None = None,
+    find_receipts: FindReceipts | None = None,
 ) -> AddResult:
     """Seal every source that is a finished game passing the audit and not sealed yet, in one
     append; the others are refused, each with its reason. A ledger that is not there is started
@@ -220,7 +281,9 @@ def add_games(
         result = AddResult(created=new)
         chosen: list[SealedGame] = []
         for source in sources:
-            outcome = _sealable(source, ledger, read, Season(season.name, season.games + chosen))
+            outcome = _sealable(
+                source, ledger, read, Season(season.name, season.games + chosen), find_receipts
+            )
             if isinstance(outcome, Refusal):
                 result.refused.append(outcome)
             else:
@@ -242,6 +305,17 @@ def add_games(
                 SealedGame(**{**g.__dict__, "line": env.seq})
                 for g, env in zip(chosen, envelopes, strict=True)
             ]
+            libraries = {
+                s.game_id: s.db_path for s in sources if s.db_path is not None and s.game_id is not None
+            }
+            for game in result.sealed:
+                try:
+                    if "file" in game.source:
+                        mark_sealed(ledger.parent / game.source["file"], ledger, game)
+                    elif (db := libraries.get(game.source["library"])) is not None:
+                        _mark_sealed_in_library(db, ledger, game)
+                except (OSError, StoreError) as exc:
+                    result.unmarked.append(f"{game.game}: {_os_reason(exc)}")
         final = read_ledger(ledger)
         result.season = final.season
         result.fingerprint = final.fingerprint
@@ -298,17 +372,42 @@ def outside_folder(file: str) -> str | None:
     return None
 
 
-def locate_file(sealed: SealedGame, ledger: Path) -> GameSource | str:
+def locate_file(
+    sealed: SealedGame, ledger: Path, elsewhere: Callable[[SealedGame], GameSource | None] | None = None
+) -> GameSource | str:
     """A sealed file's source: its path from the ledger's folder, or why it is not there. A
-    path outside that folder is a problem of the ledger, and is not opened."""
-    refusal = outside_folder(sealed.source["file"])
+    path outside that folder, by its text or through a symbolic link, is a problem of the
+    ledger, and is not opened. A file gone or unopenable may be found `elsewhere` (a library
+    holding the same game, renamed or moved there): its last hash then proves it or not."""
+    file = sealed.source["file"]
+    refusal = outside_folder(file)
     if refusal is not None:
         return f"{refusal}: not opened (a ledger reads game files only inside its folder)"
-    path = ledger.parent / sealed.source["file"]
-    if not path.exists():
+    path = ledger.parent / file
+    try:
+        real = path.resolve(strict=True)
+        folder = ledger.parent.resolve(strict=True)
+    except FileNotFoundError:
         where = f"looked for from the ledger's folder, at {path}"
-        return f"gone: {sealed.source['file']} is not there any more ({where})"
-    return GameSource(label=str(path), path=path)
+        why = f"gone: {file} is not there any more ({where})"
+    except (OSError, RuntimeError) as exc:  # a name too long, a loop of links, a folder not searchable
+        why = f"cannot be read: {shown(file)}: {_os_reason(exc)}"
+    else:
+        if not real.is_relative_to(folder):
+            return (
+                f"the ledger names the file {shown(file)}, a link to {shown(str(real))} outside its own"
+                " folder: not opened (a ledger reads game files only inside its folder)"
+            )
+        return GameSource(label=str(path), path=path)
+    found = elsewhere(sealed) if elsewhere is not None else None
+    return why if found is None else found
+
+
+def _os_reason(exc: BaseException) -> str:
+    """What went wrong with a file, without the file's name (the caller names it, clipped)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def verify_season(ledger: Path, read: ReadGame, locate: Locate, expected: str | None = None) -> VerifyReport:
@@ -322,7 +421,10 @@ def verify_season(ledger: Path, read: ReadGame, locate: Locate, expected: str | 
     if expected is not None and fp is not None and fp != expected.lower():
         findings.append(Finding(f"the ledger's fingerprint is {fp}, not {expected} as noted"))
     for sealed in reading.season.games:
-        finding = _game_finding(sealed, read, locate)
+        try:
+            finding = _game_finding(sealed, read, locate)
+        except (OSError, RuntimeError) as exc:  # one game's file is that game's problem, not the season's
+            finding = f"cannot be read: {_os_reason(exc)}"
         if finding is not None:
             findings.append(
                 Finding(
@@ -331,6 +433,10 @@ def verify_season(ledger: Path, read: ReadGame, locate: Locate, expected: str | 
                     game=sealed.game,
                 )
             )
+        findings.extend(
+            Finding(f"game {sealed.game!r} (line {sealed.line}): {said}", line=sealed.line, game=sealed.game)
+            for said in _receipt_findings(sealed, read, locate)
+        )
     return VerifyReport(str(ledger), reading.events, fp, len(reading.season.games), findings)
 
 
@@ -342,6 +448,8 @@ def _game_finding(sealed: SealedGame, read: ReadGame, locate: Locate) -> str | N
         report = read(source, keep_lines=True)
     except StoreError as exc:
         return f"gone: {exc}"
+    except OSError as exc:
+        return f"cannot be read: {shown(source.label)}: {_os_reason(exc)}"
     if report.broken_at is not None or report.fingerprint is None:
         first = report.problems[0] if report.problems else None
         what = f"line {first.line}: {first.message}" if first else "its chain is broken"
@@ -353,8 +461,8 @@ def _game_finding(sealed: SealedGame, read: ReadGame, locate: Locate) -> str | N
         return (
             f"extended: {source.label} now holds {report.events} events, {report.events - sealed.events}"
             f" more than the {sealed.events} sealed (those are unchanged, fingerprint {sealed.fingerprint});"
-            " what came after is not in the season: put the log back as it was sealed, or play the"
-            " change as a new game"
+            " what came after is not in the season: put the log back as it was sealed (`we season"
+            " put-back`, which keeps what it cuts), or play the change as a new game"
         )
     if report.game != sealed.game or last_hash != sealed.hash:
         now = f"game {report.game!r}, " if report.game != sealed.game else ""
@@ -378,6 +486,37 @@ def _game_finding(sealed: SealedGame, read: ReadGame, locate: Locate) -> str | N
         )
         return f"the ledger's result is not the game's: {said}"
     return None
+
+
+def _receipt_findings(sealed: SealedGame, read: ReadGame, locate: Locate) -> list[str]:
+    """Each sealed receipt whose signature does not hold, or whose checkpoint the game's log
+    (as it is now) does not have: named by its player, its key and the event count."""
+    if not sealed.receipts:
+        return []
+    from eventstore.receipts import Receipt
+    from service.receipts import verdict
+
+    hashes: list[str] | None = None
+    game_id: str | None = None
+    source = locate(sealed)
+    if not isinstance(source, str):
+        try:
+            report = read(source, keep_lines=True)
+            hashes, game_id = [line["hash"] for line in report.lines], report.game
+        except StoreError:
+            hashes = None
+    found = []
+    for r in sealed.receipts:
+        receipt = Receipt(
+            sealed.game, sealed.title, None, r.player, r.score, r.events, r.hash, r.key, r.signature
+        )
+        if not receipt.signature_holds():
+            found.append(f"{receipt.who()}: the signature does not hold for its key")
+        elif hashes is not None:
+            judged = verdict(receipt, "", game_id, hashes)
+            if not judged.holds:
+                found.append(judged.message)
+    return found
 
 
 def _plain(value: Any) -> Any:
@@ -436,10 +575,152 @@ def sealed_sentence(path: Path, game_id: str | None) -> str | None:
     sealed it (what `Table` refuses with, and what the pages say)."""
     found = sealed_beside(path, game_id)
     if found is None:
-        return None
+        return marked_sentence(path, game_id)
     ledger, sealed = found
     return (
         f"{sealed.game} is sealed into the season ({ledger.name}, line {sealed.line}, fingerprint"
         f" {sealed.fingerprint}): its log is final, so nothing can be undone or added; to change"
         " the result, play or record the game again as a new game"
     )
+
+
+# --- the seal's mark beside a game's log ----------------------------------------------------
+
+
+def seal_mark(log_path: Path) -> Path:
+    """Where the mark of a sealed log is: beside it, GAME.jsonl.seal (no `*.jsonl` glob takes it)."""
+    return log_path.with_name(log_path.name + SEAL_SUFFIX)
+
+
+def mark_sealed(log_path: Path, ledger: Path, sealed: SealedGame) -> Path:
+    """Leave the seal's mark beside the log: the ledger (by its absolute path), its line, and
+    the sealed head. Written whole or not at all (a temporary file renamed over it)."""
+    import json
+
+    mark = seal_mark(log_path)
+    text = json.dumps(
+        {
+            "game": sealed.game,
+            "ledger": os.path.abspath(ledger),
+            "line": sealed.line,
+            "events": sealed.events,
+            "hash": sealed.hash,
+            "fingerprint": sealed.fingerprint,
+        },
+        ensure_ascii=False,
+    )
+    temporary = mark.with_name(f".{mark.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, mark)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return mark
+
+
+def _mark_sealed_in_library(db: Path | str, ledger: Path, sealed: SealedGame) -> None:
+    """A library game sealed by id: its seal recorded in the library (`game_seals`), which
+    every writer of the library's games asks before adding to one."""
+    from eventstore.libraries import connect
+
+    with connect(db) as library:
+        library.mark_sealed(
+            sealed.game,
+            ledger=os.path.abspath(ledger),
+            line=sealed.line,
+            events=sealed.events,
+            head_hash=sealed.hash,
+            fingerprint=sealed.fingerprint,
+        )
+
+
+def read_seal_mark(log_path: Path) -> dict[str, Any] | None:
+    """The seal's mark beside a log, None when there is none. A mark that cannot be read as
+    one is {"unreadable": why}: a writer refuses all the same, and says so."""
+    import json
+
+    mark = seal_mark(log_path)
+    try:
+        with open(mark, "rb") as f:
+            raw = f.read(_MARK_LIMIT + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return {"unreadable": _os_reason(exc)}
+    try:
+        found = json.loads(raw) if len(raw) <= _MARK_LIMIT else None
+    except ValueError:
+        found = None
+    if not isinstance(found, dict) or not isinstance(found.get("game"), str):
+        return {"unreadable": "it is not a seal's mark"}
+    return found
+
+
+def marked_sentence(log_path: Path, game_id: str | None) -> str | None:
+    """Why nothing may be added to the game's log at `log_path` by its seal's mark: sealed
+    into the ledger it names, wherever that is; None without a mark for this game."""
+    if game_id is None:
+        return None
+    mark = read_seal_mark(log_path)
+    if mark is None:
+        return None
+    name = seal_mark(log_path).name
+    if "unreadable" in mark:
+        return (
+            f"{game_id} has a seal's mark beside its log ({name}) that cannot be read"
+            f" ({mark['unreadable']}): its log is treated as final; remove the mark only if no"
+            " season sealed this game"
+        )
+    if mark["game"] != game_id:
+        return None  # the mark of another game, once in this file: not this one's seal
+    return (
+        f"{game_id} is sealed into the season ledger {shown(str(mark.get('ledger')), 200)} (line"
+        f" {mark.get('line')}, fingerprint {mark.get('fingerprint')}): its log is final, so"
+        " nothing can be undone or added; to change the result, play or record the game again"
+        " as a new game"
+    )
+
+
+@dataclass(frozen=True)
+class PutBack:
+    """A sealed log put back as it was sealed: the lines cut off, and where they are kept."""
+
+    game: str
+    cut: int  # lines cut off after the sealed ones (0: it was as sealed)
+    kept_in: Path | None  # the side file holding them, byte for byte
+    mark: Path | None  # the seal's mark, (re)written beside the log
+
+
+def put_back(ledger: Path, log_path: Path, read: ReadGame) -> PutBack:
+    """A log extended after `ledger` sealed it, cut back to its sealed events: the lines after
+    them are kept, byte for byte, in a side file beside it (GAME.jsonl.cut, .cut.1, ...), and
+    the seal's mark is written again. ValueError (one sentence) when the ledger did not seal
+    this log, or its sealed events are not all there unchanged (then nothing is cut)."""
+    from eventstore.jsonl import cut_after
+
+    reading = read_ledger(ledger)
+    if reading.problems:
+        line, message = reading.problems[0]
+        raise ValueError(f"{ledger}: line {line}: {message} (see `we season verify`)")
+    try:
+        report = read(GameSource(label=str(log_path), path=log_path), keep_lines=False)
+    except StoreError as exc:
+        raise ValueError(str(exc)) from None
+    sealed = reading.season.sealed(report.game or "")
+    if sealed is None or "file" not in sealed.source:
+        raise ValueError(f"{log_path}: the ledger {ledger} sealed no file of game {report.game!r}")
+    try:
+        same = (ledger.parent / sealed.source["file"]).samefile(log_path)
+    except OSError:
+        same = False
+    if not same:
+        raise ValueError(
+            f"{log_path}: the ledger {ledger} sealed game {sealed.game!r} as {sealed.source['file']},"
+            " not this file"
+        )
+    cut = cut_after(log_path, sealed.events, sealed.hash)
+    mark = mark_sealed(log_path, ledger, sealed)
+    return PutBack(sealed.game, cut.lines, cut.kept_in, mark)

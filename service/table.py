@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from eventstore.canonical import fingerprint
 from eventstore.envelope import Envelope
-from eventstore.errors import ConnectionLostError, GameNotFoundError, StoreError
+from eventstore.errors import ConnectionLostError, GameNotFoundError, SealedGameError, StoreError
 from service.live import LiveGame, WrittenAt, file_of
 from service.play import Refused, StaleHead, UndoPlan, commit, decide_move, plan_undo, undone_sentence
 from service.reading import GameReport, GameSource, damage_sentence, read_game
@@ -237,6 +237,8 @@ class Table:
                 continue  # someone slipped in between: read and decide again
             except ConnectionLostError:
                 raise
+            except SealedGameError as exc:  # a library game its ledger sealed by id
+                raise Sealed(str(exc)) from None
             except StoreError:
                 report = self.shelf.read_game(self.game)
                 if report.problems:

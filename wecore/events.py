@@ -74,7 +74,8 @@ class GameStarted(Event):
     @field_validator("options")
     @classmethod
     def _option_shapes(cls, options: dict[str, Any]) -> dict[str, Any]:
-        # Unknown options and wrong JSON types are shape errors; values are the ruleset's job.
+        # Unknown options, wrong JSON types and a positive integer given 0 or less are shape errors;
+        # what a well-shaped value means for this table (50 cards, counts 3-7) is the ruleset's job.
         for key, value in options.items():
             error = option_shape_error(key, value)
             if error is not None:

@@ -28,7 +28,7 @@ PRINTED_ATTIC_SIZES: Mapping[int, int] = {3: 9, 4: 8, 5: 5, 6: 6, 7: 7}
 class Shape(StrEnum):
     """The JSON shape of an option's value."""
 
-    POSITIVE_INT = "positive integer"  # an int (not a bool); 0 or less is a rules problem
+    POSITIVE_INT = "positive integer"  # an int (not a bool) above 0; 0 or less is a schema problem
     FLAG = "boolean"  # true or false; absent means false
     COUNTS = "object of positive integers by player count"  # {"3": 9, ...}
 
@@ -48,9 +48,14 @@ class HouseRule:
         if self.shape is Shape.FLAG:
             return None if type(value) is bool else f"{self.name} must be true or false"
         if self.shape is Shape.POSITIVE_INT:
-            return None if type(value) is int else f"{self.name} must be a whole number"
+            if type(value) is not int:
+                return f"{self.name} must be a whole number"
+            return None if value > 0 else f"{self.name} must be a positive whole number, not {value}"
         if type(value) is not dict or any(type(size) is not int for size in value.values()):
             return f"{self.name} must be an object of whole numbers"
+        for count, size in value.items():
+            if size <= 0:
+                return f"{self.name} for {count!r} players must be a positive whole number, not {size}"
         return None
 
     def option_from_flag(self, value: Any, player_count: int) -> Any:

@@ -23,6 +23,35 @@ _HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
 _STARTED_KEYS = {"name", "format"}
 _SEALED_KEYS = {"game", "hash", "title", "players", "scores", "winners", "events", "started_at", "source"}
 _SOURCE_KINDS = ("file", "library")
+# A game_sealed may carry the receipts of the players' phones (docs/season-format.md, "Receipts").
+RECEIPTS = "receipts"
+_RECEIPT_KEYS = {"player", "score", "events", "hash", "key", "signature"}
+_HEX_KEY = re.compile(r"[0-9a-f]{64}\Z")
+_HEX_SIGNATURE = re.compile(r"[0-9a-f]{128}\Z")
+
+
+@dataclass(frozen=True)
+class SealedReceipt:
+    """A player's signed receipt as a season seals it: whose, the checkpoint the phone saw end
+    (events, hash), the score it saw, the phone's public key and its signature. Checking the
+    signature is the service's (a library's, not the core's)."""
+
+    player: str
+    score: int
+    events: int
+    hash: str
+    key: str  # Ed25519 public key, 64 hex
+    signature: str  # 128 hex
+
+    def as_data(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "score": self.score,
+            "events": self.events,
+            "hash": self.hash,
+            "key": self.key,
+            "signature": self.signature,
+        }
 
 
 @dataclass(frozen=True)
@@ -39,14 +68,16 @@ class SealedGame:
     started_at: str | None  # the game's first event's `at`
     source: Mapping[str, str]  # {"file": path relative to the ledger} or {"library": game id}
     line: int  # the ledger line that sealed it
+    receipts: tuple[SealedReceipt, ...] = ()  # the players' signed receipts found when sealed
 
     @property
     def fingerprint(self) -> str:
         return self.hash[len("sha256:") : len("sha256:") + 12]
 
     def as_data(self) -> dict[str, Any]:
-        """The payload of its game_sealed event."""
-        return {
+        """The payload of its game_sealed event (`receipts` only when there are some, so a
+        ledger without them is byte for byte as before receipts)."""
+        data: dict[str, Any] = {
             "game": self.game,
             "hash": self.hash,
             "title": self.title,
@@ -57,6 +88,9 @@ class SealedGame:
             "started_at": self.started_at,
             "source": dict(self.source),
         }
+        if self.receipts:
+            data[RECEIPTS] = [r.as_data() for r in self.receipts]
+        return data
 
 
 @dataclass(frozen=True)
@@ -128,8 +162,8 @@ def _started_problem(data: Mapping[str, Any]) -> str | None:
 
 
 def _sealed_game(line: int, data: Mapping[str, Any]) -> tuple[SealedGame | None, str | None]:
-    if set(data) != _SEALED_KEYS:
-        return None, f"game_sealed holds {sorted(data)}, not {sorted(_SEALED_KEYS)}"
+    if set(data) - {RECEIPTS} != _SEALED_KEYS:
+        return None, f"game_sealed holds {sorted(data)}, not {sorted(_SEALED_KEYS)} (and receipts)"
     game, players, scores, winners = data["game"], data["players"], data["scores"], data["winners"]
     if type(game) is not str or _GAME_ID.match(game) is None:
         return None, f"game_sealed: {game!r} is not a game id"
@@ -156,6 +190,9 @@ def _sealed_game(line: int, data: Mapping[str, Any]) -> tuple[SealedGame | None,
         or not next(iter(source.values()))
     ):
         return None, f'game_sealed {game}: source must be {{"file": PATH}} or {{"library": ID}}'
+    receipts, wrong = _sealed_receipts(game, players, data.get(RECEIPTS, []))
+    if wrong is not None:
+        return None, wrong
     return (
         SealedGame(
             game=game,
@@ -168,9 +205,36 @@ def _sealed_game(line: int, data: Mapping[str, Any]) -> tuple[SealedGame | None,
             started_at=data["started_at"],
             source=dict(source),
             line=line,
+            receipts=receipts,
         ),
         None,
     )
+
+
+def _sealed_receipts(
+    game: str, players: list[str], receipts: Any
+) -> tuple[tuple[SealedReceipt, ...], str | None]:
+    where = f"game_sealed {game}: receipts"
+    if type(receipts) is not list:
+        return (), f"{where} must be a list"
+    found: list[SealedReceipt] = []
+    for number, r in enumerate(receipts, start=1):
+        if type(r) is not dict or set(r) != _RECEIPT_KEYS:
+            return (), f"{where}: receipt {number} must hold exactly {sorted(_RECEIPT_KEYS)}"
+        if type(r["player"]) is not str or r["player"] not in players:
+            return (), f"{where}: receipt {number}'s player must be a player of the game"
+        if type(r["score"]) is not int or type(r["events"]) is not int or r["events"] < 1:
+            return (), f"{where}: receipt {number}'s score and events must be whole numbers (events >= 1)"
+        if type(r["hash"]) is not str or _HASH.match(r["hash"]) is None:
+            return (), f"{where}: receipt {number}'s hash must be sha256:<64 hex>"
+        if type(r["key"]) is not str or _HEX_KEY.match(r["key"]) is None:
+            return (), f"{where}: receipt {number}'s key must be 64 lower-case hex digits"
+        if type(r["signature"]) is not str or _HEX_SIGNATURE.match(r["signature"]) is None:
+            return (), f"{where}: receipt {number}'s signature must be 128 lower-case hex digits"
+        if any(other.player == r["player"] for other in found):
+            return (), f"{where}: {r['player']!r} has two receipts"
+        found.append(SealedReceipt(r["player"], r["score"], r["events"], r["hash"], r["key"], r["signature"]))
+    return tuple(found), None
 
 
 @dataclass(frozen=True)

@@ -169,6 +169,14 @@ def win_shares(seats: int, winners: Collection[int]) -> list[float]:
     return [share if seat in winners else 0.0 for seat in range(seats)]
 
 
+def finishing_ranks(scores: Sequence[int], winners: Collection[int]) -> list[int]:
+    """Each seat's place in a finished game (1 the best; equal places are ties), standard
+    competition ranking (1, 1, 3): the winners first (one alone when a tie_broken event settled
+    the tie, all who share it otherwise), then by final score, higher better."""
+    keys = [(seat not in winners, -score) for seat, score in enumerate(scores)]
+    return [1 + sum(other < key for other in keys) for key in keys]
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """A finished game: everything the statistics need."""

@@ -50,6 +50,7 @@ def responses(*statuses: int, page: bool = False) -> dict[int | str, dict[str, A
         409: "expect is not the head",
         413: "The body is over 16 KiB",
         422: "The body or the move is refused",
+        429: "Too many live streams from this client address",
         503: "The game library (a database) cannot be reached just now",
     }
     error: dict[str, Any] = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}

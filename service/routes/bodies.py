@@ -105,11 +105,29 @@ def _body_schema(model: Any, components: dict[str, Any]) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
+class ReceiptBody(BaseModel):
+    """A seat's receipt, signed by its phone (eventstore.receipts; docs/season-format.md)."""
+
+    model_config = _STRICT
+    we_receipt: Literal[1]
+    game: str
+    title: str | None
+    date: str | None
+    player: str
+    score: int
+    events: Annotated[int, Field(ge=1)]
+    hash: str
+    fingerprint: str
+    key: str | None
+    signature: str | None
+
+
 # The bodies' schemas, for the routes' `openapi_extra` and the schema's components (service.http):
 # FastAPI cannot document a body it does not read.
 COMPONENTS: dict[str, Any] = {}
 MOVE_BODY = _body_schema(MoveRequest, COMPONENTS)
 GAME_BODY = _body_schema(NewGame, COMPONENTS)
+RECEIPT_BODY = _body_schema(ReceiptBody, COMPONENTS)
 
 
 # The largest seq (a signed 64-bit integer, as the log format bounds integers).

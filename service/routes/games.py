@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import threading
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -14,8 +15,8 @@ from service.live import LiveGame
 from service.play import Refused, set_up_events
 from service.routes.answers import ApiError, FastJSON, responses
 from service.routes.bodies import GAME_BODY, NewGame, read_body
-from service.routes.served import ServedDep
-from wecore.names import look_alike_sentence
+from service.routes.served import Served, ServedDep
+from wecore.names import players_refusal
 
 router = APIRouter()
 
@@ -37,17 +38,23 @@ def list_games(request: Request, served: ServedDep) -> list[dict[str, Any]]:
 @router.post(
     "/api/v1/games",
     status_code=201,
-    responses=responses(401, 403, 413, 422),
+    responses={
+        **responses(401, 403, 413, 422),
+        409: {
+            "description": "The folder holds as many games as this server starts (`we serve --max-games`)",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+        },
+    },
     openapi_extra={"requestBody": GAME_BODY},
 )
 async def create_game(request: Request, served: ServedDep) -> JSONResponse:
     served.host_only(request, "start a game")
     spec: NewGame = await read_body(request, NewGame)
-    refusal = look_alike_sentence(spec.players) or bot_refusal(spec.bots, spec.players, spec.deal_attics)
+    refusal = players_refusal(spec.players) or bot_refusal(spec.bots, spec.players, spec.deal_attics)
     if refusal is not None:
         raise ApiError(422, refusal)
     events = await asyncio.to_thread(_new_game_events, spec)
-    written, game = await asyncio.to_thread(served.folder.start_new, spec.title, events)
+    written, game = await asyncio.to_thread(_start_within_the_cap, served, spec.title, events)
     game_id = written[0].game
     served.bot_seats.add(game_id, spec.bots)
     served.bots.poke()
@@ -61,6 +68,21 @@ def get_game(game_id: str, request: Request, served: ServedDep) -> FastJSON:
     role, game = served.game_for(request, game_id)
     with game.lock:
         return FastJSON(game.view_object(game.head, role))
+
+
+_STARTING = threading.Lock()  # one new game at a time, so two cannot both take the last place
+
+
+def _start_within_the_cap(served: Served, title: str | None, events: list[Any]) -> tuple[list[Any], LiveGame]:
+    with _STARTING:
+        held = served.folder.count()
+        if held >= served.max_games:
+            raise ApiError(
+                409,
+                f"the folder holds {held:,} games, the most this server starts"
+                f" (`we serve --max-games {served.max_games:,}`); nothing was started",
+            )
+        return served.folder.start_new(title, events)
 
 
 def _listed(game: LiveGame, problem: str | None, the_one_served: bool) -> dict[str, Any]:

@@ -19,6 +19,9 @@ from service.bots import BotPlayer, BotSeats
 from service.keys import HOST, KeyRing, Role
 from service.live import Folder, LiveGame
 from service.routes.answers import ApiError, key_text, shortened
+from service.streams import LiveStreams
+
+MAX_GAMES = 1_000
 
 if TYPE_CHECKING:
     from eventstore.postgres import LibraryPool
@@ -56,6 +59,10 @@ class Served:
     bot_post: BotPost
     # Set when the server stops: every stream then ends, rather than the shutdown waiting on it.
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    # Who holds the live streams, so that one key or one address cannot hold them all.
+    streams: LiveStreams = field(default_factory=LiveStreams)
+    # The most games POST /api/v1/games makes the folder hold (`we serve --max-games`).
+    max_games: int = MAX_GAMES
     bots: BotPlayer = field(init=False)
 
     def __post_init__(self) -> None:

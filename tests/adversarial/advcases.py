@@ -973,6 +973,14 @@ def schema_cases() -> list[Case]:
         ("max-steals-float", {"max_steals_per_gift": 2.0}),
         ("max-steals-null", {"max_steals_per_gift": None}),
         ("unknown-option", {"snake_draft": True}),
+        # A positive-integer option given 0 or less (log-format.md: its type is "positive integer").
+        ("attic-sizes-zero", {"attic_sizes": {"3": 0}}),
+        ("attic-sizes-negative", {"attic_sizes": {"3": -2}}),
+        ("attic-sizes-other-count-zero", {"attic_sizes": {"3": 2, "5": 0}}),
+        ("max-steals-zero", {"max_steals_per_gift": 0}),
+        ("max-steals-negative", {"max_steals_per_gift": -1}),
+        ("max-steals-between-opens-zero", {"max_steals_between_opens": 0}),
+        ("max-steals-between-opens-negative", {"max_steals_between_opens": -3}),
         ("unknown-option-misspelt", {"max_steal_per_gift": 2}),
     ]:
         e = copy.deepcopy(full[:1])
@@ -983,7 +991,7 @@ def schema_cases() -> list[Case]:
                 e,
                 1,
                 SCHEMA,
-                why + "house rule of the wrong JSON type / unknown payload field",
+                why + "house rule of the wrong JSON type (or a positive int <= 0) / unknown payload field",
             )
         )
     return cases
@@ -1063,12 +1071,6 @@ def rules_cases() -> list[Case]:
     r("title-201-emoji", [started(three, title="🎅" * 201)], 1, "title: up to 200 characters")
     r("name-33-emoji", [started(["🎅" * 33, "Ben", "Cat"], dealer="Ben")], 1, "each 1-32 characters")
     r("title-201-non-ascii-chars", [started(three, title="é" * 201)], 1, "title: up to 200 characters")
-    r(
-        "options-attic-sizes-other-count-zero",
-        [started(three, options={"attic_sizes": {"3": 2, "5": 0}})],
-        1,
-        "attic_sizes: object from player count to cards per player (a positive integer)",
-    )
     r("game-started-twice", [started(three), started(three)], 2, "game_started exactly once")
     r("game-started-again-later", [started(three), lists_for(three), started(three)], 3, "exactly once")
     # Options (values: rules, decisions.md).
@@ -1078,10 +1080,6 @@ def rules_cases() -> list[Case]:
         ("attic-sizes-key-9", 3, {"attic_sizes": {"9": 3}}),
         ("attic-sizes-key-2", 3, {"attic_sizes": {"2": 3}}),
         ("attic-sizes-key-word", 3, {"attic_sizes": {"three": 3}}),
-        ("attic-sizes-zero", 3, {"attic_sizes": {"3": 0}}),
-        ("attic-sizes-negative", 3, {"attic_sizes": {"3": -2}}),
-        ("max-steals-zero", 3, {"max_steals_per_gift": 0}),
-        ("max-steals-negative", 3, {"max_steals_per_gift": -1}),
     ]:
         r(
             f"options-{label}",

@@ -70,6 +70,12 @@ PLAYER_COUNTS = (3, 4, 5, 6, 7)
 # Targets from the issue.
 TARGET_AUDIT_RATIO = 2.0  # `we audit` at its defaults, at most this many floors, whole process (issue 25)
 TARGET_SERIAL_AUDIT_RATIO = 3.0  # `we audit --jobs 1`, in one process (issue 5)
+# `we audit DIR --jobs 1` (text) at most this many times `--json --jobs 1` on the same games (issue 45)
+TARGET_TEXT_AUDIT_RATIO = 2.0
+TEXT_AUDIT_GAMES = 400
+TEXT_AUDIT_ROUNDS = 4
+TARGET_LOBBY_S = 1.0  # the host's lobby of LOBBY_GAMES games (issue 46)
+LOBBY_GAMES = 1_000
 TARGET_FOLD_EPS = 300_000  # folding, events per second
 TARGET_SIM_GPS = 1_000  # `we simulate --bot random`, complete 5-player games per second
 TARGET_IMPORT_EPS = 100_000  # `we import`, events per second
@@ -913,6 +919,7 @@ class Bench:
             ("we import", self.measure_import),
             ("the library on PostgreSQL", self.measure_postgres),
             ("we analyse", self.measure_analyse),
+            ("the lobby", self.measure_lobby),
         ]
         if args.audit:
             sections = sections[1:3]
@@ -1116,6 +1123,7 @@ class Bench:
             )
 
         self.measure_spaced_audit(big)
+        self.measure_text_audit()
 
         if not self.cli.has("audit", "--jobs"):
             self.report.add(Row("we audit DIR --json --jobs N", verdict="not available"))
@@ -1268,6 +1276,107 @@ class Bench:
             if problem:
                 problems.append(f"{path.name}: {problem}")
         return problems
+
+    def measure_text_audit(self) -> None:
+        """`we audit DIR --jobs 1` as a person reads it (a line a game and a summary) against
+        `--json --jobs 1` on the same TEXT_AUDIT_GAMES games, alternated round by round: drawing
+        must not dominate (issue 45)."""
+        games = min(TEXT_AUDIT_GAMES, self.sizes[1].games)
+        archive = build_archive(self.out, games, self.jobs, self.log)
+        self.log(f"we audit --jobs 1, text and --json, {games:,} games ...")
+        text_runs: list[ChildRun] = []
+        json_runs: list[ChildRun] = []
+        ratios: list[float] = []
+        for _ in range(max(TEXT_AUDIT_ROUNDS, self.repeat)):
+            as_json = self.audit_attempt("we audit --json --jobs 1", archive, "--jobs", "1")
+            text = run_child(
+                we_cmd("audit", str(archive.games_dir), "--jobs", "1"), env=self.cli.env, capture=True
+            )
+            lines = text.stdout.splitlines()
+            summary = f"{games:,} games audited: {games:,} OK, 0 FAILED."
+            if as_json is None or len(lines) != games + 1 or lines[-1] != summary:
+                self.report.errors.append(
+                    f"we audit DIR --jobs 1 ({games:,} games): {lines[-1:]} {text.stderr[-300:]}"
+                )
+                self.report.add(Row("we audit DIR --jobs 1 (text)", f"{games:,} games", verdict="WRONG"))
+                return
+            text_runs.append(text)
+            json_runs.append(as_json)
+            ratios.append(text.seconds / as_json.seconds)
+        ratios.sort()
+        middle = len(ratios) // 2
+        median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
+        fastest = min(text_runs, key=lambda r: r.seconds)
+        fastest_json = min(json_runs, key=lambda r: r.seconds)
+        self.report.add(
+            Row(
+                "we audit DIR --jobs 1 (text: a line a game), vs --json --jobs 1 alternated",
+                f"{games:,} games",
+                fastest.seconds,
+                fastest.cpu,
+                rate(archive.events, fastest.seconds, "ev"),
+                f"{median:.2f}x --json, median of {len(ratios)} rounds; --json {fastest_json.seconds:.2f} s",
+                mb(fastest.maxrss_kb),
+                f"<= {TARGET_TEXT_AUDIT_RATIO:.0f}x --json",
+                pass_miss(median <= TARGET_TEXT_AUDIT_RATIO),
+            )
+        )
+
+    def measure_lobby(self) -> None:
+        """The host's lobby (GET /) of `we serve` on a folder of LOBBY_GAMES games, every other
+        one unfinished (its first lines only): the first answer, and the best of --repeat after
+        it (issue 46: 300 games once took 52 s)."""
+        import bench_service
+        import httpx
+
+        from service.pages import LOBBY_PAGE
+
+        games = LOBBY_GAMES
+        archive = build_archive(self.out, games, self.jobs, self.log)
+        folder = self.out / f"lobby-{games}"
+        if not folder.is_dir():
+            building = self.out / f"lobby-{games}.tmp"
+            shutil.rmtree(building, ignore_errors=True)
+            building.mkdir(parents=True)
+            for index, path in enumerate(_game_files(archive.games_dir)):
+                if index % 2:
+                    (building / path.name).write_bytes(b"".join(path.read_bytes().splitlines(True)[:12]))
+                else:
+                    os.link(path, building / path.name)
+            building.rename(folder)
+        self.log(f"we serve: the lobby of {games:,} games ...")
+        server, url, key = bench_service.start([str(folder)], self.cli.env)
+        try:
+            times: list[float] = []
+            with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=600) as host:
+                for _ in range(1 + self.repeat):
+                    started = time.perf_counter()
+                    answer = host.get("/")
+                    times.append(time.perf_counter() - started)
+                    # Every finished game (folded), and the first page of the unfinished ones.
+                    shown = answer.text.count('class="game')
+                    expected = games // 2 + min(games - games // 2, LOBBY_PAGE)
+                    if answer.status_code != 200 or shown != expected:
+                        self.report.errors.append(
+                            f"the lobby: {answer.status_code}, {shown} games, not {expected}"
+                        )
+                        self.report.add(
+                            Row("we serve: the lobby (GET /)", f"{games:,} games", verdict="WRONG")
+                        )
+                        return
+        finally:
+            bench_service.stop(server)
+        best = min(times[1:])
+        self.report.add(
+            Row(
+                "we serve: the host's lobby (GET /), half the games unfinished",
+                f"{games:,} games",
+                best,
+                throughput=f"first {times[0]:.2f} s",
+                target=f"<= {TARGET_LOBBY_S:.1f} s",
+                verdict=pass_miss(best <= TARGET_LOBBY_S),
+            )
+        )
 
     def measure_spaced_audit(self, big: Archive) -> None:
         """The audit of the same games written by another program (`json.dumps` defaults), beside

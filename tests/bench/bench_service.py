@@ -215,10 +215,15 @@ def _terminated(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)  # so `finally` and atexit stop the servers
 
 
+_NO_STREAM_LIMITS = ("--streams-per-key", "100000", "--streams-per-address", "100000")
+
+
 def start(where: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], str, str]:
     """`we serve WHERE --port 0`: the process, its URL and the host key it printed."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve", *where, "--port", "0"],
+        # Ten followers of a game on its table's key, every one from this machine's address: the
+        # load is one table watched by many, not one guest (service.streams), so no limit applies.
+        [sys.executable, "-m", "cli.main", "serve", *where, "--port", "0", *_NO_STREAM_LIMITS],
         stdout=subprocess.PIPE,
         text=True,
         env=env,

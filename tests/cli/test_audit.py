@@ -141,6 +141,39 @@ def test_a_broken_chain_proves_no_fingerprint():
     assert clean["fingerprint"] == clean["stored_fingerprint"] == honest
 
 
+def test_many_games_print_a_line_each_and_a_summary(tmp_path):
+    for path in (ONE, FOUR, EDITED):
+        shutil.copy(path, tmp_path / path.name)
+    result = we("audit", tmp_path)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines == [
+        f"OK  {tmp_path / FOUR.name}  (game vector-two)  fingerprint 533f2d2596f7, 87 lines, complete;"
+        " Tie: Ann, Ben share the win.",
+        f"FAILED  {tmp_path / EDITED.name}  (game vector-two)  fingerprint not proven: the chain breaks"
+        " at line 20, 87 lines, 2 problems",
+        lines[2],
+        f"  and 1 more: `we audit {tmp_path / EDITED.name}` lists them",
+        lines[4],
+        "3 games audited: 2 OK, 1 FAILED.",
+    ]
+    assert lines[2].startswith("  line 20: integrity: `hash` does not match")
+    assert lines[4].startswith(f"OK  {tmp_path / ONE.name}  ")
+    assert "Final scores" not in result.stdout and "counts" not in result.stdout
+
+
+def test_tables_print_every_games_whole_report_and_one_game_always_does(tmp_path):
+    for path in (ONE, FOUR):
+        shutil.copy(path, tmp_path / path.name)
+    alone = we("audit", tmp_path / FOUR.name).stdout
+    assert "Final scores" in alone
+    assert alone.splitlines()[1] == "  fingerprint 533f2d2596f7, 87 lines, complete"
+    whole = we("audit", "--tables", tmp_path).stdout
+    assert whole.count("Final scores") == 2
+    assert alone in whole  # each game's report as it prints alone, then the summary
+    assert whole.endswith("2 games audited: 2 OK, 0 FAILED.\n")
+
+
 def test_exit_status_is_1_if_any_game_fails():
     assert we("audit", ONE, FOUR).exit_code == 0
     result = we("audit", ONE, EDITED, FOUR)
@@ -402,7 +435,7 @@ def test_jobs_give_the_same_output_as_serial(tmp_path):
         for path in (ONE, FOUR, EDITED):
             shutil.copy(path, tmp_path / f"{index}-{path.name}")
     args = [tmp_path, ONE, "--claim", "Ben=4"]
-    for mode in (["--json"], []):
+    for mode in (["--json"], [], ["--tables"]):
         serial = we("audit", *mode, *args)
         parallel = we("audit", *mode, "--jobs", "3", *args)
         assert parallel.exit_code == serial.exit_code == 1
@@ -490,8 +523,11 @@ def test_reports_rendered_by_workers_show_on_a_terminal_as_the_commands_own(tmp_
         for path in (ONE, FOUR, EDITED):
             shutil.copy(path, tmp_path / f"{index}-{path.name}")
     env = {"NO_COLOR": "1"} if plain else {}
-    serial = _audit_on_a_terminal([str(tmp_path), "--jobs", "1"], **env)
-    parallel = _audit_on_a_terminal([str(tmp_path), "--jobs", "3"], **env)
+    serial = _audit_on_a_terminal([str(tmp_path), "--tables", "--jobs", "1"], **env)
+    parallel = _audit_on_a_terminal([str(tmp_path), "--tables", "--jobs", "3"], **env)
     assert parallel == serial
+    lines = _audit_on_a_terminal([str(tmp_path), "--jobs", "3"], **env)
+    assert lines == _audit_on_a_terminal([str(tmp_path), "--jobs", "1"], **env)
+    assert b"Final scores" not in lines and lines.count(b"FAILED") == 4
     assert serial.count(b"Final scores") == 6 and serial.count(b"FAILED") == 4  # 3 edited, and the summary
     assert (b"\x1b[" in serial) is not plain

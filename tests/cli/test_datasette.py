@@ -115,3 +115,98 @@ def test_without_datasette_installed_one_line_says_how_to_install_it(club: Path)
         "we: error: Datasette is not installed: python -m pip install "
         "'white-elephant-we[datasette]' (or: python -m pip install datasette)"
     ]
+
+
+def process_state(pid: int) -> str | None:
+    """A process's state letter from /proc (Z: exited, not yet reaped), or None when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[0]
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_signal_to_we_datasette_takes_datasette_and_its_temporary_folder_with_it(
+    club: Path, tmp_path: Path, stop: signal.Signals
+) -> None:
+    pytest.importorskip("datasette", reason="Datasette is not installed (pip install '.[datasette]')")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "datasette", str(club), "--port", "0"],
+        cwd=ROOT,
+        env={**os.environ, "TMPDIR": str(temp)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    children: list[int] = []
+    try:
+        assert server.stderr is not None
+        base = None
+        for line in server.stderr:
+            if found := READY.search(line):
+                base = found.group(1)
+                break
+        assert base is not None
+        children = [
+            int(pid) for pid in Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+        ]
+        assert len(children) == 1 and any(temp.iterdir())
+
+        os.kill(server.pid, stop)  # `we` alone, as `kill` or a closed terminal would: not its group
+        server.communicate(timeout=60)
+
+        assert server.returncode == 0, server.returncode
+        assert process_state(children[0]) in (None, "Z"), "Datasette still runs after `we datasette` ended"
+        with pytest.raises(OSError):
+            urllib.request.urlopen(f"{base}/-/versions.json", timeout=5)
+        assert list(temp.iterdir()) == []
+    finally:
+        for pid in children:  # on the old code Datasette outlived `we`: do not leave it serving
+            if process_state(pid) not in (None, "Z"):
+                os.kill(pid, signal.SIGKILL)
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.communicate()
+
+
+def test_datasette_does_not_outlive_a_we_datasette_killed_outright(club: Path, tmp_path: Path) -> None:
+    """SIGKILL cannot be passed on: Datasette is told by the kernel (Linux's parent-death
+    signal) instead. Its temporary folder is left, as nothing of `we` runs to remove it."""
+    pytest.importorskip("datasette", reason="Datasette is not installed (pip install '.[datasette]')")
+    import select
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "datasette", str(club), "--port", "0"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    child = None
+    try:
+        assert server.stderr is not None
+        for line in server.stderr:
+            if READY.search(line):
+                break
+        (child,) = [
+            int(pid) for pid in Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+        ]
+        watch = os.pidfd_open(child)
+        os.kill(server.pid, signal.SIGKILL)
+        server.communicate(timeout=60)
+        ready, _, _ = select.select([watch], [], [], 60)  # readable once Datasette has exited
+        os.close(watch)
+        assert ready, "Datasette still runs after `we datasette` was killed"
+    finally:
+        if child is not None and process_state(child) not in (None, "Z"):
+            os.kill(child, signal.SIGKILL)
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.communicate()

@@ -317,7 +317,7 @@ def test_an_old_library_is_upgraded_once_and_says_so(db):
     first = we("import", ONE)
     assert first.exit_code == 0, first.stderr
     assert first.stderr.splitlines() == [
-        f"we: upgrading the game library {db} to schema 3 (once; a library of many games takes a minute)"
+        f"we: upgrading the game library {db} to schema 4 (once; a library of many games takes a minute)"
     ]
     listed = we("games")
     assert "3 games in" in listed.stdout

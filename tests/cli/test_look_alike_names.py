@@ -10,7 +10,7 @@ import orjson
 import pytest
 from weharness import VECTORS, sealed, we
 
-from wecore.names import look_alike, look_alike_sentence
+from wecore.names import look_alike, look_alike_sentence, name_refusal, players_refusal
 
 FOUR = VECTORS / "four-players-dealt.jsonl"
 COMPOSED, DECOMPOSED = "Zo\u00eb", "Zoe\u0308"
@@ -80,3 +80,109 @@ def test_two_zoes_composed_and_decomposed_are_two_players_and_a_warning(tmp_path
     assert as_json["ok"] is True and len(as_json["warnings"]) == 1
     plain = orjson.loads(we("audit", "--json", FOUR).stdout)
     assert plain["ok"] is True and plain["warnings"] == []
+
+
+ASTRONAUT, RAINBOW_FLAG = "\U0001f469\u200d\U0001f680", "\U0001f3f3\ufe0f\u200d\U0001f308"
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("\u202eneB", "U+202E RIGHT-TO-LEFT OVERRIDE, a bidi control"),
+        ("Ben\u202e", "U+202E RIGHT-TO-LEFT OVERRIDE, a bidi control"),
+        ("Ben\u061c", "U+061C ARABIC LETTER MARK, a bidi control"),
+        ("\u200eBen", "U+200E LEFT-TO-RIGHT MARK, a bidi control"),
+        ("Ben\u2069", "U+2069 POP DIRECTIONAL ISOLATE, a bidi control"),
+        ("Ben\u2800", "U+2800 BRAILLE PATTERN BLANK, which draws nothing"),
+        ("Ben\u3164", "U+3164 HANGUL FILLER, which draws nothing"),
+        ("B\u115fen", "U+115F HANGUL CHOSEONG FILLER, which draws nothing"),
+        ("Be\uffa0n", "U+FFA0 HALFWIDTH HANGUL FILLER, which draws nothing"),
+        ("Ben\u00ad", "U+00AD SOFT HYPHEN, which draws nothing"),
+        ("Ben\u2060", "U+2060 WORD JOINER, which draws nothing"),
+        ("B\U000e0041en", "U+E0041 TAG LATIN CAPITAL LETTER A, which draws nothing"),
+        ("Ann\u00a0Lee", "U+00A0 NO-BREAK SPACE, a space that reads as the ordinary one"),
+        ("Ann\tLee", "U+0009, a space that reads as the ordinary one"),
+        ("A\u200dnn", "U+200D ZERO WIDTH JOINER, which draws nothing"),  # not between emoji
+        ("Ann\ufe0f", "U+FE0F VARIATION SELECTOR-16, which draws nothing"),  # not after an emoji
+        ("\u2800", "is only characters that draw nothing (U+2800 BRAILLE PATTERN BLANK)"),
+        ("\u00ad\u200b", "is only characters that draw nothing (U+00AD SOFT HYPHEN)"),
+    ],
+)
+def test_a_name_a_person_cannot_read_as_it_is_is_refused_naming_the_character(name: str, said: str) -> None:
+    refusal = name_refusal(name)
+    assert refusal is not None and said in refusal, refusal
+    assert repr(name) in refusal
+    assert players_refusal(["Ann", name, "Cat"]) == refusal or name.startswith("Ann")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Ann",
+        "Zoë",
+        "李雷",
+        "🎅 Santa",
+        "Ann Lee",
+        ASTRONAUT,
+        RAINBOW_FLAG,
+        "❤\ufe0f",
+        "1\ufe0f\u20e3",
+        "👍🏽",
+    ],
+)
+def test_names_and_emoji_that_show_as_they_are_pass(name: str) -> None:
+    assert name_refusal(name) is None
+
+
+@pytest.mark.parametrize(
+    ("players", "pair"),
+    [
+        (["Ann", "Ben", "Ben\u2800"], ("Ben", "Ben\u2800")),  # a Braille blank
+        (["Ann", "Ben", "Ben\u3164"], ("Ben", "Ben\u3164")),  # a Hangul filler
+        (["Ann Lee", "Ann\u00a0Lee", "Cat"], ("Ann Lee", "Ann\u00a0Lee")),  # another space
+        (["Ann", "Ben", "B\u00aden"], ("Ben", "B\u00aden")),  # a soft hyphen
+    ],
+)
+def test_a_pair_alike_once_what_draws_nothing_is_taken_out_is_found(
+    players: list[str], pair: tuple[str, str]
+) -> None:
+    found = look_alike(players)
+    assert found is not None and found[:2] == pair
+
+
+@pytest.mark.parametrize(
+    ("players", "said"),
+    [
+        ("Ann,Ben,\u202eneB", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ("Ann,Ben,Ben\u2800", "U+2800 BRAILLE PATTERN BLANK"),
+        ("Ann,\u2800,Cat", "only characters that draw nothing"),
+    ],
+)
+def test_we_record_refuses_a_name_a_person_cannot_read(tmp_path: Path, players: str, said: str) -> None:
+    out = tmp_path / "new.jsonl"
+    result = we("record", out, "--players", players, "--dealer", "Cat" if "Cat" in players else "Ann",
+                "--lists", "Ann=RGY", input="")  # fmt: skip
+    assert result.exit_code == 2, result.stderr
+    assert said in result.stderr
+    assert not out.exists() or b"game_started" not in out.read_bytes()
+
+
+def test_we_record_takes_an_emoji_name(tmp_path: Path) -> None:
+    out = tmp_path / "new.jsonl"
+    players = f"{ASTRONAUT},Ben,Cat"
+    lists = f"{ASTRONAUT}=RGY,Ben=BGO,Cat=RBO"
+    result = we("record", out, "--players", players, "--dealer", "Cat", "--lists", lists, input="quit\n")
+    assert "draws nothing" not in result.stderr and "bidi" not in result.stderr, result.stderr
+    first = orjson.loads(out.read_bytes().splitlines()[0])
+    assert first["data"]["players"] == [ASTRONAUT, "Ben", "Cat"]
+
+
+def test_we_audit_warns_on_a_name_a_writer_would_refuse_and_the_log_passes(tmp_path: Path) -> None:
+    log = sealed(tmp_path / "override.jsonl", _four({"Ann": "\u202eneB", "Ben": "Ben\u2800"}))
+    as_json = orjson.loads(we("audit", "--json", log).stdout)
+    assert as_json["ok"] is True
+    warnings = " | ".join(as_json["warnings"])
+    assert "U+202E RIGHT-TO-LEFT OVERRIDE" in warnings and "U+2800 BRAILLE PATTERN BLANK" in warnings
+    audited = we("audit", log)
+    assert audited.exit_code == 0 and audited.stdout.startswith("OK")
+    assert "\u202e" not in audited.stdout  # the override itself never reaches the terminal

@@ -181,7 +181,7 @@ def test_html_writes_the_page(tmp_path):
 def test_html_as_a_player(tmp_path):
     out = tmp_path / "ben.html"
     assert we("replay", FOUR, "--html", out, "--as", "be").exit_code == 0
-    assert "seen from Ben" in out.read_text(encoding="utf-8")
+    assert "seen from <bdi>Ben</bdi>" in out.read_text(encoding="utf-8")  # the name isolated
 
 
 def test_html_says_so_when_the_renderer_is_missing(tmp_path, monkeypatch):

@@ -305,6 +305,7 @@ def test_a_log_that_only_grew_after_its_seal_is_extended_not_swapped(folder: Pat
     ledger = folder / "club.jsonl"  # not the folder's season.jsonl: the table does not know it
     added = we("season", "add", ledger, folder / "game-night-3p.jsonl")
     assert added.exit_code == 0 and ": 1 game sealed;" in added.stdout
+    (folder / "game-night-3p.jsonl.seal").unlink()  # sealed by a we that left no mark
     assert ": 1 game, every one as sealed;" in we("season", "verify", ledger).stdout
     assert ": 1 game\n" in we("season", "show", ledger).stdout
     Table.of_file(folder / "game-night-3p.jsonl").move(Undo(reason="a late change of mind"))
@@ -430,3 +431,157 @@ def test_a_ledger_alone_is_nothing_to_import(folder: Path) -> None:
     assert we("season", "add", ledger, folder / "tie-5p.jsonl").exit_code == 0
     result = we("import", ledger, "--db", folder / "games.db")
     assert result.exit_code == 1 and LEDGER_LINE in result.stderr
+
+
+def test_verify_reports_every_line_and_goes_on_to_the_fingerprint(folder: Path, tmp_path_factory) -> None:
+    """A name too long for the filesystem, a link out of the folder and a file that cannot be
+    opened (a loop of links) are each a problem on their own line; the other games are proved
+    and the season's fingerprint is printed."""
+    league = folder / "league"
+    league.mkdir()
+    names = (*GAMES, "disputed-honest.jsonl")
+    for name in names:
+        shutil.copy(REPLAYS / name, league / name)
+    ledger = league / "season.jsonl"
+    assert we("season", "add", ledger, *(league / name for name in names)).exit_code == 0
+    long_name = "a" * 300 + ".jsonl"
+    _re_sourced(ledger, {2: long_name})
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    shutil.move(league / GAMES[1], elsewhere / GAMES[1])
+    (league / GAMES[1]).symlink_to(elsewhere / GAMES[1])  # the very game sealed, but outside
+    (league / GAMES[2]).unlink()
+    (league / GAMES[2]).symlink_to(league / GAMES[2])  # a link to itself: never opens
+    fingerprint = _fingerprint(ledger)
+
+    result = we("season", "verify", ledger, "--json")
+    assert result.exit_code == 1, result.stderr
+    report = json.loads(result.stdout)
+    problems = report["problems"]
+    assert [p["line"] for p in problems] == [2, 3, 4], problems
+    assert "cannot be read" in problems[0]["message"] and "File name too long" in problems[0]["message"]
+    assert long_name not in problems[0]["message"]  # named, clipped
+    assert "outside its own folder" in problems[1]["message"] and "not opened" in problems[1]["message"]
+    assert "cannot be read" in problems[2]["message"]
+    assert report["games"] == 4 and report["fingerprint"] == fingerprint
+    text = we("season", "verify", ledger)
+    assert text.exit_code == 1 and text.stderr == ""
+    assert text.stdout.count("FAILED") == 3
+    assert text.stdout.splitlines()[-1].endswith(f"3 problems; season fingerprint {fingerprint}")
+
+
+def test_a_sealed_file_renamed_into_the_library_is_found_there(folder: Path, library: str | Path) -> None:
+    ledger = folder / "season.jsonl"
+    assert we("season", "add", ledger, *(folder / name for name in GAMES)).exit_code == 0
+    assert we("import", folder / GAMES[0], "--db", library).exit_code == 0
+    (folder / GAMES[0]).unlink()  # moved into the library: only its copy there is left
+    gone = we("season", "verify", ledger)
+    assert gone.exit_code == 1 and "gone: game-night-3p.jsonl is not there any more" in gone.stdout
+    found = we("season", "verify", ledger, "--db", library)
+    assert found.exit_code == 0, found.stdout
+    assert "3 games, every one as sealed" in found.stdout
+    # Found there by its id, it is proved by its hash: another game under that id is swapped.
+    _delete_game(library, "game-night-2026-12-05")
+    _cut(REPLAYS / GAMES[0], folder / "cut.jsonl", 30)
+    assert we("import", folder / "cut.jsonl", "--db", library).exit_code == 0
+    swapped = we("season", "verify", ledger, "--db", library)
+    assert swapped.exit_code == 1 and "swapped:" in swapped.stdout
+
+
+def test_a_game_sealed_into_a_ledger_elsewhere_is_refused_by_every_writer(tmp_path: Path) -> None:
+    """Issue 46's scenario: the games simulated into one folder, the ledger in another."""
+    from service.table import Sealed, Table, Undo
+
+    sims, ledger = tmp_path / "sims", tmp_path / "club-2026.jsonl"
+    assert we("simulate", "-k", "3", "-s", "boxing", "-o", sims).exit_code == 0
+    game = sims / "sim-boxing-1.jsonl"
+    assert we("season", "add", ledger, game).exit_code == 0
+    assert (sims / "sim-boxing-1.jsonl.seal").is_file()
+    before = game.read_bytes()
+
+    recorded = we("record", game, input="undo\nquit\n")
+    assert recorded.exit_code == 1
+    said = recorded.stdout + recorded.stderr
+    assert f"sealed into the season ledger '{ledger}'" in said and "The game is open again" not in said
+    with pytest.raises(Sealed, match=re.escape(str(ledger))):  # the API, the lobby and the bots' way
+        Table.of_file(game).move(Undo(reason="a late change of mind"))
+    assert game.read_bytes() == before
+    assert we("season", "verify", ledger).exit_code == 0
+
+
+def test_put_back_cuts_an_extended_sealed_log_back_and_keeps_the_cut_lines(tmp_path: Path) -> None:
+    from service.table import Table, Undo
+
+    sims, ledger = tmp_path / "sims", tmp_path / "club-2026.jsonl"
+    assert we("simulate", "-k", "1", "-s", "boxing", "-o", sims).exit_code == 0
+    game = sims / "sim-boxing-1.jsonl"
+    assert we("season", "add", ledger, game).exit_code == 0
+    sealed = game.read_bytes()
+    # Extended where no mark was left (a seal by an older we): an undo, then a note.
+    (sims / "sim-boxing-1.jsonl.seal").unlink()
+    Table.of_file(game).move(Undo(reason="a late change of mind"))
+    extended = game.read_bytes()
+    assert extended.startswith(sealed) and len(extended) > len(sealed)
+    assert "extended:" in we("season", "verify", ledger).stdout
+    # Not imported beyond its seal either, once the mark is back (put-back writes it again).
+    put = we("season", "put-back", ledger, game)
+    assert put.exit_code == 0, put.stderr
+    assert "(1 line) is kept in" in put.stdout
+    assert game.read_bytes() == sealed
+    assert (sims / "sim-boxing-1.jsonl.cut").read_bytes() == extended[len(sealed) :]
+    assert we("season", "verify", ledger).exit_code == 0
+    assert (sims / "sim-boxing-1.jsonl.seal").is_file()
+    again = we("season", "put-back", ledger, game)
+    assert again.exit_code == 0 and "nothing to cut" in again.stdout
+    # A file the ledger did not seal, or one whose sealed events changed, is left alone.
+    other = we("season", "put-back", ledger, REPLAYS / "tie-5p.jsonl")
+    assert other.exit_code == 1 and "sealed no file of game 'new-years-eve-2026'" in other.stderr
+
+
+def test_an_import_that_would_extend_a_sealed_game_is_refused(tmp_path: Path) -> None:
+    sims, ledger = tmp_path / "sims", tmp_path / "club-2026.jsonl"
+    assert we("simulate", "-k", "1", "-s", "boxing", "-o", sims).exit_code == 0
+    game = sims / "sim-boxing-1.jsonl"
+    assert we("season", "add", ledger, game).exit_code == 0
+    library = tmp_path / "club.db"
+    assert we("import", game, "--db", library).exit_code == 0  # as sealed: welcome
+    mark = (sims / "sim-boxing-1.jsonl.seal").read_bytes()
+    (sims / "sim-boxing-1.jsonl.seal").unlink()
+    from service.table import Table, Undo
+
+    Table.of_file(game).move(Undo(reason="a late change of mind"))
+    (sims / "sim-boxing-1.jsonl.seal").write_bytes(mark)
+    refused = we("import", game, "--db", library)
+    assert refused.exit_code == 1
+    assert "is sealed into the season ledger" in refused.stdout + refused.stderr
+    assert "not imported" in refused.stdout + refused.stderr
+    listed = [json.loads(line) for line in we("games", "--json", "--db", library).stdout.splitlines()]
+    assert [g["events"] for g in listed] == [len(game.read_bytes().splitlines()) - 1]
+
+
+def test_a_library_game_sealed_by_id_is_final_for_every_writer_of_the_library(
+    folder: Path, library: str | Path
+) -> None:
+    """Sealed by its id, a library game has no file to mark: its seal is kept in the library,
+    and an import that would extend it, or an append to it, is refused naming the ledger."""
+    from eventstore.errors import SealedGameError
+    from eventstore.libraries import connect
+
+    whole = REPLAYS / "tie-5p.jsonl"
+    _cut(whole, folder / "half.jsonl", 40)
+    assert we("import", whole, "--db", library).exit_code == 0
+    ledger = folder / "club-2026.jsonl"
+    assert we("season", "add", ledger, "new-years-eve-2026", "--db", library).exit_code == 0
+    assert we("import", whole, "--db", library).exit_code == 0  # the same log: unchanged
+    assert we("import", folder / "half.jsonl", "--db", library).exit_code == 0  # a prefix: unchanged
+    from service.table import AddNote, Table
+
+    shutil.copy(whole, folder / "longer.jsonl")  # a copy: no mark beside it, and not sealed itself
+    Table.of_file(folder / "longer.jsonl").move(AddNote(text="a late change of mind"))
+    extended = we("import", folder / "longer.jsonl", "--db", library)
+    assert extended.exit_code == 1
+    assert f"is sealed into the season ledger {ledger}" in extended.stdout + extended.stderr
+    with connect(library) as lib:
+        with pytest.raises(SealedGameError, match=re.escape(str(ledger))):
+            lib.log("new-years-eve-2026").append([("note", {"text": "a late change"})], expected_seq=76)
+        assert lib.log("new-years-eve-2026").head()[0] == 76
+    assert we("season", "verify", ledger, "--db", library).exit_code == 0

@@ -206,7 +206,7 @@ def test_a_closed_stdout_is_a_reader_gone_the_exit_status_the_commands_own(args:
     [
         ("replay", "tests/vectors/one-party.jsonl"),
         ("score", "tests/vectors/one-party.jsonl", "--explain"),
-        ("audit", "tests/vectors/one-party.jsonl", "replays/tie-5p.jsonl", "--jobs", "2"),
+        ("audit", "tests/vectors/one-party.jsonl", "replays/tie-5p.jsonl", "--jobs", "2", "--tables"),
     ],
     ids=["replay", "score", "audit-jobs"],
 )

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from wecore import RulesetError, RuleViolation, deal, fold, make_ruleset
+from wecore import EventSchemaError, RulesetError, RuleViolation, deal, fold, make_ruleset
 
 from .helpers import RULESET, THREE, Table, ev, started
 
@@ -165,14 +165,27 @@ def test_reducer_honours_attic_sizes():
     ("options", "match"),
     [
         ({"attic_sizes": {"3": 17}}, "51"),
-        ({"attic_sizes": {"3": 0}}, "positive whole number"),
         ({"attic_sizes": {"9": 1}}, '"3" to "7"'),
-        ({"max_steals_per_gift": 0}, "max_steals_per_gift"),
     ],
 )
 def test_reducer_refuses_bad_option_values_as_rules(options, match):
     with pytest.raises(RuleViolation, match=re.escape(match)):
         Table([started(THREE, "Cat", options)])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"attic_sizes": {"3": 0}},
+        {"attic_sizes": {"3": 2, "5": -1}},
+        {"max_steals_per_gift": 0},
+        {"max_steals_between_opens": -2},
+    ],
+)
+def test_a_positive_integer_option_given_0_or_less_is_a_schema_problem(options):
+    # log-format.md: the option's type is "positive integer", so 0 or less is its shape, not a rule.
+    with pytest.raises(EventSchemaError, match="must be a positive whole number"):
+        ev("game_started", players=list(THREE), dealer="Cat", ruleset=RULESET, options=options)
 
 
 def test_reducer_refuses_another_ruleset():

@@ -9,8 +9,9 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import yaml
@@ -169,3 +170,96 @@ def test_every_link_of_the_readme_leads_to_a_file() -> None:
     targets = [t for t in re.findall(r"\]\(([^)\s]+)\)", readme) if "://" not in t]
     assert targets, "the README links into the docs"
     assert [t for t in targets if not (ROOT / t.split("#")[0]).exists()] == []
+
+
+class _Loads(HTMLParser):
+    """The addresses a page loads by itself (not the links a reader may follow)."""
+
+    LOADING: ClassVar[dict[str, str]] = {
+        "script": "src",
+        "img": "src",
+        "iframe": "src",
+        "source": "src",
+        "audio": "src",
+        "video": "src",
+    }
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "link" and (values.get("rel") or "") not in ("canonical", "alternate"):
+            self.loads.append(values.get("href") or "")
+        elif tag in self.LOADING and values.get(self.LOADING[tag]):
+            self.loads.append(values[self.LOADING[tag]] or "")
+
+
+def test_no_page_loads_anything_from_another_host(site: Path) -> None:
+    """No font, script, style or image from another host: the docs read offline, and nobody else
+    learns who reads them (the theme's Google Fonts are off: theme.font: false)."""
+    foreign: list[str] = []
+    pages = list(site.rglob("*.html"))
+    assert len(pages) > 20
+    for page in pages:
+        parser = _Loads()
+        parser.feed(page.read_text(encoding="utf-8"))
+        foreign += [
+            f"{page.relative_to(site)}: {url}" for url in parser.loads if re.match(r"(https?:)?//", url)
+        ]
+    for sheet in site.rglob("*.css"):
+        text = sheet.read_text(encoding="utf-8", errors="replace")
+        foreign += [
+            f"{sheet.relative_to(site)}: {url}"
+            for url in re.findall(r"url\(\s*['\"]?((?:https?:)?//[^)'\"]+)", text)
+        ]
+        foreign += [
+            f"{sheet.relative_to(site)}: @import {url}"
+            for url in re.findall(r"@import\s+['\"]((?:https?:)?//[^'\"]+)", text)
+        ]
+    assert foreign == []
+
+
+DOCS_AXE_PAGES = [
+    "index.html",
+    "howto/game-night.html",
+    "reference/commands.html",
+    "service.html",
+    "reference/house-rules.html",
+]
+
+
+@pytest.mark.parametrize("page", DOCS_AXE_PAGES)
+def test_axe_finds_no_wcag_a_or_aa_violation_on_docs_pages(served: str, browser: Any, page: str) -> None:
+    """axe-core over built docs pages on a phone, where wide tables scroll sideways: no WCAG A or
+    AA violation (links told apart from the text, a named search dialog, focusable scroll regions)."""
+    axe_sync = pytest.importorskip(
+        "axe_playwright_python.sync_playwright", reason="axe-playwright-python is missing"
+    )
+    tab = browser.new_page(viewport={"width": 390, "height": 844})
+    tab.goto(f"{served}/{page}")
+    tab.wait_for_load_state("networkidle")
+    violations = axe_sync.Axe().run(tab).response["violations"]
+    tab.close()
+    wcag = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa")
+    failed = [
+        f"{v['id']}: {[n['target'] for n in v['nodes'][:3]]}"
+        for v in violations
+        if set(v.get("tags", ())) & set(wcag)
+    ]
+    assert failed == [], page
+
+
+def test_every_dialog_and_wide_table_of_the_site_is_named(site: Path) -> None:
+    """The theme's search dialog has a name, and every table sits in a named region a keyboard
+    can focus and scroll (docs_hooks.py)."""
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        for dialog in re.findall(r"<[^>]*role=\"dialog\"[^>]*>", text):
+            assert "aria-label=" in dialog, (page, dialog)
+        tables = text.count("<table")
+        regions = len(
+            re.findall(r'<div class="table-scroll" role="region" tabindex="0" aria-label="[^"]+">', text)
+        )
+        assert regions == tables, (page, tables, regions)

@@ -310,12 +310,19 @@ def test_phone_screen_and_screenshots(open_page, tmp_path):
     standings_top = page.evaluate("document.getElementById('standings-box').getBoundingClientRect().top")
     controls_top = page.evaluate("document.getElementById('controls').getBoundingClientRect().top")
     assert standings_top < controls_top
+    # and are read first: the document follows what is drawn (Tab and a screen reader too)
+    before = (
+        "([a, b]) => !!(document.getElementById(a).compareDocumentPosition(document.getElementById(b))"
+        " & Node.DOCUMENT_POSITION_FOLLOWING)"
+    )
+    assert page.evaluate(before, ["standings-box", "controls"])
     assert page.text_content("#standings-title") == "Final standings"
     desktop_order = open_page(log, name="desktop-order")
     assert desktop_order.evaluate(
         "document.getElementById('standings-box').getBoundingClientRect().top"
         " > document.getElementById('controls').getBoundingClientRect().top"
     )
+    assert desktop_order.evaluate(before, ["controls", "standings-box"])
     for seq in (1, 9, 30, len(log)):
         page.evaluate(f"location.hash = '#seq={seq}'")
         page.reload()

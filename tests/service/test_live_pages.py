@@ -143,6 +143,34 @@ def test_a_bad_or_taken_back_key_gets_a_page_to_read(tmp_path: Path, browser: An
         running.stop()
 
 
+def test_a_seat_page_that_gave_way_to_newer_tabs_stops_and_says_so(server: Server, browser: Any) -> None:
+    """A key holds a few live streams (service.streams): opened in more tabs than that, the
+    oldest tab says where the table went and does not reconnect to push a newer one out."""
+    from service.streams import STREAMS_PER_KEY
+
+    game = new_game(server, title="Many tabs")
+    context = browser.new_context(viewport=PHONE)
+    first = context.new_page()
+    first.goto(game["links"]["seats"]["Ben"])
+    live(first)
+    later = []
+    for _ in range(STREAMS_PER_KEY):
+        tab = context.new_page()
+        tab.goto(game["links"]["seats"]["Ben"])
+        live(tab)
+        later.append(tab)
+    first.wait_for_function(
+        "() => document.getElementById('live-status').dataset.state === 'gave-way'", timeout=LIVE_WAIT_MS
+    )
+    assert "another tab" in first.locator("#live-status").text_content()
+    first.wait_for_timeout(1700)  # past the page's reconnect delay (1.5 s): it stays given up
+    assert first.evaluate("() => document.getElementById('live-status').dataset.state") == "gave-way"
+    assert all(
+        tab.evaluate("() => document.getElementById('live-status').dataset.state") == "live" for tab in later
+    )
+    context.close()
+
+
 def test_the_tv_shows_the_scores_on_its_first_screen(server: Server, browser: Any, tmp_path: Path) -> None:
     """At 1920x1080 the ranked final standings of a finished game, and the scores of a running
     one, are on the first screen: nobody scrolls a TV."""

@@ -47,9 +47,10 @@ def _links(server: Server) -> dict[str, dict[str, str]]:
     links: dict[str, dict[str, str]] = {}
     for section in re.findall(r'<section class="game" data-game="([^"]+)">(.*?)</section>', page, re.S):
         game, body = section
+        # A link's words, without the game's name said only to a screen reader, nor the <bdi>.
         found = {
-            html.unescape(name): html.unescape(url)
-            for url, name in re.findall(r'<a href="([^"]+)">([^<]+)</a>', body)
+            html.unescape(re.sub(r'<span class="vh">.*?</span>|<[^>]+>', "", words)): html.unescape(url)
+            for url, words in re.findall(r'<a href="([^"]+)">(.*?)</a>', body)
         }
         links[game] = found
     return links
@@ -91,6 +92,12 @@ def test_sealing_through_the_api_and_the_lobby_fingerprint(server: Server, folde
     verified = we("season", "verify", folder / "season.jsonl", "--json")
     assert verified.returncode == 0, verified.stdout
     assert json.loads(verified.stdout)["fingerprint"] == fingerprint
+    # The lobby's season section shows the ladder, as `we season show --ratings` rates it.
+    rated = json.loads(we("season", "show", "--ratings", "--json", folder / "season.jsonl").stdout)
+    ladder = lobby[lobby.index('<table id="season-ratings">') :]
+    cells = [row.split("<td>")[1].split("</td>")[0] for row in ladder.split("<tr>")[2:]]
+    assert cells == [r["player"] for r in rated["ratings"]] and len(cells) == 5
+    assert f"<td>{rated['ratings'][0]['ordinal']:.2f}</td>" in ladder
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +161,25 @@ def test_the_pages_at_the_end_of_a_game(server: Server, folder: Path, browser: A
     fingerprint = json.loads(ledger[-1])["hash"][7:19]
     assert fingerprint in said
     assert not problems, problems
+
+
+def test_a_game_sealed_into_a_ledger_elsewhere_is_final_for_the_api(tmp_path: Path) -> None:
+    """The ledger lives outside the served folder: the seal's mark beside the log is what the
+    served table finds (issue 46: `we simulate -o ~/sims`, `we season add ~/club-2026.jsonl`)."""
+    sims = tmp_path / "sims"
+    sims.mkdir()
+    shutil.copy(REPLAYS / "tie-5p.jsonl", sims / "tie-5p.jsonl")
+    ledger = tmp_path / "club-2026.jsonl"
+    assert we("season", "add", ledger, sims / "tie-5p.jsonl").returncode == 0
+    before = (sims / "tie-5p.jsonl").read_bytes()
+    running = start_server(sims)
+    try:
+        with running.host as c:
+            undo = c.post(f"/api/v1/games/{TIE}/moves", json={"expect": TIE_EVENTS, "move": {"type": "undo"}})
+            assert undo.status_code == 422, undo.text
+            error = undo.json()["error"]
+            assert "is sealed into the season ledger" in error and str(ledger) in error
+            assert [g["id"] for g in c.get("/api/v1/games").json()] == [TIE]  # the mark is no game
+    finally:
+        assert running.stop(signal.SIGTERM) == 0
+    assert (sims / "tie-5p.jsonl").read_bytes() == before

@@ -190,12 +190,35 @@ def test_the_pages_work_under_their_policy(server: Server, browser: Any) -> None
         page.close()
 
 
-@pytest.mark.parametrize("players", [["Ann", "\u0410nn", "Cat"], ["Ann", "Ann\u200b", "Cat"]])
-def test_a_new_game_of_look_alike_players_is_refused(server: Server, players: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("players", "said"),
+    [
+        (["Ann", "\u0410nn", "Cat"], "cannot be told apart"),
+        (["Ann", "Ann\u200b", "Cat"], "holds U+200B ZERO WIDTH SPACE, which draws nothing"),
+        (["Ann", "Ben", "\u202eneB"], "holds U+202E RIGHT-TO-LEFT OVERRIDE, a bidi control"),
+        (["Ann", "Ben", "Ben\u2800"], "holds U+2800 BRAILLE PATTERN BLANK, which draws nothing"),
+        (["Ann", "\u2800", "Cat"], "is only characters that draw nothing (U+2800 BRAILLE PATTERN BLANK)"),
+        (["Ann", "\u00ad", "Cat"], "is only characters that draw nothing (U+00AD SOFT HYPHEN)"),
+        (["Ann", "Ben\u202e", "Cat"], "holds U+202E RIGHT-TO-LEFT OVERRIDE"),
+        (["Ann", "Ben\u2066", "Cat"], "holds U+2066 LEFT-TO-RIGHT ISOLATE"),
+        (["Ann", "Ben\u3000Lee", "Cat"], "holds U+3000 IDEOGRAPHIC SPACE"),
+    ],
+)
+def test_a_new_game_of_players_a_person_cannot_tell_apart_is_refused(
+    server: Server, players: list[str], said: str
+) -> None:
     with server.host as c:
         listed = len(c.get("/api/v1/games").json())
         refused = c.post("/api/v1/games", json={"players": players, "dealer": "Cat"})
         assert refused.status_code == 422, refused.text
         error = refused.json()["error"]
-        assert "cannot be told apart" in error and repr(players[1]) in error
+        assert said in error and repr(players[1] if players[1] != "Ben" else players[2]) in error, error
         assert len(c.get("/api/v1/games").json()) == listed
+
+
+def test_an_emoji_name_is_welcome(server: Server) -> None:
+    with server.host as c:
+        players = ["\U0001f469\u200d\U0001f680", "\U0001f3f3\ufe0f\u200d\U0001f308", "Cat"]
+        made = c.post("/api/v1/games", json={"players": players, "dealer": "Cat"})
+        assert made.status_code == 201, made.text
+        assert c.get(f"/api/v1/games/{made.json()['id']}").json()["players"] == players

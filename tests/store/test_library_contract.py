@@ -349,3 +349,97 @@ def test_import_verified_new_extended_and_unchanged(library: SqlLibrary[Any], in
     )
     row = library.summary_of(new.game_id)
     assert row is not None and (row["complete"], row["winner"], row["events"]) == (True, "Ann", 87)
+
+
+def written_otherwise(name: str, tmp_path: Path) -> Path:
+    """A vector as another writer writes it: spaces after `:` and `,`, the envelope's keys in
+    reverse order, the payload's unsorted, non-ASCII escaped. The same hashes."""
+    path = tmp_path / f"spaced-{name}"
+    with path.open("w", encoding="utf-8") as out:
+        for line in split_lines((VECTORS / name).read_bytes()):
+            obj = json.loads(line)
+            obj["data"] = dict(reversed(list(obj["data"].items())))
+            out.write(json.dumps(dict(reversed(list(obj.items()))), separators=(", ", ": ")) + "\n")
+    return path
+
+
+def import_as(how: str, library: SqlLibrary[Any], path: Path, tmp_path: Path) -> None:
+    """`path` into the library by one of the ways a log gets there."""
+    from eventstore.as_written import lines_as_written
+
+    data = path.read_bytes()
+    lines = split_lines(data)
+    if how == "file":
+        assert library.import_log(path).status == "imported"
+    elif how == "extended file":  # half of it, then the whole: the tail's lines are kept too
+        half = tmp_path / "half.jsonl"
+        half.write_bytes(b"".join(lines[: len(lines) // 2]))
+        assert library.import_log(half).status == "imported"
+        assert library.import_log(path).status == "extended"
+    else:  # what `we import` does: lines just verified, in a batch or not
+        parsed = [json.loads(line) for line in lines]
+        with library.batch() if how == "verified in a batch" else nullcontext():
+            result = library.import_verified(parsed, path.name, (True, None), lines_as_written(path))
+        assert result.status == "imported"
+
+
+@pytest.mark.parametrize("how", ["file", "extended file", "verified", "verified in a batch"])
+@pytest.mark.parametrize("otherwise", [False, True], ids=["as-we-write", "spaces-and-key-order"])
+def test_export_gives_back_the_imported_file_byte_for_byte(
+    library: SqlLibrary[Any], tmp_path: Path, how: str, otherwise: bool
+) -> None:
+    name = "four-players-dealt.jsonl"
+    path = written_otherwise(name, tmp_path) if otherwise else VECTORS / name
+    import_as(how, library, path, tmp_path)
+    game = json.loads(split_lines(path.read_bytes())[0])["game"]
+    out = tmp_path / "out.jsonl"
+    library.export(game, out)
+    assert out.read_bytes() == path.read_bytes()
+    assert library.log(game).verify().fingerprint == verify_log(path).fingerprint
+
+
+def test_a_kept_line_edited_by_hand_is_not_exported(library: SqlLibrary[Any], tmp_path: Path) -> None:
+    """The rows are the truth: a kept line that no longer reads as its row (its format version
+    edited in it alone) is written as the row is, and the export still verifies."""
+    path = written_otherwise("one-party.jsonl", tmp_path)
+    library.import_log(path)
+    game = json.loads(split_lines(path.read_bytes())[0])["game"]
+    library.conn.execute("""UPDATE event_lines SET line = replace(line, '"v": 1', '"v": 2')""")
+    out = tmp_path / "out.jsonl"
+    library.export(game, out)
+    assert out.read_bytes() != path.read_bytes() and b'"v": 2' not in out.read_bytes()
+    exported = verify_log(out)
+    assert exported.ok and exported.fingerprint == verify_log(path).fingerprint
+    rows = [json.loads(line) for line in split_lines(out.read_bytes())]
+    assert rows == [json.loads(line) for line in split_lines(path.read_bytes())]
+
+
+def test_a_library_from_before_kept_lines_is_read_as_it_is_and_upgraded_by_a_writer(
+    place: LibraryRef, tmp_path: Path
+) -> None:
+    """A library of the layout before `event_lines` (SQLite schema 3, PostgreSQL schema 2):
+    a command that only reads exports its rows as before; the first that writes adds the table,
+    and what is imported from then on comes back byte for byte."""
+    path = written_otherwise("one-party.jsonl", tmp_path)
+    game = json.loads(split_lines(path.read_bytes())[0])["game"]
+    library = open_library(place)
+    library.import_log(VECTORS / "four-players-dealt.jsonl")
+    library.conn.execute("DROP TABLE event_lines")
+    if isinstance(place, str):
+        library.conn.execute("UPDATE settings SET value = '2' WHERE name = 'schema'")
+    else:
+        library.conn.execute("UPDATE we_library SET schema = 3")
+        library.conn.execute("PRAGMA user_version = 3")
+    library.close()
+
+    reader = PgLibrary(place, read_only=True) if isinstance(place, str) else Library(place, read_only=True)
+    out = tmp_path / "before.jsonl"
+    reader.export("vector-two", out)
+    reader.close()
+    assert verify_log(out).fingerprint == verify_log(VECTORS / "four-players-dealt.jsonl").fingerprint
+
+    writer = open_library(place)
+    writer.import_log(path)
+    writer.export(game, tmp_path / "after.jsonl")
+    writer.close()
+    assert (tmp_path / "after.jsonl").read_bytes() == path.read_bytes()
