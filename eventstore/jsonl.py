@@ -321,15 +321,7 @@ def repair(path: str | os.PathLike[str]) -> RepairResult:
     refused before a byte is read.
     """
     path = Path(path)
-    try:
-        fd = regular_file(
-            path,
-            os.O_RDWR,
-            cannot=lambda exc: StoreError(f"{path}: cannot open: {exc.strerror or exc}"),
-            not_regular=lambda kind: NotALogError(f"{path}: not a regular file ({kind}), so not a game log"),
-        )
-    except FileNotFoundError:
-        raise GameNotFoundError(str(path)) from None
+    fd = _open_to_rewrite(path)
     try:
         # Writers lock the same file, so none can append while we judge and cut.
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -391,15 +383,7 @@ def cut_after(path: str | os.PathLike[str], events: int, head_hash: str) -> CutR
     from eventstore.logfile import file_lines
 
     path = Path(path)
-    try:
-        fd = regular_file(
-            path,
-            os.O_RDWR,
-            cannot=lambda exc: StoreError(f"{path}: cannot open: {exc.strerror or exc}"),
-            not_regular=lambda kind: NotALogError(f"{path}: not a regular file ({kind}), so not a game log"),
-        )
-    except FileNotFoundError:
-        raise GameNotFoundError(str(path)) from None
+    fd = _open_to_rewrite(path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         with open(os.dup(fd), "rb", buffering=_COPY_BLOCK) as f:
@@ -447,3 +431,16 @@ def cut_after(path: str | os.PathLike[str], events: int, head_hash: str) -> CutR
         return CutResult(cut, side)
     finally:
         os.close(fd)
+
+
+def _open_to_rewrite(path: Path) -> int:
+    """A game log opened to be cut (repair, put-back): only a regular file, read and written."""
+    try:
+        return regular_file(
+            path,
+            os.O_RDWR,
+            cannot=lambda exc: StoreError(f"{path}: cannot open: {exc.strerror or exc}"),
+            not_regular=lambda kind: NotALogError(f"{path}: not a regular file ({kind}), so not a game log"),
+        )
+    except FileNotFoundError:
+        raise GameNotFoundError(str(path)) from None

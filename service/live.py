@@ -186,13 +186,18 @@ class LiveGame:
             return False
         if self.game is None:
             self.game = raw["game"]
+        self._keep(raw, event, state)
+        return True
+
+    def _keep(self, raw: dict[str, Any], event: AnyEvent, state: GameState) -> None:
+        """One more event read or written: its envelope, event and state, and a checkpoint of
+        the state every CHECKPOINT events."""
         self.envelopes.append(raw)
         self.events.append(event)
         self.current = state
         self.recent.append(state)
         if len(self.envelopes) % CHECKPOINT == 0:
             self.checkpoints[len(self.envelopes)] = state
-        return True
 
     def took_own(
         self,
@@ -218,12 +223,7 @@ class LiveGame:
             if not follower.took(appended.size_before, appended.after, appended.lines, hashes):
                 return False
             for raw, event, state in zip(envelopes, events, states, strict=True):
-                self.envelopes.append(raw)
-                self.events.append(event)
-                self.current = state
-                self.recent.append(state)
-                if len(self.envelopes) % CHECKPOINT == 0:
-                    self.checkpoints[len(self.envelopes)] = state
+                self._keep(raw, event, state)
             return True
 
     @property
