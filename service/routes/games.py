@@ -70,9 +70,9 @@ async def create_game(request: Request, served: ServedDep) -> JSONResponse:
 def get_game(game_id: str, request: Request, served: ServedDep) -> FastJSON:
     role, game = served.game_for(request, game_id)
     with game.lock:
-        answer = game.view_object(game.head, role)
-    answer["clock"] = game_clock(served, game)  # a setting of the table, read beside its log
-    return FastJSON(answer)
+        shared = game.view_object(game.head, role)  # shared with the stream: not ours to change
+    # The clock is a setting of the table, read beside its log.
+    return FastJSON({**shared, "clock": game_clock(served, game)})
 
 
 _STARTING = threading.Lock()  # one new game at a time, so two cannot both take the last place
