@@ -40,18 +40,22 @@ _BLANKS = frozenset("\u2800\u3164\u115f\u1160\uffa0")
 _ZWJ, _VARIATION_SELECTORS = "\u200d", frozenset("\ufe0e\ufe0f")
 
 
-def _default_ignorable(char: str) -> bool:
-    code = ord(char)
-    return any(low <= code <= high for low, high in _DEFAULT_IGNORABLE)
+# Every character that draws nothing, as one set: asked of each character of every confusable
+# the look-alike check reads at start-up, so a set look-up, not a walk over the ranges.
+_INVISIBLE = _BLANKS | frozenset(
+    chr(code) for low, high in _DEFAULT_IGNORABLE for code in range(low, high + 1)
+)
 
 
 def _other_space(char: str) -> bool:
-    return char != " " and (char.isspace() or unicodedata.category(char) in ("Zs", "Zl", "Zp"))
+    if char < "\x80":
+        return char != " " and char.isspace()
+    return char.isspace() or unicodedata.category(char) in ("Zs", "Zl", "Zp")
 
 
 def _invisible(char: str) -> bool:
     """A character that draws nothing: default-ignorable (bidi controls included), or a blank."""
-    return char in _BLANKS or _default_ignorable(char)
+    return char in _INVISIBLE
 
 
 def _emoji(char: str) -> bool:
