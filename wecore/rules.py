@@ -233,29 +233,6 @@ def decision_refusal(state: GameState, kind: Kind) -> str | None:
     return None
 
 
-def roll_refusal(state: GameState, kind: Kind, player: str, value: int) -> str | None:
-    """Why `player` may not roll `value` now: the die's house rule is not played, the party is
-    not over yet (or the game is), `player` is not the party's starter, or no face is `value`."""
-    ruleset = state.ruleset
-    if ruleset is not None and kind.option is not None and not getattr(ruleset, kind.option):
-        return not_played(kind)
-    if player not in state.seat_of:
-        return not_a_player(player, state.players)
-    if state.phase is not kind.phase:
-        if state.phase in (PLAYING, BRINGING):
-            return (
-                f"party {state.party} is not over: its starter rolls the die once its last gift is open"
-                " (and any swap after it is made)"
-            )
-        return not_now(state, "roll the die")
-    starter = state.starter_name
-    if player != starter:
-        return f"only party {state.party}'s starter, {starter}, may roll the die now, not {player}"
-    if value not in kind.outcomes:
-        return f"a die has faces {kind.outcomes[0]} to {kind.outcomes[-1]}, not {value}"
-    return None
-
-
 def not_played(kind: Kind) -> str:
     """Why a move of `kind` cannot be made in a game without its house rule, in the rule's own
     words (its declaration's, `wecore.rulesets`), never its key."""

@@ -124,6 +124,17 @@ if any(kind.move in ("swap", "roll") and "{party}" not in kind.called for kind i
 if any(kind.option is not None and not kind.named for kind in MOVE_KINDS):
     # A refusal names a house rule's move in words (wecore.rules), never by its key.
     raise ImportError("wecore.kinds: a house rule's kind of move must say what it is named")
+if any(None in (kind.effect, kind.telling, kind.gist) for kind in MOVE_KINDS if kind.option is not None):
+    # A house rule is one file: its kind carries its effect on the state and its story.
+    raise ImportError("wecore.kinds: a house rule's kind of move must carry its effect, telling and gist")
+if any(kind.outcomes and kind.chance_refusal is None for kind in MOVE_KINDS):
+    raise ImportError("wecore.kinds: a chance move's kind must carry its refusal of an outcome")
+if any(kind.phase in DECIDING and not kind.decision for kind in MOVE_KINDS) or any(
+    kind.outcomes and not kind.decision for kind in MOVE_KINDS
+):
+    raise ImportError("wecore.kinds: a decision's or chance's phase must say who acts and why (decision)")
+if any(kind.closes_party and not kind.next_step for kind in MOVE_KINDS):
+    raise ImportError("wecore.kinds: a step of a party's end must say what it is (next_step)")
 if any(kind.option is None or kind.phase is None for kind in CLOSING):
     raise ImportError("wecore.kinds: a step of a party's end is a house rule's, in a phase of its own")
 
