@@ -130,6 +130,10 @@ class Kind:
     # decides and why ({party}, {starter}, {mover}); "" for a kind whose phase is no decision.
     decision_title: str = ""
     decision: str = ""
+    # A decision's refusal of anyone but the one deciding ({party}, {starter}, {mover}, {player}),
+    # and whether a gift locked (just stolen or swapped) may not be taken by it.
+    only_decider: str = ""
+    respects_locks: bool = False
     # A step of a party's end, as the move before it tells what comes next ({party}, {starter}).
     next_step: str = ""
     # The behaviour its own module writes (a house rule's kind); None: the core's own modules

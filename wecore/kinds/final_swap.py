@@ -66,6 +66,7 @@ KIND = Kind(
     decision_title="Final swap",
     decision="every gift is open; {starter}, who started, may swap gifts with anyone, or keep",
     next_step="{starter}, who started party {party}, may swap gifts with anyone or keep",
+    only_decider="only party {party}'s starter, {starter}, may swap now, not {player}",
     effect=final_swap,
     telling=telling,
     gist=gist,
