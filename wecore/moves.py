@@ -10,7 +10,7 @@ import functools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 from wecore.cards import sort_key
 from wecore.kinds import (
@@ -27,14 +27,16 @@ from wecore.kinds import (
 from wecore.rules import held_gift_refusal, no_steal_reason, swap_refusal
 from wecore.state import GameState, Phase
 
-# Each class's TYPE is its MoveType; OBJECT, the fields its move object (docs/service.md) names
-# after "type" and "as", each with the attribute holding it.
+# Each class's TYPE is its MoveType; OBJECT, the fields its move object (docs/service.md, the
+# API's bodies and `legal`) names after "type" and "as": each with the attribute holding it, its
+# JSON shape, and whether a body must give it (the API's move bodies are made from these).
+ObjectField = tuple[str, str, Literal["text", "text or null", "int or null"], bool]
 
 
 @dataclass(frozen=True)
 class Bring:
     TYPE: ClassVar[MoveType] = "bring"
-    OBJECT: ClassVar[tuple[tuple[str, str], ...]] = (("card", "card"),)
+    OBJECT: ClassVar[tuple[ObjectField, ...]] = (("card", "card", "text or null", True),)
     player: str
     card: str | None  # None: the gift goes on the table unseen
 
@@ -44,7 +46,7 @@ class Open:
     """The player to move opens `card`; None in a legal move means "any unseen gift"."""
 
     TYPE: ClassVar[MoveType] = "open"
-    OBJECT: ClassVar[tuple[tuple[str, str], ...]] = (("card", "card"),)
+    OBJECT: ClassVar[tuple[ObjectField, ...]] = (("card", "card", "text or null", False),)
 
     card: str | None
     player: str | None = None  # None: whoever is to move
@@ -53,7 +55,7 @@ class Open:
 @dataclass(frozen=True)
 class Steal:
     TYPE: ClassVar[MoveType] = "steal"
-    OBJECT: ClassVar[tuple[tuple[str, str], ...]] = (("from", "from_player"),)
+    OBJECT: ClassVar[tuple[ObjectField, ...]] = (("from", "from_player", "text", True),)
     from_player: str
     player: str | None = None  # None: whoever is to move
     card: str | None = None  # filled in by legal_moves; decide reads it from the table
@@ -65,7 +67,7 @@ class Swap:
     keeps (both None)."""
 
     TYPE: ClassVar[MoveType] = "swap"
-    OBJECT: ClassVar[tuple[tuple[str, str], ...]] = (("with", "with_player"),)
+    OBJECT: ClassVar[tuple[ObjectField, ...]] = (("with", "with_player", "text or null", True),)
 
     with_player: str | None
     player: str | None = None  # None: whoever decides now
@@ -78,7 +80,7 @@ class Roll:
     (bots are never asked; whoever plays the game draws the face, see `chance_outcomes`)."""
 
     TYPE: ClassVar[MoveType] = "roll"
-    OBJECT: ClassVar[tuple[tuple[str, str], ...]] = (("value", "value"),)
+    OBJECT: ClassVar[tuple[ObjectField, ...]] = (("value", "value", "int or null", False),)
 
     value: int
     player: str | None = None  # None: whoever must roll
@@ -243,4 +245,4 @@ def move_object(move: Move) -> dict[str, Any]:
     """A move as JSON, in the move objects of docs/service.md (the API's `legal`, `we analyse
     --json`): `"card": null` is an unseen gift, `"with": null` a player keeping their gift."""
     fields = move.__dict__
-    return {"type": move.TYPE, "as": move.player, **{key: fields[attr] for key, attr in move.OBJECT}}
+    return {"type": move.TYPE, "as": move.player, **{key: fields[attr] for key, attr, _, _ in move.OBJECT}}
