@@ -70,7 +70,8 @@ class AddNote:
     text: str
 
 
-Command = StartGame | DealLists | DealAttics | Bring | Open | Steal | Swap | Roll | Undo | BreakTie | AddNote
+# Every move of a player (`wecore.moves.Move`, one class per kind of move), and the records.
+Command = StartGame | DealLists | DealAttics | Move | Undo | BreakTie | AddNote
 
 
 def decide(state: GameState, command: Command) -> list[AnyEvent]:
