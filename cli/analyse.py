@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,8 +18,11 @@ from cli.batch import worker_count
 from cli.exits import CommandFailed
 from cli.opening import read_game, require_valid, resolve_game
 from cli.params import FILE_NAME, db_option, jobs_option
-from cli.terminal import echo_json
+from cli.terminal import echo_json, one_line
 from service import analysis
+
+if TYPE_CHECKING:
+    from wecore.clock import ThinkTime
 from service.analysis import DEFAULT_MARGIN, DEFAULT_ROLLOUTS, DEFAULT_TOP, Decision, DecisionPoint, Settings
 from wecore.errors import shown
 
@@ -145,13 +148,41 @@ def analyse(
     swing of a decision is the best alternative's mean final score minus the played move's (0
     for a forced move). Intervals are 95%; win chances count a tie as a shared win.
     """
+    from service.clock import times_of_lines
+
     report, lines = load_lines(game, db_path)
+    think = times_of_lines(lines).think
     settings = Settings(policy=policy, rollouts=count, seed=seed, margin=margin)
     decisions = analyse_with_progress(lines, settings, jobs)
     if as_json:
-        echo_json(analysis.analysis_object(report.game, settings, decisions))
+        answer = analysis.analysis_object(report.game, settings, decisions)
+        answer["think_times"] = {
+            name: {"moves": t.moves, "seconds": round(t.seconds, 3), "longest": round(t.longest, 3)}
+            for name, t in think.items()
+        }
+        echo_json(answer)
         return
     _tell(report.game, decisions, settings, top)
+    _tell_think_times(think)
+
+
+def _tell_think_times(think: dict[str, ThinkTime]) -> None:
+    """Each player's mean think per move on their turn, from the log's `at`s."""
+    from cli.render import console
+    from service.clock import duration_text, think_text
+
+    timed = [t for t in think.values() if t.moves]
+    if not timed:
+        return
+    console().print(
+        "Think time per move (from the log's times, each turn from the move that gave it): "
+        + ", ".join(
+            f"{one_line(t.player)} {think_text(t)} over {t.moves} (longest {duration_text(t.longest)})"
+            for t in sorted(timed, key=lambda t: -t.mean)
+        )
+        + ".",
+        markup=False,
+    )
 
 
 def _tell(game: str | None, decisions: Sequence[Decision], settings: Settings, top: int) -> None:

@@ -27,7 +27,8 @@ def datasette(library: Path | str, host: str, port: int, metadata_out: Path | No
     """Open a game library in Datasette, with labels and canned queries (wins per player, notes,
     one game's events, one player's games) written for the library's own file name.
 
-    Needs Datasette: python -m pip install 'white-elephant-we[datasette]'. Ctrl-C stops it.
+    Needs Datasette: python -m pip install '.[datasette]' in a clone of we (or just: python -m pip
+    install datasette). Ctrl-C stops it.
     """
     from service.datasette import DatasetteRefused, checked_library, serve_library, write_metadata
 

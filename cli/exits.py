@@ -49,7 +49,7 @@ def run(group: click.Group) -> int:
         return EXIT_OK
     except click.UsageError as exc:
         # One line, like every other error, with where to look instead of the whole usage text.
-        command = exc.ctx.command_path if exc.ctx is not None else "we"
+        command = exc.ctx.command_path if exc.ctx is not None else _command_typed(group)
         message = exc.format_message()
         undecodable = has_undecodable(message) or ESCAPED_UNDECODABLE in message
         if isinstance(exc, click.BadParameter) and undecodable:
@@ -187,6 +187,27 @@ codecs.register_error(_SHOWN_PLAINLY, _plainly)
 
 # click 8.2+ raises this for a group called with nothing; older clicks print help themselves.
 _NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+def _command_typed(group: click.Group) -> str:
+    """The command path the arguments name ("we stats", "we season verify"), for an error click
+    raised without a context (an option missing its value), so that it points at that
+    command's help rather than at `we --help`."""
+    path = [group.name or "we"]
+    command: click.Command = group
+    ctx = click.Context(group, info_name=path[0])
+    for arg in sys.argv[1:]:
+        if not isinstance(command, click.Group) or arg.startswith("-"):
+            break
+        try:
+            sub = command.get_command(ctx, arg)
+        except Exception:  # a lazily loaded command that fails to load: the plain name will do
+            sub = None
+        if sub is None:
+            break
+        command, ctx = sub, click.Context(sub, parent=ctx, info_name=arg)
+        path.append(arg)
+    return " ".join(path)
 
 
 def _reader_went_away() -> int:

@@ -47,6 +47,13 @@ from cli.record_setup import confirm_a_new_game, resume, set_up
     metavar="HANDS",
     help='New game: the attics, when the hands are recorded, e.g. "Ann=R7 B2 G5,Bob=...".',
 )
+@click.option(
+    "--as",
+    "viewer",
+    metavar="PLAYER",
+    help="Show the game as PLAYER's seat sees it (their own attic and gift, the opened gifts), for a"
+    " host who also plays; every move is still recorded. Without it every hidden card is shown.",
+)
 @db_option
 @click.option(
     "--no-library",
@@ -61,6 +68,7 @@ def record(
     title: str | None,
     game_id: str | None,
     attics: str | None,
+    viewer: str | None,
     db_path: Path | None,
     no_library: bool,
     **flags: Any,
@@ -120,21 +128,21 @@ def record(
                 f"{file} already exists, and {', '.join(given)} only set up a new game;"
                 f" to carry on recording it, run `we record {file}` alone"
             )
-        session = resume(file, lists=lists, attics=attics)
+        session = resume(file, lists=lists, attics=attics, viewer=viewer)
     else:
         # Before a question is asked or a flag judged: a new log needs a directory to go in.
         refuse_missing_directory(file)
         if all(value is None for value in new_game_flags.values()) and not given_flags(house_flags):
             # Nothing says a new game is meant: the name may be a typo of a game in progress.
             confirm_a_new_game(file)
-        session = set_up(file, players, dealer, lists, title, game_id, house_flags, attics)
+        session = set_up(file, players, dealer, lists, title, game_id, house_flags, attics, viewer)
     session.library = None if no_library else library_path(db_path)
     while True:
         try:
             session.run()
             return
         except StartOver:
-            again = set_up(file, None, None, None, None, None, session.house_flags, None)
+            again = set_up(file, None, None, None, None, None, session.house_flags, None, session.viewer)
             again.library = session.library
             session = again
 

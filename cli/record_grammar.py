@@ -140,7 +140,13 @@ AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
 
 # The recorder allows the gift lists to be undone before the first gift is brought: until they
 # are given again the game is setting up, and the table is told how to give them.
-LISTS_AGAIN = "Give the gift lists again: `lists Ann=RGY,Bob=BGO,...` (one NAME=COLOURS per player)."
+LISTS_AGAIN = "Give the gift lists again: `lists NAME=COLOURS,...` (one NAME=COLOURS per player)."
+
+
+def lists_again(players: Sequence[str]) -> str:
+    """LISTS_AGAIN with this table's own names in the example (not players it does not have)."""
+    example = ",".join(f"{name}={colours}" for name, colours in zip(players, ("RGY", "BGO"), strict=False))
+    return f"Give the gift lists again: `lists {example},...` (one NAME=COLOURS per player)."
 
 
 def _capital(clause: str) -> str:

@@ -27,7 +27,6 @@ from cli.record_grammar import (
     AFTER_THE_END,
     COMMAND_WORDS,
     HELP,
-    LISTS_AGAIN,
     MOVES,
     TYPED_CLASSES,
     TYPED_KINDS,
@@ -36,6 +35,7 @@ from cli.record_grammar import (
     Rejected,
     completions,
     did_you_mean,
+    lists_again,
     moves_hint,
     next_up,
     prompt,
@@ -78,6 +78,7 @@ from wecore.errors import WeError
 from wecore.events import AtticsDealt, GiftListsDealt
 from wecore.state import Phase
 from wecore.turns import turn
+from wecore.views import gift_at, hidden_card_refusal
 
 OVER_BUT = f"{GAME_OVER}; `tie`, `undo`, `note`, `status` and `quit` still work"
 UNDO_OUTRUN = (
@@ -107,6 +108,8 @@ class Session(Teller):
     # unprefixed move means the move of the player that prompt named.
     prompt_drawn: str | None = None
     prompt_typed_at: str | None = None
+    viewer: str | None = None  # `--as`: the seat whose view is shown (None: every card)
+    told_every_card: bool = False
     stopped: str | None = None  # why the recording was stopped before its input's end (then exit 1)
     # Piped: the input lines refused (the first's number), so a script's run ends in exit 1.
     refused_lines: int = 0
@@ -167,7 +170,8 @@ class Session(Teller):
             from cli.line_editor import LineEditor
 
             def choices(before: list[str]) -> list[str]:
-                return completions(self.state, before)
+                hidden = self.hidden_cards(self.state)
+                return [word for word in completions(self.state, before) if word not in hidden]
 
             editor = LineEditor(self.path, choices, self.toolbar, self.has_news, self.look)
             return lambda: editor.read(self.prompt)
@@ -186,7 +190,7 @@ class Session(Teller):
         return plain
 
     def toolbar(self) -> str:
-        return table_at_a_glance(self.state)
+        return table_at_a_glance(self.state, self.viewer)
 
     def add_to_library(self) -> None:
         """A game that ended goes into the library, as `we import` would put it there."""
@@ -260,9 +264,8 @@ class Session(Teller):
             self.status()
             return True
         if state.phase is Phase.SETTING_UP and verb not in ("lists", "start", "undo", "note"):
-            raise Rejected(
-                f"the gift lists are not dealt yet: give them with {LISTS_AGAIN.split(': ', 1)[1]}"
-            )
+            how = lists_again(state.players).split(": ", 1)[1]
+            raise Rejected(f"the gift lists are not dealt yet: give them with {how}")
         if verb == "lists":
             self.deal_lists(" ".join(args))
             return True
@@ -275,7 +278,7 @@ class Session(Teller):
         if verb == "open":
             if not args:
                 raise Rejected("say which card was turned over, e.g. `open R7`")
-            self.move(Open(card=spoken_card(args), player=actor))
+            self.move(Open(card=self.opened_card(args, actor), player=actor))
         elif verb == "steal":
             if not args:
                 raise Rejected("say whose gift is stolen, e.g. `steal Ann`")
@@ -331,6 +334,27 @@ class Session(Teller):
             f" to make this {player}'s move, type `{player}: {text}`"
         )
 
+    def opened_card(self, args: list[str], actor: str | None) -> str:
+        """The card an `open` names. With `--as`, the seat opens a face-down gift it has not seen
+        by its place (`open gift 2`, as the seat's page numbers them), and a card it names that it
+        has not seen gets the seat's one answer, whatever the card (wecore.views)."""
+        place = args[1:] if args[0].lower() == "gift" else args
+        if self.viewer is None or len(place) != 1 or not place[0].isdigit():
+            card = spoken_card(args)
+            mover = actor or turn(self.state).to_move
+            if self.viewer is not None and mover == self.viewer:
+                refusal = hidden_card_refusal(self.state, self.viewer, "open", card)
+                if refusal is not None:
+                    raise Rejected(f"{refusal.split(': send')[0]}: type `open gift N`")
+            return card
+        try:
+            under = gift_at(self.state, self.viewer, int(place[0]))
+        except ValueError as exc:
+            raise Rejected(str(exc)) from None
+        if under is None:
+            raise Rejected(f"gift {place[0]} was brought unseen: say the card turned over, e.g. `open R7`")
+        return under
+
     def deal_lists(self, text: str) -> None:
         if self.state.phase is not Phase.SETTING_UP:
             raise Rejected(
@@ -338,7 +362,7 @@ class Session(Teller):
                 " `undo` them first"
             )
         if not text:
-            raise Rejected(LISTS_AGAIN)
+            raise Rejected(lists_again(self.state.players))
         try:
             entries = split_entries(text, "lists")
         except click.BadParameter as exc:
@@ -399,7 +423,7 @@ class Session(Teller):
         if was_over and not self.state.is_over:
             self.say("The game is open again.")
         if isinstance(outcome.undo.undone, GiftListsDealt):
-            self.say(LISTS_AGAIN)
+            self.say(lists_again(self.state.players))
         else:
             self.say(next_up(turn(self.state)))
 

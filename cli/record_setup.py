@@ -95,6 +95,7 @@ def set_up(
     game_id: str | None,
     house_flags: dict[str, Any],
     attics: str | None,
+    viewer: str | None = None,
 ) -> Session:
     from eventstore.envelope import make_game_id, valid_game_id
 
@@ -169,6 +170,7 @@ def set_up(
             raise _rejected_option("--dealer", exc) from None
     events, state = _start(names, dealer_name, options_for(len(names)), title)
 
+    seat = _seat_of(state, viewer)  # before anything is written
     _, more, state = _deal(state, lists, attics)
     events += more
 
@@ -176,6 +178,7 @@ def set_up(
     start_game(file, gid, events)
 
     session = Session(file, Table.of_file(file, lists_again=True), interactive, gid, house_flags=house_flags)
+    session.viewer = seat
     named = f" \u201c{title}\u201d" if title else ""
     session.say(Text(f"Recording game {gid}{named} in {file}.", style="bold"))
     session.narrate(session.table.since(0))
@@ -258,7 +261,23 @@ def _deal(
 # --- carrying on -----------------------------------------------------------------------------
 
 
-def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str | None = None) -> Session:
+def _seat_of(state: GameState, name: str | None) -> str | None:
+    """The player `--as` names, as the log spells them; a usage error for anyone else."""
+    if name is None:
+        return None
+    try:
+        return resolve_player(state, name)
+    except WeError as exc:
+        raise click.BadParameter(terminal_safe(str(exc)), param_hint="--as") from None
+
+
+def resume(
+    file: Path,
+    greet: bool = True,
+    lists: str | None = None,
+    attics: str | None = None,
+    viewer: str | None = None,
+) -> Session:
     try:
         report = read_game(GameSource(label=str(file), path=file))
     except SeasonLedgerError:
@@ -285,6 +304,7 @@ def resume(file: Path, greet: bool = True, lists: str | None = None, attics: str
         raise CommandFailed(damage_sentence(str(file), report.problems))
     state = report.state
     session = Session(file, Table.of_file(file, lists_again=True), is_interactive(), report.game or "")
+    session.viewer = _seat_of(state, viewer)
     session.told = session.head
     if state.phase is Phase.SETTING_UP:
         # Only game_started: the set-up was cut off (by a recorder older than the one-write

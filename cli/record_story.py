@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.console import RenderableType
 from rich.text import Text
 
-from cli.record_grammar import LISTS_AGAIN, moves_hint
+from cli.record_grammar import lists_again, moves_hint
 from cli.record_input import shorten
 from cli.render import console, error_console, print_table, story_text
 from cli.replay import explanation, party_header, standings, view_table
@@ -22,7 +22,7 @@ from wecore.events import EventVoided, GiftBrought, TieBroken
 from wecore.kinds import IN_PLAY  # a party's moves, and any swap that follows them
 from wecore.narrate import describe, party_end, taken_back, unseen_brings, winners_line
 from wecore.state import GameState, Phase
-from wecore.views import view
+from wecore.views import cards_known_to, view
 
 # The most sentences a "Meanwhile ..." line tells one by one; more are counted, the latest told.
 MEANWHILE_SENTENCES = 3
@@ -35,6 +35,9 @@ class Teller:
     game: str
     now: Standing
     interactive: bool
+    # `--as`: the seat whose view is shown (None: every card, the host's view of the log).
+    viewer: str | None
+    told_every_card: bool  # whether the one warning that every hidden card is shown was given
     line_no: int
     refused_lines: int
     first_refused: int | None
@@ -50,6 +53,33 @@ class Teller:
     @property
     def fingerprint(self) -> str | None:
         return self.now.fingerprint
+
+    @property
+    def omniscient(self) -> bool:
+        return self.viewer is None
+
+    def hidden_cards(self, state: GameState) -> set[str]:
+        """The cards in play whose place the `--as` seat does not know (wecore.views.cards_known_to):
+        another attic, another face-down gift. None without `--as`."""
+        if self.viewer is None:
+            return set()
+        in_play = set(state.face_down)
+        for cards in state.attics or ():
+            in_play.update(cards)
+        return in_play - cards_known_to(state, state.seat_of[self.viewer])
+
+    def warn_every_card_shown(self) -> None:
+        """Once a session: without `--as`, a game with dealt attics shows every hidden card."""
+        if self.viewer is not None or self.told_every_card or self.state.attics is None:
+            return
+        self.told_every_card = True
+        self.say(
+            Text(
+                "This recorder shows every attic and every face-down gift. If you also play a seat,"
+                f" record as that seat instead: `we record {self.path} --as NAME`.",
+                style="yellow",
+            )
+        )
 
     # The Session's, which this half calls.
     def add_to_library(self) -> None:
@@ -80,6 +110,7 @@ class Teller:
         self.say(story_text(f"Meanwhile ({which}): " + " ".join(said)))
         for happened in news:
             self.transitions(happened.before, happened.after)
+        self.warn_every_card_shown()
         self.add_to_library()
 
     # --- output ---
@@ -113,18 +144,20 @@ class Teller:
             self.final_words(state)
             self.say("The game is over: only tie, undo, note, status and quit are taken now.")
         elif state.phase is Phase.SETTING_UP:
-            self.say(LISTS_AGAIN)
+            self.say(lists_again(state.players))
         else:
             # The table as it stands, so whoever picks up the recording sees it at a glance.
             self.say(party_header(state, state.party))
-            print_table(view_table(view(state, None, omniscient=True)))
+            print_table(view_table(view(state, self.viewer, omniscient=self.omniscient)))
             self.say(moves_hint(state))
+        self.warn_every_card_shown()
 
     def sentence(self, happened: Happened) -> str:
         event = happened.event
         if isinstance(event, EventVoided):
-            return taken_back(event, self.now.events[event.voids - 1], happened.after, None, True)
-        return describe(event, happened.before, happened.after)
+            voided = self.now.events[event.voids - 1]
+            return taken_back(event, voided, happened.after, self.viewer, self.omniscient)
+        return describe(event, happened.before, happened.after, self.viewer, self.omniscient)
 
     def sentences(self, steps: list[Happened], transitions: bool) -> list[str]:
         """The events in table language (unseen brings written together said in one sentence);
@@ -157,6 +190,7 @@ class Teller:
     def narrate(self, steps: list[Happened]) -> None:
         """This line's own events, one sentence each, and the end of a party or of the game."""
         self.sentences(steps, transitions=True)
+        self.warn_every_card_shown()
         after = steps[-1].after if steps else self.state
         if after.is_over and any(isinstance(h.event, TieBroken) for h in steps):
             self.say(winners_line(after.scoreboard))
@@ -190,7 +224,7 @@ class Teller:
 
     def status(self) -> None:
         state = self.state
-        print_table(view_table(view(state, None, omniscient=True)))
+        print_table(view_table(view(state, self.viewer, omniscient=self.omniscient)))
         if not state.is_over:
             self.say(moves_hint(state))
         self.say(f"{self.head} events recorded; fingerprint {self.fingerprint}.")

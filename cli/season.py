@@ -15,7 +15,7 @@ import click
 from cli.exits import CommandFailed
 from cli.opening import library_exists, open_library, read_game, resolve_game
 from cli.params import FILE_NAME, db_option, library_path, refuse_undecodable_text
-from cli.terminal import echo, echo_json, one_line
+from cli.terminal import echo, echo_json, one_line, shown_path
 from eventstore.libraries import LibraryRef, library_name
 from service.reading import GameSource
 from wecore.season import SealedGame
@@ -131,10 +131,17 @@ def _noted_fingerprint(value: str | None) -> str | None:
     return value.lower()
 
 
+def _a_ledger_file(ledger: Path) -> None:
+    """A ledger that is not there, or not a file, is an error like any game file's (exit 1),
+    not a usage error (exit 2): the command was typed right."""
+    if not ledger.exists():
+        raise CommandFailed(f"no such file: {shown_path(str(ledger))}")
+    if not ledger.is_file():
+        raise CommandFailed(f"{shown_path(str(ledger))} is not a file: give a season ledger (SEASON.jsonl)")
+
+
 @season.command()
-@click.argument(
-    "ledger", metavar="SEASON.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path)
-)
+@click.argument("ledger", metavar="SEASON.jsonl", type=click.Path(path_type=Path))
 @click.option(
     "--fingerprint",
     "expected",
@@ -160,6 +167,7 @@ def verify(ledger: Path, expected: str | None, as_json: bool, db_path: LibraryRe
     """
     from service.season import verify_season
 
+    _a_ledger_file(ledger)
     report = verify_season(ledger, read_game, _locator(ledger, db_path), expected)
     if as_json:
         echo_json(report.as_dict())
@@ -211,9 +219,7 @@ def put_back(ledger: Path, game: Path) -> None:
 
 
 @season.command()
-@click.argument(
-    "ledger", metavar="SEASON.jsonl", type=click.Path(dir_okay=False, exists=True, path_type=Path)
-)
+@click.argument("ledger", metavar="SEASON.jsonl", type=click.Path(path_type=Path))
 @click.option(
     "--ratings",
     is_flag=True,
@@ -233,6 +239,7 @@ def show(ledger: Path, ratings: bool, as_json: bool) -> None:
     """
     from service.season import read_ledger
 
+    _a_ledger_file(ledger)
     reading = read_ledger(ledger)
     if reading.problems:
         line, message = reading.problems[0]

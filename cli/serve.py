@@ -91,6 +91,14 @@ def _shortened(text: str, keep: int = 80) -> str:
     help="Start no new game (the host's lobby, POST /api/v1/games) once the folder holds this many; "
     "the games already there are still served.",
 )
+@click.option(
+    "--clock",
+    type=click.IntRange(0, 24 * 60 * 60),
+    default=0,
+    metavar="SECONDS",
+    help="A table clock: the seconds a player has for a move, shown on the TV and the seats (0: none)."
+    " The lobby may set another per game.",
+)
 def serve(
     games_dir: Path | None,
     db_url: str | None,
@@ -101,6 +109,7 @@ def serve(
     streams_per_key: int,
     streams_per_address: int,
     max_games: int,
+    clock: int,
 ) -> None:
     """Serve the game logs of GAMES_DIR: a live table for the TV, a page per seat for the phones,
     and the JSON API of docs/service.md. `we record` can keep writing to the same files.
@@ -176,6 +185,7 @@ def serve(
         streams_per_key=streams_per_key,
         streams_per_address=streams_per_address,
         max_games=max_games,
+        clock=clock,
     )
     host_url = f"{base_url}/?k={host_key}"
     echo(f"Serving the games in {where} at {base_url}")

@@ -76,7 +76,7 @@ def print_summary(
         ("bot", "left"),
         ("wins", "right"),
         ("win rate", "right"),
-        ("avg score", "right"),
+        ("mean score", "right"),
     ):
         by_seat.add_column(name, justify=justify)  # type: ignore[arg-type]
     seats = tally.listed_seats()
@@ -91,7 +91,7 @@ def print_summary(
         )
     print_table(by_seat)
     by_bot = Table(title="By bot", title_justify="left", show_edge=False, pad_edge=False)
-    for name, justify in (("bot", "left"), ("seats", "right"), ("wins", "right"), ("avg score", "right")):
+    for name, justify in (("bot", "left"), ("seats", "right"), ("wins", "right"), ("mean score", "right")):
         by_bot.add_column(name, justify=justify)  # type: ignore[arg-type]
     for figures in bot_figures(tally, bots):
         by_bot.add_row(figures.bot, str(figures.seats), wins_text(figures.wins), f"{figures.mean_score:.1f}")

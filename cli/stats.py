@@ -67,7 +67,8 @@ def library_figures(db: LibraryRef) -> LibraryFigures:
     default=None,
     metavar="FILE",
     help="Draw it to FILE (.png or .svg, 8 x 5 inches): win rates with --fairness, scores over the"
-    " evenings with --by evening or --versus. Needs matplotlib (pip install '.[plots]' in a clone of we).",
+    " evenings with --by evening or --versus. Needs matplotlib (python -m pip install '.[plots]'"
+    " in a clone of we).",
 )
 @click.option("--force", is_flag=True, help="Replace the --plot FILE if it exists.")
 @db_option
@@ -157,6 +158,7 @@ def _overall(db_path: LibraryRef | None) -> None:
 
     from cli.render import print_table
     from cli.stats_report import wins_text
+    from service.clock import think_text
 
     db = library_path(db_path)
     if not library_exists(db):
@@ -172,7 +174,8 @@ def _overall(db_path: LibraryRef | None) -> None:
             ("games", "right"),
             ("wins", "right"),
             ("win rate", "right"),
-            ("avg score", "right"),
+            ("mean score", "right"),
+            ("think per move", "right"),
         ):
             table.add_column(name, justify=justify)  # type: ignore[arg-type]
         for entry in result.tally.standings():
@@ -182,6 +185,7 @@ def _overall(db_path: LibraryRef | None) -> None:
                 wins_text(entry.wins),
                 f"{entry.win_rate:.0%}",
                 f"{entry.mean_score:.1f}",
+                think_text(result.think.get(entry.key)),
             )
         print_table(table)
         seats = Table(

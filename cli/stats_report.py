@@ -11,6 +11,7 @@ import click
 
 from cli.exits import CommandFailed
 from cli.terminal import echo, echo_json, one_line
+from service.extras import install_hint
 from wecore.errors import shown
 
 PLOT_SIZE_INCHES = (8.0, 5.0)
@@ -45,8 +46,7 @@ def check_plot_target(path: Path | None, force: bool, inputs: Sequence[Path | st
         import matplotlib  # noqa: F401
     except ImportError:
         raise CommandFailed(
-            "--plot needs matplotlib, which is not installed: pip install 'white-elephant-we[plots]'"
-            " (in a clone: pip install '.[plots]'), or just pip install matplotlib"
+            f"--plot needs matplotlib, which is not installed: {install_hint('plots', 'matplotlib')}"
         ) from None
 
 

@@ -8,8 +8,9 @@ format's limits on a line and its values), `logfile` (a log file opened and read
 per backend: `jsonl` (one game per file), `sqlite` (the game library, with `sqlite_schema`, its
 layout), `postgres` (the game library on PostgreSQL), `memory` (in
 memory, for tests and simulations); `sql_library` (what the two libraries share: every use of
-one, written once); `libraries` (where a library is, a file or a URL, and opening it with its
-backend); `follow` (a log or a library game followed as it grows); `receipts` (a player's
+one, written once); `as_written` (the lines an import keeps as their file wrote them, so an
+export gives the file back byte for byte); `libraries` (where a library is, a file or a URL, and
+opening it with its backend); `follow` (a log or a library game followed as it grows); `receipts` (a player's
 signed receipt of a game's end: its format, its signature, kept beside a log file); `errors`.
 Nothing is imported here, so `import eventstore.x` stays cheap.
 """

@@ -135,6 +135,30 @@ class LogFollower(_Follower):
                 return Look.CHANGED if changed else Look.SAME
             return Look.CHANGED if self._read(fd, st.st_size, take) or changed else Look.SAME
 
+    def took(self, size_before: int, after: os.stat_result, lines: list[bytes], hashes: list[str]) -> bool:
+        """Take the lines this process has just appended, under the file's lock, without reading
+        them back: they were sealed (envelope, seq, `prev`, hash) by the writer, fsynced, and
+        `after` is the file's stat with them. Only when they follow exactly what was taken (the
+        same file, at the size this follower stopped at, nothing pending or stopped); False,
+        and nothing taken, otherwise: the next `poll` reads them as any line is read."""
+        if (
+            self.signature is None
+            or (after.st_dev, after.st_ino) != self.signature[:2]
+            or size_before != self.offset
+            or self.pending
+            or self.halted
+            or self.torn is not None
+            or not lines
+        ):
+            return False
+        for line, digest in zip(lines, hashes, strict=True):
+            self.checker.line += 1
+            self.checker.prev_hash = digest
+            self.offset += len(line)
+            self.last = line[-_COMPARED:]
+        self.signature = _signature(after)
+        return True
+
     def _replaced(self, fd: int, st: os.stat_result) -> bool:
         """Anything but an append since the last look: an append only adds after `offset`."""
         assert self.signature is not None

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from eventstore.envelope import Envelope
 from eventstore.errors import (
@@ -82,11 +82,25 @@ def _last_line(fd: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
+class Appended(NamedTuple):
+    """What one append wrote: the file's size before it, its stat after, and the lines."""
+
+    size_before: int
+    after: os.stat_result
+    lines: list[bytes]
+
+
 class JsonlLog(SealingLog):
     """A game stored as one JSONL file."""
 
+    keeps_summary = False  # a library keeps a game's summary with its events; a file does not
+
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        # After an append: the file's size before it, its stat after the fsync (still under the
+        # lock) and the lines written, so that whoever follows the file in this process can
+        # take its own lines without reading them back (eventstore.follow.LogFollower.took).
+        self.appended: Appended | None = None
 
     def __repr__(self) -> str:
         return f"JsonlLog({str(self.path)!r})"
@@ -180,9 +194,11 @@ class JsonlLog(SealingLog):
 
             def store(sealed: list[Envelope], summary: Summary | None) -> None:  # a file keeps none
                 try:
-                    for env in sealed:
-                        _write_all(fd, env.to_line())
+                    lines = [env.to_line() for env in sealed]
+                    for line in lines:
+                        _write_all(fd, line)
                     os.fsync(fd)
+                    self.appended = Appended(size, os.fstat(fd), lines)
                 except BaseException as exc:
                     # Nothing is acknowledged, so nothing may stay: cut back to where we began
                     # rather than leave a torn or unsynced tail for the next writer to trip on.

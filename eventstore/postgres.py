@@ -506,6 +506,15 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
 
         return self.setting_or_default("host_key", secrets.token_urlsafe(32))
 
+    def set_setting(self, name: str, value: str) -> None:
+        """The setting made `value`, whatever it was (a served game's clock, say)."""
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO settings VALUES (%s, %s)"
+                " ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value",
+                (name, value),
+            )
+
     def setting_or_default(self, name: str, default: str) -> str:
         """The setting, stored as `default` first if it has none (once, whoever comes first)."""
         with self._write() as conn:

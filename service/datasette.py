@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from eventstore.libraries import is_library_url, is_sqlite_file, library_file_exists
+from service.extras import install_hint
 
-INSTALL_HINT = "python -m pip install 'white-elephant-we[datasette]' (or: python -m pip install datasette)"
+INSTALL_HINT = install_hint("datasette", "datasette")
 
 # The questions a club asks of its library, as Datasette canned queries (read-only SQL).
 CANNED_QUERIES: dict[str, dict[str, str]] = {

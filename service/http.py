@@ -13,6 +13,7 @@ service/routes/.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,8 +25,8 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from eventstore.errors import ConnectionLostError, StoreError
-from service.guard import STATE_CHANGING, Guard, allowed_names
-from service.routes import events, games, health, moves, pages, receipts, results
+from service.guard import STATE_CHANGING, Guard, Receive, Scope, Send, allowed_names
+from service.routes import clock, events, games, health, moves, pages, receipts, results
 from service.routes.answers import ApiError, key_text, refused
 from service.routes.bodies import COMPONENTS, parameter_sentence
 from service.routes.served import MAX_GAMES, Served, served_of
@@ -40,6 +41,7 @@ ROUTERS = (
     games.router,
     events.router,
     moves.router,
+    clock.router,
     results.router,
     receipts.router,
     pages.router,
@@ -55,10 +57,11 @@ def create_app(
     streams_per_key: int = STREAMS_PER_KEY,
     streams_per_address: int = STREAMS_PER_ADDRESS,
     max_games: int = MAX_GAMES,
+    clock: float = 0,
 ) -> FastAPI:
     """The app for the games of `directory`, or of a PostgreSQL `library` (`we serve --db`)."""
     # The bots move through the path of every move, their bodies read as a request's are.
-    served = Served.open(directory, base_url, host_key, library, bot_post=moves.post_for_bot)
+    served = Served.open(directory, base_url, host_key, library, bot_post=moves.post_for_bot, clock=clock)
     served.streams = LiveStreams(StreamLimits(streams_per_key, streams_per_address))
     served.max_games = max_games
     app = _App(
@@ -86,6 +89,7 @@ def create_app(
     traced = health.traced_memory_if_asked()
     if traced is not None:
         app.include_router(traced)
+    app.hot = Guard(HotRoutes(served), names=allowed_names(base_url, names))
     return app
 
 
@@ -105,7 +109,17 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 class _App(FastAPI):
     """FastAPI, with the schema's shared parts: the bodies the routes read themselves, the
-    error object, and the guard's refusals in every operation's answers."""
+    error object, and the guard's refusals in every operation's answers; and the hot routes
+    (a move's POST, a game's stream) answered behind the guard alone (HotRoutes)."""
+
+    hot: Any = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.hot is not None and scope["type"] == "http" and hot_route(scope) is not None:
+            scope["app"] = self
+            await self.hot(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
 
     def openapi(self) -> dict[str, Any]:
         if self.openapi_schema is None:
@@ -158,3 +172,58 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> Response
 
 async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
     return JSONResponse({"error": parameter_sentence(exc)}, status_code=422)
+
+
+# --- the hot routes -------------------------------------------------------------------------
+
+_HOT_PATH = re.compile(r"/api/v1/games/([^/]+)/(moves|stream)")
+_PLAIN_SEQ = re.compile(rb"[0-9]{1,18}")
+
+
+def hot_route(scope: Scope) -> tuple[str, str] | None:
+    """(game id, "moves" or "stream") for a request the hot path answers as the routes would:
+    a POST of a move, or a GET of a stream whose query holds nothing the framework would have
+    to judge (`after` at most once, as a plain number). None: the framework answers it."""
+    found = _HOT_PATH.fullmatch(scope["path"])
+    if found is None:
+        return None
+    method = scope["method"]
+    if found.group(2) == "moves":
+        return (found.group(1), "moves") if method == "POST" else None
+    if method != "GET":
+        return None
+    afters = [p for p in scope.get("query_string", b"").split(b"&") if p.startswith(b"after=")]
+    if len(afters) > 1 or (afters and _PLAIN_SEQ.fullmatch(afters[0][6:]) is None):
+        return None
+    return found.group(1), "stream"
+
+
+class HotRoutes:
+    """A move's POST and a game's stream, reached behind the guard without FastAPI's layers
+    (its error middleware, dependencies, routers and send wrappers cost more per move than
+    they give these two). The routes stay declared in the app, so the published schema is
+    unchanged, and what they answer is the same functions' (service.routes), refusals as the
+    app's handlers word them."""
+
+    def __init__(self, served: Served) -> None:
+        self.served = served
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        route = hot_route(scope)
+        assert route is not None
+        game_id, what = route
+        response: Response
+        try:
+            if what == "moves":
+                response = await moves.answer_move(self.served, request, game_id)
+            else:
+                after = int(request.query_params.get("after", 0))
+                response = await events.stream(game_id, request, self.served, after)
+        except ApiError as exc:
+            response = await _api_error(request, exc)
+        except ConnectionLostError as exc:
+            response = await _library_away(request, exc)
+        except StoreError as exc:
+            response = await _unreadable(request, exc)
+        await response(scope, receive, send)

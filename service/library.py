@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from eventstore.libraries import LibraryRef
     from eventstore.persistence import GameLibrary
     from service.ratings import Rating
+    from wecore.clock import ThinkTime
     from wecore.state import GameState
     from wecore.stats import Evening, GameRecord, Tally, Versus
 
@@ -197,6 +198,7 @@ class LibraryFigures:
 
     tally: Tally
     records: list[GameRecord] = field(default_factory=list)
+    think: dict[str, ThinkTime] = field(default_factory=dict)  # per player, over the counted games
     unfinished: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
 
@@ -208,6 +210,8 @@ class LibraryFigures:
 def library_figures(games: Iterable[dict[str, Any]], db: Any, read: ReadGame) -> LibraryFigures:
     """Fold every game of `games` (the library's games rows; `db` where it is, for reading
     each through `read`); only valid, finished games count."""
+    from service.clock import times_of_lines
+    from wecore.clock import think_time_totals
     from wecore.stats import Tally, record_of
 
     figures = LibraryFigures(Tally())
@@ -216,7 +220,7 @@ def library_figures(games: Iterable[dict[str, Any]], db: Any, read: ReadGame) ->
         if game_id is None:
             continue
         try:
-            report = read(GameSource(label=game_id, db_path=db, game_id=game_id))
+            report = read(GameSource(label=game_id, db_path=db, game_id=game_id), keep_lines=True)
         except WritesLostError:
             raise
         except StoreError:
@@ -233,6 +237,8 @@ def library_figures(games: Iterable[dict[str, Any]], db: Any, read: ReadGame) ->
             record = record_of(report.state, game, started_at, evening_of(started_at))
             figures.tally.add(record)
             figures.records.append(record)
+            think = times_of_lines(report.lines).think
+            figures.think = think_time_totals([figures.think, think])
     return figures
 
 

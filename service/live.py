@@ -34,7 +34,7 @@ from eventstore.problems import Problem
 from service.keys import HOST, SEAT, TABLE, KeyRing, Role
 from service.play import undo_preview
 from service.reading import GameReport, GameSource, damage_sentence, read_game
-from service.season import SEASON_FILE, sealed_sentence
+from service.season import SEASON_FILE, seal_mark, sealed_sentence
 from wecore.conformance import RULES, SCHEMA
 from wecore.errors import EventSchemaError, RulesetError, WeError
 from wecore.events import AnyEvent, EventVoided, parse_event
@@ -44,7 +44,7 @@ from wecore.reducer import evolve
 from wecore.rules import brought_with_first_open
 from wecore.scoring import score
 from wecore.state import INITIAL_STATE, GameState
-from wecore.views import redact_log, seat_moves, view
+from wecore.views import SeatView, redact_log, seat_moves, view
 
 POLL_SECONDS = 0.2
 CHECKPOINT = 32
@@ -121,16 +121,19 @@ class Subscribers:
 
     loop: asyncio.AbstractEventLoop
     changed: asyncio.Event
+    role: Role | None = None
 
 
 class LiveGame:
     def __init__(self, path: Path, follower: LogFollower | RowFollower | None = None) -> None:
         self.path = path
         self.label = shown_name(path)
+        # Where a seal of this log would be (see `sealed`): the folder's ledger, the log's mark.
+        self._seal_places = (os.path.join(os.path.dirname(path), SEASON_FILE), os.fspath(seal_mark(path)))
         self.lock = threading.RLock()
         self.follower = follower if follower is not None else LogFollower(path)
         self._reset()
-        self._waiters: list[Subscribers] = []
+        self._waiters: dict[asyncio.AbstractEventLoop, list[Subscribers]] = {}
 
     def _reset(self) -> None:
         """The game as before its first line (the follower starts over on its own)."""
@@ -144,6 +147,7 @@ class LiveGame:
         self.recent: deque[GameState] = deque(maxlen=RECENT)  # after the last RECENT lines
         self.problem: Problem | None = None  # the schema or rules problem folding stopped at
         self.messages: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+        self._head_views: dict[tuple[int, str], dict[str, Any]] = {}  # see view_object
 
     # --- reading ---
     @property
@@ -190,6 +194,38 @@ class LiveGame:
             self.checkpoints[len(self.envelopes)] = state
         return True
 
+    def took_own(
+        self,
+        appended: Any,
+        envelopes: list[dict[str, Any]],
+        events: Sequence[AnyEvent],
+        states: Sequence[GameState],
+    ) -> bool:
+        """Take the events this process just appended (`appended`: eventstore.jsonl.Appended),
+        folded by the writer already, without reading the log back. False, nothing taken, when
+        the log is not exactly as last read before them (then `refresh` reads them)."""
+        with self.lock:
+            follower = self.follower
+            if (
+                not isinstance(follower, LogFollower)
+                or appended is None
+                or self.problem is not None
+                or not envelopes
+                or envelopes[0]["seq"] != self.head + 1
+            ):
+                return False
+            hashes = [e["hash"] for e in envelopes]
+            if not follower.took(appended.size_before, appended.after, appended.lines, hashes):
+                return False
+            for raw, event, state in zip(envelopes, events, states, strict=True):
+                self.envelopes.append(raw)
+                self.events.append(event)
+                self.current = state
+                self.recent.append(state)
+                if len(self.envelopes) % CHECKPOINT == 0:
+                    self.checkpoints[len(self.envelopes)] = state
+            return True
+
     @property
     def _stopped_at(self) -> Problem | None:
         follower = self.follower
@@ -230,13 +266,28 @@ class LiveGame:
             return None
         return fingerprint(self.envelopes[seq - 1].get("hash"))
 
-    def view_object(self, seq: int, role: Role) -> dict[str, Any]:
+    def view_object(self, seq: int, role: Role, seen: SeatView | None = None) -> dict[str, Any]:
         """GET /games/{id} as of event `seq`: `we replay --at seq --json` for this key, plus
-        seq, fingerprint and legal."""
+        seq, fingerprint and legal, as orjson writes it (tuples and enums are left as they are:
+        `plain` gives what JSON would give back). The head's, for each kind of key, is derived once and
+        shared (the POST's answer, the stream's message, a GET) until the game grows. `seen`:
+        this key's `view` of the state at `seq`, where the caller has it already."""
+        with self.lock:
+            if seq != self.head or self.sealed() is not None:
+                return self._view_object(seq, role, seen)
+            key = (seq, role.cache_key)
+            found = self._head_views.get(key)
+            if found is None:
+                if self._head_views and next(iter(self._head_views))[0] != seq:
+                    self._head_views.clear()
+                found = self._head_views[key] = self._view_object(seq, role, seen)
+            return found
+
+    def _view_object(self, seq: int, role: Role, seen: SeatView | None = None) -> dict[str, Any]:
         state = self.state_at(seq)
         if state.players:
             seat = role.seat if role.kind == SEAT else None
-            data = view(state, seat, omniscient=role.kind == HOST).to_dict()
+            data = (seen if seen is not None else view(state, seat, omniscient=role.kind == HOST)).to_dict()
         else:
             data = {}
         fingerprint = self.fingerprint(seq)
@@ -247,8 +298,7 @@ class LiveGame:
         if sealed is not None:
             # Sealed into the folder's season: its log is final, nothing is offered (Table refuses).
             data.update(sealed=sealed, legal=[])
-            sealed_answer: dict[str, Any] = plain(data)
-            return sealed_answer
+            return data
         undoes = None
         if role.kind == HOST:
             # What the Undo button takes back, in the recorder's words; the events after `seq`
@@ -256,12 +306,15 @@ class LiveGame:
             undoes = undo_preview(state, self.events, WrittenAt(self.envelopes))
             data["undoes"] = undoes
         data["legal"] = legal_for(state, role, undoes)
-        answer: dict[str, Any] = plain(data)
-        return answer
+        return data
 
     def sealed(self) -> str | None:
         """Why nothing may be added to this game's log, when a season sealed it (its folder's, or
         any ledger that left its mark beside the log)."""
+        # Most logs are sealed by no season: a stat of each place a seal could be, made of
+        # strings once, tells so without building a path.
+        if not any(os.path.lexists(place) for place in self._seal_places):
+            return None
         return sealed_sentence(self.path, self.game)
 
     def sentence(self, seq: int, role: Role) -> str:
@@ -276,6 +329,11 @@ class LiveGame:
     def message(self, seq: int, role: Role) -> bytes:
         """One stream message's data (cached: every follower with this kind of key shares it)."""
         key = (seq, role.cache_key)
+        # Built already (by the move's writer, usually): no lock, so a stream on the event loop
+        # never waits for a worker holding the game (a dict's get is atomic).
+        found = self.messages.get(key)
+        if found is not None:
+            return found
         with self.lock:
             found = self.messages.get(key)
             if found is not None:
@@ -283,12 +341,15 @@ class LiveGame:
             from service.replay_page import board_dict, step_marks
 
             seat = role.seat if role.kind == SEAT else None
+            state = self.state_at(seq)
+            # This key's view of the step, derived once for the view and the page's marks.
+            seen = view(state, seat, omniscient=role.kind == HOST) if state.players else None
             data = {
                 "envelope": redact_envelope(self.envelopes[seq - 1], role),
-                "view": self.view_object(seq, role),
+                "view": self.view_object(seq, role, seen),
                 "sentence": self.sentence(seq, role),
-                "board": board_dict(score(self.state_at(seq))),
-                **step_marks(self.events[seq - 1], self.state_at(seq), seat, role.kind == HOST),
+                "board": board_dict(score(state)),
+                **step_marks(self.events[seq - 1], state, seat, role.kind == HOST, seen),
             }
             encoded = orjson.dumps(data)
             self.messages[key] = encoded
@@ -296,24 +357,51 @@ class LiveGame:
                 self.messages.popitem(last=False)
             return encoded
 
+    def prepare(self, after: int) -> None:
+        """The stream messages of the events after `after`, for each kind of key following the
+        game, built now by the move's writer (off the event loop) for the streams to share."""
+        roles = self.watching_roles()
+        for seq in range(after + 1, self.head + 1):
+            for role in roles:
+                self.message(seq, role)
+
     # --- waking streams ---
-    def subscribe(self) -> Subscribers:
-        sub = Subscribers(asyncio.get_running_loop(), asyncio.Event())
+    def subscribe(self, role: Role | None = None) -> Subscribers:
+        """A stream's wake-up; with its key's `role`, a move's writer builds that kind of key's
+        message before waking it (`prepare`), off the event loop."""
+        sub = Subscribers(asyncio.get_running_loop(), asyncio.Event(), role)
         with self.lock:
-            self._waiters.append(sub)
+            self._waiters.setdefault(sub.loop, []).append(sub)
         return sub
 
     def unsubscribe(self, sub: Subscribers) -> None:
         with self.lock:
-            if sub in self._waiters:
-                self._waiters.remove(sub)
+            subs = self._waiters.get(sub.loop, [])
+            if sub in subs:
+                subs.remove(sub)
+            if not subs:
+                self._waiters.pop(sub.loop, None)
 
     def wake(self) -> None:
+        """Every stream of the game woken: one call into each event loop, not one per stream
+        (a thread's call into a loop costs a write to its self-pipe and a turn of the loop)."""
         with self.lock:
-            waiters = list(self._waiters)
-        for sub in waiters:
+            loops = list(self._waiters)
+        for loop in loops:
             with contextlib.suppress(RuntimeError):  # its loop is closed: the server is stopping
-                sub.loop.call_soon_threadsafe(sub.changed.set)
+                loop.call_soon_threadsafe(self._wake_in, loop)
+
+    def _wake_in(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self.lock:
+            subs = list(self._waiters.get(loop, ()))
+        for sub in subs:
+            sub.changed.set()
+
+    def watching_roles(self) -> list[Role]:
+        """One role of each kind of key that follows the game now (their messages are shared)."""
+        with self.lock:
+            subs = [sub for loop_subs in self._waiters.values() for sub in loop_subs]
+        return list({sub.role.cache_key: sub.role for sub in subs if sub.role is not None}.values())
 
 
 def file_of(game: LiveGame) -> tuple[int, int] | None:

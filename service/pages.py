@@ -12,7 +12,7 @@ import segno
 
 from service.guard import inline_hashes
 from service.keys import HOST, SEAT, TABLE, Role
-from service.live import Folder, LiveGame
+from service.live import Folder, LiveGame, plain
 from wecore.rulesets import HOUSE_RULES, Shape, house_rules_text
 from wecore.wording import counted
 
@@ -39,7 +39,7 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
     with game.lock:
         envelopes = list(game.envelopes)
         head = game.head
-        now = game.view_object(head, role) if head else {}
+        now = plain(game.view_object(head, role)) if head else {}
         legal, undoes, sealed = now.get("legal", []), now.get("undoes"), now.get("sealed")
         fingerprint = game.fingerprint(head)
         over = game.state.is_over
@@ -212,7 +212,8 @@ document.getElementById("start").addEventListener("submit", (event) => {
     bots[player] = bot || "greedy";
   }
   const body = { players, dealer: form.dealer.value.trim() || players[0] || "",
-    lists: null, deal_attics: form.attics.checked, options, title: form.title.value.trim() || null, bots };
+    lists: null, deal_attics: form.attics.checked, options, title: form.title.value.trim() || null, bots,
+    clock: form.clock.value.trim() === "" ? null : Number(form.clock.value) };
   fetch("/api/v1/games", { method: "POST", headers: { "Content-Type": "application/json",
     "Authorization": "Bearer " + form.dataset.key }, body: JSON.stringify(body) })
     .then((r) => r.json().then((b) => {
@@ -417,6 +418,8 @@ def lobby_page(
         '<label>Bots at seats (with the attics dealt) <input name="bots"'
         ' placeholder="Ben=greedy, Cat=ismcts"></label>'
         f"{_bot_levels()}"
+        "<label>Table clock, seconds a player has for a move (empty: the server's; 0: none)"
+        ' <input name="clock" type="number" min="0" max="86400" placeholder="60"></label>'
         f"{_house_rule_fields()}"
         '<button type="submit">Start (gift lists dealt at random)</button>'
         '<p id="start-error" role="alert"></p></form>'

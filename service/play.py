@@ -184,7 +184,8 @@ def commit(
     makes sure `state` is the stored game's. Without it the library keeps a summary that claims
     nothing."""
     payloads = [event_payload(e) for e in events]
-    summary = None if state is None else library_summary(fold(events, state))
+    keeps = getattr(log, "keeps_summary", True)  # a file keeps none: no fold for it
+    summary = None if state is None or not keeps else library_summary(fold(events, state))
     try:
         appended: list[Envelope] = log.append(payloads, expected_seq=expect, at=utc_now(), summary=summary)
         return appended

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from eventstore.canonical import fingerprint
 from eventstore.errors import StoreError
 from eventstore.receipts import (
     Receipt,
@@ -177,7 +178,7 @@ def verdict(receipt: Receipt, label: str, game_id: str | None, hashes: Sequence[
             label,
             False,
             f"{who} disagrees at event {count}: the log's line {count} has fingerprint"
-            f" {hashes[count - 1][7:19]}, {receipt.player}'s phone saw {receipt.fingerprint}",
+            f" {fingerprint(hashes[count - 1])}, {receipt.player}'s phone saw {receipt.fingerprint}",
         )
     return ReceiptVerdict(
         receipt,

@@ -70,6 +70,13 @@
     if (looking) { again = true; return; }
     looking = true;
     try {
+      // The page says whether the game is over (data-complete): until it is there is no receipt
+      // to ask for, and asking would only earn a 409 on every event.
+      const complete = document.documentElement.dataset.complete;
+      if (complete !== "true") {
+        if (complete === "false" && !key) key = makeKey(); // a game in progress: this phone is a witness of it
+        return;
+      }
       const mine = Object.values(kept()).find((r) => r.game === meta.game && r.player === live.seat);
       const asked = live.receipt + (mine ? "?seen=" + mine.events : "");
       const response = await fetch(asked, { headers: { "Authorization": "Bearer " + live.key } });
@@ -173,5 +180,5 @@
   look();
   // The page marks each event it takes in (data-head): a tie-break, a note or an undo after the
   // end refreshes the receipt.
-  new MutationObserver(() => look()).observe(document.documentElement, { attributes: true, attributeFilter: ["data-head"] });
+  new MutationObserver(() => look()).observe(document.documentElement, { attributes: true, attributeFilter: ["data-head", "data-complete"] });
 })();

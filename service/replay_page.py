@@ -32,7 +32,7 @@ from wecore.replay import steps, voided_by
 from wecore.scoring import Scoreboard, score
 from wecore.state import GameState
 from wecore.turns import page_marks, turn_of_view
-from wecore.views import redact_log, view
+from wecore.views import SeatView, redact_log, view
 
 TEMPLATE_NAME = "replay_template.html"
 # The page's own inline script and style are allowed by their hashes (filled in once the page is
@@ -176,11 +176,14 @@ def kind_outcome(event: Any) -> tuple[Any, ...]:
     return (getattr(event, KINDS[event.TYPE].attrs[-1]),)
 
 
-def step_marks(event: AnyEvent, after: GameState, viewer: str | None, omniscient: bool) -> dict[str, Any]:
+def step_marks(
+    event: AnyEvent, after: GameState, viewer: str | None, omniscient: bool, seen: SeatView | None = None
+) -> dict[str, Any]:
     """What the page marks at a step, beside the view, all worded here so that the page's script
     names no kind of event and no phase: the event's style on the timeline (its kind's, as
-    `wecore.kinds` declares it), the seats a swap exchanged, and the turn's lines and badge."""
-    t = turn_of_view(view(after, viewer, omniscient=omniscient))
+    `wecore.kinds` declares it), the seats a swap exchanged, and the turn's lines and badge.
+    `seen`: the viewer's view of `after`, where the caller has it already."""
+    t = turn_of_view(seen if seen is not None else view(after, viewer, omniscient=omniscient))
     return {"style": KINDS[event.TYPE].style, "swapped": swapped_seats(event, after), **page_marks(t)}
 
 

@@ -34,7 +34,6 @@ from eventstore.errors import ConnectionLostError, GameNotFoundError, SealedGame
 from service.live import LiveGame, WrittenAt, file_of
 from service.play import Refused, StaleHead, UndoPlan, commit, decide_move, plan_undo, undone_sentence
 from service.reading import GameReport, GameSource, damage_sentence, read_game
-from service.season import sealed_sentence
 from wecore.cards import ALL_CARDS
 from wecore.decider import AddNote, BreakTie, DealAttics, DealLists, Undo, resolve_player
 from wecore.errors import WeError
@@ -222,7 +221,7 @@ class Table:
             now = self.look()
             if now.damage is not None:
                 raise Damaged(now.damage)
-            sealed = sealed_sentence(self.game.path, now.game)
+            sealed = self.game.sealed()
             if sealed is not None:
                 raise Sealed(sealed)
             if expect is not None and expect != now.head:
@@ -244,8 +243,18 @@ class Table:
                 if report.problems:
                     raise Damaged(damage_sentence(self.game.label, report.problems)) from None
                 raise
-            self.shelf.refresh(self.game)
-            return self._outcome(now, since, events, written, plan, command)
+            outcome = self._outcome(now, since, events, written, plan, command)
+            # The lines just written are taken as written, folded above: never read back.
+            envelopes = [envelope.to_dict() for envelope in written]
+            states = [step.after for step in outcome.steps]
+            if self.game.took_own(getattr(log, "appended", None), envelopes, events, states):
+                # The streams' messages first, then the streams woken: before the POST's
+                # answer is built, so a follower hears of the move as early as it can.
+                self.game.prepare(now.head)
+                self.game.wake()
+            else:
+                self.shelf.refresh(self.game)
+            return outcome
         raise StaleHead(now.head, self.look().head)
 
     def _decide(self, now: Standing, command: TableCommand) -> tuple[list[AnyEvent], UndoPlan | None]:

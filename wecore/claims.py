@@ -212,13 +212,25 @@ def explain_difference(
     actual = entry.total
     gap = claimed - actual
     parts: list[str] = []
+    needs: list[str] = []  # alternatives: any one card of these would make the claim
+    beyond: list[str] = []  # colours where no card is high enough
     for colour, card in entry.counted.items():
-        parts.append(_colour_part(player, colour, card, gap, state, history))
+        part, need, possible = _colour_part(player, colour, card, gap, state, history)
+        parts.append(part)
+        if need is not None:
+            (needs if possible else beyond).append(need)
     text = f"{player} claims {claimed} but scores {actual}: " + "; ".join(parts)
     if entry.unused:
         text += "; did not count: " + ", ".join(
             f"{' '.join(cards)} ({reason})" for reason, cards in entry.unused_by_reason().items()
         )
+    if needs:
+        # Alternatives, so joined with "or": "; " would read as if every one were needed.
+        what = needs[0] if len(needs) == 1 else "any one of " + ", or ".join(needs)
+        text += f"; to score {claimed}, {player} would need {what}"
+    if beyond:
+        through = beyond[0] if len(beyond) == 1 else ", ".join(beyond[:-1]) + " or " + beyond[-1]
+        text += f"; {gap} more through {through} would need a card above {HIGHEST_NUMBER}: no such card"
     if gap < 0:
         text += f"; the cards that count add up to {actual}, {-gap} more than claimed"
     if claimed > HIGHEST_SCORE:
@@ -228,7 +240,10 @@ def explain_difference(
 
 def _colour_part(
     player: str, colour: Colour, card: str | None, gap: int, state: GameState, history: CardHistory
-) -> str:
+) -> tuple[str, str | None, bool]:
+    """What counts for `colour` (with the higher cards the player held and lost), and what would
+    close the gap in that colour: a card and its story, or the colour and the card it would take
+    when no card is that high (as "yellow (Y12)", and False)."""
     number = CARD_NUMBER[card] if card else 0
     text = f"{colour.value} counts {card}" if card else f"{colour.value} counts nothing"
     # Higher cards of this colour the player held at some point and did not keep.
@@ -243,12 +258,11 @@ def _colour_part(
     told = {c: card_fate(c, player, state, history) for c in lost}
     if told:
         text += " (" + "; ".join(told.values()) + ")"
-    if gap > 0:
-        wanted = number + gap
-        if wanted > HIGHEST_NUMBER:
-            text += f"; {gap} more through {colour.value} would need {colour.letter}{wanted}: no such card"
-        else:
-            need = f"{colour.letter}{wanted}"
-            fate = "" if need in told else f" ({card_fate(need, player, state, history)})"
-            text += f"; the claim would need {need} here{fate}"
-    return text
+    if gap <= 0:
+        return text, None, False
+    wanted = number + gap
+    if wanted > HIGHEST_NUMBER:
+        return text, f"{colour.value} ({colour.letter}{wanted})", False
+    need = f"{colour.letter}{wanted}"
+    fate = "" if need in told else f", and {card_fate(need, player, state, history)}"
+    return text, f"{need} as {colour.value} ({need} in place of {card or 'nothing'}{fate})", True

@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from starlette.requests import ClientDisconnect
 
+from service.clock import LONGEST_CLOCK
 from service.routes.answers import ApiError
 from wecore.moves import MOVE_CLASSES, Move
 
@@ -103,6 +104,8 @@ class NewGame(BaseModel):
     title: str | None = None
     # Seats a bot plays: {"Cat": "greedy"}; only with dealt attics.
     bots: dict[str, str] = Field(default_factory=dict)
+    # The table clock, seconds a player has for a move (0: none); absent: the server's --clock.
+    clock: Annotated[float, Field(ge=0, le=LONGEST_CLOCK)] | None = None
 
 
 def _body_schema(model: Any, components: dict[str, Any]) -> dict[str, Any]:
@@ -194,6 +197,12 @@ def parameter_sentence(exc: RequestValidationError) -> str:
     return f"{where} must be {must}"
 
 
+@functools.cache
+def adapter(model: Any) -> TypeAdapter[Any]:
+    """The validator of a body's model, built once (building one costs more than using it)."""
+    return TypeAdapter(model)
+
+
 async def read_body(request: Request, model: Any) -> Any:
     """The body as `model`: 413 beyond 16 KiB, 422 when it is not a JSON object of that shape."""
     length = request.headers.get("content-length")
@@ -215,6 +224,6 @@ async def read_body(request: Request, model: Any) -> Any:
     if not isinstance(data, dict):
         raise ApiError(422, "the body is not a JSON object")
     try:
-        return TypeAdapter(model).validate_python(data)
+        return adapter(model).validate_python(data)
     except ValidationError as exc:
         raise ApiError(422, error_sentence(exc)) from None

@@ -91,7 +91,7 @@ async def _follow(
     a burst of newer streams leaves the older ones nothing to hold). Events already waiting go
     out together."""
     stopping = served.stopping
-    sub = game.subscribe()
+    sub = game.subscribe(role)
     live.wake = sub.changed.set
     try:
         while not stopping.is_set():

@@ -15,6 +15,7 @@ from service.live import LiveGame
 from service.play import Refused, set_up_events
 from service.routes.answers import ApiError, FastJSON, responses
 from service.routes.bodies import GAME_BODY, NewGame, read_body
+from service.routes.clock import game_clock
 from service.routes.served import Served, ServedDep
 from wecore.names import players_refusal
 
@@ -57,6 +58,8 @@ async def create_game(request: Request, served: ServedDep) -> JSONResponse:
     written, game = await asyncio.to_thread(_start_within_the_cap, served, spec.title, events)
     game_id = written[0].game
     served.bot_seats.add(game_id, spec.bots)
+    if spec.clock is not None:
+        served.clocks.set(game_id, spec.clock)
     served.bots.poke()
     players = game.current.players or tuple(spec.players)
     body = {"id": game_id, "seq": written[-1].seq, "links": served.links(game_id, players)}
@@ -67,7 +70,9 @@ async def create_game(request: Request, served: ServedDep) -> JSONResponse:
 def get_game(game_id: str, request: Request, served: ServedDep) -> FastJSON:
     role, game = served.game_for(request, game_id)
     with game.lock:
-        return FastJSON(game.view_object(game.head, role))
+        answer = game.view_object(game.head, role)
+    answer["clock"] = game_clock(served, game)  # a setting of the table, read beside its log
+    return FastJSON(answer)
 
 
 _STARTING = threading.Lock()  # one new game at a time, so two cannot both take the last place

@@ -9,7 +9,7 @@ import secrets
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from eventstore.errors import ConnectionLostError
 from service.keys import HOST, SEAT, TABLE, Role
@@ -23,6 +23,7 @@ from service.routes.bodies import (
     NoteMove,
     TieMove,
     UndoMove,
+    adapter,
     error_sentence,
     read_body,
 )
@@ -41,6 +42,11 @@ router = APIRouter()
     openapi_extra={"requestBody": MOVE_BODY},
 )
 async def post_move(game_id: str, request: Request, served: ServedDep) -> FastJSON:
+    return await answer_move(served, request, game_id)
+
+
+async def answer_move(served: Served, request: Request, game_id: str) -> FastJSON:
+    """The POST's answer (also reached without the framework's layers: service.http)."""
     role, game = served.game_for(request, game_id, refresh=False)  # make_move reads the log
     if role.kind == TABLE:
         raise ApiError(403, "a table key only watches: moves need a seat's or the host's key")
@@ -54,7 +60,7 @@ def post_for_bot(
 ) -> tuple[int, dict[str, Any]]:
     """A bot's move, through the path of every move: the body read as a request's is."""
     try:
-        asked = TypeAdapter(MoveRequest).validate_python(body)
+        asked = adapter(MoveRequest).validate_python(body)
         return make_move(served, game, role, asked)
     except ValidationError as exc:
         return 422, {"error": error_sentence(exc)}
@@ -88,7 +94,8 @@ def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) ->
         raise ApiError(409, sentence, head=exc.head) from None
     except ConnectionLostError as exc:
         raise ApiError(503, f"{exc}; try again in a moment") from None
-    served.bots.poke()  # a bot's turn, perhaps
+    if served.bot_seats.of(game.game):
+        served.bots.poke()  # a bot's turn, perhaps (a game without bots leaves their thread be)
     seq = outcome.head
     with game.lock:
         view = game.view_object(seq, role)

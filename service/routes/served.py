@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import Depends, Request
 
 from service.bots import BotPlayer, BotSeats
+from service.clock import TableClocks
 from service.keys import HOST, KeyRing, Role
 from service.live import Folder, LiveGame
 from service.routes.answers import ApiError, key_text, shortened
@@ -55,6 +56,7 @@ class Served:
     host_key: str
     directory: Path | None  # None: the games are in a library (`we serve --db`)
     bot_seats: BotSeats
+    clocks: TableClocks  # each game's table clock (service.clock)
     # Given by create_app, as service.routes.moves imports this module rather than the reverse.
     bot_post: BotPost
     # Set when the server stops: every stream then ends, rather than the shutdown waiting on it.
@@ -76,6 +78,7 @@ class Served:
         host_key: str,
         library: LibraryPool | None,
         bot_post: BotPost,
+        clock: float = 0,
     ) -> Served:
         """The games of `directory`, or of a PostgreSQL `library`; nothing is read until asked."""
         keys = KeyRing(host_key)
@@ -90,7 +93,8 @@ class Served:
         # What the follower cannot read (a file, the database gone) goes to the server's log.
         folder.on_error = log_problem
         bot_seats = BotSeats(None if directory is None else directory / ".we" / "bots.json")
-        return cls(folder, keys, base_url, host_key, directory, bot_seats, bot_post)
+        clocks = TableClocks(clock, None if directory is None else directory / ".we" / "clocks.json", library)
+        return cls(folder, keys, base_url, host_key, directory, bot_seats, clocks, bot_post)
 
     def game(self, game_id: str) -> LiveGame | None:
         """The game with this id, read up to its log's end; None if none is served."""

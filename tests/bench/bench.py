@@ -1895,6 +1895,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--audit", action="store_true", help="only the floor and the `we audit` rows")
     parser.add_argument("--seconds", type=float, default=20, help="with --service: how long (default 20)")
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=4,
+        help="with --service: rounds of `we serve` against its peer, alternated (default 4, at least 4)",
+    )
+    parser.add_argument(
         "--postgres",
         action="store_true",
         help="with --service: on a PostgreSQL library, one server and then two on one database",
@@ -1948,6 +1954,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--games must be at least 4")
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if args.rounds < 4:
+        parser.error("--rounds must be at least 4: a median of fewer alternated rounds says little")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     args.out = args.out.resolve()
@@ -1993,7 +2001,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import bench_service
 
         load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
-        status = bench_service.run(seconds=args.seconds, postgres=args.postgres)
+        status = bench_service.run(seconds=args.seconds, postgres=args.postgres, rounds=args.rounds)
         if args.write_docs is not None:
             from speed_page import service_section, with_service_section, write_page
 

@@ -133,6 +133,10 @@ def test_write_docs_writes_the_speed_page_with_machine_load_and_date(tmp_path: P
     assert "## The service under load" in both
     assert re.search(r"load average \(1 / 5 / 15 min\) before: [\d.]+ / .*; after: [\d.]+ / ", both)
     assert "moves per second, in all" in both and "server peak memory" in both
+    # We serve against its peer, round by round, and the bots at a served table.
+    assert re.search(r"we serve vs its peer .*: 4 rounds each, alternated", both)
+    assert re.search(r"server CPU per move +[\d.]+ ms +[\d.]+ ms +[\d.]+x", both)
+    assert "bots at a served table: one person and six ismcts" in both
     assert both.rstrip().endswith("[reliability](explanation/reliability.md).")
 
 

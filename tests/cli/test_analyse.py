@@ -31,7 +31,7 @@ def test_same_seed_same_bytes_with_any_jobs():
 
 def test_json_shape_and_every_decision_in_effect_in_order():
     data = analysed(NIGHT_3P, "--rollouts", "2", "--policy", "random", "--seed", "7")
-    assert list(data) == ["game", "policy", "rollouts", "margin", "seed", "decisions"]
+    assert list(data) == ["game", "policy", "rollouts", "margin", "seed", "decisions", "think_times"]
     assert (data["game"], data["policy"], data["rollouts"], data["seed"]) == (
         "game-night-2026-12-05",
         "random",

@@ -388,9 +388,9 @@ def test_a_false_claim_is_explained_card_by_card_and_exits_1():
     assert text.startswith("Ben claims 25 but scores 22: ")
     # every list colour: the card that counts, and what the claim would need there
     assert "red counts R5" in text and "yellow counts Y9" in text and "blue counts B8" in text
-    assert "the claim would need R8 here (R8 was kept by Ann in party 1" in text
+    assert "Ben would need R8 as red (R8 in place of R5, and R8 was kept by Ann in party 1" in text
     assert "B10 was stolen from Ben in party 1 and kept by Cat" in text
-    assert "would need Y12: no such card" in text
+    assert "yellow (Y12)" in text and "would need a card above 10: no such card" in text
 
 
 def test_a_claim_in_text_mode():
@@ -424,7 +424,8 @@ def test_a_claim_respects_voided_events(tmp_path):
     claim = report["claims"][0]
     assert claim["actual"] == 2
     text = claim["explanation"]
-    assert "yellow counts nothing; the claim would need Y9 here (Y9 never came into play)" in text
+    assert "Cat would need any one of" in text
+    assert "Y9 as yellow (Y9 in place of nothing, and Y9 never came into play)" in text
 
 
 # --- parallel ------------------------------------------------------------------------

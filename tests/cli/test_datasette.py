@@ -112,8 +112,8 @@ def test_without_datasette_installed_one_line_says_how_to_install_it(club: Path)
     )
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
-        "we: error: Datasette is not installed: python -m pip install "
-        "'white-elephant-we[datasette]' (or: python -m pip install datasette)"
+        "we: error: Datasette is not installed: python -m pip install '.[datasette]'"
+        " in a clone of we (or just: python -m pip install datasette)"
     ]
 
 

@@ -74,7 +74,7 @@ def test_the_dispute_as_the_readme_tells_it():
     assert code == 1
     (claim,) = report["claims"]
     assert (claim["actual"], claim["holds"]) == (20, False)
-    assert "the claim would need Y10 here (Y10 never came into play)" in claim["explanation"]
+    assert "Y10 as yellow (Y10 in place of Y8, and Y10 never came into play)" in claim["explanation"]
     assert audit("disputed-honest.jsonl", "--claim", "Ann=21")[0] == 0
     # the edited log, read as a game, would have Ben win: only the hash catches it
     edited = we("audit", REPLAYS / "disputed-edited.jsonl").stdout

@@ -28,6 +28,9 @@ def test_a_failed_claim_is_told_card_by_card() -> None:
     result = explain_difference(state, score(state), "Ben", 12, history)
     assert result.actual == 10 and not result.holds
     assert result.explanation.startswith("Ben claims 12 but scores 10: red counts R6")
-    assert "the claim would need R8 here" in result.explanation
+    assert "Ben would need any one of R8 as red (R8 in place of R6" in result.explanation
+    # Alternatives are joined with "or", never with "; " as if every one were needed.
+    needs = result.explanation.split("would need any one of ")[1]
+    assert ", or " in needs and "; " not in needs.split(" (")[0]
     beyond = explain_difference(state, score(state), "Ben", HIGHEST_SCORE + 1, history)
     assert beyond.explanation.endswith(f"no score can be above {HIGHEST_SCORE}")

@@ -5,6 +5,7 @@ example fails here, not in a reader's terminal."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,16 @@ def test_a_wrong_game_id_or_an_empty_search_fails_its_example(tmp_path: Path) ->
     ran = run_example(empty_search, scratch)
     assert ran.status == 0, ran.output
     assert judge(empty_search, ran, scratch) == ["its search found no game"]
+
+
+def test_no_two_pages_write_the_same_file() -> None:
+    """A newcomer who follows two pages in one folder must not have the second page's file
+    overwrite the first's (issue 47, friction 9: both the analyse and the dispute page wrote
+    night.html)."""
+    writers: dict[str, set[str]] = {}
+    for example in EXAMPLES:
+        written = r"--(?:html|out|csv|metadata-out)[ =](\S+\.(?:html|csv|json|jsonl))"
+        for name in re.findall(written, example.code):
+            writers.setdefault(name, set()).add(str(example.page.relative_to(ROOT)))
+    shared = {name: pages for name, pages in writers.items() if len(pages) > 1}
+    assert writers and not shared, shared

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -119,6 +120,18 @@ def new_game(server: Server, **spec: Any) -> dict[str, Any]:
         response = c.post("/api/v1/games", json=body)
     assert response.status_code == 201, response.text
     return response.json()
+
+
+def lobby_links(page: str, game: str) -> dict[str, str]:
+    """A game's links in the host's lobby (each seat's by its player's name, "Table (for the TV)",
+    "Host view"), read as a person reads them: without the game's name said only to a screen
+    reader, nor the <bdi> around a name."""
+    section = re.search(rf'<section class="game" data-game="{re.escape(game)}".*?</section>', page, re.S)
+    assert section is not None, f"no section for {game} in the lobby"
+    return {
+        html.unescape(re.sub(r'<span class="vh">.*?</span>|<[^>]+>', "", words)): html.unescape(url)
+        for url, words in re.findall(r'<a href="([^"]+)">(.*?)</a>', section[0])
+    }
 
 
 def key_of(link: str) -> str:

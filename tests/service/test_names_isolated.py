@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 from chromium import launched_chromium
-from served import Server, start_server, we
+from served import Server, lobby_links, start_server, we
 
 from eventstore.envelope import seal
 from wecore.bots import play_game
@@ -99,10 +98,8 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, 
     running = start_server(folder)
     with running.host as host:
         lobby = host.get(f"/?k={running.host_key}").text
-    table = re.search(r'<a href="([^"]+)">Table \(for the TV\)', lobby)
-    seat = re.search(r'data-seat="Ann">.*?<a href="([^"]+)"', lobby, re.DOTALL)
-    assert table and seat, lobby[:2000]
-    urls = {"tv": table.group(1), "seat": seat.group(1), "replay": saved.as_uri()}
+    links = lobby_links(lobby, "hostile-names")
+    urls = {"tv": links["Table (for the TV)"], "seat": links["Ann"], "replay": saved.as_uri()}
     yield running, {k: (v if "://" in v else running.url + v).replace("&amp;", "&") for k, v in urls.items()}
     assert running.stop(signal.SIGTERM) == 0
 

@@ -5,9 +5,7 @@ nothing is kept."""
 
 from __future__ import annotations
 
-import html
 import json
-import re
 import shutil
 import signal
 from collections.abc import Iterator
@@ -16,7 +14,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from receipt_maker import sign
-from served import ROOT, Server, key_of, start_server
+from served import ROOT, Server, key_of, lobby_links, start_server
 
 NIGHT = "game-night-2026-12-05"  # game-night-3p.jsonl, over at 66 events
 TIE = "new-years-eve-2026"
@@ -41,13 +39,7 @@ def server(folder: Path) -> Iterator[Server]:
 def _seat_key(server: Server, game: str, player: str) -> str:
     with server.host as c:
         page = c.get("/").text
-    section = re.search(rf'<section class="game" data-game="{game}".*?</section>', page, re.S)
-    assert section is not None
-    links = {
-        html.unescape(n): html.unescape(u)
-        for u, n in re.findall(r'<a href="([^"]+)">([^<]+)</a>', section[0])
-    }
-    return key_of(links[player])
+    return key_of(lobby_links(page, game)[player])
 
 
 def test_a_seat_gets_its_receipt_signs_it_and_the_server_keeps_it(server: Server, folder: Path) -> None:

@@ -9,9 +9,7 @@ receipt replayed from another game is refused, and a phone that comes late keeps
 from __future__ import annotations
 
 import hashlib
-import html
 import json
-import re
 import shutil
 import signal
 from collections.abc import Iterator
@@ -23,7 +21,7 @@ import pytest
 from chromium import launched_chromium
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from served import ROOT, Server, key_of, move, start_server, we
+from served import ROOT, Server, key_of, lobby_links, move, start_server, we
 
 from eventstore.envelope import seal
 
@@ -40,10 +38,7 @@ def _links(server: Server, game: str = NIGHT) -> dict[str, str]:
     """A game's seat links (and the table's), as the host's lobby gives them."""
     with server.host as c:
         page = c.get("/").text
-    section = re.search(rf'<section class="game" data-game="{game}".*?</section>', page, re.S)
-    assert section is not None
-    found = re.findall(r'<a href="([^"]+)">([^<]+)</a>', section[0])
-    return {html.unescape(name): html.unescape(url) for url, name in found}
+    return lobby_links(page, game)
 
 
 def _claim(receipt: dict[str, Any]) -> bytes:

@@ -206,3 +206,34 @@ def test_a_library_game_is_followed_by_its_rows(tmp_path: Path) -> None:
     assert follower.poll(rows_after, taken) is Look.CHANGED
     assert follower.problem is not None and follower.problem.line == 4
     assert follower.poll(rows_after, taken) is Look.SAME and asked == [0, 3, 3]
+
+
+def test_lines_this_process_appended_are_taken_without_reading_them_back(tmp_path: Path) -> None:
+    path = tmp_path / "night.jsonl"
+    log = a_log(path)
+    follower, taken = LogFollower(path), Taken()
+    follower.poll(taken)
+    written = log.append([("note", {"text": "three"})], 2)
+    assert log.appended is not None
+    size, after, lines = log.appended
+    assert follower.took(size, after, lines, [e.hash for e in written])
+    assert follower.offset == path.stat().st_size and follower.lines == 3
+    assert follower.poll(taken) is Look.SAME  # its own line is not read again
+    # The chain goes on from the line taken: another writer's next line is read and checked.
+    JsonlLog(path).append([("note", {"text": "four"})], 3)
+    assert follower.poll(taken) is Look.CHANGED
+    assert taken.lines[-1] == (4, 4, "night") and follower.problem is None
+
+
+def test_lines_after_someone_else_s_are_read_not_taken(tmp_path: Path) -> None:
+    path = tmp_path / "night.jsonl"
+    log = a_log(path)
+    follower, taken = LogFollower(path), Taken()
+    follower.poll(taken)
+    JsonlLog(path).append([("note", {"text": "by another"})], 2)  # not seen by the follower yet
+    written = log.append([("note", {"text": "ours"})], 3)
+    assert log.appended is not None
+    size, after, lines = log.appended
+    assert not follower.took(size, after, lines, [e.hash for e in written])
+    assert follower.poll(taken) is Look.CHANGED  # both read, in order, as any lines are
+    assert [line for line, _, _ in taken.lines] == [1, 2, 3, 4]
