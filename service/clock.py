@@ -119,8 +119,8 @@ def clock_object(times: TableTimes, seconds: float, at: datetime) -> dict[str, A
     and how many seconds are left at `at` (negative: it ran out). None without a clock."""
     if not seconds:
         return None
-    left = seconds_left(times.turn, seconds, at)
-    since = times.turn.since
+    left = seconds_left(times.turn, seconds, at.timestamp())
+    since = None if times.turn.since is None else datetime.fromtimestamp(times.turn.since, UTC)
     return {
         "seconds": seconds,
         "player": times.turn.player,

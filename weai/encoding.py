@@ -6,8 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from wecore.cards import ALL_CARDS, CARD_ORDER, COLOUR_OF_LETTER
+from wecore.kinds import Phase
 
-PHASES = ("dealing", "bringing", "playing", "final swap", "over")
+# The phases a view shows, as the core declares them (a house rule's phase included); before
+# the deal is done the view says "dealing".
+_BEFORE_PLAY = (Phase.NOT_STARTED, Phase.SETTING_UP)
+PHASES = ("dealing", *(phase.value for phase in Phase if phase not in _BEFORE_PLAY))
 _COLOUR_INDEX = {colour.value: i for i, colour in enumerate(COLOUR_OF_LETTER.values())}
 
 

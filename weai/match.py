@@ -3,71 +3,122 @@ and numbered actions, played by wecore's rules and kept as the log's (type, data
 
 Chance deals the gift lists (one list of the engine's deck per seat), then the attics card by
 card, and turns over the card of a gift brought unseen when it is opened (tables without dealt
-attics). Gifts are brought one seat at a time, in seat order: a bring is face down, so nobody
-learns more than at a table where all bring at once. A face-down gift is opened by its place
-(the order the gifts were brought in, which everyone sees), never by its card.
+attics); every chance move of the rules (`wecore.moves.chance_outcomes`, a house rule's die) is
+a chance node too, its outcomes numbered in the order the core lists them. Gifts are brought one
+seat at a time, in seat order: a bring is face down, so nobody learns more than at a table where
+all bring at once. A face-down gift is opened by its place (the order the gifts were brought in,
+which everyone sees), never by its card.
 
-Actions (NUM_ACTIONS of them):
-    0-49    bring the card ALL_CARDS[a] from one's attic
-    50      bring a gift unseen (no attics dealt)
-    51-57   open the face-down gift at place a - 51 (from 0, in the order brought)
-    58      open a gift brought unseen (chance then says which card it is)
-    59-65   steal the gift seat a - 59 holds
-    66      at a final swap, keep
-    67-73   at a final swap, take the gift seat a - 67 holds
+Actions are numbered from the kinds of move (`wecore.kinds.MOVE_TYPE_NAMES`), a block each in
+their declared order, sized by what a player chooses in it (`_choices`; a chance move has none):
+
+    bring   a card of one's attic (by card order), or a gift unseen (no attics dealt)
+    open    a face-down gift by its place (from 0, in the order brought), or one brought unseen
+    steal   the gift a seat holds, by that seat
+    swap    keep, or take the gift a seat holds (a final swap, or a swap after an open)
+
+which today is 0-49 bring a card, 50 bring unseen, 51-57 open a place, 58 open a gift brought
+unseen, 59-65 steal from a seat, 66 keep, 67-73 swap with a seat (NUM_ACTIONS: 74).
+
+Every house rule is a game parameter (`HOUSE_RULE_PARAMETERS`, from the registry of
+`wecore.rulesets`): a flag is false when not played, a number 0.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, assert_never
 
 from wecore.cards import ALL_CARDS, CARD_ORDER
 from wecore.dealing import DEFAULT_NAMES, GIFT_LIST_DECK
 from wecore.events import parse_event
 from wecore.fastpath import fast_fold
-from wecore.moves import Bring, Move, Open, Steal, Swap, legal_moves
+from wecore.kinds import MOVE_KINDS, MOVE_TYPE_NAMES, MoveType
+from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, chance_outcomes, legal_moves, move_event
 from wecore.reducer import evolve
-from wecore.rulesets import RULESET_2011, make_ruleset
+from wecore.rulesets import HOUSE_RULES, MAX_PLAYERS, RULESET_2011, Shape, make_ruleset
 from wecore.scoring import score
 from wecore.state import INITIAL_STATE, Phase
 from wecore.views import redact_log, view
 
-MAX_PLAYERS = 7
-BRING = 0
-BRING_UNSEEN = 50
-OPEN = 51
-OPEN_UNSEEN = 58
-STEAL = 59
-KEEP = 66
-SWAP = 67
-NUM_ACTIONS = SWAP + MAX_PLAYERS
-MAX_CHANCE_OUTCOMES = len(ALL_CARDS)
 CHANCE = -1
 TERMINAL = -4
 
 
-def house_rules(
-    max_steals_per_gift: int = 0, max_steals_between_opens: int = 0, starter_final_swap: bool = False
-) -> dict[str, object]:
-    """The `options` of game_started for the frameworks' parameters (0 and False: not played)."""
+def _choices(move: MoveType) -> int:
+    """How many actions a kind of move has: what its player chooses among (0: chance)."""
+    match move:
+        case "bring":
+            return len(ALL_CARDS) + 1  # a card of the attic, or a gift unseen
+        case "open":
+            return MAX_PLAYERS + 1  # a face-down gift by its place, or one brought unseen
+        case "steal":
+            return MAX_PLAYERS  # the seat whose gift is taken
+        case "swap":
+            return 1 + MAX_PLAYERS  # keep, or the seat swapped with
+        case "roll":
+            return 0  # chance: its outcomes are a chance node's, nobody's action
+        case _:
+            assert_never(move)
+
+
+@dataclass(frozen=True)
+class ActionBlock:
+    """The actions of one kind of move: `size` numbers from `first`."""
+
+    move: MoveType
+    first: int
+    size: int
+
+
+def _blocks() -> dict[MoveType, ActionBlock]:
+    blocks: dict[MoveType, ActionBlock] = {}
+    first = 0
+    for move in MOVE_TYPE_NAMES:
+        blocks[move] = ActionBlock(move, first, _choices(move))
+        first += blocks[move].size
+    return blocks
+
+
+ACTION_BLOCKS = _blocks()
+NUM_ACTIONS = sum(block.size for block in ACTION_BLOCKS.values())
+MAX_CHANCE_OUTCOMES = max(len(ALL_CARDS), len(GIFT_LIST_DECK), *(len(kind.outcomes) for kind in MOVE_KINDS))
+
+# Every house rule as a game parameter, with its value when not played.
+HOUSE_RULE_PARAMETERS: Mapping[str, int | bool] = {
+    rule.name: False if rule.shape is Shape.FLAG else 0 for rule in HOUSE_RULES
+}
+
+
+def house_rules(players: int, **parameters: int | bool) -> dict[str, object]:
+    """The `options` of game_started for the frameworks' house-rule parameters (0 and false:
+    not played; a number of cards per player stands for this player count's)."""
+    unknown = sorted(set(parameters) - set(HOUSE_RULE_PARAMETERS))
+    if unknown:
+        raise ValueError(
+            f"no house rule called {', '.join(unknown)} (they are {', '.join(HOUSE_RULE_PARAMETERS)})"
+        )
     options: dict[str, object] = {}
-    if max_steals_per_gift:
-        options["max_steals_per_gift"] = max_steals_per_gift
-    if max_steals_between_opens:
-        options["max_steals_between_opens"] = max_steals_between_opens
-    if starter_final_swap:
-        options["starter_final_swap"] = True
+    for rule in HOUSE_RULES:
+        value = parameters.get(rule.name)
+        if value:
+            options[rule.name] = rule.option_from_flag(value, players)
     return options
 
 
 def max_game_length(players: int, options: Mapping[str, object], deal_attics: bool = True) -> int:
     """An upper bound on the chance outcomes and actions of a game: the deal, then per party a
-    bring by each, at most N(N+1)/2 opens and steals, a chance outcome per open of a gift
-    brought unseen, and a final swap."""
+    bring by each, its opens (one per player) and steals (each locks its gift until the next
+    open, so at most one per gift held between two opens), a chance outcome per open of a gift
+    brought unseen, and each house rule's move: once per open (a swap after it) or once at the
+    party's end (a final swap, a roll)."""
     parties = make_ruleset(RULESET_2011, dict(options), players).attic_size(players)
     deal = players + (players * parties if deal_attics else 0)
-    per_party = players + players * (players + 1) // 2 + (0 if deal_attics else players) + 1
+    per_party = players + players + players * players + (0 if deal_attics else players)
+    for kind in MOVE_KINDS:
+        if kind.option is not None and options.get(kind.option):
+            per_party += 1 if kind.closes_party else players
     return deal + parties * per_party
 
 
@@ -109,26 +160,26 @@ class Match:
 
     def current(self) -> int:
         """The seat to act; CHANCE or TERMINAL."""
-        if self.in_deal() or self.opening is not None:
+        if self.in_deal() or self.opening is not None or chance_outcomes(self.state):
             return CHANCE
-        state = self.state
-        if state.phase is Phase.OVER:
+        if self.state.phase is Phase.OVER:
             return TERMINAL
-        if state.phase is Phase.BRINGING:
-            return state.seat_of[state.waiting_to_bring[0]]
-        if state.phase is Phase.FINAL_SWAP:
-            return state.starter  # type: ignore[return-value]
-        return state.to_move  # type: ignore[return-value]
+        # Every phase's moves are one player's, but the bringing's: seat by seat, in seat order.
+        player = legal_moves(self.state)[0].player
+        assert player is not None  # a legal move always names its player
+        return self.state.seat_of[player]
 
     # --- chance -------------------------------------------------------------------------
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if len(self.lists_dealt) < len(self.names):
             left = [i for i in range(len(GIFT_LIST_DECK)) if i not in self.lists_dealt]
-        elif self.opening is None:
+        elif self.in_deal():
             dealt = set(self.cards_dealt)
             left = [i for i, card in enumerate(ALL_CARDS) if card not in dealt]
-        else:  # a gift brought unseen turns out to be any card not yet met in the game
+        elif self.opening is not None:  # a gift brought unseen turns out to be any card not yet met
             left = [i for i, card in enumerate(ALL_CARDS) if card not in self.state.seen]
+        else:  # a chance move of the rules: its outcomes, in the order the core lists them
+            return [(outcome, chance) for outcome, (_, chance) in enumerate(chance_outcomes(self.state))]
         return [(outcome, 1 / len(left)) for outcome in left]
 
     def _chance(self, outcome: int) -> None:
@@ -143,7 +194,7 @@ class Match:
                 }
                 self._record("gift_lists_dealt", {"lists": lists})
             return
-        if self.opening is None:
+        if self.in_deal():
             self.cards_dealt.append(ALL_CARDS[outcome])
             if len(self.cards_dealt) == len(self.names) * self.attic_size:
                 size = self.attic_size
@@ -155,8 +206,21 @@ class Match:
                 }
                 self._record("attics_dealt", {"attics": attics})
             return
-        player, self.opening = self.opening, None
-        self._record("gift_opened", {"party": self.state.party, "player": player, "card": ALL_CARDS[outcome]})
+        if self.opening is not None:
+            player, self.opening = self.opening, None
+            data = {"party": self.state.party, "player": player, "card": ALL_CARDS[outcome]}
+            self._record("gift_opened", data)
+            return
+        self._record(*move_event(self.state, chance_outcomes(self.state)[outcome][0]))
+
+    def chance_name(self, outcome: int) -> str:
+        """A chance outcome in words, at this chance node."""
+        if not (self.in_deal() or self.opening is not None):
+            outcomes = chance_outcomes(self.state)
+            if 0 <= outcome < len(outcomes):
+                kind, data = move_event(self.state, outcomes[outcome][0])
+                return f"chance: {kind} {data}"
+        return f"chance {outcome}"
 
     # --- the players' actions -----------------------------------------------------------
     def legal_actions(self) -> list[int]:
@@ -170,16 +234,24 @@ class Match:
         return [m for m in legal_moves(self.state) if (m.player or name) == name]
 
     def action_of(self, move: Move) -> int:
+        """The action number of a legal move now (of the player to act)."""
+        return ACTION_BLOCKS[move.TYPE].first + self._choice_of(move)
+
+    def _choice_of(self, move: Move) -> int:
         state = self.state
-        if isinstance(move, Bring):
-            return BRING_UNSEEN if move.card is None else BRING + CARD_ORDER[move.card]
-        if isinstance(move, Open):
-            return OPEN_UNSEEN if move.card is None else OPEN + state.face_down.index(move.card)
-        if isinstance(move, Steal):
-            return STEAL + state.seat_of[move.from_player]
-        if isinstance(move, Swap):
-            return KEEP if move.with_player is None else SWAP + state.seat_of[move.with_player]
-        raise TypeError(f"not a move: {move!r}")
+        match move:
+            case Bring():
+                return len(ALL_CARDS) if move.card is None else CARD_ORDER[move.card]
+            case Open():
+                return MAX_PLAYERS if move.card is None else state.face_down.index(move.card)
+            case Steal():
+                return state.seat_of[move.from_player]
+            case Swap():
+                return 0 if move.with_player is None else 1 + state.seat_of[move.with_player]
+            case Roll():
+                raise ValueError("a roll is chance: nobody's action")
+            case _:
+                assert_never(move)
 
     def move_of(self, action: int) -> Move:
         for move in self._moves():
@@ -194,22 +266,12 @@ class Match:
             return
         move = self.move_of(action)
         self.steps.append(action)
-        state = self.state
-        player = self.names[self.current()]
-        party = state.party
-        match move:
-            case Bring():
-                self._record("gift_brought", {"party": party, "player": player, "card": move.card})
-            case Open(card=None):
-                self.opening = player
-            case Open():
-                self._record("gift_opened", {"party": party, "player": player, "card": move.card})
-            case Steal():
-                data = {"party": party, "player": player, "from": move.from_player, "card": move.card}
-                self._record("gift_stolen", data)
-            case Swap():
-                data = {"party": party, "player": player, "with": move.with_player, "takes": move.takes}
-                self._record("final_swap", data)
+        if isinstance(move, Open) and move.card is None:
+            self.opening = self.names[self.current()]  # chance says which card it turns out to be
+            return
+        # The event the move makes in this phase, as its kind declares it (a swap is a final
+        # swap or a swap after an open by the phase it is made in).
+        self._record(*move_event(self.state, move))
 
     def _record(self, kind: str, data: dict[str, Any]) -> None:
         state = fast_fold(self.state, kind, data)
@@ -239,20 +301,11 @@ class Match:
 
     def action_name(self, seat: int, action: int) -> str:
         if seat == CHANCE:
-            return f"chance {action}"
-        if action < BRING_UNSEEN:
-            return f"bring {ALL_CARDS[action]}"
-        if action == BRING_UNSEEN:
-            return "bring a gift unseen"
-        if action < OPEN_UNSEEN:
-            return f"open face-down gift {action - OPEN + 1}"
-        if action == OPEN_UNSEEN:
-            return "open a gift brought unseen"
-        if action < KEEP:
-            return f"steal from {DEFAULT_NAMES[action - STEAL]}"
-        if action == KEEP:
-            return "keep"
-        return f"swap with {DEFAULT_NAMES[action - SWAP]}"
+            return self.chance_name(action)
+        block = next((b for b in ACTION_BLOCKS.values() if b.first <= action < b.first + b.size), None)
+        if block is None:
+            return f"action {action}"
+        return _named(block.move, action - block.first)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Match:
         # pyspiel clones a Python game's state by deepcopy; wecore's states are immutable values
@@ -279,3 +332,22 @@ def _replayed(players: int, options: dict[str, object], deal_attics: bool, steps
     for step in steps:
         match.apply(step)
     return match
+
+
+def _named(move: MoveType, choice: int) -> str:
+    """An action in words, from its kind of move and its place in that kind's block."""
+    match move:
+        case "bring":
+            return "bring a gift unseen" if choice == len(ALL_CARDS) else f"bring {ALL_CARDS[choice]}"
+        case "open":
+            return (
+                "open a gift brought unseen" if choice == MAX_PLAYERS else f"open face-down gift {choice + 1}"
+            )
+        case "steal":
+            return f"steal from {DEFAULT_NAMES[choice]}"
+        case "swap":
+            return "keep" if choice == 0 else f"swap with {DEFAULT_NAMES[choice - 1]}"
+        case "roll":
+            return "roll"  # never an action: a chance node's outcome (chance_name)
+        case _:
+            assert_never(move)

@@ -1,12 +1,13 @@
 """White Elephant as an OpenSpiel game. Importing this module registers it with pyspiel:
 
     import weai.openspiel_game
-    game = pyspiel.load_game("python_white_elephant", {"players": 4, "starter_final_swap": True})
+    game = pyspiel.load_game("python_white_elephant", {"players": 4, "max_steals_between_opens": 1})
 
-Parameters: `players` (3-7), the house rules `max_steals_per_gift` and
-`max_steals_between_opens` (0: not played) and `starter_final_swap`, and `deal_attics` (False:
+Parameters: `players` (3-7), every house rule by its name in `options` (weai.match's
+HOUSE_RULE_PARAMETERS: a flag false, a number 0 when not played), and `deal_attics` (False:
 gifts are brought unseen, and chance turns each one's card over when it is opened). Chance deals
-the lists and the attics (weai.match says how, and numbers the actions). A player's observation
+the lists and the attics and plays every chance move of the rules, such as a house rule's die
+(weai.match says how, and numbers the actions). A player's observation
 is exactly their seat's view (wecore.views.view) and their information state the log as their
 seat may read it (wecore.views.redact_log), as strings (JSON) and as numbers (weai.encoding).
 Returns: each seat's share of the win.
@@ -23,21 +24,20 @@ import pyspiel
 from weai.encoding import tensor_size, view_values
 from weai.match import (
     CHANCE,
+    HOUSE_RULE_PARAMETERS,
     MAX_CHANCE_OUTCOMES,
-    MAX_PLAYERS,
     NUM_ACTIONS,
     Match,
     house_rules,
     max_game_length,
 )
+from wecore.rulesets import MAX_PLAYERS
 
 SHORT_NAME = "python_white_elephant"
 DEFAULT_PLAYERS = 4
-_PARAMETERS = {
+_PARAMETERS: dict[str, int | bool] = {
     "players": DEFAULT_PLAYERS,
-    "max_steals_per_gift": 0,
-    "max_steals_between_opens": 0,
-    "starter_final_swap": False,
+    **HOUSE_RULE_PARAMETERS,
     "deal_attics": True,
 }
 
@@ -59,15 +59,11 @@ _GAME_TYPE = pyspiel.GameType(
 )
 
 
-class WhiteElephantGame(pyspiel.Game):
+class WhiteElephantGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type information
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         given = {**_PARAMETERS, **(params or {})}
         self.players = int(given["players"])
-        self.options = house_rules(
-            int(given["max_steals_per_gift"]),
-            int(given["max_steals_between_opens"]),
-            bool(given["starter_final_swap"]),
-        )
+        self.options = house_rules(self.players, **{name: given[name] for name in HOUSE_RULE_PARAMETERS})
         self.deal_attics = bool(given["deal_attics"])
         Match(self.players, self.options, self.deal_attics)  # refuses bad parameters now, in its words
         info = pyspiel.GameInfo(
@@ -91,7 +87,7 @@ class WhiteElephantGame(pyspiel.Game):
         return SeatLogObserver() if perfect_recall else SeatViewObserver(self.players)
 
 
-class WhiteElephantState(pyspiel.State):
+class WhiteElephantState(pyspiel.State):  # type: ignore[misc]
     def __init__(self, game: WhiteElephantGame) -> None:
         super().__init__(game)
         self.match = Match(game.players, game.options, game.deal_attics)

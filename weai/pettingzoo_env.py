@@ -1,7 +1,7 @@
 """White Elephant as a PettingZoo AEC environment, with action masks:
 
     from weai.pettingzoo_env import env
-    table = env(players=4, starter_final_swap=True)
+    table = env(players=4, max_steals_between_opens=1)
     table.reset(seed=7)
     for agent in table.agent_iter():
         observation, reward, termination, truncation, info = table.last()
@@ -11,7 +11,9 @@
 Agents are the seats' names (Ann, Ben, ...). Actions are weai.match's numbers; an action not in
 the mask is refused (ValueError). The observation is the agent's seat view
 (wecore.views.view) as numbers (weai.encoding); `infos[agent]["view"]` is the view itself.
-Chance (the deal, a gift brought unseen turning over) is drawn from the seed given to `reset`.
+House rules are keyword arguments by their names (weai.match's HOUSE_RULE_PARAMETERS). Chance
+(the deal, a gift brought unseen turning over, a house rule's die) is drawn from the seed given
+to `reset`.
 The reward, at the end, is each seat's share of the win.
 """
 
@@ -39,14 +41,12 @@ class WhiteElephantEnv(AECEnv):  # type: ignore[misc]
     def __init__(
         self,
         players: int = 4,
-        max_steals_per_gift: int = 0,
-        max_steals_between_opens: int = 0,
-        starter_final_swap: bool = False,
         deal_attics: bool = True,
         render_mode: str | None = None,
+        **house_rule_parameters: int | bool,
     ) -> None:
         super().__init__()
-        self.options = house_rules(max_steals_per_gift, max_steals_between_opens, starter_final_swap)
+        self.options = house_rules(players, **house_rule_parameters)
         self.deal_attics = deal_attics
         self.render_mode = render_mode
         self.match = Match(players, self.options, deal_attics)
@@ -65,15 +65,17 @@ class WhiteElephantEnv(AECEnv):  # type: ignore[misc]
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
         self._chance = SeededRandom(0)
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy % 2**63)
+            entropy = np.random.SeedSequence().entropy
+            assert isinstance(entropy, int)  # drawn from the system when none is given
+            seed = entropy % 2**63
         self._chance = SeededRandom(f"white-elephant/{seed}")
         for space in (*self.observation_spaces.values(), *self.action_spaces.values()):
             space.seed(seed)

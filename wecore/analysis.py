@@ -33,7 +33,7 @@ from typing import Any, assert_never
 from wecore.bots import Bot, apply_move, draw_outcome, play_and_record
 from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
-from wecore.kinds import KINDS
+from wecore.kinds import CHANCE_PHASES, KINDS
 from wecore.levels import rollout_bot
 from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, chance_outcomes, legal_moves, move_object
 from wecore.replay import steps
@@ -217,15 +217,20 @@ def play_out(state: GameState, first: Move, bot: Bot, rng: SeededRandom, hidden:
     An unseen gift turned over takes the next card of `hidden`.
     """
     state = _make(state, first, hidden)
+    chance_rng: SeededRandom | None = None
     while state.phase is not Phase.OVER:
+        if state.phase in CHANCE_PHASES:
+            # Drawn from a stream of its own, each outcome with its probability: nobody chooses
+            # chance, and a game without it plays out as it did before chance existed.
+            chance_rng = chance_rng or rng.fork("chance")
+            state = apply_move(state, draw_outcome(chance_outcomes(state), chance_rng))
+            continue
         moves = legal_moves(state)
         if not moves:
             raise ValueError(f"no legal move in phase {state.phase} before the game is over")
         # legal_moves lists moves seat by seat: first and last by one player means one mover.
         if len(moves) == 1 or moves[0].player == moves[-1].player:
-            outcomes = chance_outcomes(state)
-            chosen = draw_outcome(outcomes, rng) if outcomes else bot.choose(state, moves, rng)
-            state = _make(state, chosen, hidden)
+            state = _make(state, bot.choose(state, moves, rng), hidden)
             continue
         by_player: dict[str | None, list[Move]] = {}
         for move in moves:

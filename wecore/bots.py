@@ -239,11 +239,13 @@ class GreedyBot:
                     own_open = move
         # The expected gain of an unknown gift is weighed only against a steal or the seat's
         # own gift still face down: without either, the choice is a random open whatever it is.
-        if best_steal is not None or own_open is not None:
+        # A gain of 0 never beats an expected gain (never below 0): asked only when one may.
+        own_gain = _gain(best, own) if own_open is not None else 0  # type: ignore[arg-type]
+        if steal_gain > 0 or own_gain > 0:
             expected = _expected_gain(state, seat, best)
             if best_steal is not None and steal_gain > expected:
                 return best_steal
-            if own_open is not None and _gain(best, own) > expected:  # type: ignore[arg-type]
+            if own_open is not None and own_gain > expected:
                 return own_open
         unknown = [m for m in opens if m.card != own]
         return rng.choice(unknown or opens)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from wecore.events import AnyEvent, FinalSwap, GiftBrought, GiftOpened, GiftStolen, Note, SwapAfterOpen
 from wecore.reducer import evolve
@@ -36,14 +35,36 @@ def whose_turn(state: GameState) -> tuple[object, ...]:
     return (on_the_clock(state), state.phase, state.party)
 
 
-def moment(at: str | None) -> datetime | None:
-    """An `at` as a time (None when the log has none, or one that cannot be read)."""
-    if not at:
+def moment(at: str | None) -> float | None:
+    """An `at` (RFC 3339 UTC, `Z`, fractional seconds allowed) as seconds since 1970 UTC; None
+    when the log has none, or one that cannot be read. Read by hand, as plain arithmetic: the
+    core loads no clock module (tests/core/test_isolation.py)."""
+    if not at or len(at) < 20 or at[-1] not in "Zz" or at[4] != "-" or at[7] != "-" or at[10] not in "Tt":
+        return None
+    if at[13] != ":" or at[16] != ":":
         return None
     try:
-        return datetime.fromisoformat(at)
+        year, month, day = int(at[0:4]), int(at[5:7]), int(at[8:10])
+        hour, minute, second = int(at[11:13]), int(at[14:16]), int(at[17:19])
+        fraction = float("0" + at[19:-1]) if len(at) > 20 else 0.0
     except ValueError:
         return None
+    if len(at) > 20 and at[19] != ".":
+        return None
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 61):
+        return None
+    return _days_since_1970(year, month, day) * 86400.0 + hour * 3600 + minute * 60 + second + fraction
+
+
+def _days_since_1970(year: int, month: int, day: int) -> int:
+    """Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's
+    days_from_civil)."""
+    year -= month <= 2
+    era = year // 400
+    of_era = year - era * 400
+    of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    of_era_days = of_era * 365 + of_era // 4 - of_era // 100 + of_year
+    return era * 146097 + of_era_days - 719468
 
 
 @dataclass(frozen=True)
@@ -52,7 +73,7 @@ class Turn:
     brought, or the game is over) and since when."""
 
     player: str | None
-    since: datetime | None
+    since: float | None  # seconds since 1970 UTC
 
 
 @dataclass
@@ -84,7 +105,7 @@ def table_times(
     """Fold `(event, at)` pairs, in log order. A move counts for the player who made it on
     their turn, from that turn's start to its own `at`."""
     think: dict[str, ThinkTime] = {}
-    since: datetime | None = None
+    since: float | None = None
     for event, at in events:
         before, state = state, evolve(state, event)
         when = moment(at)
@@ -100,7 +121,7 @@ def table_times(
             and since is not None
             and when is not None
         ):
-            seconds = max(0.0, (when - since).total_seconds())
+            seconds = max(0.0, when - since)
             times = think.setdefault(player, ThinkTime(player))
             times.moves += 1
             times.seconds += seconds
@@ -114,12 +135,13 @@ def table_times(
     return TableTimes(state, Turn(player, since if player else None), ordered)
 
 
-def seconds_left(turn: Turn, clock_seconds: float, now: datetime) -> float | None:
-    """What is left of a `clock_seconds` clock for the player to move at `now` (negative once
+def seconds_left(turn: Turn, clock_seconds: float, now: float) -> float | None:
+    """What is left of a `clock_seconds` clock for the player to move at `now` (seconds since
+    1970 UTC, the caller's clock; negative once
     it ran out); None when nobody alone is to move."""
     if turn.player is None or turn.since is None:
         return None
-    return clock_seconds - (now - turn.since).total_seconds()
+    return clock_seconds - (now - turn.since)
 
 
 def think_time_totals(games: Sequence[dict[str, ThinkTime]]) -> dict[str, ThinkTime]:

@@ -16,13 +16,13 @@ drawn from its random source, never a card.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from wecore.bots import GreedyBot, apply_move, draw_outcome
 from wecore.cards import ALL_CARDS, CARD_NUMBER
-from wecore.kinds import CHANCE_MOVES
+from wecore.kinds import CHANCE_PHASES
 from wecore.moves import Move, Open, chance_outcomes, legal_moves
 from wecore.rng import SeededRandom
 from wecore.state import GameState, Phase, state_from_fields
@@ -66,6 +66,18 @@ _PUBLIC_FIELDS = (
     "tie_reason",
     "seat_of",
 )
+
+
+@dataclass(frozen=True)
+class TimeLimit:
+    """A served table's cap on one move's search: the search reads `clock` (seconds from any
+    origin) between playouts and stops once `seconds` have passed and every choice has been
+    tried, even short of its playouts. Only the service passes one (service/bots.py): wecore
+    reads no clock of its own, and a capped search depends on the machine's speed, so `we
+    simulate`, `we analyse` and the ladder never cap theirs and stay reproducible."""
+
+    clock: Callable[[], float]
+    seconds: float
 
 
 @dataclass(frozen=True)
@@ -192,13 +204,17 @@ def reward(final: GameState, seat: int) -> float:
 
 
 def play_out(state: GameState, bot: GreedyBot, rng: SeededRandom) -> GameState:
-    """Every seat played by `bot` (each seat still to bring, in turn) to the end of the game."""
+    """Every seat played by `bot` (each seat still to bring, in turn) to the end of the game.
+    Chance (a house rule's die) is drawn, each outcome with its probability, from a stream of
+    its own: nobody chooses it, and a game without chance draws the same moves."""
+    chance_rng: SeededRandom | None = None
     while state.phase is not Phase.OVER:
+        if state.phase in CHANCE_PHASES:
+            chance_rng = chance_rng or rng.fork("chance")
+            state = apply_move(state, draw_outcome(chance_outcomes(state), chance_rng))
+            continue
         moves = legal_moves(state)
         if len(moves) == 1 or moves[0].player == moves[-1].player:
-            if moves[0].TYPE in CHANCE_MOVES:  # the die: drawn, never chosen by the bot
-                state = apply_move(state, draw_outcome(chance_outcomes(state), rng))
-                continue
             state = _make(state, bot.choose(state, moves, rng), rng)
             continue
         by_player: dict[str | None, list[Move]] = {}
@@ -247,11 +263,14 @@ class SearchBot:
 
     name = "ismcts"
 
-    def __init__(self, iterations: int = DEFAULT_ITERATIONS) -> None:
+    def __init__(self, iterations: int = DEFAULT_ITERATIONS, time_limit: TimeLimit | None = None) -> None:
         self.iterations = iterations
+        self.time_limit = time_limit
         self._playout_bot = GreedyBot()
 
     def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
+        if chance_outcomes(state):
+            raise ValueError("a bot never chooses the face of a die: whoever plays the game draws it")
         player = moves[0].player
         seat = state.seat_of[player] if player is not None else state.to_move
         assert seat is not None
@@ -273,7 +292,10 @@ class SearchBot:
             return choices[0]
         totals = [0.0] * len(choices)
         visits = [0] * len(choices)
+        out_of_time = _out_of_time(self.time_limit)
         for iteration in range(self.iterations):
+            if iteration >= len(choices) and out_of_time():
+                break
             world = first if iteration == 0 else self._world(knowledge, rng.fork(f"deal/{iteration}"))
             arm = _ucb_arm(totals, visits, iteration)
             move = _concrete(choices[arm], world, knowledge.own_gift)
@@ -289,6 +311,14 @@ class SearchBot:
 
     def _world(self, knowledge: SeatKnowledge, rng: SeededRandom) -> GameState:
         return determinise(knowledge, rng)
+
+
+def _out_of_time(limit: TimeLimit | None) -> Callable[[], bool]:
+    """Whether a search started now has used up its time (never, without a limit)."""
+    if limit is None:
+        return lambda: False
+    clock, deadline = limit.clock, limit.clock() + limit.seconds
+    return lambda: clock() >= deadline
 
 
 def _ucb_arm(totals: list[float], visits: list[int], iteration: int) -> int:

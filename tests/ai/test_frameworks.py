@@ -1,27 +1,43 @@
 """`we` as an OpenSpiel game and a PettingZoo environment (the `ai` extra): the frameworks' own
 conformance tests on our game, observations that are exactly a seat's view, and games played
-through either written as logs that `we audit` passes. Without the extra these skip, saying so."""
+through either written as logs that `we audit` passes, under every house rule, the die's chance
+included. Without the extra these skip, saying so; on CI (CI=true) they fail instead, as the
+PostgreSQL tests do: CI never skips."""
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel", reason="the `ai` extra (open-spiel) is not installed")
-pettingzoo_test = pytest.importorskip(
-    "pettingzoo.test", reason="the `ai` extra (pettingzoo) is not installed"
-)
+
+def _framework(module: str, package: str) -> ModuleType:
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        why = f"the `ai` extra ({package}) is not installed"
+        if os.environ.get("CI", "").lower() in ("true", "1"):
+            pytest.fail(f"CI must run the ai extra's tests, but {why}", pytrace=False)
+        pytest.skip(why, allow_module_level=True)
+
+
+pyspiel = _framework("pyspiel", "open-spiel")
+pettingzoo_test = _framework("pettingzoo.test", "pettingzoo")
 
 import weai.openspiel_game  # noqa: E402  (registers python_white_elephant)
 from weai.log import write_log  # noqa: E402
-from weai.match import CHANCE, Match  # noqa: E402
+from weai.match import CHANCE, HOUSE_RULE_PARAMETERS, Match, house_rules  # noqa: E402
 from weai.pettingzoo_env import env  # noqa: E402
+from wecore.moves import chance_outcomes  # noqa: E402
 from wecore.rng import SeededRandom  # noqa: E402
+from wecore.rulesets import HOUSE_RULES  # noqa: E402
 from wecore.views import view  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +46,17 @@ SETTINGS: tuple[dict[str, Any], ...] = (
     {"players": 3, "starter_final_swap": True, "max_steals_between_opens": 1},
     {"players": 5, "max_steals_per_gift": 2},
     {"players": 3, "deal_attics": False},  # gifts brought unseen: chance turns each one over
+    {"players": 4, "party_die": True},  # chance rolls the die at each party's end
+    {"players": 4, "keep_or_swap_on_open": True},
+    {  # every house rule at once
+        "players": 4,
+        "attic_sizes": 3,
+        "max_steals_per_gift": 2,
+        "max_steals_between_opens": 1,
+        "starter_final_swap": True,
+        "keep_or_swap_on_open": True,
+        "party_die": True,
+    },
 )
 
 
@@ -99,6 +126,43 @@ def test_a_game_played_through_openspiel_passes_we_audit(params: dict[str, Any],
 def test_pettingzoo_api_test() -> None:
     pettingzoo_test.api_test(env(), num_cycles=400)
     pettingzoo_test.api_test(env(players=3, starter_final_swap=True, deal_attics=False), num_cycles=400)
+    pettingzoo_test.api_test(env(players=4, party_die=True), num_cycles=400)
+    pettingzoo_test.api_test(env(players=4, keep_or_swap_on_open=True), num_cycles=400)
+
+
+def test_every_house_rule_is_a_parameter_of_both_frameworks() -> None:
+    assert set(HOUSE_RULE_PARAMETERS) == {rule.name for rule in HOUSE_RULES}
+    spec = pyspiel.load_game(weai.openspiel_game.SHORT_NAME).get_parameters()
+    assert set(HOUSE_RULE_PARAMETERS) <= set(spec)
+    for rule in HOUSE_RULES:
+        value = rule.samples[0]
+        parameter = value if not isinstance(value, dict) else value["4"]
+        game = pyspiel.load_game(weai.openspiel_game.SHORT_NAME, {"players": 4, rule.name: parameter})
+        assert game.options == {rule.name: rule.option_from_flag(parameter, 4)}
+        table = env(players=4, **{rule.name: parameter})
+        assert table.unwrapped.options == game.options
+    with pytest.raises(ValueError, match="no house rule called party_dice"):
+        house_rules(4, party_dice=True)
+
+
+def test_the_die_is_a_chance_node_each_face_one_in_six_and_a_swap_after_an_open_is_recorded_so() -> None:
+    match = Match(4, house_rules(4, party_die=True, keep_or_swap_on_open=True))
+    rng = SeededRandom("die")
+    rolls = 0
+    while not match.is_over():
+        if match.current() != CHANCE:
+            match.apply(rng.choice(match.legal_actions()))
+            continue
+        outcomes = match.chance_outcomes()
+        if chance_outcomes(match.state):
+            rolls += 1
+            assert outcomes == [(face, 1 / 6) for face in range(6)]
+            assert match.legal_actions() == []
+        match.apply(outcomes[rng.randbelow(len(outcomes))][0])
+    kinds = [kind for kind, _ in match.payloads]
+    assert rolls == kinds.count("die_rolled") == match.attic_size
+    swaps = kinds.count("swap_after_open")
+    assert swaps == kinds.count("gift_opened") and "final_swap" not in kinds
 
 
 def test_pettingzoo_seed_test() -> None:

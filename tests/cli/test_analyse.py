@@ -133,3 +133,21 @@ def test_the_search_bot_as_the_rollout_policy_is_the_same_bytes_with_any_jobs():
     assert serial.stdout == parallel.stdout
     data = json.loads(serial.stdout)
     assert data["policy"] == "ismcts" and data["decisions"]
+
+
+def test_a_roll_of_the_die_is_never_a_decision(tmp_path):
+    """Under party_die each party ends with its starter's roll: chance, which nobody chooses, so
+    `we analyse` values no roll and lists none among the pivotal moves."""
+    simulated = we("simulate", "-n", "3", "--party-die", "--bot", "greedy", "-s", "die", "-o", tmp_path)
+    assert simulated.exit_code == 0, simulated.stderr
+    (log,) = tmp_path.glob("*.jsonl")
+    rolls = [line for line in log.read_text().splitlines() if '"die_rolled"' in line]
+    assert rolls
+    data = analysed(log, "--rollouts", "1")
+    assert data["decisions"]
+    for decision in data["decisions"]:
+        assert decision["played"]["type"] != "roll"
+        assert all(a["move"]["type"] != "roll" for a in decision["alternatives"])
+    text = we("analyse", log, "--rollouts", "1", "--top", "100")
+    assert text.exit_code == 0, text.stderr
+    assert "rolled" not in text.stdout and "rolling" not in text.stdout

@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from wecore.bots import Bot, GreedyBot, gain, play_payloads
+from wecore.bots import Bot, GreedyBot, apply_move, bot_move, gain, play_payloads
 from wecore.cards import ALL_CARDS
 from wecore.conformance import check_events
 from wecore.events import parse_event
 from wecore.levels import BOTS
-from wecore.moves import Move, Open, legal_moves
+from wecore.moves import Move, Open, Roll, chance_outcomes, legal_moves
 from wecore.reducer import fold
 from wecore.rng import SeededRandom
-from wecore.search import SearchBot, SeatKnowledge, seat_knowledge
+from wecore.search import SearchBot, SeatKnowledge, TimeLimit, play_out, seat_knowledge
 from wecore.state import GameState, Phase
 from wecore.views import seat_move_object
 
@@ -195,3 +195,145 @@ def test_without_dealt_attics_the_search_bot_opens_gifts_brought_unseen() -> Non
         assert move in moves
         chosen_opens += isinstance(move, Open) and move.card is None
     assert chosen_opens > 0
+
+
+class _Ticks:
+    """A clock that moves on a second each time it is read: how many playouts a capped search
+    makes is then a count of its readings, whatever the machine's speed."""
+
+    def __init__(self) -> None:
+        self.readings = 0
+
+    def __call__(self) -> float:
+        self.readings += 1
+        return float(self.readings)
+
+
+def _searched_position() -> tuple[GameState, list[Move]]:
+    for payloads, player in POSITIONS:
+        state = _fold(payloads)
+        moves = [m for m in legal_moves(state) if m.player == player]
+        if len(moves) > 2:
+            return state, moves
+    raise AssertionError("no position with three moves or more")
+
+
+def test_a_time_limit_stops_the_search_once_every_choice_is_tried() -> None:
+    state, moves = _searched_position()
+    clock = _Ticks()
+    bot = SearchBot(iterations=160, time_limit=TimeLimit(clock, seconds=2))
+    assert bot.choose(state, moves, SeededRandom("capped")) in moves
+    # One reading sets the deadline (1 + 2); once every choice has had a playout the search
+    # reads before each playout more, and stops at the reading that reaches it, the third.
+    assert clock.readings == 3
+
+
+def test_a_time_limit_never_reached_changes_no_choice() -> None:
+    for index, (payloads, player) in enumerate(POSITIONS[:6]):
+        state = _fold(payloads)
+        moves = [m for m in legal_moves(state) if m.player == player]
+        capped = SearchBot(iterations=12, time_limit=TimeLimit(lambda: 0.0, seconds=1))
+        uncapped = SearchBot(iterations=12)
+        seed = f"never/{index}"
+        chosen = capped.choose(state, moves, SeededRandom(seed))
+        assert chosen == uncapped.choose(state, moves, SeededRandom(seed))
+
+
+# --- chance: the die of party_die --------------------------------------------------------
+
+DIE_RULES: tuple[dict[str, object], ...] = (
+    {"party_die": True},
+    {"party_die": True, "starter_final_swap": True, "max_steals_between_opens": 1, "max_steals_per_gift": 2},
+    {"party_die": True, "keep_or_swap_on_open": True},
+)
+
+
+class _NeverAtChance:
+    """A bot that fails the test if it is ever asked to move where the game waits on chance."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot, self.name, self.asked = bot, bot.name, 0
+
+    def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
+        assert not chance_outcomes(state), f"{self.name} was asked to choose among {moves}"
+        assert not any(isinstance(move, Roll) for move in moves)
+        self.asked += 1
+        return self.bot.choose(state, moves, rng)
+
+
+@pytest.mark.parametrize("options", DIE_RULES)
+def test_no_bot_is_asked_to_choose_a_face(options: dict[str, object]) -> None:
+    # Every bot a seat can be given, the search bot on a small budget.
+    seated = {**BOTS, "ismcts": lambda: SearchBot(iterations=4)}
+    bots = [_NeverAtChance(make()) for make in seated.values()] + [_NeverAtChance(GreedyBot())]
+    payloads, state = play_payloads("no-face", 4, bots, options=options)
+    rolls = [data for kind, data in payloads if kind == "die_rolled"]
+    assert state.phase is Phase.OVER and len(rolls) == state.attic_size
+    assert all(bot.asked for bot in bots)
+    result = check_events((line, kind, data) for line, (kind, data) in enumerate(payloads, start=1))
+    assert result.problem is None
+
+
+def _rolling_states(count: int) -> list[GameState]:
+    """States of party_die games where the game waits on the die, the last party's included."""
+    found: list[GameState] = []
+    for game in range(count):
+        payloads, _ = play_payloads(
+            f"rolling/{game}", 4, GreedyBot(), options=DIE_RULES[game % len(DIE_RULES)]
+        )
+        for cut in range(len(payloads)):
+            if payloads[cut][0] == "die_rolled":
+                found.append(_fold(payloads[:cut]))
+    return found
+
+
+def test_the_bots_refuse_to_choose_a_face() -> None:
+    state = _rolling_states(1)[0]
+    faces = legal_moves(state)
+    assert chance_outcomes(state) and all(isinstance(move, Roll) for move in faces)
+    for bot in (SearchBot(iterations=4), GreedyBot()):
+        with pytest.raises(ValueError, match="never chooses the face"):
+            bot.choose(state, faces, SeededRandom("face"))
+    assert all(
+        bot_move(state, name, make(), "face") is None for name in state.players for make in BOTS.values()
+    )
+
+
+def test_in_the_search_the_die_falls_on_each_face_alike() -> None:
+    """The search plays the die out as chance: from the last party's roll, a 6 (which passes
+    every kept gift left) comes up about one playout in six, not as a choice would have it."""
+    last = next(state for state in reversed(_rolling_states(3)) if state.party == state.attic_size)
+    tries = 600
+    passed = 0
+    for index in range(tries):
+        final = play_out(last, GreedyBot(), SeededRandom(f"die/{index}"))
+        kept_last = tuple(cards[-1] for cards in final.kept)
+        passed += kept_last != last.holding
+    # 1/6 of 600 is 100; a fair die falls outside 60-145 about once in 10^5 runs.
+    assert 60 <= passed <= 145, passed
+
+
+def _search_moves_until_roll(face: int, party: int) -> list[Move]:
+    """The search bot's (seat 0) moves in a party_die game up to party `party`'s roll, with
+    every roll forced to `face` by the game (bots move as at a served table, `bot_move`)."""
+    payloads, _ = play_payloads("faces", 4, GreedyBot(), options={"party_die": True})
+    state = _fold(payloads[:3])  # game_started, the lists, the attics
+    bots: list[Bot] = [SearchBot(iterations=16)] + [GreedyBot()] * 3
+    searched: list[Move] = []
+    while not (state.phase is Phase.ROLLING and state.party == party):
+        if chance_outcomes(state):
+            state = apply_move(state, Roll(face))
+            continue
+        for seat, name in enumerate(state.players):
+            move = bot_move(state, name, bots[seat], "faces")
+            if move is not None:
+                if seat == 0:
+                    searched.append(move)
+                state = apply_move(state, move)
+                break
+    return searched
+
+
+def test_the_search_bots_move_is_the_same_whatever_face_the_coming_roll_shows() -> None:
+    chosen = {face: _search_moves_until_roll(face, party=1) for face in range(1, 7)}
+    assert chosen[1] and all(moves == chosen[1] for moves in chosen.values())
