@@ -4,10 +4,12 @@
 (the `type` of the API's move objects). `KINDS` says, for each event type, what it records: the
 move it is made from and the phase that move is made in, its payload's fields in order (the
 arguments of its rule function in `wecore.reducer` after the state), the house rule it belongs
-to, and how the replay page marks it. Consumers either read this table (the fast path, the bots,
-the decider, the tests, the replay page, the recorder's help) or dispatch on the closed sets
-with `match` and `typing.assert_never`, so a kind one of them forgets fails the type checker or
-a test derived from this table.
+to, and how the replay page marks it. A house rule's kind carries its behaviour too, written in
+its own module (its effect on the state, its story, its phase's words; see `Kind`): the reducer,
+the narration, the turns and `legal_moves` read the kinds and check at import that every kind's
+behaviour is there once, from the kind or from the core. What still dispatches on the closed sets
+(the decider, the bots) does so with `match` and `typing.assert_never`, so a kind one of them
+forgets fails the type checker or a test derived from this table.
 
 Each kind is declared in its own module of this package (`bring`, `open`, `steal`,
 `swap_after_open`, `final_swap`, `die`; the set-up, voids, ties and notes in `records`),
