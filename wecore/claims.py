@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, assert_never
+from typing import Any
 
 from wecore.cards import CARD_COLOUR, CARD_NUMBER, HIGHEST_NUMBER, HIGHEST_SCORE, Colour
 from wecore.decider import resolve_player
@@ -17,16 +17,10 @@ from wecore.errors import WeError
 from wecore.events import (
     AnyEvent,
     AtticsDealt,
-    DieRolled,
-    EventVoided,
     Exchange,
     GameStarted,
-    GiftBrought,
-    GiftListsDealt,
     GiftOpened,
     GiftStolen,
-    Note,
-    TieBroken,
 )
 from wecore.kinds import KINDS, Kind
 from wecore.scoring import Scoreboard
@@ -145,14 +139,14 @@ class CardHistory:
                 )
             case Exchange():  # every kind of swap: the gifts change hands as its fields say
                 self._exchange(event, KINDS[event.TYPE].called.format(party=event.party))
-            case DieRolled():  # a chance move: the gifts change hands as its outcome says
-                self._chance(event.party, KINDS[event.TYPE], event.value)
             case GameStarted():
                 self.players = event.players
-            case GiftListsDealt() | GiftBrought() | EventVoided() | TieBroken() | Note():
-                pass
+            case _ if (kind := KINDS[event.TYPE]).passes_gifts is not None:
+                # A chance move (a die): the gifts change hands as its outcome, its last field, says.
+                fields = event.__dict__
+                self._chance(fields["party"], kind, fields[kind.attrs[-1]])
             case _:
-                assert_never(event)
+                pass  # the gift lists, a bring, a void, a tie-break or a note: no gift changes hands
 
     def _holds(self, player: str, card: str) -> None:
         self.holding[player] = card

@@ -30,7 +30,7 @@ from wecore.events import (
 from wecore.kinds import KIND_OF_MOVE, kinds_of_move
 from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, move_event
 from wecore.reducer import MAX_TITLE_LENGTH, evolve
-from wecore.rules import brought_with_first_open, not_now, roll_refusal, steal_refusal, swap_refusal
+from wecore.rules import brought_with_first_open, not_now, steal_refusal, swap_refusal
 from wecore.rulesets import RULESET_2011
 from wecore.state import GameState, Phase
 
@@ -70,7 +70,8 @@ class AddNote:
     text: str
 
 
-Command = StartGame | DealLists | DealAttics | Bring | Open | Steal | Swap | Roll | Undo | BreakTie | AddNote
+# Every move of a player (`wecore.moves.Move`, one class per kind of move), and the records.
+Command = StartGame | DealLists | DealAttics | Move | Undo | BreakTie | AddNote
 
 
 def decide(state: GameState, command: Command) -> list[AnyEvent]:
@@ -208,7 +209,8 @@ def _swap(state: GameState, command: Swap) -> AnyEvent:
 def _roll(state: GameState, command: Roll) -> AnyEvent:
     player = state.starter_name if command.player is None else resolve_player(state, command.player)
     kind = KIND_OF_MOVE.get(("roll", state.phase)) or kinds_of_move("roll")[0]
-    refusal = roll_refusal(state, kind, player or "", command.value)
+    assert kind.chance_refusal is not None  # the registry holds a chance kind to it
+    refusal = kind.chance_refusal(state, player or "", command.value)
     if refusal is not None:
         raise RuleViolation(refusal)
     return _made(state, Roll(command.value, player))

@@ -10,14 +10,14 @@ import functools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, assert_never, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 from wecore.cards import sort_key
 from wecore.kinds import (
     CHANCE_MOVES,
     KIND_OF_MOVE,
+    MOVE_KINDS,
     MOVE_TYPE_NAMES,
-    MOVES_OF_PHASE,
     EventType,
     Kind,
     MoveType,
@@ -27,10 +27,16 @@ from wecore.kinds import (
 from wecore.rules import held_gift_refusal, no_steal_reason, swap_refusal
 from wecore.state import GameState, Phase
 
+# Each class's TYPE is its MoveType; OBJECT, the fields its move object (docs/service.md, the
+# API's bodies and `legal`) names after "type" and "as": each with the attribute holding it, its
+# JSON shape, and whether a body must give it (the API's move bodies are made from these).
+ObjectField = tuple[str, str, Literal["text", "text or null", "int or null"], bool]
+
 
 @dataclass(frozen=True)
 class Bring:
     TYPE: ClassVar[MoveType] = "bring"
+    OBJECT: ClassVar[tuple[ObjectField, ...]] = (("card", "card", "text or null", True),)
     player: str
     card: str | None  # None: the gift goes on the table unseen
 
@@ -40,6 +46,7 @@ class Open:
     """The player to move opens `card`; None in a legal move means "any unseen gift"."""
 
     TYPE: ClassVar[MoveType] = "open"
+    OBJECT: ClassVar[tuple[ObjectField, ...]] = (("card", "card", "text or null", False),)
 
     card: str | None
     player: str | None = None  # None: whoever is to move
@@ -48,6 +55,7 @@ class Open:
 @dataclass(frozen=True)
 class Steal:
     TYPE: ClassVar[MoveType] = "steal"
+    OBJECT: ClassVar[tuple[ObjectField, ...]] = (("from", "from_player", "text", True),)
     from_player: str
     player: str | None = None  # None: whoever is to move
     card: str | None = None  # filled in by legal_moves; decide reads it from the table
@@ -59,6 +67,7 @@ class Swap:
     keeps (both None)."""
 
     TYPE: ClassVar[MoveType] = "swap"
+    OBJECT: ClassVar[tuple[ObjectField, ...]] = (("with", "with_player", "text or null", True),)
 
     with_player: str | None
     player: str | None = None  # None: whoever decides now
@@ -71,6 +80,7 @@ class Roll:
     (bots are never asked; whoever plays the game draws the face, see `chance_outcomes`)."""
 
     TYPE: ClassVar[MoveType] = "roll"
+    OBJECT: ClassVar[tuple[ObjectField, ...]] = (("value", "value", "int or null", False),)
 
     value: int
     player: str | None = None  # None: whoever must roll
@@ -106,21 +116,8 @@ def legal_moves(state: GameState) -> list[Move]:
     and `Swap(None)` (keep). An unseen face-down gift shows as
     `Open(None, player)`: its card is known only once turned.
     """
-    offered = MOVES_OF_PHASE[state.phase]  # the moves its kinds declare for this phase
-    if not offered:
-        return []
-    move_type = offered[0]
-    match move_type:
-        case "bring":
-            return _brings(state)
-        case "open" | "steal":
-            return _opens_and_steals(state)
-        case "swap":
-            return _swaps(state)
-        case "roll":
-            return [move for move, _ in chance_outcomes(state)]
-        case _:
-            assert_never(move_type)
+    enumerate_moves = _LEGAL_IN.get(state.phase)
+    return [] if enumerate_moves is None else enumerate_moves(state)
 
 
 def chance_outcomes(state: GameState) -> tuple[tuple[Move, float], ...]:
@@ -183,6 +180,27 @@ def _opens_and_steals(state: GameState) -> list[Move]:
     return moves
 
 
+def _chance_moves(state: GameState) -> list[Move]:
+    return [move for move, _ in chance_outcomes(state)]
+
+
+# How the core enumerates each kind of move a player chooses; a chance move's are its outcomes.
+_ENUMERATED: dict[MoveType, Callable[[GameState], list[Move]]] = {
+    "bring": _brings,
+    "open": _opens_and_steals,
+    "steal": _opens_and_steals,
+    "swap": _swaps,
+}
+# Each phase's enumeration, read off the kinds declared for it (one per phase: its moves share it).
+_LEGAL_IN: dict[Phase, Callable[[GameState], list[Move]]] = {}
+for _kind in MOVE_KINDS:
+    if _kind.phase is None or _kind.move is None:
+        continue
+    _enumerate = _chance_moves if _kind.outcomes else _ENUMERATED.get(_kind.move)
+    if _enumerate is None or _LEGAL_IN.setdefault(_kind.phase, _enumerate) is not _enumerate:
+        raise ImportError(f"wecore.moves: no one enumeration of {_kind.type}'s moves in its phase")
+
+
 def move_kind(state: GameState, move: Move) -> Kind:
     """The kind of event `move` makes in `state`'s phase. Out of its phases, the first kind
     declared for its type: that kind's rule then refuses it, in its words."""
@@ -226,16 +244,5 @@ _EVENT_OF: dict[tuple[MoveType, Phase], tuple[EventType, PayloadReader]] = {}
 def move_object(move: Move) -> dict[str, Any]:
     """A move as JSON, in the move objects of docs/service.md (the API's `legal`, `we analyse
     --json`): `"card": null` is an unseen gift, `"with": null` a player keeping their gift."""
-    match move:
-        case Bring():
-            return {"type": move.TYPE, "as": move.player, "card": move.card}
-        case Open():
-            return {"type": move.TYPE, "as": move.player, "card": move.card}
-        case Steal():
-            return {"type": move.TYPE, "as": move.player, "from": move.from_player}
-        case Swap():
-            return {"type": move.TYPE, "as": move.player, "with": move.with_player}
-        case Roll():
-            return {"type": move.TYPE, "as": move.player, "value": move.value}
-        case _:
-            assert_never(move)
+    fields = move.__dict__
+    return {"type": move.TYPE, "as": move.player, **{key: fields[attr] for key, attr, _, _ in move.OBJECT}}

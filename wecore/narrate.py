@@ -4,24 +4,19 @@ R7") for lines that refer back to it. Cards only their owner may see are told as
 
 from __future__ import annotations
 
-from typing import assert_never
-
 from wecore.cards import PERSON_OF, Colour
 from wecore.events import (
     AnyEvent,
     AtticsDealt,
-    DieRolled,
     EventVoided,
-    FinalSwap,
     GameStarted,
     GiftBrought,
     GiftListsDealt,
     GiftOpened,
     GiftStolen,
-    Note,
-    SwapAfterOpen,
-    TieBroken,
 )
+from wecore.kinds import CLOSING, KINDS
+from wecore.kinds.base import Gist, Telling
 from wecore.rules import no_steal_reason
 from wecore.rulesets import house_rules_text
 from wecore.scoring import Scoreboard
@@ -39,122 +34,122 @@ def describe(
     event: AnyEvent, before: GameState, after: GameState, viewer: str | None = None, omniscient: bool = True
 ) -> str:
     """One sentence for `event`, told from `viewer`'s seat unless `omniscient`."""
-    match event:
-        case GameStarted():
-            title = f" \u201c{event.title}\u201d" if event.title else ""
-            rules = f" with house rules: {house_rules_text(event.options)}" if event.options else ""
-            return (
-                f"Game{title} starts: {', '.join(event.players)} in clockwise order,"
-                f" {event.dealer} deals{rules}."
-            )
-        case GiftListsDealt():
-            return (
-                "Gift lists dealt: "
-                + "; ".join(
-                    f"{name} shops for {_list_text(colours)}" for name, colours in event.lists.items()
-                )
-                + "."
-            )
-        case AtticsDealt():
-            if omniscient:
-                return (
-                    "Attics dealt: "
-                    + "; ".join(f"{name} {' '.join(cards)}" for name, cards in event.attics.items())
-                    + "."
-                )
-            if viewer is not None and viewer in event.attics:
-                yours = " ".join(event.attics[viewer])
-                return f"Attics dealt ({after.attic_size} cards each); yours: {yours}."
-            return f"Attics dealt, {after.attic_size} cards each."
-        case GiftBrought():
-            shown = event.card is not None and sees_private(event.player, viewer, omniscient)
-            what = f"brings {event.card} face down" if shown else "brings a gift face down"
-            tail = ""
-            if after.phase is Phase.PLAYING:
-                tail = f"; all gifts are in, {after.player_to_move} opens first"
-            return f"{event.player} {what}{tail}."
-        case GiftOpened():
-            text = f"{event.player} opens {event.card}"
-            if after.phase is Phase.KEEP_OR_SWAP:
-                return f"{text} and may keep it or swap it for another opened gift."
-            return f"{text}{_after_open(before, after)}."
-        case GiftStolen():
-            frozen = event.card in after.frozen
-            held = "is frozen for the rest of the party" if frozen else "is locked until a gift is opened"
-            return (
-                f"{event.player} steals {event.card} from {event.from_player}, who moves next;"
-                f" {event.card} {held}{_must_open(after)}."
-            )
-        case SwapAfterOpen():
-            if event.with_player is None:
-                told = f"{event.player} keeps {before.holding[before.seat_of[event.player]]}"
-            else:
-                own = before.holding[before.seat_of[event.player]]
-                told = f"{event.player} swaps {own} for {event.takes}, {event.with_player}'s gift"
-                if after.phase is Phase.PLAYING:  # the lock matters only while the party goes on
-                    told += f"; {event.takes} is locked until a gift is opened"
-            return f"{told}{_after_open(before, after)}."
-        case FinalSwap():
-            ending = _party_ending(before, after)
-            if event.with_player is None:
-                own = before.holding[before.starter] if before.starter is not None else None
-                return f"{event.player} keeps {own}, no final swap: {ending}."
-            own = before.holding[before.seat_of[event.player]]
-            return f"{event.player} swaps {own} for {event.takes}, {event.with_player}'s gift: {ending}."
-        case DieRolled():
-            ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
-            kept_now = tuple(cards[-1] if cards else None for cards in after.kept)
-            if after.phase is Phase.ROLLING or kept_now == before.holding:
-                return f"{event.player} rolls a {event.value}: nothing passes; {ending}."
-            passed = ", ".join(f"{name} now keeps {cards[-1]}" for name, cards in after.kept_by.items())
-            return (
-                f"{event.player} rolls a {event.value}: every gift kept in party {before.party}"
-                f" passes one seat left ({passed}); {ending}."
-            )
-        case EventVoided():
-            return f"Event {event.voids} is voided ({event.reason})."
-        case TieBroken():
-            return f"Tie broken: {event.winner} wins ({event.reason})."
-        case Note():
-            return f"Note: {event.text}"
-        case _:
-            assert_never(event)
+    return _TELLING[event.TYPE](event, before, after, viewer, omniscient)
 
 
 def gist(event: AnyEvent, viewer: str | None = None, omniscient: bool = True) -> str:
     """A short phrase for an event, for 'taken back: ...' lines."""
-    match event:
-        case GameStarted():
-            return "the start of the game"
-        case GiftListsDealt():
-            return "the dealing of the gift lists"
-        case AtticsDealt():
-            return "the dealing of the attics"
-        case GiftBrought():
-            shown = event.card is not None and sees_private(event.player, viewer, omniscient)
-            return f"{event.player} bringing {event.card if shown else 'a gift'}"
-        case GiftOpened():
-            return f"{event.player} opening {event.card}"
-        case GiftStolen():
-            return f"{event.player} stealing {event.card} from {event.from_player}"
-        case SwapAfterOpen():
-            if event.with_player is None:
-                return f"{event.player} keeping the gift just opened"
-            return f"{event.player}'s swap with {event.with_player} for {event.takes}"
-        case FinalSwap():
-            if event.with_player is None:
-                return f"{event.player} keeping their gift (no final swap)"
-            return f"{event.player}'s final swap with {event.with_player} for {event.takes}"
-        case DieRolled():
-            return f"{event.player}'s roll of {event.value}"
-        case TieBroken():
-            return f"the tie-break for {event.winner}"
-        case Note():
-            return "a note"
-        case EventVoided():
-            return f"the void of event {event.voids}"
-        case _:
-            assert_never(event)
+    return _GIST[event.TYPE](event, viewer, omniscient)
+
+
+# The story of the kinds whose behaviour the core writes; a house rule's kind tells its own.
+
+
+def _game_started(
+    event: GameStarted, before: GameState, after: GameState, viewer: str | None, omniscient: bool
+) -> str:
+    title = f" \u201c{event.title}\u201d" if event.title else ""
+    rules = f" with house rules: {house_rules_text(event.options)}" if event.options else ""
+    return f"Game{title} starts: {', '.join(event.players)} in clockwise order, {event.dealer} deals{rules}."
+
+
+def _lists_dealt(
+    event: GiftListsDealt, before: GameState, after: GameState, viewer: str | None, omniscient: bool
+) -> str:
+    return (
+        "Gift lists dealt: "
+        + "; ".join(f"{name} shops for {_list_text(colours)}" for name, colours in event.lists.items())
+        + "."
+    )
+
+
+def _attics_dealt(
+    event: AtticsDealt, before: GameState, after: GameState, viewer: str | None, omniscient: bool
+) -> str:
+    if omniscient:
+        return (
+            "Attics dealt: "
+            + "; ".join(f"{name} {' '.join(cards)}" for name, cards in event.attics.items())
+            + "."
+        )
+    if viewer is not None and viewer in event.attics:
+        yours = " ".join(event.attics[viewer])
+        return f"Attics dealt ({after.attic_size} cards each); yours: {yours}."
+    return f"Attics dealt, {after.attic_size} cards each."
+
+
+def _brought(
+    event: GiftBrought, before: GameState, after: GameState, viewer: str | None, omniscient: bool
+) -> str:
+    shown = event.card is not None and sees_private(event.player, viewer, omniscient)
+    what = f"brings {event.card} face down" if shown else "brings a gift face down"
+    tail = ""
+    if after.phase is Phase.PLAYING:
+        tail = f"; all gifts are in, {after.player_to_move} opens first"
+    return f"{event.player} {what}{tail}."
+
+
+def _opened(
+    event: GiftOpened, before: GameState, after: GameState, viewer: str | None, omniscient: bool
+) -> str:
+    text = f"{event.player} opens {event.card}"
+    if after.phase is Phase.KEEP_OR_SWAP:
+        return f"{text} and may keep it or swap it for another opened gift."
+    return f"{text}{after_open_told(before, after)}."
+
+
+def _stolen(
+    event: GiftStolen, before: GameState, after: GameState, viewer: str | None, omniscient: bool
+) -> str:
+    frozen = event.card in after.frozen
+    held = "is frozen for the rest of the party" if frozen else "is locked until a gift is opened"
+    return (
+        f"{event.player} steals {event.card} from {event.from_player}, who moves next;"
+        f" {event.card} {held}{_must_open(after)}."
+    )
+
+
+_TELLING: dict[str, Telling] = {
+    "game_started": _game_started,
+    "gift_lists_dealt": _lists_dealt,
+    "attics_dealt": _attics_dealt,
+    "gift_brought": _brought,
+    "gift_opened": _opened,
+    "gift_stolen": _stolen,
+    "event_voided": lambda event, before, after, viewer, omniscient: (
+        f"Event {event.voids} is voided ({event.reason})."
+    ),
+    "tie_broken": lambda event, before, after, viewer, omniscient: (
+        f"Tie broken: {event.winner} wins ({event.reason})."
+    ),
+    "note": lambda event, before, after, viewer, omniscient: f"Note: {event.text}",
+}
+
+
+def _brought_gist(event: GiftBrought, viewer: str | None, omniscient: bool) -> str:
+    shown = event.card is not None and sees_private(event.player, viewer, omniscient)
+    return f"{event.player} bringing {event.card if shown else 'a gift'}"
+
+
+_GIST: dict[str, Gist] = {
+    "game_started": lambda event, viewer, omniscient: "the start of the game",
+    "gift_lists_dealt": lambda event, viewer, omniscient: "the dealing of the gift lists",
+    "attics_dealt": lambda event, viewer, omniscient: "the dealing of the attics",
+    "gift_brought": _brought_gist,
+    "gift_opened": lambda event, viewer, omniscient: f"{event.player} opening {event.card}",
+    "gift_stolen": lambda event, viewer, omniscient: (
+        f"{event.player} stealing {event.card} from {event.from_player}"
+    ),
+    "tie_broken": lambda event, viewer, omniscient: f"the tie-break for {event.winner}",
+    "note": lambda event, viewer, omniscient: "a note",
+    "event_voided": lambda event, viewer, omniscient: f"the void of event {event.voids}",
+}
+for _kind in KINDS.values():
+    if (_kind.telling is None) != (_kind.type in _TELLING) or (_kind.gist is None) != (_kind.type in _GIST):
+        raise ImportError(f"wecore.narrate: {_kind.type} is told by its kind or by the core, once")
+    if _kind.telling is not None and _kind.gist is not None:
+        _TELLING[_kind.type] = _kind.telling
+        _GIST[_kind.type] = _kind.gist
 
 
 def _and(names: list[str]) -> str:
@@ -210,33 +205,33 @@ def winners_line(board: Scoreboard) -> str:
     return f"Winner: {board.winners[0]}."
 
 
-def _after_open(before: GameState, after: GameState) -> str:
-    """What follows an open once it is kept or swapped: who moves next, the starter's final
-    swap, or the end of the party or game."""
-    if after.phase is Phase.FINAL_SWAP:
-        return (
-            f": the last gift; {after.starter_name}, who started party {before.party},"
-            " may swap gifts with anyone or keep"
-        )
-    if after.phase is Phase.ROLLING:
-        return f": the last gift; {_rolls(before, after)}"
+def after_open_told(before: GameState, after: GameState) -> str:
+    """What follows an open once it is kept or swapped: who moves next, a step of the party's
+    end (its starter's final swap, the roll of the die), or the end of the party or game."""
+    step = _NEXT_STEP.get(after.phase)
+    if step is not None:
+        return f": the last gift; {_step_told(step, before, after)}"
     if after.party != before.party or after.phase is Phase.OVER:
         ending = "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
         return f": the last gift, {ending}"
     return f"; {after.player_to_move} is next"
 
 
-def _party_ending(before: GameState, after: GameState) -> str:
-    """How a party's end step (a final swap) leaves it: over, over with the game, or waiting
-    for its starter's roll of the die."""
-    if after.phase is Phase.ROLLING:
-        return _rolls(before, after)
+def party_ending(before: GameState, after: GameState) -> str:
+    """How a step of a party's end (a final swap) leaves it: over, over with the game, or
+    waiting for its next step (the starter's roll of the die)."""
+    step = _NEXT_STEP.get(after.phase)
+    if step is not None:
+        return _step_told(step, before, after)
     return "the game is over" if after.phase is Phase.OVER else f"party {before.party} ends"
 
 
-def _rolls(before: GameState, after: GameState) -> str:
-    who = f"{after.starter_name}, who started party {before.party}"
-    return f"{who}, rolls the die (on a 6 every gift passes left)"
+# What each step of a party's end is, in words, by its phase.
+_NEXT_STEP: dict[Phase, str] = {kind.phase: kind.next_step for kind in CLOSING if kind.phase is not None}
+
+
+def _step_told(step: str, before: GameState, after: GameState) -> str:
+    return step.format(starter=after.starter_name, party=before.party)
 
 
 def _must_open(after: GameState) -> str:

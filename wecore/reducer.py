@@ -11,7 +11,7 @@ import functools
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, assert_never
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation, shown
@@ -21,7 +21,6 @@ from wecore.rules import (
     decision_refusal,
     not_now,
     opening_refusal,
-    roll_refusal,
     swap_refusal,
     taking_refusal,
     turn_refusal,
@@ -66,18 +65,18 @@ def fold(events: Iterable[Event], state: GameState = INITIAL_STATE) -> GameState
 
 def _in_effect(before: GameState, changes: dict[str, object]) -> GameState:
     """`before` with `changes`, as the newest event in effect, so an undo can restore `before`."""
-    values = _successor(before)
+    values = successor(before)
     values.update(changes)
     return state_from_fields(values)
 
 
-# The hot rule functions (bring, open, steal) do what `_successor` does, written out in each (a
+# The hot rule functions (bring, open, steal) do what `successor` does, written out in each (a
 # call per event is 1-2% of a fold), write into the copy and hand it to `state_from_fields`: one
 # dict copy and one object per event, no intermediate dict of changes. This is the inner loop of
 # every replay and audit.
 
 
-def _successor(before: GameState) -> dict[str, Any]:
+def successor(before: GameState) -> dict[str, Any]:
     """A copy of `before`'s fields for the state after one more event in effect."""
     values = before.__dict__.copy()
     seq = values["seq"] + 1
@@ -118,7 +117,7 @@ def _dealt_seat(state: GameState, key: str, dealt: Sequence[object | None], what
     return seat
 
 
-def _check_decision(
+def check_decision(
     state: GameState, kind: Kind, party: int, player: str, with_player: str | None, takes: str | None
 ) -> None:
     """A keep-or-swap decision (`kind`: a final swap or a swap after an open) is due now, from
@@ -127,13 +126,13 @@ def _check_decision(
     if refusal is not None:
         raise RuleViolation(refusal)
     _seat(state, player)
-    _check_party(state, party)
+    check_party(state, party)
     refusal = swap_refusal(state, player, with_player, takes)
     if refusal is not None:
         raise RuleViolation(refusal)
 
 
-def _check_party(state: GameState, party: int) -> None:
+def check_party(state: GameState, party: int) -> None:
     if party != state.party:
         raise RuleViolation(f"wrong party: this is party {state.party}, not party {party}")
 
@@ -260,7 +259,7 @@ def bring_gift(state: GameState, party: int, player: str, card: str | None) -> G
             raise RuleViolation(f"party {state.party} is under way: gifts are brought before its first open")
         raise RuleViolation(not_now(state, "bring a gift"))
     if party != state.party:
-        _check_party(state, party)
+        check_party(state, party)
     brought = list(state.brought)
     if brought[seat]:
         raise RuleViolation(f"{player} has already brought a gift to party {state.party}")
@@ -296,7 +295,7 @@ def bring_gift(state: GameState, party: int, player: str, card: str | None) -> G
 def _refuse_mover(state: GameState, player: str, party: int, action: str) -> NoReturn:
     _seat(state, player)
     if state.phase is PLAYING:
-        _check_party(state, party)
+        check_party(state, party)
     raise RuleViolation(turn_refusal(state, player, action) or not_now(state, action))
 
 
@@ -335,10 +334,10 @@ def open_gift(state: GameState, party: int, player: str, card: str) -> GameState
         values["phase"] = KEEP_OR_SWAP
         values["to_move"] = seat
         return state_from_fields(values)
-    return _after_open(state, values, holding, seen, face_down or unseen)
+    return after_open(state, values, holding, seen, face_down or unseen)
 
 
-def _after_open(
+def after_open(
     state: GameState,
     values: dict[str, Any],
     holding: tuple[str | None, ...],
@@ -370,26 +369,6 @@ def _close_party(
     return _end_party(state, holding, seen)
 
 
-def swap_after_open(
-    state: GameState, party: int, player: str, with_player: str | None, takes: str | None
-) -> GameState:
-    """`swap_after_open` from its fields: the opener takes `takes` from `with_player`, who takes
-    the gift just opened, or keeps it (both None); then play goes on as after the open."""
-    _check_decision(state, KINDS["swap_after_open"], party, player, with_player, takes)
-    values = _successor(state)
-    if with_player is not None and takes is not None:
-        opener, other = state.seat_of[player], state.seat_of[with_player]
-        swapped = list(state.holding)
-        swapped[opener], swapped[other] = state.holding[other], state.holding[opener]
-        values["holding"] = tuple(swapped)
-        # Locked as a stolen gift is, until the next open (the swap is not a steal: no count).
-        values["locked"] = frozenset({takes})
-    values["phase"] = PLAYING
-    return _after_open(
-        state, values, values["holding"], values["seen"], values["face_down"] or values["unseen_face_down"]
-    )
-
-
 _NOTHING_LOCKED: frozenset[str] = frozenset()
 
 
@@ -407,7 +386,7 @@ def _end_party(state: GameState, holding: tuple[str | None, ...], seen: frozense
     """The state after the open that ends a party: every held gift is kept."""
     count = len(holding)
     kept = state.kept
-    values = _successor(state)
+    values = successor(state)
     values.update(_fresh_party(count))
     values["kept"] = tuple([(*kept[seat], holding[seat]) for seat in range(count)])
     values["seen"] = seen
@@ -468,38 +447,11 @@ def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) 
     return state_from_fields(values)
 
 
-def final_swap(
-    state: GameState, party: int, player: str, with_player: str | None, takes: str | None
-) -> GameState:
-    """`final_swap` from its fields: the starter takes `takes` from `with_player` for their own
-    gift, or keeps (both None); then the party ends."""
-    _check_decision(state, KINDS["final_swap"], party, player, with_player, takes)
-    holding = state.holding
-    if with_player is not None:
-        starter, other = state.starter, state.seat_of[with_player]
-        swapped = list(holding)
-        swapped[starter], swapped[other] = holding[other], holding[starter]  # type: ignore[index]
-        holding = tuple(swapped)
-    return _after_closing_step(state, KINDS["final_swap"], holding)
-
-
-def _after_closing_step(state: GameState, kind: Kind, holding: tuple[str | None, ...]) -> GameState:
+def after_closing_step(state: GameState, kind: Kind, holding: tuple[str | None, ...]) -> GameState:
     """The state after `kind`, a step of the party's end, left the party's gifts as `holding`."""
-    values = _successor(state)
+    values = successor(state)
     values["holding"] = holding
     return _close_party(state, values, holding, state.seen, CLOSING.index(kind) + 1)
-
-
-def roll_die(state: GameState, party: int, player: str, value: int) -> GameState:
-    """`die_rolled` from its fields: the party's starter rolls `value`; on the passing face every
-    gift of the party passes one seat left; then the party ends."""
-    kind = KINDS["die_rolled"]
-    refusal = roll_refusal(state, kind, player, value)
-    if refusal is not None:
-        raise RuleViolation(refusal)
-    _check_party(state, party)
-    assert kind.passes_gifts is not None
-    return _after_closing_step(state, kind, kind.passes_gifts(state.holding, value))
 
 
 # --- after the game, and at any time ------------------------------------------------
@@ -549,38 +501,33 @@ RuleFunction = Callable[..., GameState]
 Handler = Callable[[GameState, Any], GameState]
 
 
+# The rule functions of the kinds whose behaviour the core writes: the set-up, the printed moves
+# (the fold's inner loop), voids, ties and notes. A house rule's kind carries its own (`effect`).
+_CORE_RULES: Mapping[EventType, RuleFunction] = MappingProxyType(
+    {
+        "game_started": start_game,
+        "gift_lists_dealt": deal_lists,
+        "attics_dealt": deal_attics,
+        "gift_brought": bring_gift,
+        "gift_opened": open_gift,
+        "gift_stolen": steal_gift,
+        "event_voided": void_event,
+        "tie_broken": break_tie,
+        "note": add_note,
+    }
+)
+
+
 def rule_of(kind: EventType) -> RuleFunction:
     """The rule function of an event type: the state after an event of that type, from its
     payload's fields in the order `wecore.kinds` declares them (RuleViolation when the rules do
     not allow it). The fast path, the bots and `evolve` all fold through these."""
-    match kind:
-        case "game_started":
-            return start_game
-        case "gift_lists_dealt":
-            return deal_lists
-        case "attics_dealt":
-            return deal_attics
-        case "gift_brought":
-            return bring_gift
-        case "gift_opened":
-            return open_gift
-        case "gift_stolen":
-            return steal_gift
-        case "swap_after_open":
-            return swap_after_open
-        case "final_swap":
-            return final_swap
-        case "die_rolled":
-            return roll_die
-        case "event_voided":
-            return void_event
-        case "tie_broken":
-            return break_tie
-        case "note":
-            return add_note
-        case _:
-            assert_never(kind)
+    effect = KINDS[kind].effect
+    return _CORE_RULES[kind] if effect is None else effect
 
+
+if any((KINDS[kind].effect is None) == (kind not in _CORE_RULES) for kind in EVENT_TYPE_NAMES):
+    raise ImportError("wecore.reducer: every kind has one rule function: its own effect, or the core's")
 
 RULES: Mapping[EventType, RuleFunction] = MappingProxyType({kind: rule_of(kind) for kind in EVENT_TYPE_NAMES})
 

@@ -19,10 +19,8 @@ from wecore.names import not_a_player
 from wecore.rulesets import HOUSE_RULE_NAMED
 from wecore.state import GameState, Phase
 
-PLAYING, KEEP_OR_SWAP, FINAL_SWAP, BRINGING, OVER, SETTING_UP = (
+PLAYING, BRINGING, OVER, SETTING_UP = (
     Phase.PLAYING,
-    Phase.KEEP_OR_SWAP,
-    Phase.FINAL_SWAP,
     Phase.BRINGING,
     Phase.OVER,
     Phase.SETTING_UP,
@@ -184,16 +182,15 @@ def swap_refusal(state: GameState, player: str, with_player: str | None, takes: 
     """Why `player` may not swap with `with_player`, taking `takes`, or keep (both None): at a
     final swap, or right after their open (each under its house rule)."""
     phase = state.phase
-    if phase is FINAL_SWAP:
-        starter = state.starter_name
-        if player in state.seat_of and player != starter:
-            return f"only party {state.party}'s starter, {starter}, may swap now, not {player}"
-    elif phase is KEEP_OR_SWAP:
-        opener = state.player_to_move
-        if player in state.seat_of and player != opener:
-            return f"only {opener}, who has just opened a gift, may keep or swap now, not {player}"
+    for kind in _SWAP_KINDS:  # by identity: hashing the phase would run Python code per candidate
+        if kind.phase is phase:
+            break
     else:
         return no_swap_reason(state)
+    decider = state.player_to_move  # the starter at a final swap, the opener after an open
+    if player in state.seat_of and player != decider:
+        told = kind.only_decider
+        return told.format(party=state.party, starter=state.starter_name, mover=decider, player=player)
     if player not in state.seat_of:
         return not_a_player(player, state.players)
     if with_player is None and takes is None:
@@ -209,7 +206,7 @@ def swap_refusal(state: GameState, player: str, with_player: str | None, takes: 
     if held != takes:
         return f"{player} cannot take {takes} from {with_player}: {with_player} holds {held}"
     own = state.holding[state.seat_of[player]]
-    if phase is KEEP_OR_SWAP:
+    if kind.respects_locks:
         refusal = held_gift_refusal(state, takes, with_player)
         if refusal is not None:
             return f"{player} cannot swap for {takes}: {refusal}"
@@ -222,6 +219,12 @@ def swap_refusal(state: GameState, player: str, with_player: str | None, takes: 
     return None
 
 
+# The kinds of swap, each awaited in its own deciding phase.
+_SWAP_KINDS: tuple[Kind, ...] = tuple(kind for kind in MOVE_KINDS if kind.phase in DECIDING)
+if any(not kind.only_decider for kind in _SWAP_KINDS):
+    raise ImportError("wecore.rules: a kind of swap must say who alone decides (only_decider)")
+
+
 def decision_refusal(state: GameState, kind: Kind) -> str | None:
     """Why an event of `kind`, a decision to keep or swap, cannot be recorded in this phase at
     all (whoever makes it): its house rule is not played, or this is not its phase."""
@@ -230,29 +233,6 @@ def decision_refusal(state: GameState, kind: Kind) -> str | None:
         return not_played(kind)
     if state.phase is not kind.phase:
         return no_swap_reason(state)
-    return None
-
-
-def roll_refusal(state: GameState, kind: Kind, player: str, value: int) -> str | None:
-    """Why `player` may not roll `value` now: the die's house rule is not played, the party is
-    not over yet (or the game is), `player` is not the party's starter, or no face is `value`."""
-    ruleset = state.ruleset
-    if ruleset is not None and kind.option is not None and not getattr(ruleset, kind.option):
-        return not_played(kind)
-    if player not in state.seat_of:
-        return not_a_player(player, state.players)
-    if state.phase is not kind.phase:
-        if state.phase in (PLAYING, BRINGING):
-            return (
-                f"party {state.party} is not over: its starter rolls the die once its last gift is open"
-                " (and any swap after it is made)"
-            )
-        return not_now(state, "roll the die")
-    starter = state.starter_name
-    if player != starter:
-        return f"only party {state.party}'s starter, {starter}, may roll the die now, not {player}"
-    if value not in kind.outcomes:
-        return f"a die has faces {kind.outcomes[0]} to {kind.outcomes[-1]}, not {value}"
     return None
 
 

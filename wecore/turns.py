@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import assert_never
 
-from wecore.kinds import IN_PLAY
+from wecore.kinds import IN_PLAY, MOVE_KINDS, Kind
 from wecore.moves import Steal, Swap, legal_moves
 from wecore.rules import gift_refusal, no_steal_reason
 from wecore.state import GameState, Phase
@@ -125,28 +125,15 @@ def decision_title(t: Turn) -> str:
 
 
 def _decision(t: Turn) -> tuple[str, str]:
-    phase = t.phase
-    match phase:
-        case Phase.FINAL_SWAP:
-            return (
-                "Final swap",
-                f"every gift is open; {t.starter}, who started, may swap gifts with anyone, or keep",
-            )
-        case Phase.KEEP_OR_SWAP:
-            return (
-                "Keep or swap",
-                f"{t.to_move} has just opened a gift and may keep it, or swap it for another opened gift",
-            )
-        case Phase.ROLLING:
-            return (
-                "Roll of the die",
-                f"party {t.party} is over; {t.starter}, who started it, rolls the die"
-                " (on a 6 every gift kept passes one seat left)",
-            )
-        case Phase.PLAYING | Phase.BRINGING | Phase.OVER | Phase.SETTING_UP | Phase.NOT_STARTED:
-            return "", ""
-        case _:
-            assert_never(phase)
+    kind = _DECIDED_IN.get(t.phase)
+    if kind is None:
+        return "", ""
+    return kind.decision_title, kind.decision.format(party=t.party, starter=t.starter, mover=t.to_move)
+
+
+# The kind whose move each phase awaits from one player (a keep or swap, a roll), by its phase:
+# its title and who acts and why, in its own words.
+_DECIDED_IN: dict[Phase, Kind] = {kind.phase: kind for kind in MOVE_KINDS if kind.decision and kind.phase}
 
 
 SETTING_UP = "Setting up: the gift lists are not dealt yet."

@@ -4,58 +4,59 @@
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any, Literal
+import keyword
+import operator
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import orjson
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from starlette.requests import ClientDisconnect
 
 from service.clock import LONGEST_CLOCK
 from service.routes.answers import ApiError
+from wecore.moves import MOVE_CLASSES, Move
 
 BODY_LIMIT = 16 * 1024
 
 _STRICT = ConfigDict(extra="forbid", strict=True, populate_by_name=False)
+# The order the published schema has always listed the moves' bodies in; a kind added later
+# comes after them, in the kinds' order.
+_BODY_ORDER = ("open", "steal", "swap", "bring", "roll")
 
 
-class OpenMove(BaseModel):
-    model_config = _STRICT
-    type: Literal["open"]
-    as_: str | None = Field(None, alias="as")
-    card: str | None = None
+# The body of each kind of move, made from its class's declared fields (wecore.moves: OBJECT),
+# after its "type" and "as"; the open's may name a face-down gift by its place instead.
+_SHAPES: dict[str, Any] = {"text": str, "text or null": str | None, "int or null": int | None}
+_EXTRA: dict[str, dict[str, Any]] = {
     # A face-down gift by its place on the table (from 1, as the key's view shows them).
-    gift: Annotated[int, Field(ge=1)] | None = None
+    "open": {"gift": (Annotated[int, Field(ge=1)] | None, None)},
+}
 
 
-class StealMove(BaseModel):
-    model_config = _STRICT
-    type: Literal["steal"]
-    as_: str | None = Field(None, alias="as")
-    from_: str = Field(alias="from")
+def _listed(cls: type[Move]) -> int:
+    return _BODY_ORDER.index(cls.TYPE) if cls.TYPE in _BODY_ORDER else len(_BODY_ORDER)
 
 
-class SwapMove(BaseModel):
-    model_config = _STRICT
-    type: Literal["swap"]
-    as_: str | None = Field(None, alias="as")
-    with_: str | None = Field(alias="with")
+def _move_body(cls: type[Move]) -> type[BaseModel]:
+    fields: dict[str, Any] = {
+        "type": (Literal[cls.TYPE], ...),
+        "as_": (str | None, Field(None, alias="as")),
+    }
+    for key, _, shape, required in cls.OBJECT:
+        name = f"{key}_" if keyword.iskeyword(key) else key
+        default = ... if required else None
+        fields[name] = (_SHAPES[shape], Field(default, alias=key) if name != key else default)
+    fields.update(_EXTRA.get(cls.TYPE, {}))
+    title = f"{cls.TYPE.capitalize()}Move"
+    return create_model(title, __config__=_STRICT, **fields)
 
 
-class BringMove(BaseModel):
-    model_config = _STRICT
-    type: Literal["bring"]
-    as_: str | None = Field(None, alias="as")
-    card: str | None
-
-
-class RollMove(BaseModel):
-    model_config = _STRICT
-    type: Literal["roll"]
-    as_: str | None = Field(None, alias="as")
-    # The face: the host's key records a die rolled at the table; a seat's roll is drawn for it.
-    value: int | None = None
+# By move type, in the order the API's union lists them.
+MOVE_BODIES: dict[str, type[BaseModel]] = {
+    cls.TYPE: _move_body(cls) for cls in sorted(MOVE_CLASSES, key=_listed)
+}
 
 
 class UndoMove(BaseModel):
@@ -77,10 +78,14 @@ class TieMove(BaseModel):
     reason: str | None = None
 
 
-MoveObject = Annotated[
-    OpenMove | StealMove | SwapMove | BringMove | RollMove | UndoMove | NoteMove | TieMove,
-    Field(discriminator="type"),
-]
+# The records a host makes that are no player's move.
+RECORD_BODIES: dict[str, type[BaseModel]] = {"undo": UndoMove, "note": NoteMove, "tie": TieMove}
+
+if TYPE_CHECKING:
+    MoveObject = Any  # made at import from the kinds' move classes: each body is read by its type
+else:
+    _BODIES = (*MOVE_BODIES.values(), *RECORD_BODIES.values())
+    MoveObject = Annotated[functools.reduce(operator.or_, _BODIES), Field(discriminator="type")]
 
 
 class MoveRequest(BaseModel):
@@ -175,8 +180,12 @@ def error_sentence(exc: ValidationError) -> str:
     if kind == "missing":
         return f"the body is missing the field {where!r}"
     if kind in ("union_tag_invalid", "union_tag_not_found"):
-        return 'the move\'s "type" must be open, steal, swap, bring, roll, undo, note or tie'
+        return f'the move\'s "type" must be {_TYPES_TOLD}'
     return f"the field {where!r} must be {_MUST_BE.get(kind, 'of another type')}"
+
+
+_TYPES = [*MOVE_BODIES, *RECORD_BODIES]
+_TYPES_TOLD = f"{', '.join(_TYPES[:-1])} or {_TYPES[-1]}"
 
 
 def parameter_sentence(exc: RequestValidationError) -> str:

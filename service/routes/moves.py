@@ -4,8 +4,9 @@ table's command, and the answer (service.table makes it, as it does for `we reco
 from __future__ import annotations
 
 import asyncio
+import keyword
 import secrets
-from typing import Any, assert_never
+from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic import ValidationError
@@ -17,13 +18,9 @@ from service.play import DEFAULT_TIE_REASON, DEFAULT_UNDO_REASON, Refused, Stale
 from service.routes.answers import ApiError, FastJSON, responses
 from service.routes.bodies import (
     MOVE_BODY,
-    BringMove,
+    RECORD_BODIES,
     MoveRequest,
     NoteMove,
-    OpenMove,
-    RollMove,
-    StealMove,
-    SwapMove,
     TieMove,
     UndoMove,
     adapter,
@@ -31,8 +28,9 @@ from service.routes.bodies import (
     read_body,
 )
 from service.routes.served import Served, ServedDep
-from service.table import AddNote, BreakTie, Bring, Open, Roll, Steal, Swap, Table, Undo, resolve_player
-from wecore.moves import chance_outcomes
+from service.table import AddNote, BreakTie, Table, Undo, resolve_player
+from wecore.kinds import CHANCE_MOVES
+from wecore.moves import MOVE_CLASSES, chance_outcomes
 
 router = APIRouter()
 
@@ -72,20 +70,21 @@ def post_for_bot(
 
 def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) -> tuple[int, dict[str, Any]]:
     move = asked.move
-    if role.kind == SEAT and isinstance(move, UndoMove | NoteMove | TieMove):
+    if role.kind == SEAT and move.type in RECORD_BODIES:
         raise ApiError(403, f"only the host's key can {move.type}")
-    if role.kind == SEAT and isinstance(move, RollMove) and move.value is not None:
+    chance = move.type in CHANCE_MOVES  # nobody chooses its outcome: the server draws it
+    if role.kind == SEAT and chance and move.value is not None:
         sentence = "a seat rolls without a value: the server draws the face (only the host's key records one)"
         raise ApiError(403, sentence)
     table = Table(served.folder, game)
     standing = table.look()
     actor = _actor(standing.state, role, move)
-    if isinstance(move, RollMove) and move.value is None:
+    if chance and move.value is None:
         move = move.model_copy(update={"value": _drawn_face(standing.state)})
     try:
         # The card named, or under the gift named by place, is read in the game at `expect`;
         # at any other head the table answers 409 before the card is looked at.
-        names_a_card = isinstance(move, OpenMove | BringMove) and standing.head == asked.expect
+        names_a_card = move.type in _NAMING_A_CARD and standing.head == asked.expect
         card = _named_card(standing.state, move, role) if names_a_card else None
         outcome = table.move(_command_for(move, actor, card), expect=asked.expect)
     except Refused as exc:
@@ -109,7 +108,7 @@ def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) ->
 
 def _actor(state: Any, role: Role, move: Any) -> str | None:
     """Who moves: a seat key moves for its own seat only (403 for another); the host names them."""
-    if isinstance(move, UndoMove | NoteMove | TieMove):
+    if move.type in RECORD_BODIES:
         return None
     named = move.as_
     if role.kind == SEAT:
@@ -172,29 +171,28 @@ def _named_card(state: Any, move: Any, role: Role) -> str | None:
     return card
 
 
-def _command_for(
-    move: OpenMove | StealMove | SwapMove | BringMove | RollMove | UndoMove | NoteMove | TieMove,
-    actor: str | None,
-    card: str | None = None,
-) -> Any:
+# The moves whose card the API reads itself (by name or by a face-down gift's place).
+_NAMING_A_CARD = ("open", "bring")
+_MOVE_CLASS: dict[str, Any] = {cls.TYPE: cls for cls in MOVE_CLASSES}
+
+
+def _python_name(key: str) -> str:
+    return f"{key}_" if keyword.iskeyword(key) else key  # "from" is the body's `from_`
+
+
+def _command_for(move: Any, actor: str | None, card: str | None = None) -> Any:
     """The table's command for a move object of the API (`card`: the one `_named_card` read
-    for a bring or an open, where it was read)."""
-    match move:
-        case OpenMove():
-            return Open(card=card or move.card, player=actor)
-        case StealMove():
-            return Steal(from_player=move.from_, player=actor)
-        case BringMove():
-            return Bring(player=actor or "", card=card or move.card)
-        case SwapMove():
-            return Swap(with_player=move.with_, player=actor)
-        case RollMove():
-            return Roll(value=move.value or 0, player=actor)
-        case UndoMove():
-            return Undo(reason=move.reason or DEFAULT_UNDO_REASON)
-        case NoteMove():
-            return AddNote(text=move.text)
-        case TieMove():
-            return BreakTie(winner=move.winner, reason=move.reason or DEFAULT_TIE_REASON)
-        case _:
-            assert_never(move)
+    for a bring or an open, where it was read): a move's class from its declared fields."""
+    if isinstance(move, UndoMove):
+        return Undo(reason=move.reason or DEFAULT_UNDO_REASON)
+    if isinstance(move, NoteMove):
+        return AddNote(text=move.text)
+    if isinstance(move, TieMove):
+        return BreakTie(winner=move.winner, reason=move.reason or DEFAULT_TIE_REASON)
+    cls = _MOVE_CLASS[move.type]
+    values = {
+        attr: getattr(move, f"{key}_" if keyword.iskeyword(key) else key) for key, attr, _, _ in cls.OBJECT
+    }
+    if card is not None:
+        values["card"] = card
+    return cls(**values, player=actor)

@@ -4,10 +4,12 @@
 (the `type` of the API's move objects). `KINDS` says, for each event type, what it records: the
 move it is made from and the phase that move is made in, its payload's fields in order (the
 arguments of its rule function in `wecore.reducer` after the state), the house rule it belongs
-to, and how the replay page marks it. Consumers either read this table (the fast path, the bots,
-the decider, the tests, the replay page, the recorder's help) or dispatch on the closed sets
-with `match` and `typing.assert_never`, so a kind one of them forgets fails the type checker or
-a test derived from this table.
+to, and how the replay page marks it. A house rule's kind carries its behaviour too, written in
+its own module (its effect on the state, its story, its phase's words; see `Kind`): the reducer,
+the narration, the turns and `legal_moves` read the kinds and check at import that every kind's
+behaviour is there once, from the kind or from the core. What still dispatches on the closed sets
+(the decider, the bots) does so with `match` and `typing.assert_never`, so a kind one of them
+forgets fails the type checker or a test derived from this table.
 
 Each kind is declared in its own module of this package (`bring`, `open`, `steal`,
 `swap_after_open`, `final_swap`, `die`; the set-up, voids, ties and notes in `records`),
@@ -124,6 +126,17 @@ if any(kind.move in ("swap", "roll") and "{party}" not in kind.called for kind i
 if any(kind.option is not None and not kind.named for kind in MOVE_KINDS):
     # A refusal names a house rule's move in words (wecore.rules), never by its key.
     raise ImportError("wecore.kinds: a house rule's kind of move must say what it is named")
+if any(None in (kind.effect, kind.telling, kind.gist) for kind in MOVE_KINDS if kind.option is not None):
+    # A house rule is one file: its kind carries its effect on the state and its story.
+    raise ImportError("wecore.kinds: a house rule's kind of move must carry its effect, telling and gist")
+if any(kind.outcomes and kind.chance_refusal is None for kind in MOVE_KINDS):
+    raise ImportError("wecore.kinds: a chance move's kind must carry its refusal of an outcome")
+if any(kind.phase in DECIDING and not kind.decision for kind in MOVE_KINDS) or any(
+    kind.outcomes and not kind.decision for kind in MOVE_KINDS
+):
+    raise ImportError("wecore.kinds: a decision's or chance's phase must say who acts and why (decision)")
+if any(kind.closes_party and not kind.next_step for kind in MOVE_KINDS):
+    raise ImportError("wecore.kinds: a step of a party's end must say what it is (next_step)")
 if any(kind.option is None or kind.phase is None for kind in CLOSING):
     raise ImportError("wecore.kinds: a step of a party's end is a house rule's, in a phase of its own")
 

@@ -7,10 +7,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+if TYPE_CHECKING:
+    from wecore.state import GameState
 
 # Each seat's gift of the party, as the move's outcome leaves them (None: no gift held).
 Holding = tuple[str | None, ...]
+
+# A kind's behaviour, held by the kind where its own module writes it (a house rule's kind: its
+# one file). Its effect: the state after an event of the kind, from the payload's fields in order
+# (RuleViolation when the rules refuse it). Its story: one sentence for an event (the event, the
+# state before and after, the viewer, whether told to all), and a short phrase (the event, the
+# viewer, whether told to all). Events are typed Any here: their models load pydantic, which
+# this package must not.
+Effect = Callable[..., "GameState"]
+Telling = Callable[[Any, "GameState", "GameState", str | None, bool], str]
+Gist = Callable[[Any, str | None, bool], str]
+# Why a chance move's roller may not report this outcome now (None: allowed).
+ChanceRefusal = Callable[["GameState", str, int], str | None]
 
 
 class Phase(StrEnum):
@@ -111,6 +126,22 @@ class Kind:
     # and its help line; "" for the printed moves and swaps, whose words the recorder spells out.
     typed: str = ""
     typed_help: str = ""
+    # A decision's phase, in words for the turn (wecore.turns): its title ("Final swap") and who
+    # decides and why ({party}, {starter}, {mover}); "" for a kind whose phase is no decision.
+    decision_title: str = ""
+    decision: str = ""
+    # A decision's refusal of anyone but the one deciding ({party}, {starter}, {mover}, {player}),
+    # and whether a gift locked (just stolen or swapped) may not be taken by it.
+    only_decider: str = ""
+    respects_locks: bool = False
+    # A step of a party's end, as the move before it tells what comes next ({party}, {starter}).
+    next_step: str = ""
+    # The behaviour its own module writes (a house rule's kind); None: the core's own modules
+    # hold it (the reducer, wecore.narrate), each checked at import to cover every kind.
+    effect: Effect | None = None
+    telling: Telling | None = None
+    gist: Gist | None = None
+    chance_refusal: ChanceRefusal | None = None
 
     @property
     def keys(self) -> tuple[str, ...]:
