@@ -331,6 +331,13 @@ def _game_section(
     )
 
 
+def _last_played(place: tuple[int, LiveGame]) -> tuple[str, int]:
+    """When a game's last event was written (its `at`: RFC 3339 UTC, so it sorts as text), then
+    its place in the folder."""
+    index, game = place
+    return (str(game.envelopes[-1].get("at") or "") if game.envelopes else "", index)
+
+
 def _pager(page: int, pages: int, count: int, host_key: str) -> str:
     """Which page of the unfinished games this is, with links to the others (none on one page)."""
     if pages <= 1:
@@ -388,6 +395,10 @@ def lobby_page(
         folder.refresh(game)
         if game.game is not None:
             (finished if game.state.is_over else unfinished).append(game)
+    # The game played last comes first: the one just started, whose codes the host is about to
+    # show round the table, is on the first page however many games the folder holds.
+    # (Games played in the same second: the one later in the folder first.)
+    unfinished = [game for _, game in sorted(enumerate(unfinished), key=_last_played, reverse=True)]
     pages = max(1, -(-len(unfinished) // LOBBY_PAGE))
     page = min(max(page, 1), pages)
     pager = _pager(page, pages, len(unfinished), host_key)

@@ -185,7 +185,8 @@ def test_stats_per_player_and_per_seat(db, tmp_path):
     we("import", FOUR)  # ... now complete: vector-two is extended
     result = we("stats")
     assert result.exit_code == 0, result.stderr
-    players = {row[0]: row[1:] for row in map(cells, result.stdout.splitlines()) if len(row) == 5}
+    # player, games, wins, win rate, mean score (then the think time per move, from the `at`s)
+    players = {row[0]: row[1:5] for row in map(cells, result.stdout.splitlines()) if len(row) == 6}
     # Ben: 4 in vector-one (lost), 22 in vector-two (a win shared with Ann: half a win each,
     # as --fairness counts it; the wins of the table add up to the games played)
     assert players["Ben"] == ["2", "0.5", "25%", "13.0"]

@@ -67,8 +67,10 @@ def test_the_lobby_pages_the_unfinished_games_and_folds_the_finished(tmp_path: P
     assert "<summary>2 finished games</summary>" in finished and "<svg" not in finished
     assert 'data-game="game-night-2026-12-05"' in finished  # its links are still there
     unfinished = first[: first.index('<details id="finished-games">')]
-    assert [g for g in started if f'data-game="{g}"' in unfinished] == started[:LOBBY_PAGE]
+    # The game played last comes first: page 1 holds the newest, page 2 the first one started.
+    newest_first = started[::-1]
+    assert [g for g in newest_first if f'data-game="{g}"' in unfinished] == newest_first[:LOBBY_PAGE]
     assert unfinished.count("<svg") == 3 * LOBBY_PAGE  # a code for each seat of the page's games
     assert "page 1 of 2" in first and "later games" in first
-    assert f'data-game="{started[-1]}"' in second and f'data-game="{started[0]}"' not in second
+    assert f'data-game="{started[0]}"' in second and f'data-game="{started[-1]}"' not in second
     assert past == second  # past the last page: the last
