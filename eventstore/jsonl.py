@@ -248,26 +248,38 @@ class RepairResult:
 
 
 def _backup_copy(fd: int, path: Path) -> Path:
-    # O_EXCL picks a free name even if two repairs race: FILE.bak, FILE.bak.1, ...
-    n = 0
-    mode = stat.S_IMODE(os.fstat(fd).st_mode)  # readable by whom the log was: a private log stays so
-    while True:
-        bak = path.with_name(path.name + (".bak" if n == 0 else f".bak.{n}"))
-        try:
-            out = os.open(bak, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-            break
-        except FileExistsError:
-            n += 1
+    bak, out = _side_file(fd, path, ".bak")
     try:
-        offset = 0
-        while block := os.pread(fd, _COPY_BLOCK, offset):
-            _write_all(out, block)
-            offset += len(block)
+        _copy_from(fd, 0, out)
         os.fsync(out)
     finally:
         os.close(out)
     _fsync_dir(bak)
     return bak
+
+
+def _side_file(fd: int, path: Path, suffix: str) -> tuple[Path, int]:
+    """A new file beside the log, FILE.suffix or else FILE.suffix.1, ..., opened for writing with
+    the log's mode (a private log's copy stays private). O_EXCL picks a free name even if two
+    writers race."""
+    n = 0
+    mode = stat.S_IMODE(os.fstat(fd).st_mode)
+    while True:
+        side = path.with_name(path.name + (suffix if n == 0 else f"{suffix}.{n}"))
+        try:
+            return side, os.open(side, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+        except FileExistsError:
+            n += 1
+
+
+def _copy_from(fd: int, offset: int, out: int) -> int:
+    """Copy the log from `offset` to its end into `out`, in blocks; the lines copied (newlines)."""
+    lines = 0
+    while block := os.pread(fd, _COPY_BLOCK, offset):
+        _write_all(out, block)
+        lines += block.count(b"\n")
+        offset += len(block)
+    return lines
 
 
 def _last_newline(fd: int, size: int) -> int:
@@ -404,22 +416,9 @@ def cut_after(path: str | os.PathLike[str], events: int, head_hash: str) -> CutR
         size = os.fstat(fd).st_size
         if size == offset:
             return CutResult(0, None)
-        n = 0
-        mode = stat.S_IMODE(os.fstat(fd).st_mode)
-        while True:
-            side = path.with_name(path.name + (".cut" if n == 0 else f".cut.{n}"))
-            try:
-                out = os.open(side, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-                break
-            except FileExistsError:
-                n += 1
-        cut = 0
+        side, out = _side_file(fd, path, ".cut")
         try:
-            position = offset
-            while block := os.pread(fd, _COPY_BLOCK, position):
-                _write_all(out, block)
-                cut += block.count(b"\n")
-                position += len(block)
+            cut = _copy_from(fd, offset, out)
             os.fsync(out)
         finally:
             os.close(out)
