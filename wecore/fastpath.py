@@ -17,15 +17,10 @@ from unicodedata import is_normalized as _is_normalized
 
 from wecore.cards import CARD_SPELLINGS, Colour
 from wecore.kinds import KINDS, Kind, Shape
-from wecore.reducer import (
-    RULES,
-    bring_gift,
-    deal_attics,
-    deal_lists,
-    open_gift,
-    start_game,
-    steal_gift,
-)
+from wecore.kinds.bring import bring_gift
+from wecore.kinds.open import open_gift
+from wecore.kinds.steal import steal_gift
+from wecore.reducer import RULES, deal_attics, deal_lists, start_game
 from wecore.rulesets import option_shape_error
 from wecore.state import GameState
 

@@ -10,18 +10,13 @@ from wecore.events import (
     AtticsDealt,
     EventVoided,
     GameStarted,
-    GiftBrought,
     GiftListsDealt,
-    GiftOpened,
-    GiftStolen,
 )
 from wecore.kinds import CLOSING, KINDS
 from wecore.kinds.base import Gist, Telling
-from wecore.rules import no_steal_reason
 from wecore.rulesets import house_rules_text
 from wecore.scoring import Scoreboard
 from wecore.state import GameState, Phase
-from wecore.views import sees_private
 
 __all__ = ["describe", "house_rules_text"]
 
@@ -42,7 +37,7 @@ def gist(event: AnyEvent, viewer: str | None = None, omniscient: bool = True) ->
     return _GIST[event.TYPE](event, viewer, omniscient)
 
 
-# The story of the kinds whose behaviour the core writes; a house rule's kind tells its own.
+# The story of the kinds that record no move; every kind of move tells its own, in its module.
 
 
 def _game_started(
@@ -78,44 +73,10 @@ def _attics_dealt(
     return f"Attics dealt, {after.attic_size} cards each."
 
 
-def _brought(
-    event: GiftBrought, before: GameState, after: GameState, viewer: str | None, omniscient: bool
-) -> str:
-    shown = event.card is not None and sees_private(event.player, viewer, omniscient)
-    what = f"brings {event.card} face down" if shown else "brings a gift face down"
-    tail = ""
-    if after.phase is Phase.PLAYING:
-        tail = f"; all gifts are in, {after.player_to_move} opens first"
-    return f"{event.player} {what}{tail}."
-
-
-def _opened(
-    event: GiftOpened, before: GameState, after: GameState, viewer: str | None, omniscient: bool
-) -> str:
-    text = f"{event.player} opens {event.card}"
-    if after.phase is Phase.KEEP_OR_SWAP:
-        return f"{text} and may keep it or swap it for another opened gift."
-    return f"{text}{after_open_told(before, after)}."
-
-
-def _stolen(
-    event: GiftStolen, before: GameState, after: GameState, viewer: str | None, omniscient: bool
-) -> str:
-    frozen = event.card in after.frozen
-    held = "is frozen for the rest of the party" if frozen else "is locked until a gift is opened"
-    return (
-        f"{event.player} steals {event.card} from {event.from_player}, who moves next;"
-        f" {event.card} {held}{_must_open(after)}."
-    )
-
-
 _TELLING: dict[str, Telling] = {
     "game_started": _game_started,
     "gift_lists_dealt": _lists_dealt,
     "attics_dealt": _attics_dealt,
-    "gift_brought": _brought,
-    "gift_opened": _opened,
-    "gift_stolen": _stolen,
     "event_voided": lambda event, before, after, viewer, omniscient: (
         f"Event {event.voids} is voided ({event.reason})."
     ),
@@ -126,20 +87,10 @@ _TELLING: dict[str, Telling] = {
 }
 
 
-def _brought_gist(event: GiftBrought, viewer: str | None, omniscient: bool) -> str:
-    shown = event.card is not None and sees_private(event.player, viewer, omniscient)
-    return f"{event.player} bringing {event.card if shown else 'a gift'}"
-
-
 _GIST: dict[str, Gist] = {
     "game_started": lambda event, viewer, omniscient: "the start of the game",
     "gift_lists_dealt": lambda event, viewer, omniscient: "the dealing of the gift lists",
     "attics_dealt": lambda event, viewer, omniscient: "the dealing of the attics",
-    "gift_brought": _brought_gist,
-    "gift_opened": lambda event, viewer, omniscient: f"{event.player} opening {event.card}",
-    "gift_stolen": lambda event, viewer, omniscient: (
-        f"{event.player} stealing {event.card} from {event.from_player}"
-    ),
     "tie_broken": lambda event, viewer, omniscient: f"the tie-break for {event.winner}",
     "note": lambda event, viewer, omniscient: "a note",
     "event_voided": lambda event, viewer, omniscient: f"the void of event {event.voids}",
@@ -232,11 +183,3 @@ _NEXT_STEP: dict[Phase, str] = {kind.phase: kind.next_step for kind in CLOSING i
 
 def _step_told(step: str, before: GameState, after: GameState) -> str:
     return step.format(starter=after.starter_name, party=before.party)
-
-
-def _must_open(after: GameState) -> str:
-    """After a steal that leaves no steal allowed (a house rule): who must open, and why."""
-    reason = no_steal_reason(after) if after.phase is Phase.PLAYING else None
-    if reason is None:
-        return ""
-    return f"; {after.player_to_move} must open a gift: {reason}"

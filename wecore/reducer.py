@@ -15,14 +15,15 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from wecore.cards import Colour
 from wecore.errors import RulesetError, RuleViolation, shown
-from wecore.kinds import AFTER_EACH_OPEN, CLOSING, EVENT_TYPE_NAMES, KINDS, EventType, Kind
+from wecore.kinds import CLOSING, EVENT_TYPE_NAMES, KINDS, EventType, Kind, bring, open, steal
+from wecore.kinds.bring import bring_gift as bring_gift
+from wecore.kinds.open import open_gift as open_gift
+from wecore.kinds.steal import steal_gift as steal_gift
 from wecore.names import not_a_player
 from wecore.rules import (
     decision_refusal,
     not_now,
-    opening_refusal,
     swap_refusal,
-    taking_refusal,
     turn_refusal,
 )
 from wecore.rulesets import make_ruleset
@@ -70,10 +71,10 @@ def _in_effect(before: GameState, changes: dict[str, object]) -> GameState:
     return state_from_fields(values)
 
 
-# The hot rule functions (bring, open, steal) do what `successor` does, written out in each (a
-# call per event is 1-2% of a fold), write into the copy and hand it to `state_from_fields`: one
-# dict copy and one object per event, no intermediate dict of changes. This is the inner loop of
-# every replay and audit.
+# The hot rule functions (the printed moves': wecore/kinds/bring.py, open.py, steal.py) do what
+# `successor` does, written out in each (a call per event is 1-2% of a fold), write into the copy
+# and hand it to `state_from_fields`: one dict copy and one object per event, no intermediate
+# dict of changes. This is the inner loop of every replay and audit.
 
 
 def successor(before: GameState) -> dict[str, Any]:
@@ -95,13 +96,13 @@ NOT_STARTED, SETTING_UP, BRINGING, PLAYING, KEEP_OR_SWAP, FINAL_SWAP, OVER = (
     Phase.FINAL_SWAP,
     Phase.OVER,
 )
-_AFTER_EACH_OPEN = AFTER_EACH_OPEN or ""  # the keep-or-swap house rule's key, read per open
 
 # The phases in which a party is over but for its starter's steps (a final swap, a roll).
 CLOSING_PHASES = frozenset(kind.phase for kind in CLOSING)
 
 
-def _seat(state: GameState, name: str) -> int:
+def player_seat(state: GameState, name: str) -> int:
+    """The seat of `name`, who must be a player (RuleViolation otherwise)."""
     seat = state.seat_of.get(name)
     if seat is None:
         raise RuleViolation(not_a_player(name, state.players))
@@ -111,7 +112,7 @@ def _seat(state: GameState, name: str) -> int:
 def _dealt_seat(state: GameState, key: str, dealt: Sequence[object | None], what: str) -> int:
     """The seat of a key of `lists` or `attics` (a player's name exactly, as every name is
     compared), dealt once."""
-    seat = _seat(state, key)
+    seat = player_seat(state, key)
     if dealt[seat] is not None:
         raise RuleViolation(f"{key!a} is dealt a {what} twice: {shown(state.players[seat])} has one already")
     return seat
@@ -125,7 +126,7 @@ def check_decision(
     refusal = decision_refusal(state, kind)
     if refusal is not None:
         raise RuleViolation(refusal)
-    _seat(state, player)
+    player_seat(state, player)
     check_party(state, party)
     refusal = swap_refusal(state, player, with_player, takes)
     if refusal is not None:
@@ -248,93 +249,13 @@ def deal_attics(state: GameState, attics_by_player: Mapping[str, Sequence[str]])
 # --- a party ------------------------------------------------------------------------
 
 
-def bring_gift(state: GameState, party: int, player: str, card: str | None) -> GameState:
-    """`gift_brought` from its fields; the audit calls it directly for payloads of a known shape."""
-    seat = state.seat_of.get(player)
-    if seat is None:
-        seat = _seat(state, player)
-    phase = state.phase
-    if phase is not BRINGING:
-        if phase is PLAYING:
-            raise RuleViolation(f"party {state.party} is under way: gifts are brought before its first open")
-        raise RuleViolation(not_now(state, "bring a gift"))
-    if party != state.party:
-        check_party(state, party)
-    brought = list(state.brought)
-    if brought[seat]:
-        raise RuleViolation(f"{player} has already brought a gift to party {state.party}")
-    attics = state.attics
-    values = state.__dict__.copy()
-    seq = values["seq"] + 1
-    values["seq"] = seq
-    values["undo"] = (seq, state)
-    if attics is not None:
-        if card is None:
-            raise RuleViolation(f"the attics were dealt, so {player}'s gift must be named (not unseen)")
-        if card not in attics[seat]:
-            raise RuleViolation(f"{card} is not in {player}'s attic")
-        values["attics"] = _set_seat(attics, seat, attics[seat] - {card})
-    if card is None:
-        values["unseen_face_down"] = state.unseen_face_down + 1
-    else:
-        if attics is None:
-            # With attics dealt every card is already among the seen ones.
-            if card in state.seen:
-                raise RuleViolation(f"{card} has already been seen in this game")
-            values["seen"] = state.seen | {card}
-        values["face_down"] = (*state.face_down, card)
-        values["brought_cards"] = _set_seat(state.brought_cards, seat, card)
-    brought[seat] = True
-    values["brought"] = tuple(brought)
-    if False not in brought:
-        values["phase"] = PLAYING
-        values["to_move"] = state.starter
-    return state_from_fields(values)
-
-
-def _refuse_mover(state: GameState, player: str, party: int, action: str) -> NoReturn:
-    _seat(state, player)
+def refuse_mover(state: GameState, player: str, party: int, action: str) -> NoReturn:
+    """Refuse a move of a party by `player`, who may not make one now: not a player, the wrong
+    party, or not their turn (the printed moves' effects call it once their inlined turn fails)."""
+    player_seat(state, player)
     if state.phase is PLAYING:
         check_party(state, party)
     raise RuleViolation(turn_refusal(state, player, action) or not_now(state, action))
-
-
-def open_gift(state: GameState, party: int, player: str, card: str) -> GameState:
-    """`gift_opened` from its fields."""
-    seat = state.seat_of.get(player)  # the turn; inlined, as this is the fold's inner loop
-    if seat is None or state.phase is not PLAYING or party != state.party or seat != state.to_move:
-        _refuse_mover(state, player, party, "open a gift")
-    refusal = opening_refusal(state, card)
-    if refusal is not None:
-        raise RuleViolation(refusal)
-    face_down = state.face_down
-    unseen = state.unseen_face_down
-    seen = state.seen
-    if card in face_down:
-        at = face_down.index(card)
-        face_down = face_down[:at] + face_down[at + 1 :]
-    else:
-        unseen -= 1
-        seen = seen | {card}
-    holding = _set_seat(state.holding, seat, card)
-    values = state.__dict__.copy()
-    seq = values["seq"] + 1
-    values["seq"] = seq
-    values["undo"] = (seq, state)
-    values["face_down"] = face_down
-    values["unseen_face_down"] = unseen
-    values["seen"] = seen
-    values["holding"] = holding
-    values["locked"] = _NOTHING_LOCKED
-    counts = state.counts
-    if counts.steals_since_open:  # type: ignore[union-attr]
-        values["counts"] = counts.opened()  # type: ignore[union-attr]
-    if getattr(state.ruleset, _AFTER_EACH_OPEN):
-        # The opener keeps or swaps first (swap_after_open); the turn passes after that.
-        values["phase"] = KEEP_OR_SWAP
-        values["to_move"] = seat
-        return state_from_fields(values)
-    return after_open(state, values, holding, seen, face_down or unseen)
 
 
 def after_open(
@@ -369,7 +290,7 @@ def _close_party(
     return _end_party(state, holding, seen)
 
 
-_NOTHING_LOCKED: frozenset[str] = frozenset()
+NOTHING_LOCKED: frozenset[str] = frozenset()
 
 
 def _first_without_gift(holding: tuple[str | None, ...], starter: int) -> int | None:
@@ -412,39 +333,11 @@ def _fresh_party(count: int) -> dict[str, object]:
         "holding": (None,) * count,
         "brought": (False,) * count,
         "brought_cards": (None,) * count,
-        "locked": _NOTHING_LOCKED,
-        "frozen": _NOTHING_LOCKED,
+        "locked": NOTHING_LOCKED,
+        "frozen": NOTHING_LOCKED,
         "counts": NEW_PARTY_COUNTS,
         "to_move": None,
     }
-
-
-def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) -> GameState:
-    """`gift_stolen` from its fields: `thief` takes `card` from `owner`."""
-    seat = state.seat_of.get(thief)  # the turn; inlined, as this is the fold's inner loop
-    if seat is None or state.phase is not PLAYING or party != state.party or seat != state.to_move:
-        _refuse_mover(state, thief, party, "steal")
-    refusal = taking_refusal(state, thief, owner, card)
-    if refusal is not None:
-        raise RuleViolation(refusal)
-    victim = state.seat_of[owner]
-    holding_list = list(state.holding)
-    holding_list[victim] = None
-    holding_list[seat] = card
-    values = state.__dict__.copy()
-    seq = values["seq"] + 1
-    values["seq"] = seq
-    values["undo"] = (seq, state)
-    values["holding"] = tuple(holding_list)
-    values["locked"] = state.locked | {card}
-    values["to_move"] = victim
-    cap = state.ruleset.max_steals_per_gift  # type: ignore[union-attr]
-    counts = state.counts.stolen(card, state.ruleset)  # type: ignore[union-attr, arg-type]
-    if counts is not state.counts:
-        values["counts"] = counts
-        if cap is not None and counts.steals_of_gift[card] >= cap:
-            values["frozen"] = state.frozen | {card}
-    return state_from_fields(values)
 
 
 def after_closing_step(state: GameState, kind: Kind, holding: tuple[str | None, ...]) -> GameState:
@@ -459,7 +352,7 @@ def after_closing_step(state: GameState, kind: Kind, holding: tuple[str | None, 
 
 def break_tie(state: GameState, winner: str, reason: str) -> GameState:
     """`tie_broken` from its fields."""
-    seat = _seat(state, winner)
+    seat = player_seat(state, winner)
     if state.phase is not Phase.OVER:
         if (state.phase is KEEP_OR_SWAP or state.phase in CLOSING_PHASES) and state.party >= state.attic_size:
             raise RuleViolation(not_now(state, "break a tie"))
@@ -491,7 +384,7 @@ def add_note(state: GameState, text: str = "") -> GameState:
     return state.replace(seq=state.seq + 1)
 
 
-def _set_seat(values: tuple[T, ...], seat: int, value: T) -> tuple[T, ...]:
+def set_seat(values: tuple[T, ...], seat: int, value: T) -> tuple[T, ...]:
     changed = list(values)
     changed[seat] = value
     return tuple(changed)
@@ -501,16 +394,13 @@ RuleFunction = Callable[..., GameState]
 Handler = Callable[[GameState, Any], GameState]
 
 
-# The rule functions of the kinds whose behaviour the core writes: the set-up, the printed moves
-# (the fold's inner loop), voids, ties and notes. A house rule's kind carries its own (`effect`).
+# The rule functions of the kinds that record no move: the set-up, voids, ties and notes. Every
+# kind of move carries its own (`effect`), in its own module.
 _CORE_RULES: Mapping[EventType, RuleFunction] = MappingProxyType(
     {
         "game_started": start_game,
         "gift_lists_dealt": deal_lists,
         "attics_dealt": deal_attics,
-        "gift_brought": bring_gift,
-        "gift_opened": open_gift,
-        "gift_stolen": steal_gift,
         "event_voided": void_event,
         "tie_broken": break_tie,
         "note": add_note,
@@ -565,6 +455,12 @@ def _model_handler(kind: Kind) -> Handler:
             get = operator.itemgetter(*names)
             return lambda state, event: rule(state, *get(event.__dict__))
 
+
+# The printed moves fold with the core's machinery above: it is bound into their modules once,
+# here (they are imported before the core, which imports them), so each event of a fold runs the
+# same code as if it were written in this module.
+for _printed in (bring, open, steal):
+    _printed.take_core()
 
 _HANDLERS: dict[str, Handler] = {kind.type: _model_handler(kind) for kind in KINDS.values()}
 _START = _HANDLERS["game_started"]

@@ -4,20 +4,36 @@ The reducer raises RuleViolation with these reasons, `legal_moves` lists only th
 let through, and the recorder's hints word them, so the three can never disagree about a rule.
 (python-chess works the same way: `is_legal` and move generation share one predicate.)
 
-The gift-level part of a steal (`gift_refusal`) is separate so that move generation, which
-already knows that the thief is to move and the owner holds the gift, can ask only it (why no
-steal at all is allowed once, `no_steal_reason`, then each gift's lock and freeze,
-`held_gift_refusal`);
-`steal_refusal` is the whole rule for any steal a person may type, and the reducer, which has
-checked the turn with the event's party, asks `taking_refusal` (the same without the turn).
+Each printed move's own refusal is written in its module (`wecore.kinds.open.refusal`, the
+steal's in `wecore.kinds.steal`, the bring's in its effect); here are the turn they share, the
+swaps' rules, the phases' waits, and the steal's whole rule for any steal a person may type
+(`steal_refusal`: the turn, then the steal's own). The steal's gift-level refusals are named here
+too, for move generation and the turns.
 """
 
 from __future__ import annotations
 
-from wecore.kinds import AFTER_EACH_OPEN, DECIDING, MOVE_KINDS, Kind, kinds_of_move
+from wecore.kinds import AFTER_EACH_OPEN, DECIDING, MOVE_KINDS, Kind, kinds_of_move, steal
+from wecore.kinds.open import refusal as opening_refusal
+from wecore.kinds.steal import gift_refusal, held_gift_refusal, no_steal_reason
 from wecore.names import not_a_player
 from wecore.rulesets import HOUSE_RULE_NAMED
 from wecore.state import GameState, Phase
+
+__all__ = [
+    "brought_with_first_open",
+    "decision_refusal",
+    "gift_refusal",
+    "held_gift_refusal",
+    "no_steal_reason",
+    "no_swap_reason",
+    "not_now",
+    "not_played",
+    "opening_refusal",
+    "steal_refusal",
+    "swap_refusal",
+    "turn_refusal",
+]
 
 PLAYING, BRINGING, OVER, SETTING_UP = (
     Phase.PLAYING,
@@ -89,93 +105,9 @@ def turn_refusal(state: GameState, player: str, action: str) -> str | None:
     return None
 
 
-def no_steal_reason(state: GameState) -> str | None:
-    """Why no gift at all may be stolen now, whoever holds it, so the player to move must open:
-    a house rule's cap (max_steals_between_opens). The one answer `gift_refusal`, `legal_moves`
-    and the narration ask; None when steals are allowed (each gift may still refuse its own)."""
-    cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
-    if cap is not None and state.counts.steals_since_open >= cap:  # type: ignore[union-attr]
-        steals = "1 steal has" if cap == 1 else f"{cap} steals have"
-        return f"{steals} been made since the last open, the most the house rule allows in a row"
-    return None
-
-
-def gift_refusal(state: GameState, card: str, holder: str) -> str | None:
-    """Why `card`, an opened gift of this party that `holder` holds, cannot be stolen now: a
-    reason no steal is allowed (`no_steal_reason`: then the player to move must open), the
-    gift's lock, or its freeze (max_steals_per_gift)."""
-    reason = no_steal_reason(state)
-    if reason is not None:
-        return f"{reason}: {state.player_to_move} must open a gift"
-    return held_gift_refusal(state, card, holder)
-
-
-def held_gift_refusal(state: GameState, card: str, holder: str) -> str | None:
-    """`gift_refusal` without `no_steal_reason`, which is the same for every gift: the gift's own
-    lock and freeze. (Move generation asks `no_steal_reason` once.)"""
-    if card in state.locked:
-        # Under the keep-or-swap house rule a gift taken in a swap is locked as a stolen one is.
-        took = "took" if _swaps_after_each_open(state) else "stole"
-        return f"{holder} just {took} it and no gift has been opened since"
-    if card in state.frozen:
-        return (
-            f"it has been stolen {state.ruleset.max_steals_per_gift} times this party"  # type: ignore[union-attr]
-            " and is frozen"
-        )
-    return None
-
-
 def steal_refusal(state: GameState, thief: str, owner: str, card: str | None) -> str | None:
     """Why `thief` may not steal `card` from `owner` now (card None: whatever `owner` holds)."""
-    return turn_refusal(state, thief, "steal") or taking_refusal(state, thief, owner, card)
-
-
-def taking_refusal(state: GameState, thief: str, owner: str, card: str | None) -> str | None:
-    """`steal_refusal` for a `thief` known to be the player to move: the steal rules proper.
-    (The reducer, which has just checked the turn with the event's party, asks only this.)"""
-    victim = state.seat_of.get(owner)
-    if victim is None:
-        return not_a_player(owner, state.players)
-    held = state.holding[victim]
-    if held is None or held != card:
-        if owner == thief:
-            return f"{thief} cannot steal from themselves"
-        if card is not None:
-            if any(card in cards for cards in state.kept):
-                return f"{thief} cannot steal {card}: it was kept in an earlier party and is out of play"
-            if card in state.face_down or (card not in state.seen and state.unseen_face_down):
-                return f"{thief} cannot steal {card}: it has not been opened yet"
-        if held is None:
-            kept = state.kept[victim]
-            out_of_play = ""
-            if kept:
-                verb = "is" if len(kept) == 1 else "are"
-                out_of_play = (
-                    f" (what {owner} kept in earlier parties, {', '.join(kept)}, {verb} out of play)"
-                )
-            return f"{thief} cannot steal from {owner}: {owner} holds no gift now{out_of_play}"
-        if card is not None:
-            return f"{thief} cannot steal {card} from {owner}: {owner} holds {held}"
-    refusal = gift_refusal(state, held, owner)
-    if refusal is not None:
-        return f"{thief} cannot steal {held}: {refusal}"
-    return None
-
-
-def opening_refusal(state: GameState, card: str | None) -> str | None:
-    """Why the player to move may not open `card` now (card None: any gift brought unseen):
-    whether it is a face-down gift of this party."""
-    if card in state.face_down:
-        return None
-    if card is None:
-        return None if state.unseen_face_down else "no gift was brought unseen, so name the card opened"
-    # A card still in an attic is "seen" only by its owner: saying so would let any seat read
-    # the attics by naming cards in refused opens (which leave no trace).
-    if card in state.seen and not (state.attics and any(card in attic for attic in state.attics)):
-        return f"{card} is not a face-down gift of this party: it was seen before"
-    if state.unseen_face_down:
-        return None
-    return f"{card} is not a face-down gift of this party"
+    return turn_refusal(state, thief, "steal") or steal.refusal(state, thief, owner, card)
 
 
 def swap_refusal(state: GameState, player: str, with_player: str | None, takes: str | None) -> str | None:

@@ -3,13 +3,15 @@
 `EventType` is every event type of the log format, `MoveType` every kind of move a player makes
 (the `type` of the API's move objects). `KINDS` says, for each event type, what it records: the
 move it is made from and the phase that move is made in, its payload's fields in order (the
-arguments of its rule function in `wecore.reducer` after the state), the house rule it belongs
-to, and how the replay page marks it. A house rule's kind carries its behaviour too, written in
-its own module (its effect on the state, its story, its phase's words; see `Kind`): the reducer,
-the narration, the turns and `legal_moves` read the kinds and check at import that every kind's
-behaviour is there once, from the kind or from the core. What still dispatches on the closed sets
-(the decider, the bots) does so with `match` and `typing.assert_never`, so a kind one of them
-forgets fails the type checker or a test derived from this table.
+arguments of its rule function after the state), the house rule it belongs to, and how the
+replay page marks it. Every kind of move carries its behaviour too, written in its own module
+(its refusal and effect on the state, its story, its phase's words; see `Kind`), which this
+registry requires at import: the reducer, the narration, the turns and `legal_moves` read the
+kinds. The kinds that record no move (the set-up, voids, ties, notes) are the core's: the reducer
+and `wecore.narrate` check at import that every kind's behaviour is there once. What still
+dispatches on the closed sets (the decider, the bots) does so with `match` and
+`typing.assert_never`, so a kind one of them forgets fails the type checker or a test derived
+from this table.
 
 Each kind is declared in its own module of this package (`bring`, `open`, `steal`,
 `swap_after_open`, `final_swap`, `die`; the set-up, voids, ties and notes in `records`),
@@ -126,9 +128,11 @@ if any(kind.move in ("swap", "roll") and "{party}" not in kind.called for kind i
 if any(kind.option is not None and not kind.named for kind in MOVE_KINDS):
     # A refusal names a house rule's move in words (wecore.rules), never by its key.
     raise ImportError("wecore.kinds: a house rule's kind of move must say what it is named")
-if any(None in (kind.effect, kind.telling, kind.gist) for kind in MOVE_KINDS if kind.option is not None):
-    # A house rule is one file: its kind carries its effect on the state and its story.
-    raise ImportError("wecore.kinds: a house rule's kind of move must carry its effect, telling and gist")
+for _kind in MOVE_KINDS:
+    # A kind of move is one file: it carries its effect on the state and its story.
+    _missing = [part for part in ("effect", "telling", "gist") if getattr(_kind, part) is None]
+    if _missing:
+        raise ImportError(f"wecore.kinds: the kind {_kind.type} must carry its {', '.join(_missing)}")
 if any(kind.outcomes and kind.chance_refusal is None for kind in MOVE_KINDS):
     raise ImportError("wecore.kinds: a chance move's kind must carry its refusal of an outcome")
 if any(kind.phase in DECIDING and not kind.decision for kind in MOVE_KINDS) or any(

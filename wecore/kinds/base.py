@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 # Each seat's gift of the party, as the move's outcome leaves them (None: no gift held).
 Holding = tuple[str | None, ...]
 
-# A kind's behaviour, held by the kind where its own module writes it (a house rule's kind: its
+# A kind's behaviour, held by the kind where its own module writes it (every kind of move: its
 # one file). Its effect: the state after an event of the kind, from the payload's fields in order
 # (RuleViolation when the rules refuse it). Its story: one sentence for an event (the event, the
 # state before and after, the viewer, whether told to all), and a short phrase (the event, the
@@ -136,8 +136,9 @@ class Kind:
     respects_locks: bool = False
     # A step of a party's end, as the move before it tells what comes next ({party}, {starter}).
     next_step: str = ""
-    # The behaviour its own module writes (a house rule's kind); None: the core's own modules
-    # hold it (the reducer, wecore.narrate), each checked at import to cover every kind.
+    # The behaviour its own module writes (required of every kind of move, by the registry);
+    # None: a kind that records no move, whose behaviour the core holds (the reducer,
+    # wecore.narrate), each checked at import to cover every kind.
     effect: Effect | None = None
     telling: Telling | None = None
     gist: Gist | None = None
