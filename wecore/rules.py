@@ -145,8 +145,8 @@ def swap_refusal(state: GameState, player: str, with_player: str | None, takes: 
     for card in (own, takes):
         if card in state.frozen:
             return (
-                f"{player} cannot swap {own} for {takes}: {card} has been stolen"
-                f" {state.ruleset.max_steals_per_gift} times this party and is frozen"  # type: ignore[union-attr]
+                f"{player} cannot swap {own} for {takes}: {card}"
+                f" {state.ruleset.frozen_told(state)} and is frozen"  # type: ignore[union-attr]
             )
     return None
 

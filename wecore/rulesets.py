@@ -4,84 +4,34 @@ Each house rule is declared once, in HOUSE_RULES: its JSON key and shape, its bo
 told in words, its flag on `we record` / `we simulate`, its default and a few sample values. The
 event schema, the audit's fast shape check, `narrate`, the CLI flags and the property tests all
 read this registry, so a rule declared here is checked, told and tested everywhere at once. What
-the rule *does* lives in `wecore.rules` (its predicate) and the reducer (its effect).
+a rule *does* lives in its own module: a house rule that adds a move is a kind of move
+(`wecore.kinds`: its refusal and effect); a constraint rule (`wecore.house_rules`: the attics'
+size, the caps on steals) declares itself there with its refusal and its counting, which the
+printed moves ask through the ruleset (`Ruleset.limiting_steals`, `counting_steals`,
+`counting_opens`) for the rules it plays.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wecore.cards import ALL_CARDS
 from wecore.errors import RulesetError
+from wecore.house_rules import attic_sizes, max_steals_between_opens, max_steals_per_gift
+from wecore.house_rules.base import HouseRule as HouseRule
+from wecore.house_rules.base import OpenCounting, StealCounting, StealLimit, positive_int
+from wecore.house_rules.base import Shape as Shape
+
+if TYPE_CHECKING:
+    from wecore.state import GameState
 
 RULESET_2011 = "white-elephant-2011"
 MIN_PLAYERS = 3
 MAX_PLAYERS = 7
-# As printed. The 5-player figure looks odd beside the others, but it is what the rulebook says.
-PRINTED_ATTIC_SIZES: Mapping[int, int] = {3: 9, 4: 8, 5: 5, 6: 6, 7: 7}
-
-
-class Shape(StrEnum):
-    """The JSON shape of an option's value."""
-
-    POSITIVE_INT = "positive integer"  # an int (not a bool) above 0; 0 or less is a schema problem
-    FLAG = "boolean"  # true or false; absent means false
-    COUNTS = "object of positive integers by player count"  # {"3": 9, ...}
-
-
-@dataclass(frozen=True)
-class HouseRule:
-    name: str  # the key in `options`
-    shape: Shape
-    told: Callable[[Any], str]  # the rule in a player's words, for its value
-    flag: str  # on `we record` and `we simulate`
-    flag_help: str
-    samples: tuple[Any, ...]  # values the property tests play with
-    default: Any = None  # the printed rules
-
-    def shape_error(self, value: object) -> str | None:
-        """Why `value` has the wrong JSON shape for this option (a schema problem), or None."""
-        if self.shape is Shape.FLAG:
-            return None if type(value) is bool else f"{self.name} must be true or false"
-        if self.shape is Shape.POSITIVE_INT:
-            if type(value) is not int:
-                return f"{self.name} must be a whole number"
-            return None if value > 0 else f"{self.name} must be a positive whole number, not {value}"
-        if type(value) is not dict or any(type(size) is not int for size in value.values()):
-            return f"{self.name} must be an object of whole numbers"
-        for count, size in value.items():
-            if size <= 0:
-                return f"{self.name} for {count!r} players must be a positive whole number, not {size}"
-        return None
-
-    def option_from_flag(self, value: Any, player_count: int) -> Any:
-        """The option value a CLI flag's value stands for in a game of `player_count`."""
-        if self.shape is Shape.COUNTS:
-            return {str(player_count): value}
-        return value
-
-
-def _attic_sizes_told(sizes: Mapping[str, int]) -> str:
-    return "; ".join(
-        f"{size} card{'s' if size != 1 else ''} each for {count} players"
-        for count, size in sorted(sizes.items())
-    )
-
-
-def _per_gift_told(cap: int) -> str:
-    if cap == 1:
-        return "a gift stolen once in a party is frozen"
-    return f"a gift stolen {cap} times in a party is frozen"
-
-
-def _between_opens_told(cap: int) -> str:
-    if cap == 1:
-        return "no steal chains: after a steal the next player must open"
-    return f"after {cap} steals in a row the next player must open"
+PRINTED_ATTIC_SIZES: Mapping[int, int] = attic_sizes.PRINTED
 
 
 def _keep_or_swap_told(on: bool) -> str:
@@ -99,30 +49,9 @@ def _die_told(on: bool) -> str:
 
 
 HOUSE_RULES: tuple[HouseRule, ...] = (
-    HouseRule(
-        "attic_sizes",
-        Shape.COUNTS,
-        _attic_sizes_told,
-        "--attic-size",
-        "N cards per player (and so N parties) for this player count.",
-        ({"3": 3, "4": 2, "5": 2, "6": 3, "7": 1}, {"3": 16, "4": 12, "5": 10, "6": 8, "7": 7}),
-    ),
-    HouseRule(
-        "max_steals_per_gift",
-        Shape.POSITIVE_INT,
-        _per_gift_told,
-        "--max-steals",
-        "a gift stolen N times in a party is frozen for the rest of it.",
-        (1, 2, 3),
-    ),
-    HouseRule(
-        "max_steals_between_opens",
-        Shape.POSITIVE_INT,
-        _between_opens_told,
-        "--max-steals-between-opens",
-        "after N steals in a row the player to move must open (1: no steal chains).",
-        (1, 2, 3),
-    ),
+    attic_sizes.RULE,
+    max_steals_per_gift.RULE,
+    max_steals_between_opens.RULE,
     HouseRule(
         "starter_final_swap",
         Shape.FLAG,
@@ -183,15 +112,36 @@ class _RulesetReadings:
     def attic_size(self, player_count: int) -> int:
         return self.attic_sizes[player_count]
 
+    # The constraint rules' behaviour, of the rules this ruleset plays (set by __post_init__):
+    # empty for the printed rules, so a move folded without them loops over nothing.
+    limiting_steals: tuple[StealLimit, ...]
+    counting_steals: tuple[StealCounting, ...]
+    counting_opens: tuple[OpenCounting, ...]
+
+    def __post_init__(self) -> None:
+        played = [rule for rule in HOUSE_RULES if getattr(self, rule.name) not in (None, False)]
+        for hooks, part in (
+            ("limiting_steals", "limits_steals"),
+            ("counting_steals", "counts_steals"),
+            ("counting_opens", "counts_opens"),
+        ):
+            found = tuple(getattr(rule, part) for rule in played if getattr(rule, part) is not None)
+            object.__setattr__(self, hooks, found)
+
+    def frozen_told(self, state: GameState) -> str:
+        """Why a frozen gift is frozen, in the words of the rule played that froze it."""
+        for rule in HOUSE_RULES:
+            if rule.frozen_told is not None and getattr(self, rule.name) is not None:
+                return rule.frozen_told(state)
+        return "is frozen"  # pragma: no cover - only a played rule freezes a gift
+
     def options(self) -> dict[str, Any]:
         """The `options` object to write in `game_started` for this ruleset."""
         written: dict[str, Any] = {}
         for rule in HOUSE_RULES:
             value = getattr(self, rule.name)
-            if rule.shape is Shape.COUNTS:
-                value = {
-                    str(n): size for n, size in sorted(value.items()) if PRINTED_ATTIC_SIZES.get(n) != size
-                } or rule.default
+            if rule.written is not None:
+                value = rule.written(value)
             if value != rule.default:
                 written[rule.name] = value
         return written
@@ -218,10 +168,6 @@ if ("name", *KNOWN_OPTIONS) != _RULESET_FIELDS or any(
     for rule in HOUSE_RULES
 ):
     raise ImportError("wecore.rulesets: Ruleset has one field per house rule, in order, with its default")
-
-
-def _positive_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def make_ruleset(
@@ -253,10 +199,10 @@ def _make_ruleset(name: str, options: Mapping[str, Any] | None, player_count: in
     values: dict[str, Any] = {}
     for rule in HOUSE_RULES:
         value = options.get(rule.name, rule.default)
-        if rule.shape is Shape.COUNTS:
-            values[rule.name] = {**PRINTED_ATTIC_SIZES, **_attic_sizes(rule.name, value or {})}
+        if rule.read is not None:
+            values[rule.name] = rule.read(value)
         elif rule.shape is Shape.POSITIVE_INT:
-            if value is not None and not _positive_int(value):
+            if value is not None and not positive_int(value):
                 raise RulesetError(f"{rule.name} must be a positive whole number, not {value!r}")
             values[rule.name] = value
         else:
@@ -276,23 +222,3 @@ def _make_ruleset(name: str, options: Mapping[str, Any] | None, player_count: in
                 f" but there are only {len(ALL_CARDS)}"
             )
     return ruleset
-
-
-def _attic_sizes(option: str, raw_sizes: object) -> dict[int, int]:
-    if not isinstance(raw_sizes, Mapping):
-        raise RulesetError(f"{option} must map a player count to cards per player")
-    sizes = {}
-    for key, size in raw_sizes.items():
-        count = _player_count_key(key)
-        if not _positive_int(size):
-            raise RulesetError(f"{option} for {count} players must be a positive whole number, not {size!r}")
-        sizes[count] = size
-    return sizes
-
-
-def _player_count_key(key: object) -> int:
-    # The log writes player counts as strings ("5"); Python callers may pass ints.
-    text = str(key) if isinstance(key, int) and not isinstance(key, bool) else key
-    if not isinstance(text, str) or text not in {str(n) for n in PRINTED_ATTIC_SIZES}:
-        raise RulesetError(f'attic_sizes has a player count {key!r}: use "3" to "7"')
-    return int(text)

@@ -23,32 +23,13 @@ EMPTY_MAPPING: Mapping[str, Any] = MappingProxyType({})
 
 
 class PartyCounts(NamedTuple):
-    """What a party counts for the house rules that cap it. Every party starts from
-    PartyCounts() (the reducer's fresh party), so a counter added here is reset with the others;
-    each rule's predicate in wecore.rules reads it as `state.counts`. (A named tuple: one is made
-    per steal folded, and a frozen dataclass costs several times as much to make.) A counter
-    that outlives an open is carried over by `opened`."""
+    """What a party counts for the constraint rules that cap it (`wecore.house_rules`: each
+    rule's module counts its own, while it is played). Every party starts from PartyCounts()
+    (the reducer's fresh party), so a counter added here is reset with the others. (A named
+    tuple: one is made per steal counted, and a frozen dataclass costs several times as much.)"""
 
-    steals_since_open: int = 0  # max_steals_between_opens
-    # max_steals_per_gift: how often each gift was stolen, by card
-    steals_of_gift: Mapping[str, int] = EMPTY_MAPPING
-
-    def opened(self) -> PartyCounts:
-        """The counts after an open that follows a steal: the steals in a row start again."""
-        return PartyCounts(steals_since_open=0, steals_of_gift=self.steals_of_gift)
-
-    def stolen(self, card: str, ruleset: Ruleset) -> PartyCounts:
-        """The counts after `card` is stolen, for the house rules `ruleset` plays: a rule not
-        played counts nothing (most games play none, and their steals make no new record)."""
-        in_a_row, per_gift = ruleset.max_steals_between_opens, ruleset.max_steals_per_gift
-        if in_a_row is None and per_gift is None:
-            return self
-        steals_of_gift = self.steals_of_gift
-        if per_gift is not None:
-            steals_of_gift = MappingProxyType({**steals_of_gift, card: steals_of_gift.get(card, 0) + 1})
-        return PartyCounts(
-            steals_since_open=self.steals_since_open + (in_a_row is not None), steals_of_gift=steals_of_gift
-        )
+    steals_since_open: int = 0
+    steals_of_gift: Mapping[str, int] = EMPTY_MAPPING  # how often each gift was stolen, by card
 
 
 @dataclass(frozen=True)

@@ -80,9 +80,8 @@ def open_gift(state: GameState, party: int, player: str, card: str) -> GameState
     values["seen"] = seen
     values["holding"] = holding
     values["locked"] = nothing_locked
-    counts = state.counts
-    if counts.steals_since_open:  # type: ignore[union-attr]
-        values["counts"] = counts.opened()  # type: ignore[union-attr]
+    for count in state.ruleset.counting_opens:  # type: ignore[union-attr]
+        count(state, values)  # the constraint rules played (none: no call)
     if getattr(state.ruleset, after_each_open):
         # The opener keeps or swaps first (swap_after_open); the turn passes after that.
         values["phase"] = KEEP_OR_SWAP

@@ -43,19 +43,19 @@ def take_core() -> None:
 
 def no_steal_reason(state: GameState) -> str | None:
     """Why no gift at all may be stolen now, whoever holds it, so the player to move must open:
-    a house rule's cap (max_steals_between_opens). The one answer `gift_refusal`, `legal_moves`
+    a constraint rule's (a cap on steals in a row). The one answer `gift_refusal`, `legal_moves`
     and the narration ask; None when steals are allowed (each gift may still refuse its own)."""
-    cap = state.ruleset.max_steals_between_opens  # type: ignore[union-attr]
-    if cap is not None and state.counts.steals_since_open >= cap:  # type: ignore[union-attr]
-        steals = "1 steal has" if cap == 1 else f"{cap} steals have"
-        return f"{steals} been made since the last open, the most the house rule allows in a row"
+    for limit in state.ruleset.limiting_steals:  # type: ignore[union-attr]
+        reason = limit(state)
+        if reason is not None:
+            return reason
     return None
 
 
 def gift_refusal(state: GameState, card: str, holder: str) -> str | None:
     """Why `card`, an opened gift of this party that `holder` holds, cannot be stolen now: a
     reason no steal is allowed (`no_steal_reason`: then the player to move must open), the
-    gift's lock, or its freeze (max_steals_per_gift)."""
+    gift's lock, or its freeze (a constraint rule's)."""
     reason = no_steal_reason(state)
     if reason is not None:
         return f"{reason}: {state.player_to_move} must open a gift"
@@ -70,10 +70,7 @@ def held_gift_refusal(state: GameState, card: str, holder: str) -> str | None:
         took = "took" if getattr(state.ruleset, _AFTER_EACH_OPEN, False) else "stole"
         return f"{holder} just {took} it and no gift has been opened since"
     if card in state.frozen:
-        return (
-            f"it has been stolen {state.ruleset.max_steals_per_gift} times this party"  # type: ignore[union-attr]
-            " and is frozen"
-        )
+        return f"it {state.ruleset.frozen_told(state)} and is frozen"  # type: ignore[union-attr]
     return None
 
 
@@ -132,12 +129,8 @@ def steal_gift(state: GameState, party: int, thief: str, owner: str, card: str) 
     values["holding"] = tuple(holding_list)
     values["locked"] = state.locked | {card}
     values["to_move"] = victim
-    cap = state.ruleset.max_steals_per_gift  # type: ignore[union-attr]
-    counts = state.counts.stolen(card, state.ruleset)  # type: ignore[union-attr, arg-type]
-    if counts is not state.counts:
-        values["counts"] = counts
-        if cap is not None and counts.steals_of_gift[card] >= cap:
-            values["frozen"] = state.frozen | {card}
+    for count in state.ruleset.counting_steals:  # type: ignore[union-attr]
+        count(state, values, card)  # the constraint rules played (none: no call)
     return state_from_fields(values)
 
 
