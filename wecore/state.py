@@ -26,7 +26,8 @@ class PartyCounts(NamedTuple):
     """What a party counts for the constraint rules that cap it (`wecore.house_rules`: each
     rule's module counts its own, while it is played). Every party starts from PartyCounts()
     (the reducer's fresh party), so a counter added here is reset with the others. (A named
-    tuple: one is made per steal counted, and a frozen dataclass costs several times as much.)"""
+    tuple: one is made per steal counted, and a frozen dataclass costs several times as much;
+    the rules make it by position, keeping the counters after their own.)"""
 
     steals_since_open: int = 0
     steals_of_gift: Mapping[str, int] = EMPTY_MAPPING  # how often each gift was stolen, by card

@@ -28,14 +28,14 @@ def refusal(state: GameState) -> str | None:
 
 
 def counted_steal(state: GameState, values: dict[str, Any], card: str) -> None:
-    counts = values["counts"]
-    values["counts"] = counts._replace(steals_since_open=counts.steals_since_open + 1)
+    counts = values["counts"]  # a PartyCounts, its own counter first
+    values["counts"] = type(counts)(counts.steals_since_open + 1, *counts[1:])
 
 
 def counted_open(state: GameState, values: dict[str, Any]) -> None:
-    counts = state.counts
-    if counts.steals_since_open:  # type: ignore[union-attr]
-        values["counts"] = counts._replace(steals_since_open=0)  # type: ignore[union-attr]
+    counts: Any = state.counts
+    if counts.steals_since_open:
+        values["counts"] = type(counts)(0, *counts[1:])
 
 
 RULE = HouseRule(
