@@ -27,8 +27,10 @@ from types import MappingProxyType
 
 from wecore.kinds import bring, die, final_swap, open, records, steal, swap_after_open
 from wecore.kinds.base import (
+    CHOSEN_MOVE_NAMES,
     EVENT_TYPE_NAMES,
     MOVE_TYPE_NAMES,
+    ChosenMoveType,
     EventType,
     Field,
     Kind,
@@ -41,6 +43,7 @@ __all__ = [
     "AFTER_EACH_OPEN",
     "CHANCE_MOVES",
     "CHANCE_PHASES",
+    "CHOSEN_MOVE_NAMES",
     "CLOSING",
     "DECIDING",
     "EVENT_TYPE_NAMES",
@@ -50,6 +53,7 @@ __all__ = [
     "MOVES_OF_PHASE",
     "MOVE_KINDS",
     "MOVE_TYPE_NAMES",
+    "ChosenMoveType",
     "EventType",
     "Field",
     "Kind",
@@ -113,6 +117,12 @@ AFTER_EACH_OPEN: str | None = swap_after_open.KIND.option
 # The steps of a party's end, in order: each is made by the starter once the last gift is open,
 # while its house rule is on (a final swap, then the die).
 CLOSING: tuple[Kind, ...] = tuple(kind for kind in MOVE_KINDS if kind.closes_party)
+
+for _kind in MOVE_KINDS:
+    # A move a player chooses (an action of weai, a bot's choice) or chance, as declared.
+    if (_kind.move in CHOSEN_MOVE_NAMES) == bool(_kind.outcomes):
+        _declared = "a chance move (ChanceMoveType)" if _kind.outcomes else "a move a player chooses"
+        raise ImportError(f"wecore.kinds: {_kind.type}'s move {_kind.move} must be declared {_declared}")
 
 if tuple(KINDS) != EVENT_TYPE_NAMES or len(KIND_OF_MOVE) != len(MOVE_KINDS):
     raise ImportError("wecore.kinds: KINDS must declare each EventType once, each move's phase once")

@@ -59,8 +59,13 @@ EVENT_TYPE_NAMES: tuple[EventType, ...] = get_args(EventType)
 
 # "swap" is a decision to keep the gift held or exchange it with another player's; which event
 # records it depends on the phase it is made in (see KINDS).
-MoveType = Literal["bring", "open", "steal", "swap", "roll"]
+# The moves a player chooses among, and the moves nobody chooses (chance: a kind with outcomes;
+# the registry checks that each kind's move is in the right one).
+ChosenMoveType = Literal["bring", "open", "steal", "swap"]
+ChanceMoveType = Literal["roll"]
+MoveType = Literal[ChosenMoveType, ChanceMoveType]
 MOVE_TYPE_NAMES: tuple[MoveType, ...] = get_args(MoveType)
+CHOSEN_MOVE_NAMES: tuple[ChosenMoveType, ...] = get_args(ChosenMoveType)
 
 
 class Shape(StrEnum):
