@@ -145,6 +145,14 @@ if any(kind.phase in DECIDING and not kind.decision for kind in MOVE_KINDS) or a
     kind.outcomes and not kind.decision for kind in MOVE_KINDS
 ):
     raise ImportError("wecore.kinds: a decision's or chance's phase must say who acts and why (decision)")
+# The words a phase is worded by where someone acts in it (wecore.turns.worded's `acting`).
+ACTING_WORDS = ("acting_label", "acting_badge", "typed_choice", "typed_hint", "typed_prompt")
+for _kind in MOVE_KINDS:
+    _missing = [word for word in ACTING_WORDS if _kind.decision and not getattr(_kind, word)]
+    if _missing:
+        raise ImportError(
+            f"wecore.kinds: {_kind.type} must say how its phase is worded ({', '.join(_missing)})"
+        )
 if any(kind.closes_party and not kind.next_step for kind in MOVE_KINDS):
     raise ImportError("wecore.kinds: a step of a party's end must say what it is (next_step)")
 if any(kind.option is None or kind.phase is None for kind in CLOSING):

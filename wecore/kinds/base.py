@@ -141,6 +141,16 @@ class Kind:
     respects_locks: bool = False
     # A step of a party's end, as the move before it tells what comes next ({party}, {starter}).
     next_step: str = ""
+    # How its phase is worded where someone acts in it (wecore.turns.worded's `acting`): the
+    # page's label before who acts ("To swap or keep") and their seat's badge ("may swap"); the
+    # recorder's choice after the decision ("`swap PLAYER`, or `keep`"), its hint after a
+    # refusal, following the actor's name ("can keep their gift (`keep`)"), and its prompt,
+    # following it too ("may swap (swap NAME / keep)"). Required of every kind with a decision.
+    acting_label: str = ""
+    acting_badge: str = ""
+    typed_choice: str = ""
+    typed_hint: str = ""
+    typed_prompt: str = ""
     # The behaviour its own module writes (a house rule's kind); None: the core's own modules
     # hold it (the reducer, wecore.narrate), each checked at import to cover every kind.
     effect: Effect | None = None
