@@ -23,6 +23,7 @@ from wecore.kinds import (
     MoveType,
     Shape,
     kinds_of_move,
+    union_refusal,
 )
 from wecore.rules import held_gift_refusal, no_steal_reason, swap_refusal
 from wecore.state import GameState, Phase
@@ -137,10 +138,16 @@ MOVE_CLASSES: tuple[type[Move], ...] = (
     *(cls for cls in get_args(Move) if cls is not ChanceMove),
     *CHANCE_MOVE_CLASSES,
 )
-if sorted(cls.TYPE for cls in MOVE_CLASSES) != sorted(MOVE_TYPE_NAMES):
-    raise ImportError("wecore.moves: one class of move for each MoveType of wecore.kinds")
-if set(CHANCE_CLASSES) != CHANCE_MOVES:
-    raise ImportError("wecore.moves: a class for each chance move of wecore.kinds")
+# Checked against the kinds, naming what is left out: `Move` (with the ChanceMove classes), one
+# class per MoveType; the chance classes, one per kind with outcomes, and no other.
+for _refusal in (
+    union_refusal("wecore.moves: Move", {cls.TYPE for cls in MOVE_CLASSES}, MOVE_TYPE_NAMES),
+    union_refusal("wecore.moves: CHANCE_CLASSES", set(CHANCE_CLASSES), sorted(CHANCE_MOVES)),
+):
+    if _refusal is not None:
+        raise ImportError(_refusal)
+if len(MOVE_CLASSES) != len(MOVE_TYPE_NAMES):
+    raise ImportError("wecore.moves: one class of move for each MoveType of wecore.kinds, not two")
 
 
 def legal_moves(state: GameState) -> list[Move]:

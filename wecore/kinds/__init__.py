@@ -22,7 +22,7 @@ types. This module loads no pydantic: the conformance check folds payloads with 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 from wecore.kinds import bring, die, final_swap, open, records, steal, swap_after_open
@@ -61,7 +61,22 @@ __all__ = [
     "Phase",
     "Shape",
     "kinds_of_move",
+    "union_refusal",
 ]
+
+
+def union_refusal(union: str, listed: set[str], declared: Iterable[str]) -> str | None:
+    """What a hand-written union gets wrong against the registry's kinds, naming each kind it
+    leaves out or names without a kind; None when it lists exactly the kinds declared."""
+    declared = list(declared)
+    left_out = [name for name in declared if name not in listed]
+    unknown = sorted(listed - set(declared))
+    if not (left_out or unknown):
+        return None
+    wrong = [f"leaves out {', '.join(left_out)}"] if left_out else []
+    wrong += [f"names {', '.join(unknown)}, which wecore.kinds does not declare"] if unknown else []
+    return f"{union} {' and '.join(wrong)}"
+
 
 # The registry: every kind, in the log format's order.
 _DECLARED = (
@@ -124,6 +139,11 @@ for _kind in MOVE_KINDS:
         _declared = "a chance move (ChanceMoveType)" if _kind.outcomes else "a move a player chooses"
         raise ImportError(f"wecore.kinds: {_kind.type}'s move {_kind.move} must be declared {_declared}")
 
+_registry_refusal = union_refusal(
+    "wecore.kinds: the registry", {kind.type for kind in _DECLARED}, EVENT_TYPE_NAMES
+)
+if _registry_refusal is not None:
+    raise ImportError(_registry_refusal)
 if tuple(KINDS) != EVENT_TYPE_NAMES or len(KIND_OF_MOVE) != len(MOVE_KINDS):
     raise ImportError("wecore.kinds: KINDS must declare each EventType once, each move's phase once")
 if {kind.move for kind in MOVE_KINDS} != set(MOVE_TYPE_NAMES):
