@@ -40,3 +40,16 @@ def test_openspiel_numbers_no_action_for_chance() -> None:
 
     match = pytest.importorskip("weai.match")
     assert set(match.ACTION_BLOCKS) == set(CHOSEN_MOVE_NAMES)
+
+
+def test_openspiel_exposes_every_house_rule_and_numbers_actions_as_documented() -> None:
+    import pytest
+
+    match = pytest.importorskip("weai.match")
+    from wecore.rulesets import HOUSE_RULES
+
+    assert set(match.HOUSE_RULE_PARAMETERS) == {rule.name for rule in HOUSE_RULES}
+    # The docstring's numbering is the blocks' (from the kinds), not a second, hand-kept one.
+    firsts = {move: (block.first, block.size) for move, block in match.ACTION_BLOCKS.items()}
+    assert firsts == {"bring": (0, 51), "open": (51, 8), "steal": (59, 7), "swap": (66, 8)}
+    assert match.NUM_ACTIONS == 74 and "NUM_ACTIONS: 74" in (match.__doc__ or "")
