@@ -19,7 +19,7 @@ from service.play import DEFAULT_TIE_REASON
 from service.table import Bring, Steal, Swap, openable_cards, resolve_player
 from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card
 from wecore.errors import CardNotationError, UnknownPlayerError, WeError
-from wecore.kinds import DECIDING, MOVE_KINDS, kinds_of_move
+from wecore.kinds import MOVE_KINDS, kinds_of_move
 from wecore.moves import CHANCE_CLASSES, legal_moves
 from wecore.state import GameState, Phase
 from wecore.turns import (
@@ -163,8 +163,7 @@ def next_up(t: Turn) -> str:
         over="The game is over.",
         setting_up=LISTS_AGAIN,
         not_started="",
-        swapping=f"{_capital(decision(t))}: `swap PLAYER`, or `keep`.",
-        rolling=f"{_capital(decision(t))}: `roll N` (the face rolled).",
+        acting=lambda kind: f"{_capital(decision(t))}: {kind.typed_choice}.",
     )
 
 
@@ -175,8 +174,6 @@ def moves_hint(state: GameState, refused: str = "") -> str:
     can = ""
     if t.phase is Phase.PLAYING:
         can = "open a gift (`open CARD`)" + steal_options(state, refused)
-    elif t.phase in DECIDING:
-        can = "keep their gift (`keep`)" + swap_options(state)
     return worded(
         t,
         playing=f"{t.to_move} can {can}.",
@@ -185,8 +182,7 @@ def moves_hint(state: GameState, refused: str = "") -> str:
         over="The game is over: `tie`, `undo`, `note`, `status` and `quit` still work.",
         setting_up=LISTS_AGAIN,
         not_started="",
-        swapping=f"{t.to_move} can {can}.",
-        rolling=f"{t.to_move} rolls the die: `roll N` (the face rolled).",
+        acting=lambda kind: f"{t.to_move} {kind.typed_hint}{swap_options(state)}.",
     )
 
 
@@ -200,8 +196,7 @@ def prompt(t: Turn) -> str:
         over="game over> ",
         setting_up="gift lists> ",
         not_started="game over> ",
-        swapping=f"party {t.party} \u00b7 {t.to_move} may swap (swap NAME / keep)> ",
-        rolling=f"party {t.party} \u00b7 {t.to_move} rolls (roll N)> ",
+        acting=lambda kind: f"party {t.party} \u00b7 {t.to_move} {kind.typed_prompt}> ",
     )
 
 

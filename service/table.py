@@ -38,7 +38,7 @@ from wecore.cards import ALL_CARDS
 from wecore.decider import AddNote, BreakTie, DealAttics, DealLists, Undo, resolve_player
 from wecore.errors import WeError
 from wecore.events import AnyEvent
-from wecore.moves import Bring, Open, Roll, Steal, Swap
+from wecore.moves import Bring, ChanceMove, Open, Roll, Steal, Swap
 from wecore.reducer import evolve
 from wecore.state import GameState
 
@@ -67,7 +67,7 @@ __all__ = [
 # read and its append; each round is a stat, a short read and an append attempt.
 ATTEMPTS = 20
 
-TableCommand = Open | Steal | Bring | Swap | Roll | Undo | AddNote | BreakTie | DealLists | DealAttics
+TableCommand = Open | Steal | Bring | Swap | ChanceMove | Undo | AddNote | BreakTie | DealLists | DealAttics
 
 
 class Damaged(Refused):

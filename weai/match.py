@@ -34,8 +34,8 @@ from wecore.cards import ALL_CARDS, CARD_ORDER
 from wecore.dealing import DEFAULT_NAMES, GIFT_LIST_DECK
 from wecore.events import parse_event
 from wecore.fastpath import fast_fold
-from wecore.kinds import MOVE_KINDS, MOVE_TYPE_NAMES, MoveType
-from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, chance_outcomes, legal_moves, move_event
+from wecore.kinds import CHOSEN_MOVE_NAMES, MOVE_KINDS, ChosenMoveType, MoveType
+from wecore.moves import Bring, Move, Open, Steal, Swap, chance_outcomes, is_chance, legal_moves, move_event
 from wecore.reducer import evolve
 from wecore.rulesets import HOUSE_RULES, MAX_PLAYERS, RULESET_2011, Shape, make_ruleset
 from wecore.scoring import score
@@ -46,8 +46,8 @@ CHANCE = -1
 TERMINAL = -4
 
 
-def _choices(move: MoveType) -> int:
-    """How many actions a kind of move has: what its player chooses among (0: chance)."""
+def _choices(move: ChosenMoveType) -> int:
+    """How many actions a kind of move has: what its player chooses among."""
     match move:
         case "bring":
             return len(ALL_CARDS) + 1  # a card of the attic, or a gift unseen
@@ -57,8 +57,6 @@ def _choices(move: MoveType) -> int:
             return MAX_PLAYERS  # the seat whose gift is taken
         case "swap":
             return 1 + MAX_PLAYERS  # keep, or the seat swapped with
-        case "roll":
-            return 0  # chance: its outcomes are a chance node's, nobody's action
         case _:
             assert_never(move)
 
@@ -67,15 +65,17 @@ def _choices(move: MoveType) -> int:
 class ActionBlock:
     """The actions of one kind of move: `size` numbers from `first`."""
 
-    move: MoveType
+    move: ChosenMoveType
     first: int
     size: int
 
 
 def _blocks() -> dict[MoveType, ActionBlock]:
+    """A block per kind of move a player chooses, in the kinds' order (chance has none: its
+    outcomes are a chance node's, nobody's action)."""
     blocks: dict[MoveType, ActionBlock] = {}
     first = 0
-    for move in MOVE_TYPE_NAMES:
+    for move in CHOSEN_MOVE_NAMES:
         blocks[move] = ActionBlock(move, first, _choices(move))
         first += blocks[move].size
     return blocks
@@ -239,6 +239,8 @@ class Match:
 
     def _choice_of(self, move: Move) -> int:
         state = self.state
+        if is_chance(move):
+            raise ValueError("chance is nobody's action: its outcomes are a chance node's")
         match move:
             case Bring():
                 return len(ALL_CARDS) if move.card is None else CARD_ORDER[move.card]
@@ -248,8 +250,6 @@ class Match:
                 return state.seat_of[move.from_player]
             case Swap():
                 return 0 if move.with_player is None else 1 + state.seat_of[move.with_player]
-            case Roll():
-                raise ValueError("a roll is chance: nobody's action")
             case _:
                 assert_never(move)
 
@@ -334,7 +334,7 @@ def _replayed(players: int, options: dict[str, object], deal_attics: bool, steps
     return match
 
 
-def _named(move: MoveType, choice: int) -> str:
+def _named(move: ChosenMoveType, choice: int) -> str:
     """An action in words, from its kind of move and its place in that kind's block."""
     match move:
         case "bring":
@@ -347,7 +347,5 @@ def _named(move: MoveType, choice: int) -> str:
             return f"steal from {DEFAULT_NAMES[choice]}"
         case "swap":
             return "keep" if choice == 0 else f"swap with {DEFAULT_NAMES[choice - 1]}"
-        case "roll":
-            return "roll"  # never an action: a chance node's outcome (chance_name)
         case _:
             assert_never(move)

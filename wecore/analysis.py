@@ -35,7 +35,7 @@ from wecore.cards import ALL_CARDS
 from wecore.errors import RuleViolation
 from wecore.kinds import CHANCE_PHASES, KINDS
 from wecore.levels import rollout_bot
-from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, chance_outcomes, legal_moves, move_object
+from wecore.moves import Bring, Move, Open, Steal, Swap, chance_outcomes, is_chance, legal_moves, move_object
 from wecore.replay import steps
 from wecore.rng import SeededRandom
 from wecore.scoring import score
@@ -429,6 +429,8 @@ def decision_object(decision: Decision) -> dict[str, Any]:
 
 def describe_move(move: Move, before: GameState | None = None) -> str:
     """A move in table language, as the player's own action ('stole R9 from Ann')."""
+    if is_chance(move):
+        return move.DONE.format(value=move.value)
     match move:
         case Open():
             return f"opened {move.card}" if move.card else "opened a gift"
@@ -442,8 +444,6 @@ def describe_move(move: Move, before: GameState | None = None) -> str:
             if partner is None:
                 return "kept their gift (no swap)"
             return f"swapped with {partner} for {takes}" if takes else f"swapped with {partner}"
-        case Roll():
-            return f"rolled a {move.value}"
         case _:
             assert_never(move)
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol, assert_never
 from wecore.cards import ALL_CARDS, CARD_NUMBER, Colour
 from wecore.dealing import DEFAULT_NAMES, deal_payloads
 from wecore.kinds import CHANCE_PHASES
-from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, chance_outcomes, legal_moves, move_event
+from wecore.moves import Bring, Move, Open, Steal, Swap, chance_outcomes, is_chance, legal_moves, move_event
 from wecore.reducer import RULES, evolve
 from wecore.rng import SeededRandom
 from wecore.state import INITIAL_STATE, GameState, Phase
@@ -174,6 +174,8 @@ class GreedyBot:
     def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
         # The moves offered at once are of one phase: brings; opens and steals; keep or swaps.
         first = moves[0]
+        if is_chance(first):
+            raise ValueError("a bot never chooses chance: whoever plays the game draws it")
         match first:
             case Bring():
                 return self._bring(state, moves)  # type: ignore[arg-type]
@@ -181,8 +183,6 @@ class GreedyBot:
                 return self._swap(state, moves)  # type: ignore[arg-type]
             case Open() | Steal():
                 return self._move(state, moves, rng)
-            case Roll():
-                raise ValueError("a bot never chooses the face of a die: whoever plays the game draws it")
             case _:
                 assert_never(first)
 

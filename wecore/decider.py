@@ -27,8 +27,7 @@ from wecore.events import (
     TieBroken,
     nfc,
 )
-from wecore.kinds import KIND_OF_MOVE, kinds_of_move
-from wecore.moves import Bring, Move, Open, Roll, Steal, Swap, move_event
+from wecore.moves import Bring, ChanceMove, Move, Open, Steal, Swap, is_chance, move_event, move_kind
 from wecore.reducer import MAX_TITLE_LENGTH, evolve
 from wecore.rules import brought_with_first_open, not_now, steal_refusal, swap_refusal
 from wecore.rulesets import RULESET_2011
@@ -105,6 +104,8 @@ def title_refusal(title: str | None) -> str | None:
 
 
 def _events_for(state: GameState, command: Command) -> list[AnyEvent]:
+    if is_chance(command):
+        return [_chance(state, command)]
     match command:
         case StartGame():
             # Refused at input only: a log written elsewhere with such a name still reads (the
@@ -145,8 +146,6 @@ def _events_for(state: GameState, command: Command) -> list[AnyEvent]:
             return [_steal(state, command)]
         case Swap():
             return [_swap(state, command)]
-        case Roll():
-            return [_roll(state, command)]
         case Undo():
             if state.undo is None:
                 raise RuleViolation("there is nothing to undo")
@@ -206,14 +205,18 @@ def _swap(state: GameState, command: Swap) -> AnyEvent:
     return _made(state, Swap(other, player, takes))
 
 
-def _roll(state: GameState, command: Roll) -> AnyEvent:
-    player = state.starter_name if command.player is None else resolve_player(state, command.player)
-    kind = KIND_OF_MOVE.get(("roll", state.phase)) or kinds_of_move("roll")[0]
+def _chance(state: GameState, command: ChanceMove) -> AnyEvent:
+    """The outcome the table reports of a chance move (a face rolled), by whoever must make it
+    unless named, refused in its kind's words."""
+    # Out of its phase nobody must make it: the starter is named, and the kind says why not now.
+    mover = state.player_to_move or state.starter_name
+    player = mover if command.player is None else resolve_player(state, command.player)
+    kind = move_kind(state, command)
     assert kind.chance_refusal is not None  # the registry holds a chance kind to it
     refusal = kind.chance_refusal(state, player or "", command.value)
     if refusal is not None:
         raise RuleViolation(refusal)
-    return _made(state, Roll(command.value, player))
+    return _made(state, type(command)(command.value, player))
 
 
 def _mover(state: GameState, named: str | None, action: str) -> str:

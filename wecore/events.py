@@ -26,7 +26,7 @@ from pydantic import (
 
 from wecore.cards import parse_card
 from wecore.errors import CardNotationError, EventSchemaError, shown
-from wecore.kinds import KINDS, EventType
+from wecore.kinds import KINDS, EventType, union_refusal
 from wecore.rulesets import option_shape_error
 
 
@@ -210,10 +210,16 @@ def _declared_keys(model: type[Event]) -> tuple[str, ...]:
     return tuple(info.alias or name for name, info in model.model_fields.items())
 
 
-if set(EVENT_TYPES) != set(KINDS) or any(
-    _declared_keys(model) != KINDS[model.TYPE].keys for model in EVENT_TYPES.values()
-):
-    raise ImportError("wecore.events: AnyEvent models each kind of wecore.kinds, its fields in order")
+_AnyEvent_refusal = union_refusal("wecore.events: AnyEvent", set(EVENT_TYPES), list(KINDS))
+if _AnyEvent_refusal is not None:
+    raise ImportError(_AnyEvent_refusal)
+_misordered = [
+    model.TYPE for model in EVENT_TYPES.values() if _declared_keys(model) != KINDS[model.TYPE].keys
+]
+if _misordered:
+    raise ImportError(
+        f"wecore.events: the model of {', '.join(_misordered)} must have its kind's fields in order"
+    )
 
 
 # Field names that differ from their JSON names (`from_player` is written "from").

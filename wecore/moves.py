@@ -10,7 +10,7 @@ import functools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 from wecore.cards import sort_key
 from wecore.kinds import (
@@ -23,9 +23,14 @@ from wecore.kinds import (
     MoveType,
     Shape,
     kinds_of_move,
+    union_refusal,
 )
 from wecore.rules import held_gift_refusal, no_steal_reason, swap_refusal
 from wecore.state import GameState, Phase
+
+if TYPE_CHECKING:
+    # Read by the type checker only: at run time a simulation never loads typing_extensions.
+    from typing_extensions import TypeIs
 
 # Each class's TYPE is its MoveType; OBJECT, the fields its move object (docs/service.md, the
 # API's bodies and `legal`) names after "type" and "as": each with the attribute holding it, its
@@ -75,15 +80,42 @@ class Swap:
 
 
 @dataclass(frozen=True)
-class Roll:
-    """The party's starter rolls the die, `value` its face: a chance move, which nobody chooses
-    (bots are never asked; whoever plays the game draws the face, see `chance_outcomes`)."""
+class ChanceMove:
+    """A move nobody chooses: `value` is its outcome, drawn with its chance (`chance_outcomes`)
+    by whoever plays the game (a simulation from its seeded randomness, a server from
+    `secrets`), or reported by the table. Bots are never asked; search and analysis draw it.
 
-    TYPE: ClassVar[MoveType] = "roll"
+    Each chance kind's class of move is a subclass (registered as it is declared), so `Move`
+    names none of them, and a consumer asks `is_chance` once, before its `match` over the moves
+    a player chooses: a new chance kind needs no branch anywhere."""
+
+    TYPE: ClassVar[MoveType]
     OBJECT: ClassVar[tuple[ObjectField, ...]] = (("value", "value", "int or null", False),)
+    # What the move did, as its mover's own action ({value}), for `we analyse`'s sentences.
+    DONE: ClassVar[str]
 
     value: int
-    player: str | None = None  # None: whoever must roll
+    player: str | None = None  # None: whoever must make it now
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        _CHANCE_DECLARED.append(cls)
+
+
+_CHANCE_DECLARED: list[type[ChanceMove]] = []
+
+
+@dataclass(frozen=True)
+class Roll(ChanceMove):
+    """The party's starter rolls the die, `value` its face."""
+
+    TYPE: ClassVar[MoveType] = "roll"
+    DONE: ClassVar[str] = "rolled a {value}"
+
+
+def is_chance(move: object) -> TypeIs[ChanceMove]:
+    """Whether `move` is a chance move (an isinstance test: cheap enough for any loop)."""
+    return isinstance(move, ChanceMove)
 
 
 # Legal moves are values, and a simulation asks for them a million times: the same move is
@@ -93,18 +125,29 @@ _open_move = functools.lru_cache(maxsize=4096)(Open)
 _steal_move = functools.lru_cache(maxsize=4096)(Steal)
 
 
-Move = Bring | Open | Steal | Swap | Roll
+# Every move: the four a player chooses, and chance (each chance kind's class is a ChanceMove).
+Move = Bring | Open | Steal | Swap | ChanceMove
 # The classes of the moves nobody chooses (wecore.kinds.CHANCE_MOVES), by type: what a person
 # reports of an outcome (a face rolled at the table) is made into its move through these.
-CHANCE_CLASSES: dict[MoveType, type[Roll]] = {Roll.TYPE: Roll}
+CHANCE_MOVE_CLASSES: tuple[type[ChanceMove], ...] = tuple(_CHANCE_DECLARED)
+CHANCE_CLASSES: dict[MoveType, type[ChanceMove]] = {cls.TYPE: cls for cls in CHANCE_MOVE_CLASSES}
 
 # Every class of move, one per MoveType of the kinds (checked here at import): what a consumer
 # asks `isinstance` of, rather than listing the classes again.
-MOVE_CLASSES: tuple[type[Move], ...] = get_args(Move)
-if sorted(cls.TYPE for cls in MOVE_CLASSES) != sorted(MOVE_TYPE_NAMES):
-    raise ImportError("wecore.moves: one class of move for each MoveType of wecore.kinds")
-if set(CHANCE_CLASSES) != CHANCE_MOVES:
-    raise ImportError("wecore.moves: a class for each chance move of wecore.kinds")
+MOVE_CLASSES: tuple[type[Move], ...] = (
+    *(cls for cls in get_args(Move) if cls is not ChanceMove),
+    *CHANCE_MOVE_CLASSES,
+)
+# Checked against the kinds, naming what is left out: `Move` (with the ChanceMove classes), one
+# class per MoveType; the chance classes, one per kind with outcomes, and no other.
+for _refusal in (
+    union_refusal("wecore.moves: Move", {cls.TYPE for cls in MOVE_CLASSES}, MOVE_TYPE_NAMES),
+    union_refusal("wecore.moves: CHANCE_CLASSES", set(CHANCE_CLASSES), sorted(CHANCE_MOVES)),
+):
+    if _refusal is not None:
+        raise ImportError(_refusal)
+if len(MOVE_CLASSES) != len(MOVE_TYPE_NAMES):
+    raise ImportError("wecore.moves: one class of move for each MoveType of wecore.kinds, not two")
 
 
 def legal_moves(state: GameState) -> list[Move]:
@@ -124,15 +167,17 @@ def chance_outcomes(state: GameState) -> tuple[tuple[Move, float], ...]:
     """Each outcome of the chance move the game waits on, with its probability (each face of
     the die, 1/6): empty unless the state waits on chance. Whoever plays a game draws from these
     (a simulation from its seeded randomness, a server from `secrets`); a bot never chooses."""
-    kind = KIND_OF_MOVE.get(("roll", state.phase))
-    if kind is None or not kind.outcomes:
+    kind = _CHANCE_KIND_IN.get(state.phase)
+    if kind is None:
         return ()
-    return _outcomes(kind.outcomes, state.starter_name)
+    return _outcomes(kind, state.player_to_move)
 
 
 @functools.lru_cache(maxsize=256)
-def _outcomes(faces: tuple[int, ...], roller: str | None) -> tuple[tuple[Move, float], ...]:
-    return tuple((Roll(face, roller), 1 / len(faces)) for face in faces)
+def _outcomes(kind: Kind, roller: str | None) -> tuple[tuple[Move, float], ...]:
+    assert kind.move is not None  # a chance kind is a kind of move (the registry holds it to it)
+    made = CHANCE_CLASSES[kind.move]
+    return tuple((made(outcome, roller), 1 / len(kind.outcomes)) for outcome in kind.outcomes)
 
 
 def _brings(state: GameState) -> list[Move]:
@@ -178,6 +223,12 @@ def _opens_and_steals(state: GameState) -> list[Move]:
         if card is not None and held_gift_refusal(state, card, players[seat]) is None:
             moves.append(_steal_move(players[seat], mover, card))
     return moves
+
+
+# The kind of chance move each chance phase waits on.
+_CHANCE_KIND_IN: dict[Phase, Kind] = {
+    kind.phase: kind for kind in MOVE_KINDS if kind.outcomes and kind.phase is not None
+}
 
 
 def _chance_moves(state: GameState) -> list[Move]:

@@ -270,7 +270,7 @@ class SearchBot:
 
     def choose(self, state: GameState, moves: Sequence[Move], rng: SeededRandom) -> Move:
         if chance_outcomes(state):
-            raise ValueError("a bot never chooses the face of a die: whoever plays the game draws it")
+            raise ValueError("a bot never chooses chance: whoever plays the game draws it")
         player = moves[0].player
         seat = state.seat_of[player] if player is not None else state.to_move
         assert seat is not None

@@ -10,8 +10,8 @@ which name its commands (`open CARD`), are in `cli.record_grammar`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import assert_never
 
 from wecore.kinds import IN_PLAY, MOVE_KINDS, Kind
 from wecore.moves import Steal, Swap, legal_moves
@@ -86,35 +86,32 @@ def worded(
     over: str,
     setting_up: str,
     not_started: str,
-    swapping: str,
-    rolling: str,
+    acting: Callable[[Kind], str],
 ) -> str:
     """The one sentence of a place's wording that fits the turn: while a party is played; while
     gifts go down unseen until the starter opens; while seen gifts are still to be brought;
-    once the game is over; while the gift lists are dealt; before the game starts; and while a
-    player decides to keep or swap (`decision` says who and why)."""
+    once the game is over; while the gift lists are dealt; before the game starts; and in a
+    house rule's phase, where one player keeps or swaps, or rolls: `acting` words it from the
+    kind awaited (its words, and `decision` for who acts and why), so a phase adds no keyword."""
     phase = t.phase
-    match phase:
-        case Phase.PLAYING:
-            return playing
-        case Phase.FINAL_SWAP | Phase.KEEP_OR_SWAP:
-            return swapping
-        case Phase.ROLLING:
-            return rolling
-        case Phase.BRINGING:
-            return bringing if t.brings_recorded else first_open
-        case Phase.OVER:
-            return over
-        case Phase.SETTING_UP:
-            return setting_up
-        case Phase.NOT_STARTED:
-            return not_started
-        case _:
-            assert_never(phase)
+    kind = _ACTING_IN.get(phase)
+    if kind is not None:
+        return acting(kind)
+    if phase is Phase.PLAYING:
+        return playing
+    if phase is Phase.BRINGING:
+        return bringing if t.brings_recorded else first_open
+    if phase is Phase.OVER:
+        return over
+    if phase is Phase.SETTING_UP:
+        return setting_up
+    if phase is Phase.NOT_STARTED:
+        return not_started
+    raise AssertionError(f"no words for the phase {phase}")  # the check at import rules it out
 
 
 def decision(t: Turn) -> str:
-    """Who decides to keep or swap now, and why, in a clause: what a place's `swapping` wording
+    """Who decides to keep or swap now, and why, in a clause: what a place's `acting` wording
     says; "" in any other phase."""
     return _decision(t)[1]
 
@@ -125,15 +122,20 @@ def decision_title(t: Turn) -> str:
 
 
 def _decision(t: Turn) -> tuple[str, str]:
-    kind = _DECIDED_IN.get(t.phase)
+    kind = _ACTING_IN.get(t.phase)
     if kind is None:
         return "", ""
     return kind.decision_title, kind.decision.format(party=t.party, starter=t.starter, mover=t.to_move)
 
 
 # The kind whose move each phase awaits from one player (a keep or swap, a roll), by its phase:
-# its title and who acts and why, in its own words.
-_DECIDED_IN: dict[Phase, Kind] = {kind.phase: kind for kind in MOVE_KINDS if kind.decision and kind.phase}
+# its title and who acts and why, and how its phase is worded, in its own words.
+_ACTING_IN: dict[Phase, Kind] = {kind.phase: kind for kind in MOVE_KINDS if kind.decision and kind.phase}
+# The core's own phases, each worded by its keyword of `worded`: every other phase is a kind's.
+_CORE_WORDED = (Phase.PLAYING, Phase.BRINGING, Phase.OVER, Phase.SETTING_UP, Phase.NOT_STARTED)
+_unworded = [phase.value for phase in Phase if phase not in _CORE_WORDED and phase not in _ACTING_IN]
+if _unworded:
+    raise ImportError(f"wecore.turns: no kind words the phase {', '.join(_unworded)} (its decision)")
 
 
 SETTING_UP = "Setting up: the gift lists are not dealt yet."
@@ -151,8 +153,7 @@ def status_line(t: Turn) -> str:
         over="The game is over.",
         setting_up=SETTING_UP,
         not_started=NO_GAME,
-        swapping=f"Party {t.party}/{t.parties}: {decision(t)}.",
-        rolling=f"Party {t.party}/{t.parties}: {decision(t)}.",
+        acting=lambda kind: f"Party {t.party}/{t.parties}: {decision(t)}.",
     )
 
 
@@ -167,8 +168,7 @@ def table_heading(t: Turn) -> str:
         over="The game is over.",
         setting_up=SETTING_UP,
         not_started=NO_GAME,
-        swapping=f"Party {t.party} of {t.parties}: {decision(t)}.",
-        rolling=f"Party {t.party} of {t.parties}: {decision(t)}.",
+        acting=lambda kind: f"Party {t.party} of {t.parties}: {decision(t)}.",
     )
 
 
@@ -185,8 +185,7 @@ def page_marks(t: Turn) -> dict[str, str | bool]:
         over="The game is over",
         setting_up=not_dealt,
         not_started=not_dealt,
-        swapping=f"{decision_title(t)}: {decision(t)}",
-        rolling=f"{decision_title(t)}: {decision(t)}",
+        acting=lambda kind: f"{decision_title(t)}: {decision(t)}",
     )
     to_move_text = worded(
         t,
@@ -196,8 +195,7 @@ def page_marks(t: Turn) -> dict[str, str | bool]:
         over="",
         setting_up="",
         not_started="",
-        swapping=f"To swap or keep: {t.to_move}",
-        rolling=f"To roll the die: {t.to_move}",
+        acting=lambda kind: f"{kind.acting_label}: {t.to_move}",
     )
     badge = worded(
         t,
@@ -207,8 +205,7 @@ def page_marks(t: Turn) -> dict[str, str | bool]:
         over="",
         setting_up="",
         not_started="",
-        swapping="may swap",
-        rolling="rolls",
+        acting=lambda kind: kind.acting_badge,
     )
     return {
         "phase_text": phase_text,

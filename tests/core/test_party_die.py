@@ -94,7 +94,7 @@ def test_no_bot_chooses_a_face():
     for name, make in BOTS.items():
         for player in (ANN, BEN, CAT):
             assert bot_move(table.state, player, make(), "seed") is None, name
-    with pytest.raises(ValueError, match="never chooses the face"):
+    with pytest.raises(ValueError, match="never chooses chance"):
         GreedyBot().choose(table.state, legal_moves(table.state), SeededRandom(1))
     # A simulation draws each face from the game's seeded randomness, whoever sits at the table:
     # the same seed rolls the same faces with random bots as with greedy ones.

@@ -292,7 +292,7 @@ def test_the_bots_refuse_to_choose_a_face() -> None:
     faces = legal_moves(state)
     assert chance_outcomes(state) and all(isinstance(move, Roll) for move in faces)
     for bot in (SearchBot(iterations=4), GreedyBot()):
-        with pytest.raises(ValueError, match="never chooses the face"):
+        with pytest.raises(ValueError, match="never chooses chance"):
             bot.choose(state, faces, SeededRandom("face"))
     assert all(
         bot_move(state, name, make(), "face") is None for name in state.players for make in BOTS.values()

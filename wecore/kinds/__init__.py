@@ -24,13 +24,15 @@ types. This module loads no pydantic: the conformance check folds payloads with 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 from wecore.kinds import bring, die, final_swap, open, records, steal, swap_after_open
 from wecore.kinds.base import (
+    CHOSEN_MOVE_NAMES,
     EVENT_TYPE_NAMES,
     MOVE_TYPE_NAMES,
+    ChosenMoveType,
     EventType,
     Field,
     Kind,
@@ -43,6 +45,7 @@ __all__ = [
     "AFTER_EACH_OPEN",
     "CHANCE_MOVES",
     "CHANCE_PHASES",
+    "CHOSEN_MOVE_NAMES",
     "CLOSING",
     "DECIDING",
     "EVENT_TYPE_NAMES",
@@ -52,6 +55,7 @@ __all__ = [
     "MOVES_OF_PHASE",
     "MOVE_KINDS",
     "MOVE_TYPE_NAMES",
+    "ChosenMoveType",
     "EventType",
     "Field",
     "Kind",
@@ -59,7 +63,22 @@ __all__ = [
     "Phase",
     "Shape",
     "kinds_of_move",
+    "union_refusal",
 ]
+
+
+def union_refusal(union: str, listed: set[str], declared: Iterable[str]) -> str | None:
+    """What a hand-written union gets wrong against the registry's kinds, naming each kind it
+    leaves out or names without a kind; None when it lists exactly the kinds declared."""
+    declared = list(declared)
+    left_out = [name for name in declared if name not in listed]
+    unknown = sorted(listed - set(declared))
+    if not (left_out or unknown):
+        return None
+    wrong = [f"leaves out {', '.join(left_out)}"] if left_out else []
+    wrong += [f"names {', '.join(unknown)}, which wecore.kinds does not declare"] if unknown else []
+    return f"{union} {' and '.join(wrong)}"
+
 
 # The registry: every kind, in the log format's order.
 _DECLARED = (
@@ -116,6 +135,17 @@ AFTER_EACH_OPEN: str | None = swap_after_open.KIND.option
 # while its house rule is on (a final swap, then the die).
 CLOSING: tuple[Kind, ...] = tuple(kind for kind in MOVE_KINDS if kind.closes_party)
 
+for _kind in MOVE_KINDS:
+    # A move a player chooses (an action of weai, a bot's choice) or chance, as declared.
+    if (_kind.move in CHOSEN_MOVE_NAMES) == bool(_kind.outcomes):
+        _declared = "a chance move (ChanceMoveType)" if _kind.outcomes else "a move a player chooses"
+        raise ImportError(f"wecore.kinds: {_kind.type}'s move {_kind.move} must be declared {_declared}")
+
+_registry_refusal = union_refusal(
+    "wecore.kinds: the registry", {kind.type for kind in _DECLARED}, EVENT_TYPE_NAMES
+)
+if _registry_refusal is not None:
+    raise ImportError(_registry_refusal)
 if tuple(KINDS) != EVENT_TYPE_NAMES or len(KIND_OF_MOVE) != len(MOVE_KINDS):
     raise ImportError("wecore.kinds: KINDS must declare each EventType once, each move's phase once")
 if {kind.move for kind in MOVE_KINDS} != set(MOVE_TYPE_NAMES):
@@ -139,6 +169,14 @@ if any(kind.phase in DECIDING and not kind.decision for kind in MOVE_KINDS) or a
     kind.outcomes and not kind.decision for kind in MOVE_KINDS
 ):
     raise ImportError("wecore.kinds: a decision's or chance's phase must say who acts and why (decision)")
+# The words a phase is worded by where someone acts in it (wecore.turns.worded's `acting`).
+ACTING_WORDS = ("acting_label", "acting_badge", "typed_choice", "typed_hint", "typed_prompt")
+for _kind in MOVE_KINDS:
+    _missing = [word for word in ACTING_WORDS if _kind.decision and not getattr(_kind, word)]
+    if _missing:
+        raise ImportError(
+            f"wecore.kinds: {_kind.type} must say how its phase is worded ({', '.join(_missing)})"
+        )
 if any(kind.closes_party and not kind.next_step for kind in MOVE_KINDS):
     raise ImportError("wecore.kinds: a step of a party's end must say what it is (next_step)")
 if any(kind.option is None or kind.phase is None for kind in CLOSING):

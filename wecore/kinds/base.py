@@ -59,8 +59,13 @@ EVENT_TYPE_NAMES: tuple[EventType, ...] = get_args(EventType)
 
 # "swap" is a decision to keep the gift held or exchange it with another player's; which event
 # records it depends on the phase it is made in (see KINDS).
-MoveType = Literal["bring", "open", "steal", "swap", "roll"]
+# The moves a player chooses among, and the moves nobody chooses (chance: a kind with outcomes;
+# the registry checks that each kind's move is in the right one).
+ChosenMoveType = Literal["bring", "open", "steal", "swap"]
+ChanceMoveType = Literal["roll"]
+MoveType = Literal[ChosenMoveType, ChanceMoveType]
 MOVE_TYPE_NAMES: tuple[MoveType, ...] = get_args(MoveType)
+CHOSEN_MOVE_NAMES: tuple[ChosenMoveType, ...] = get_args(ChosenMoveType)
 
 
 class Shape(StrEnum):
@@ -136,6 +141,16 @@ class Kind:
     respects_locks: bool = False
     # A step of a party's end, as the move before it tells what comes next ({party}, {starter}).
     next_step: str = ""
+    # How its phase is worded where someone acts in it (wecore.turns.worded's `acting`): the
+    # page's label before who acts ("To swap or keep") and their seat's badge ("may swap"); the
+    # recorder's choice after the decision ("`swap PLAYER`, or `keep`"), its hint after a
+    # refusal, following the actor's name ("can keep their gift (`keep`)"), and its prompt,
+    # following it too ("may swap (swap NAME / keep)"). Required of every kind with a decision.
+    acting_label: str = ""
+    acting_badge: str = ""
+    typed_choice: str = ""
+    typed_hint: str = ""
+    typed_prompt: str = ""
     # The behaviour its own module writes (required of every kind of move, by the registry);
     # None: a kind that records no move, whose behaviour the core holds (the reducer,
     # wecore.narrate), each checked at import to cover every kind.

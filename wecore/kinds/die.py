@@ -102,6 +102,11 @@ KIND = Kind(
         " (on a 6 every gift kept passes one seat left)"
     ),
     next_step="{starter}, who started party {party}, rolls the die (on a 6 every gift passes left)",
+    acting_label="To roll the die",
+    acting_badge="rolls",
+    typed_choice="`roll N` (the face rolled)",
+    typed_hint="rolls the die: `roll N` (the face rolled)",
+    typed_prompt="rolls (roll N)",
     effect=roll_die,
     telling=telling,
     gist=gist,
