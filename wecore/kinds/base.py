@@ -142,6 +142,9 @@ class Kind:
     telling: Telling | None = None
     gist: Gist | None = None
     chance_refusal: ChanceRefusal | None = None
+    # How the API's body names this kind's card another way: the key of a face-down gift's place
+    # on the table (from 1, as the key's view shows them) standing for the card; "" for none.
+    by_place: str = ""
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -9,4 +9,5 @@ KIND = Kind(
     (PARTY, PLAYER, Field("card", "card", Shape.CARD)),
     move="open",
     phase=Phase.PLAYING,
+    by_place="gift",
 )
