@@ -106,4 +106,6 @@ KIND = Kind(
     telling=telling,
     gist=gist,
     chance_refusal=refusal,
+    drawn_label="Roll the die",
+    recorded_label="Record a roll of {outcome}",
 )
