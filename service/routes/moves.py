@@ -76,8 +76,7 @@ def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) ->
     # A chance move: nobody chooses its outcome (the server draws it) but the host's key may record one.
     outcome_field = _OUTCOME_FIELD.get(move.type)
     if role.kind == SEAT and outcome_field is not None and getattr(move, outcome_field.key) is not None:
-        sentence = "a seat rolls without a value: the server draws the face (only the host's key records one)"
-        raise ApiError(403, sentence)
+        raise ApiError(403, kinds_of_move(move.type)[0].drawn_by_server)
     table = Table(served.folder, game)
     standing = table.look()
     actor = _actor(standing.state, role, move)
@@ -199,8 +198,8 @@ _CARD_FIELD: dict[str, KindField] = {
 _OUTCOME_FIELD: dict[str, KindField] = {
     move: field for move in CHANCE_MOVES if (field := _body_field(move, (Shape.INT,))) is not None
 }
-if set(_OUTCOME_FIELD) != CHANCE_MOVES:
-    raise ImportError("service.routes.moves: every chance move's body must carry its outcome")
+if set(_OUTCOME_FIELD) != CHANCE_MOVES or not all(kinds_of_move(m)[0].drawn_by_server for m in CHANCE_MOVES):
+    raise ImportError("service.routes.moves: a chance move must carry its outcome and say who draws it")
 
 
 def _python_name(key: str) -> str:

@@ -149,6 +149,8 @@ class Kind:
     # the die"), and made with the one the host records ("Record a roll of {outcome}").
     drawn_label: str = ""
     recorded_label: str = ""
+    # Why a seat's key may not give a chance move's outcome (the API's 403): the server draws it.
+    drawn_by_server: str = ""
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -108,4 +108,7 @@ KIND = Kind(
     chance_refusal=refusal,
     drawn_label="Roll the die",
     recorded_label="Record a roll of {outcome}",
+    drawn_by_server=(
+        "a seat rolls without a value: the server draws the face (only the host's key records one)"
+    ),
 )
