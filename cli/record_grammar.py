@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 import click
 
 from service.play import DEFAULT_TIE_REASON
-from service.table import Bring, Steal, Swap, openable_cards, resolve_player
+from service.table import openable_cards, resolve_player
 from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card
 from wecore.errors import CardNotationError, UnknownPlayerError, WeError
-from wecore.kinds import MOVE_KINDS, kinds_of_move
-from wecore.moves import CHANCE_CLASSES, legal_moves
+from wecore.kinds import DECIDING, MOVE_KINDS, MOVE_TYPE_NAMES, Kind, MoveType, kinds_of_move
+from wecore.moves import CHANCE_CLASSES, Bring, Move, Open, Steal, Swap, legal_moves
 from wecore.state import GameState, Phase
 from wecore.turns import (
     Turn,
@@ -79,20 +81,141 @@ def house_rule_move_lines(indent: int, column: int) -> str:
 
 HELP = HELP.replace("@@SWAP@@", _swap_help() + "\n" + _typed_help())
 
-VERBS = {
-    "open": "open",
-    "o": "open",
-    "opens": "open",
-    "steal": "steal",
-    "s": "steal",
-    "steals": "steal",
-    "swap": "swap",
-    "swaps": "swap",
-    "keep": "keep",
-    "keeps": "keep",
-    "bring": "bring",
-    "b": "bring",
-    "brings": "bring",
+
+class Reader(Protocol):
+    """What a move's words are read against: the game as it stands, and the card an open names
+    (the session's, which may ask about a face-down gift)."""
+
+    @property
+    def state(self) -> GameState: ...
+
+    def opened_card(self, args: list[str], actor: str | None) -> str: ...
+
+
+# A move's words, read: the reader, the words after the verb, and who the line says moves
+# (None: the player to move).
+Parser = Callable[[Reader, list[str], "str | None"], Move]
+# What can be typed after the verb, given the words already typed after it.
+Completer = Callable[[GameState, list[str]], list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveWords:
+    """How the recorder reads one kind of move: the forms of its verb (the verb first), the move
+    type it records, whether words follow it and a player's name may come before it (a check
+    of whose turn it is), how its words are read and what can be typed after it."""
+
+    move: MoveType
+    forms: tuple[str, ...]
+    parse: Parser
+    complete: Completer
+    takes_words: bool = True
+    named_first: bool = True
+
+
+def _open(reader: Reader, args: list[str], actor: str | None) -> Move:
+    if not args:
+        raise Rejected("say which card was turned over, e.g. `open R7`")
+    return Open(card=reader.opened_card(args, actor), player=actor)
+
+
+def _steal(reader: Reader, args: list[str], actor: str | None) -> Move:
+    if not args:
+        raise Rejected("say whose gift is stolen, e.g. `steal Ann`")
+    return Steal(from_player=victim(reader.state, " ".join(args)), player=actor)
+
+
+def _swap(reader: Reader, args: list[str], actor: str | None) -> Move:
+    if not args:
+        raise Rejected("say whose gift is taken, e.g. `swap Ann` (or `keep`: no swap)")
+    return Swap(with_player=victim(reader.state, " ".join(args)), player=actor)
+
+
+def _keep(reader: Reader, args: list[str], actor: str | None) -> Move:
+    return Swap(with_player=None, player=actor)
+
+
+def _bring(reader: Reader, args: list[str], actor: str | None) -> Move:
+    if len(args) < 2:
+        raise Rejected("say who brings which card, e.g. `bring Ann R7`")
+    if len(args) >= 3 and args[-1].isdigit():  # `bring Ann red 7`
+        return Bring(player=" ".join(args[:-2]), card=spoken_card(args[-2:]))
+    return Bring(player=" ".join(args[:-1]), card=spoken_card(args[-1:]))
+
+
+def _after_verb(words: Callable[[GameState], list[str]]) -> Completer:
+    """A completer offering `words` right after the verb, and nothing after them."""
+    return lambda state, typed: [] if typed else words(state)
+
+
+def _stolen_from(state: GameState) -> list[str]:
+    return [m.from_player for m in legal_moves(state) if isinstance(m, Steal) and m.from_player]
+
+
+def _swapped_with(state: GameState) -> list[str]:
+    return [m.with_player for m in legal_moves(state) if isinstance(m, Swap) and m.with_player]
+
+
+def _bring_completions(state: GameState, typed: list[str]) -> list[str]:
+    if not typed:
+        return list(state.waiting_to_bring)
+    if state.attics is None:
+        return []
+    player = a_player(state, typed)
+    if player is None:
+        return []
+    return [m.card for m in legal_moves(state) if isinstance(m, Bring) and m.player == player and m.card]
+
+
+def _typed(kind: Kind) -> MoveWords:
+    """The words of a move typed as its kind declares (`roll N`: a chance move's outcome, as the
+    table reports it): the verb and one whole number, its kind's outcome field."""
+    word = kind.typed.split()[0]
+    cls = CHANCE_CLASSES[kind.move] if kind.move is not None else None
+    if kind.move is None or cls is None:
+        raise ImportError(f"cli.record_grammar: {word!r} is typed but makes no move")
+    move: MoveType = kind.move
+
+    def parse(reader: Reader, args: list[str], actor: str | None) -> Move:
+        if len(args) != 1 or not args[0].lstrip("-").isdigit():
+            raise Rejected(f"say what came up, e.g. `{word} {kind.outcomes[-1]}`")
+        return cls(int(args[0]), actor)
+
+    def outcomes(state: GameState) -> list[str]:  # the outcomes the rules allow now
+        return [str(getattr(m, kind.attrs[-1])) for m in legal_moves(state) if move == m.TYPE]
+
+    return MoveWords(move, (word, word + "s"), parse, _after_verb(outcomes))
+
+
+# The recorder's words for every kind of move, by verb, in the order help and Tab list them:
+# the printed moves and the swap's two words, each move typed as its kind declares, the bring.
+MOVE_WORDS: dict[str, MoveWords] = {
+    "open": MoveWords("open", ("open", "o", "opens"), _open, _after_verb(openable_cards)),
+    "steal": MoveWords(
+        "steal",
+        ("steal", "s", "steals"),
+        _steal,
+        _after_verb(_stolen_from),
+    ),
+    "swap": MoveWords(
+        "swap",
+        ("swap", "swaps"),
+        _swap,
+        _after_verb(_swapped_with),
+    ),
+    "keep": MoveWords("swap", ("keep", "keeps"), _keep, lambda state, typed: [], takes_words=False),
+    **{kind.typed.split()[0]: _typed(kind) for kind in MOVE_KINDS if kind.typed},
+    "bring": MoveWords("bring", ("bring", "b", "brings"), _bring, _bring_completions, named_first=False),
+}
+_UNWORDED = set(MOVE_TYPE_NAMES) - {words.move for words in MOVE_WORDS.values()}
+if _UNWORDED:
+    # Every kind of move can be recorded: one the recorder has no words for fails here, not at a table.
+    raise ImportError(f"cli.record_grammar: no words in the recorder for {', '.join(sorted(_UNWORDED))!r}")
+# The moves typed as their kind declares (`roll N`: a chance move's outcome), by their word.
+TYPED_KINDS = {kind.typed.split()[0]: kind for kind in MOVE_KINDS if kind.typed}
+
+# The table's other commands, and their short forms.
+_RECORD_VERBS = {
     "undo": "undo",
     "note": "note",
     "tie": "tie",
@@ -107,31 +230,16 @@ VERBS = {
     "lists": "lists",
     "start": "start",
 }
-# The moves typed as their kind declares (`roll N`: a chance move's outcome), by their word.
-TYPED_KINDS = {kind.typed.split()[0]: kind for kind in MOVE_KINDS if kind.typed}
-# Each one's class of move, which the session makes of the outcome typed.
-TYPED_CLASSES = {
-    word: CHANCE_CLASSES[kind.move] for word, kind in TYPED_KINDS.items() if kind.move is not None
+_RECORD_WORDS = ("undo", "note", "tie", "status", "help", "quit", "lists", "start")
+VERBS = {
+    **{form: verb for verb, words in MOVE_WORDS.items() if verb not in TYPED_KINDS for form in words.forms},
+    **_RECORD_VERBS,
+    **{form: verb for verb in TYPED_KINDS for form in MOVE_WORDS[verb].forms},
 }
-VERBS.update({form: word for word in TYPED_KINDS for form in (word, word + "s")})
-MOVES = ("open", "steal", "swap", "keep", *TYPED_KINDS)
-COMMAND_WORDS = (
-    "open",
-    "steal",
-    "swap",
-    "keep",
-    *TYPED_KINDS,
-    "bring",
-    "undo",
-    "note",
-    "tie",
-    "status",
-    "help",
-    "quit",
-    "lists",
-    "start",
-)
-WITHOUT_WORDS = ("status", "help", "quit", "keep")
+# The moves a player's name may come before ("Cat steal Ann").
+MOVES = tuple(verb for verb, words in MOVE_WORDS.items() if words.named_first)
+COMMAND_WORDS = (*MOVE_WORDS, *_RECORD_WORDS)
+WITHOUT_WORDS = ("status", "help", "quit", *(verb for verb, w in MOVE_WORDS.items() if not w.takes_words))
 COLOUR_NAMES = {colour.value: colour for colour in COLOURS}
 AFTER_THE_END = ("tie", "undo", "note", "status", "help", "quit")
 
@@ -299,27 +407,13 @@ def completions(state: GameState, before: list[str]) -> list[str]:
             return list(MOVES)
         else:
             return []
+    if verb in MOVE_WORDS:
+        return MOVE_WORDS[verb].complete(state, before[1:])
     if len(before) == 1:
-        if verb == "open":
-            return openable_cards(state)
-        if verb == "steal":
-            return [m.from_player for m in legal_moves(state) if isinstance(m, Steal) and m.from_player]
-        if verb == "bring":
-            return list(state.waiting_to_bring)
-        if verb == "swap":
-            return [m.with_player for m in legal_moves(state) if isinstance(m, Swap) and m.with_player]
-        if verb in TYPED_KINDS:  # the outcomes the rules allow now (a die's faces, at its roll)
-            kind = TYPED_KINDS[verb]
-            return [str(getattr(m, kind.attrs[-1])) for m in legal_moves(state) if kind.move == m.TYPE]
         if verb == "tie" and state.is_over:
             return list(state.scoreboard.winners)
         if verb == "start":
             return ["over"]
-    if len(before) >= 2 and verb == "bring" and state.attics is not None:
-        player = a_player(state, before[1:])
-        if player is None:
-            return []
-        return [m.card for m in legal_moves(state) if isinstance(m, Bring) and m.player == player and m.card]
     return []
 
 

@@ -27,9 +27,8 @@ from cli.record_grammar import (
     AFTER_THE_END,
     COMMAND_WORDS,
     HELP,
+    MOVE_WORDS,
     MOVES,
-    TYPED_CLASSES,
-    TYPED_KINDS,
     VERBS,
     WITHOUT_WORDS,
     Rejected,
@@ -42,7 +41,6 @@ from cli.record_grammar import (
     split_entries,
     spoken_card,
     tie_words,
-    victim,
     without_comment,
 )
 from cli.record_input import (
@@ -61,13 +59,9 @@ from service.play import DEFAULT_UNDO_REASON, GAME_OVER, Refused, RuleRefused, S
 from service.table import (
     AddNote,
     BreakTie,
-    Bring,
     Damaged,
     DealLists,
-    Open,
     Standing,
-    Steal,
-    Swap,
     Table,
     TableCommand,
     Undo,
@@ -275,32 +269,9 @@ class Session(Teller):
             return self.start_over()
         if verb in MOVES and actor is None:
             actor = self._mover_as_prompted(text)
-        if verb == "open":
-            if not args:
-                raise Rejected("say which card was turned over, e.g. `open R7`")
-            self.move(Open(card=self.opened_card(args, actor), player=actor))
-        elif verb == "steal":
-            if not args:
-                raise Rejected("say whose gift is stolen, e.g. `steal Ann`")
-            self.move(Steal(from_player=victim(self.state, " ".join(args)), player=actor))
-        elif verb == "swap":
-            if not args:
-                raise Rejected("say whose gift is taken, e.g. `swap Ann` (or `keep`: no swap)")
-            self.move(Swap(with_player=victim(self.state, " ".join(args)), player=actor))
-        elif verb == "keep":
-            self.move(Swap(with_player=None, player=actor))
-        elif verb in TYPED_KINDS:  # a chance move's outcome, as the table reports it
-            kind = TYPED_KINDS[verb]
-            if len(args) != 1 or not args[0].lstrip("-").isdigit():
-                raise Rejected(f"say what came up, e.g. `{verb} {kind.outcomes[-1]}`")
-            self.move(TYPED_CLASSES[verb](int(args[0]), actor))
-        elif verb == "bring":
-            if len(args) < 2:
-                raise Rejected("say who brings which card, e.g. `bring Ann R7`")
-            if len(args) >= 3 and args[-1].isdigit():  # `bring Ann red 7`
-                self.move(Bring(player=" ".join(args[:-2]), card=spoken_card(args[-2:])))
-            else:
-                self.move(Bring(player=" ".join(args[:-1]), card=spoken_card(args[-1:])))
+        words_of_move = MOVE_WORDS.get(verb)
+        if words_of_move is not None:
+            self.move(words_of_move.parse(self, args, actor))
         elif verb == "undo":
             self.undo(rest or DEFAULT_UNDO_REASON)
         elif verb == "note":

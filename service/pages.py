@@ -13,6 +13,7 @@ import segno
 from service.guard import inline_hashes
 from service.keys import HOST, SEAT, TABLE, Role
 from service.live import Folder, LiveGame, plain
+from wecore.kinds import MOVE_KINDS
 from wecore.rulesets import HOUSE_RULES, Shape, house_rules_text
 from wecore.wording import counted
 
@@ -23,6 +24,16 @@ if TYPE_CHECKING:
 # Unfinished games shown with their seats' codes, a page at a time: a folder of a thousand games
 # is a thousand sections, and drawing every seat's QR code took most of a minute.
 LOBBY_PAGE = 12
+
+# The words of each chance move's button on a live page (its outcome drawn by the server, or the
+# one the host records), by move type, as its kind declares them: the page names no kind.
+CHANCE_LABELS: dict[str, dict[str, str]] = {
+    kind.move: {"field": kind.fields[-1].key, "drawn": kind.drawn_label, "recorded": kind.recorded_label}
+    for kind in MOVE_KINDS
+    if kind.move is not None and kind.outcomes
+}
+if any(not (words["drawn"] and "{outcome}" in words["recorded"]) for words in CHANCE_LABELS.values()):
+    raise ImportError("service.pages: a chance kind must word its buttons (drawn_label, recorded_label)")
 
 
 # The codes of a few pages of seats (7 a game at most), drawn once: reloading the lobby is cheap.
@@ -59,6 +70,7 @@ def live_page(game: LiveGame, role: Role, key: str) -> str:
         "play": f"/api/v1/games/{game.game}/play?k={key}",
         "seal": f"/api/v1/games/{game.game}/seal" if role.kind == HOST else None,
         "receipt": f"/api/v1/games/{game.game}/receipt" if role.kind == SEAT else None,
+        "chance": CHANCE_LABELS,
     }
     if not envelopes:
         why = html.escape(game.stopped or "This game has no events.")

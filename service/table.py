@@ -38,7 +38,7 @@ from wecore.cards import ALL_CARDS
 from wecore.decider import AddNote, BreakTie, DealAttics, DealLists, Undo, resolve_player
 from wecore.errors import WeError
 from wecore.events import AnyEvent
-from wecore.moves import Bring, ChanceMove, Open, Roll, Steal, Swap
+from wecore.moves import Bring, Move, Open, Steal, Swap
 from wecore.reducer import evolve
 from wecore.state import GameState
 
@@ -52,7 +52,6 @@ __all__ = [
     "Happened",
     "Open",
     "Outcome",
-    "Roll",
     "Sealed",
     "Standing",
     "Steal",
@@ -67,7 +66,8 @@ __all__ = [
 # read and its append; each round is a stat, a short read and an append attempt.
 ATTEMPTS = 20
 
-TableCommand = Open | Steal | Bring | Swap | ChanceMove | Undo | AddNote | BreakTie | DealLists | DealAttics
+# Every move of the kinds (wecore.moves), and the records a table makes that are no player's move.
+TableCommand = Move | Undo | AddNote | BreakTie | DealLists | DealAttics
 
 
 class Damaged(Refused):

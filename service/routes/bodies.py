@@ -16,27 +16,27 @@ from starlette.requests import ClientDisconnect
 
 from service.clock import LONGEST_CLOCK
 from service.routes.answers import ApiError
+from wecore.kinds import MOVE_KINDS, MOVE_TYPE_NAMES, MoveType, kinds_of_move
 from wecore.moves import MOVE_CLASSES, Move
 
 BODY_LIMIT = 16 * 1024
 
 _STRICT = ConfigDict(extra="forbid", strict=True, populate_by_name=False)
-# The order the published schema has always listed the moves' bodies in; a kind added later
-# comes after them, in the kinds' order.
-_BODY_ORDER = ("open", "steal", "swap", "bring", "roll")
+# The moves the published schema has always listed first, in that order; every other kind's
+# move follows them in the registry's order (wecore.kinds).
+_FIRST_PUBLISHED: tuple[MoveType, ...] = ("open", "steal", "swap", "bring")
+if not set(_FIRST_PUBLISHED) <= set(MOVE_TYPE_NAMES):
+    raise ImportError("service.routes.bodies: the first published moves must be kinds' moves")
+_PUBLISHED: tuple[MoveType, ...] = tuple(
+    dict.fromkeys((*_FIRST_PUBLISHED, *(kind.move for kind in MOVE_KINDS if kind.move is not None)))
+)
 
 
 # The body of each kind of move, made from its class's declared fields (wecore.moves: OBJECT),
-# after its "type" and "as"; the open's may name a face-down gift by its place instead.
+# after its "type" and "as"; a kind that names a card by a face-down gift's place (Kind.by_place)
+# takes that key too.
 _SHAPES: dict[str, Any] = {"text": str, "text or null": str | None, "int or null": int | None}
-_EXTRA: dict[str, dict[str, Any]] = {
-    # A face-down gift by its place on the table (from 1, as the key's view shows them).
-    "open": {"gift": (Annotated[int, Field(ge=1)] | None, None)},
-}
-
-
-def _listed(cls: type[Move]) -> int:
-    return _BODY_ORDER.index(cls.TYPE) if cls.TYPE in _BODY_ORDER else len(_BODY_ORDER)
+_PLACE = (Annotated[int, Field(ge=1)] | None, None)
 
 
 def _move_body(cls: type[Move]) -> type[BaseModel]:
@@ -48,15 +48,14 @@ def _move_body(cls: type[Move]) -> type[BaseModel]:
         name = f"{key}_" if keyword.iskeyword(key) else key
         default = ... if required else None
         fields[name] = (_SHAPES[shape], Field(default, alias=key) if name != key else default)
-    fields.update(_EXTRA.get(cls.TYPE, {}))
+    fields.update({kind.by_place: _PLACE for kind in kinds_of_move(cls.TYPE) if kind.by_place})
     title = f"{cls.TYPE.capitalize()}Move"
     return create_model(title, __config__=_STRICT, **fields)
 
 
+_CLASS_OF: dict[str, type[Move]] = {cls.TYPE: cls for cls in MOVE_CLASSES}
 # By move type, in the order the API's union lists them.
-MOVE_BODIES: dict[str, type[BaseModel]] = {
-    cls.TYPE: _move_body(cls) for cls in sorted(MOVE_CLASSES, key=_listed)
-}
+MOVE_BODIES: dict[str, type[BaseModel]] = {move: _move_body(_CLASS_OF[move]) for move in _PUBLISHED}
 
 
 class UndoMove(BaseModel):

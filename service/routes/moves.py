@@ -29,7 +29,8 @@ from service.routes.bodies import (
 )
 from service.routes.served import Served, ServedDep
 from service.table import AddNote, BreakTie, Table, Undo, resolve_player
-from wecore.kinds import CHANCE_MOVES
+from wecore.kinds import CHANCE_MOVES, MOVE_TYPE_NAMES, MoveType, Shape, kinds_of_move
+from wecore.kinds import Field as KindField
 from wecore.moves import MOVE_CLASSES, chance_outcomes
 
 router = APIRouter()
@@ -72,19 +73,19 @@ def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) ->
     move = asked.move
     if role.kind == SEAT and move.type in RECORD_BODIES:
         raise ApiError(403, f"only the host's key can {move.type}")
-    chance = move.type in CHANCE_MOVES  # nobody chooses its outcome: the server draws it
-    if role.kind == SEAT and chance and move.value is not None:
-        sentence = "a seat rolls without a value: the server draws the face (only the host's key records one)"
-        raise ApiError(403, sentence)
+    # A chance move: nobody chooses its outcome (the server draws it) but the host's key may record one.
+    outcome_field = _OUTCOME_FIELD.get(move.type)
+    if role.kind == SEAT and outcome_field is not None and getattr(move, outcome_field.key) is not None:
+        raise ApiError(403, kinds_of_move(move.type)[0].drawn_by_server)
     table = Table(served.folder, game)
     standing = table.look()
     actor = _actor(standing.state, role, move)
-    if chance and move.value is None:
-        move = move.model_copy(update={"value": _drawn_face(standing.state)})
+    if outcome_field is not None and getattr(move, outcome_field.key) is None:
+        move = move.model_copy(update={outcome_field.key: _drawn_outcome(standing.state, outcome_field)})
     try:
         # The card named, or under the gift named by place, is read in the game at `expect`;
         # at any other head the table answers 409 before the card is looked at.
-        names_a_card = move.type in _NAMING_A_CARD and standing.head == asked.expect
+        names_a_card = move.type in _CARD_FIELD and standing.head == asked.expect
         card = _named_card(standing.state, move, role) if names_a_card else None
         outcome = table.move(_command_for(move, actor, card), expect=asked.expect)
     except Refused as exc:
@@ -127,15 +128,15 @@ def _actor(state: Any, role: Role, move: Any) -> str | None:
     return str(named)
 
 
-def _drawn_face(state: Any) -> int:
-    """A fair face for a roll the server makes (a seat's, a bot's, or the host's without a value),
-    from a cryptographic generator: nobody at the table can predict it. Out of a roll's phase
-    any face will do: the rules refuse the roll before its face."""
+def _drawn_outcome(state: Any, field: KindField) -> int:
+    """A fair outcome of a chance move the server makes (a seat's, a bot's, or the host's without
+    one: a die's face), from a cryptographic generator: nobody at the table can predict it. Out
+    of the move's phase any outcome will do: the rules refuse the move before its outcome."""
     outcomes = chance_outcomes(state)
     if not outcomes:
         return 1
-    face: int = getattr(secrets.choice(outcomes)[0], "value")  # noqa: B009 (every outcome is a roll)
-    return face
+    drawn: int = getattr(secrets.choice(outcomes)[0], field.attr)
+    return drawn
 
 
 def _named_card(state: Any, move: Any, role: Role) -> str | None:
@@ -146,9 +147,11 @@ def _named_card(state: Any, move: Any, role: Role) -> str | None:
     from wecore.errors import WeError
     from wecore.views import gift_at, hidden_card_refusal
 
-    gift = getattr(move, "gift", None)
+    field = _CARD_FIELD[move.type]
+    named = getattr(move, field.key)
+    gift = next((getattr(move, kind.by_place) for kind in kinds_of_move(move.type) if kind.by_place), None)
     if gift is not None:
-        if move.card is not None:
+        if named is not None:
             raise ApiError(422, 'name the card or the gift\'s place ("gift"), not both')
         seat = role.seat if role.kind == SEAT else None
         try:
@@ -158,10 +161,10 @@ def _named_card(state: Any, move: Any, role: Role) -> str | None:
         if card is None:
             raise ApiError(422, f"face-down gift {gift} was brought unseen: name the card turned over")
         return card
-    if move.card is None:
+    if named is None:
         return None
     try:
-        card = parse_card(move.card)
+        card = parse_card(named)
     except WeError as exc:
         raise ApiError(422, str(exc)) from None
     if role.kind == SEAT and role.seat is not None:
@@ -171,9 +174,32 @@ def _named_card(state: Any, move: Any, role: Role) -> str | None:
     return card
 
 
-# The moves whose card the API reads itself (by name or by a face-down gift's place).
-_NAMING_A_CARD = ("open", "bring")
 _MOVE_CLASS: dict[str, Any] = {cls.TYPE: cls for cls in MOVE_CLASSES}
+
+
+def _body_field(move: MoveType, shapes: tuple[Shape, ...]) -> KindField | None:
+    """The field of a move's body its kinds declare with one of `shapes` (None: no such field)."""
+    keys = {key for key, _, _, _ in _MOVE_CLASS[move].OBJECT}
+    found = {f for kind in kinds_of_move(move) for f in kind.fields if f.key in keys and f.shape in shapes}
+    if len(found) > 1:
+        raise ImportError(f"service.routes.moves: a {move}'s body names more than one {shapes[0]}")
+    return next(iter(found), None)
+
+
+# The moves whose card the API reads itself (by name or by a face-down gift's place): those
+# whose body carries a field their kinds declare a card.
+_CARD_FIELD: dict[str, KindField] = {
+    move: field
+    for move in MOVE_TYPE_NAMES
+    if (field := _body_field(move, (Shape.CARD, Shape.CARD_OR_NULL))) is not None
+}
+# The field a chance move's outcome fills (a die's face): its body's one field of its kind beyond
+# the party and the player.
+_OUTCOME_FIELD: dict[str, KindField] = {
+    move: field for move in CHANCE_MOVES if (field := _body_field(move, (Shape.INT,))) is not None
+}
+if set(_OUTCOME_FIELD) != CHANCE_MOVES or not all(kinds_of_move(m)[0].drawn_by_server for m in CHANCE_MOVES):
+    raise ImportError("service.routes.moves: a chance move must carry its outcome and say who draws it")
 
 
 def _python_name(key: str) -> str:
@@ -194,5 +220,5 @@ def _command_for(move: Any, actor: str | None, card: str | None = None) -> Any:
         attr: getattr(move, f"{key}_" if keyword.iskeyword(key) else key) for key, attr, _, _ in cls.OBJECT
     }
     if card is not None:
-        values["card"] = card
+        values[_CARD_FIELD[move.type].attr] = card
     return cls(**values, player=actor)

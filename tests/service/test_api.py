@@ -509,3 +509,36 @@ def test_with_lan_the_terminal_code_opens_the_hosts_lobby(tmp_path) -> None:
     expected = io.StringIO()
     segno.make(host_url, error="m").terminal(out=expected, compact=True)
     assert expected.getvalue() in text
+
+
+def test_the_move_bodies_published_are_exactly_the_kinds_moves(server: Server) -> None:
+    """The schema's move bodies are the kinds' moves (and the host's records), the first four in
+    the order published since the start; each body carries its class's fields and the gift's
+    place where a kind names its card that way (the open's `gift`)."""
+    from wecore.kinds import CHANCE_MOVES, MOVE_KINDS, kinds_of_move
+    from wecore.moves import MOVE_CLASSES
+
+    with server.client() as client:
+        schema = client.get("/openapi.json").json()
+    components = schema["components"]["schemas"]
+    body_of = schema["paths"]["/api/v1/games/{game_id}/moves"]["post"]["requestBody"]
+    union = body_of["content"]["application/json"]["schema"]["properties"]["move"]
+    listed = [ref["$ref"].rsplit("/", 1)[1] for ref in union["oneOf"]]
+    kinds_moves = list(dict.fromkeys(kind.move for kind in MOVE_KINDS))
+    assert set(union["discriminator"]["mapping"]) == {*kinds_moves, "undo", "note", "tie"}
+    assert listed[:4] == ["OpenMove", "StealMove", "SwapMove", "BringMove"]
+    assert listed[4:] == [
+        *(f"{m.capitalize()}Move" for m in kinds_moves if m not in ("open", "steal", "swap", "bring")),
+        "UndoMove",
+        "NoteMove",
+        "TieMove",
+    ]
+    for cls in MOVE_CLASSES:
+        body = components[f"{cls.TYPE.capitalize()}Move"]["properties"]
+        places = {kind.by_place for kind in kinds_of_move(cls.TYPE) if kind.by_place}
+        assert set(body) == {"type", "as", *(key for key, _, _, _ in cls.OBJECT), *places}
+        for key in places:
+            assert body[key]["anyOf"][0] == {"minimum": 1, "type": "integer"}
+    assert "gift" in components["OpenMove"]["properties"]
+    for chance in CHANCE_MOVES:  # a chance move's outcome is optional: the server draws it
+        assert components[f"{chance.capitalize()}Move"]["required"] == ["type"]

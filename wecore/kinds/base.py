@@ -158,6 +158,15 @@ class Kind:
     telling: Telling | None = None
     gist: Gist | None = None
     chance_refusal: ChanceRefusal | None = None
+    # How the API's body names this kind's card another way: the key of a face-down gift's place
+    # on the table (from 1, as the key's view shows them) standing for the card; "" for none.
+    by_place: str = ""
+    # A chance move's words on a page's button: made with its outcome drawn by the server ("Roll
+    # the die"), and made with the one the host records ("Record a roll of {outcome}").
+    drawn_label: str = ""
+    recorded_label: str = ""
+    # Why a seat's key may not give a chance move's outcome (the API's 403): the server draws it.
+    drawn_by_server: str = ""
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -111,4 +111,9 @@ KIND = Kind(
     telling=telling,
     gist=gist,
     chance_refusal=refusal,
+    drawn_label="Roll the die",
+    recorded_label="Record a roll of {outcome}",
+    drawn_by_server=(
+        "a seat rolls without a value: the server draws the face (only the host's key records one)"
+    ),
 )

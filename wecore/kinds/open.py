@@ -113,4 +113,5 @@ KIND = Kind(
     effect=open_gift,
     telling=telling,
     gist=gist,
+    by_place="gift",
 )
