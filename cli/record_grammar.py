@@ -21,7 +21,7 @@ from service.play import DEFAULT_TIE_REASON
 from service.table import openable_cards, resolve_player
 from wecore.cards import CARD_FORM_HINT, COLOURS, is_card, parse_card
 from wecore.errors import CardNotationError, UnknownPlayerError, WeError
-from wecore.kinds import DECIDING, MOVE_KINDS, MOVE_TYPE_NAMES, Kind, MoveType, kinds_of_move
+from wecore.kinds import MOVE_KINDS, MOVE_TYPE_NAMES, Kind, MoveType, kinds_of_move
 from wecore.moves import CHANCE_CLASSES, Bring, Move, Open, Steal, Swap, legal_moves
 from wecore.state import GameState, Phase
 from wecore.turns import (
