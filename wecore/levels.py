@@ -9,12 +9,24 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from wecore.bots import Bot, GreedyBot, RandomBot
-from wecore.search import ROLLOUT_ITERATIONS, SearchBot
 
-BOTS: Mapping[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "ismcts": SearchBot}
+
+def _search_bot() -> Bot:
+    # The search bot's module is loaded when one is seated, not by every command that names
+    # the bots (a simulation of random bots never needs it).
+    from wecore.search import SearchBot
+
+    return SearchBot()
+
+
+BOTS: Mapping[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "ismcts": _search_bot}
 
 
 def rollout_bot(policy: str) -> Bot:
     """The bot `we analyse` plays the rollouts with: the one named, the search bot on a small
     budget (ROLLOUT_ITERATIONS)."""
-    return SearchBot(ROLLOUT_ITERATIONS) if policy == "ismcts" else BOTS[policy]()
+    if policy != "ismcts":
+        return BOTS[policy]()
+    from wecore.search import ROLLOUT_ITERATIONS, SearchBot
+
+    return SearchBot(ROLLOUT_ITERATIONS)

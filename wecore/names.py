@@ -40,10 +40,11 @@ _BLANKS = frozenset("\u2800\u3164\u115f\u1160\uffa0")
 _ZWJ, _VARIATION_SELECTORS = "\u200d", frozenset("\ufe0e\ufe0f")
 
 
-# Every character that draws nothing, as one set: asked of each character of every confusable
-# the look-alike check reads at start-up, so a set look-up, not a walk over the ranges.
+# The characters that draw nothing below the tags block (U+E0000-U+E0FFF, 4,096 of them, which
+# `_invisible` tests as a range), as one set: a set look-up for each character of a name.
+_TAGS_FIRST, _TAGS_LAST = "\U000e0000", "\U000e0fff"
 _INVISIBLE = _BLANKS | frozenset(
-    chr(code) for low, high in _DEFAULT_IGNORABLE for code in range(low, high + 1)
+    chr(code) for low, high in _DEFAULT_IGNORABLE if low < 0xE0000 for code in range(low, high + 1)
 )
 
 
@@ -55,7 +56,7 @@ def _other_space(char: str) -> bool:
 
 def _invisible(char: str) -> bool:
     """A character that draws nothing: default-ignorable (bidi controls included), or a blank."""
-    return char in _INVISIBLE
+    return char in _INVISIBLE or _TAGS_FIRST <= char <= _TAGS_LAST
 
 
 def _emoji(char: str) -> bool:
@@ -140,19 +141,32 @@ def _prototypes() -> Mapping[str, str]:
         if len(char) != 1:
             continue
         for homoglyph in homoglyphs:
-            other = without_invisibles(homoglyph["c"])
+            other = homoglyph["c"]
             if len(other) != 1:
-                continue
+                other = without_invisibles(other)
+                if len(other) != 1:
+                    continue
+            elif other == " " or _invisible(other) or _other_space(other):
+                continue  # what `without_invisibles` would make nothing of
             a, b = root(char), root(other)
             if a != b:
                 parent[max(a, b)] = min(a, b)
     return {char: root(char) for char in parent}
 
 
+# The ASCII characters whose prototype is another character, as `_prototypes` derives them from
+# the data (a test holds the two equal): an ASCII name, NFD of itself, gets its skeleton without
+# loading the data (about 300M instructions, most of an audit of a few games).
+_ASCII_PROTOTYPES = str.maketrans({"`": "'", "I": "1", "O": "0", "l": "1", "|": "1"})
+
+
 def skeleton(name: str) -> str:
     """The confusable skeleton of `name` (UTS #39: NFD, each character to its prototype, NFD)."""
+    seen = without_invisibles(name)
+    if seen.isascii():
+        return seen.translate(_ASCII_PROTOTYPES)
     prototypes = _prototypes()
-    decomposed = unicodedata.normalize("NFD", without_invisibles(name))
+    decomposed = unicodedata.normalize("NFD", seen)
     return unicodedata.normalize("NFD", "".join(prototypes.get(char, char) for char in decomposed))
 
 

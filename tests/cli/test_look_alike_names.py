@@ -4,13 +4,24 @@ code point for code point."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
 import pytest
-from weharness import VECTORS, sealed, we
+from weharness import ROOT, VECTORS, sealed, we
 
-from wecore.names import look_alike, look_alike_sentence, name_refusal, players_refusal
+from wecore.names import (
+    _prototypes,
+    look_alike,
+    look_alike_sentence,
+    name_refusal,
+    players_refusal,
+    skeleton,
+    without_invisibles,
+)
 
 FOUR = VECTORS / "four-players-dealt.jsonl"
 COMPOSED, DECOMPOSED = "Zo\u00eb", "Zoe\u0308"
@@ -186,3 +197,31 @@ def test_we_audit_warns_on_a_name_a_writer_would_refuse_and_the_log_passes(tmp_p
     audited = we("audit", log)
     assert audited.exit_code == 0 and audited.stdout.startswith("OK")
     assert "\u202e" not in audited.stdout  # the override itself never reaches the terminal
+
+
+def test_an_ascii_character_has_the_prototype_the_confusables_data_gives() -> None:
+    # ASCII names take a short table instead of the data (`_ASCII_PROTOTYPES`): it must be the
+    # data's own answer for every ASCII character, whatever version of the data is installed.
+    prototypes = _prototypes()
+    for code in range(128):
+        char = chr(code)
+        seen = without_invisibles(char)
+        assert skeleton(char) == "".join(prototypes.get(c, c) for c in seen), repr(char)
+
+
+def test_names_in_ascii_are_told_apart_without_loading_the_confusables_data() -> None:
+    code = (
+        "import sys\n"
+        "from wecore.names import look_alike, players_refusal\n"
+        "assert look_alike(['Al', 'AI', 'Cat'])[:2] == ('Al', 'AI')\n"
+        "assert players_refusal(['Ann', 'Ben', 'Cat', 'O|ga']) is None\n"
+        "print(sorted(m for m in sys.modules if m.startswith('confusable_homoglyphs')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.stdout.strip() == "[]"

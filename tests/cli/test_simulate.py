@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
 import pytest
 from freezegun import freeze_time
-from weharness import one_error_line, we
+from weharness import ROOT, one_error_line, we
 
 
 def cells(line: str) -> list[str]:
@@ -191,3 +194,37 @@ def test_the_search_bot_plays_games_that_pass_the_audit(tmp_path):
     assert audit.exit_code == 0, audit.stdout
     (report,) = [json.loads(line) for line in audit.stdout.splitlines()]
     assert report["ok"] and report["complete"]
+
+
+def test_a_simulation_of_random_bots_loads_neither_the_search_bot_nor_the_progress_bar(tmp_path):
+    # Start-up is most of a short simulation's cost: the search bot's module and rich's progress
+    # bar (which draws nothing on a piped stderr) are loaded only when used.
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "cli.main",
+            "simulate",
+            "-k",
+            "2",
+            "--bot",
+            "random",
+            "-o",
+            str(tmp_path / "logs"),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "WE_DB": str(tmp_path / "never.db")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "service.simulate" in loaded
+    assert not {"wecore.search", "rich.progress"} & loaded
