@@ -58,17 +58,20 @@ async def answer_move(served: Served, request: Request, game_id: str) -> FastJSO
 def post_for_bot(
     served: Served, game: LiveGame, role: Role, body: dict[str, Any]
 ) -> tuple[int, dict[str, Any]]:
-    """A bot's move, through the path of every move: the body read as a request's is."""
+    """A bot's move, through the path of every move: the body read as a request's is. Its
+    answer, which nobody reads, is its head alone (or the error)."""
     try:
         asked = adapter(MoveRequest).validate_python(body)
-        return make_move(served, game, role, asked)
+        return make_move(served, game, role, asked, answer=False)
     except ValidationError as exc:
         return 422, {"error": error_sentence(exc)}
     except ApiError as exc:
         return exc.status, {"error": exc.sentence}
 
 
-def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) -> tuple[int, dict[str, Any]]:
+def make_move(
+    served: Served, game: LiveGame, role: Role, asked: MoveRequest, answer: bool = True
+) -> tuple[int, dict[str, Any]]:
     move = asked.move
     if role.kind == SEAT and move.type in RECORD_BODIES:
         raise ApiError(403, f"only the host's key can {move.type}")
@@ -97,6 +100,8 @@ def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) ->
     if served.bot_seats.of(game.game):
         served.bots.poke()  # a bot's turn, perhaps (a game without bots leaves their thread be)
     seq = outcome.head
+    if not answer:
+        return 201, {"seq": seq}
     with game.lock:
         view = game.view_object(seq, role)
     envelopes = [redact_envelope(e.to_dict(), role) for e in outcome.written]

@@ -69,6 +69,7 @@ class Served:
 
     def __post_init__(self) -> None:
         self.bots = BotPlayer(self.bot_seats, self.game, partial(self.bot_post, self), log_problem)
+        self.folder.on_grew = self.bots.grew  # a move read from the log: perhaps a bot's turn
 
     @classmethod
     def open(
