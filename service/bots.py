@@ -2,7 +2,7 @@
 
 `BotSeats` says which seats of which game a bot plays (kept beside the host key, in
 GAMES_DIR/.we/bots.json, so a restarted service goes on playing them). `BotPlayer` is one
-background thread: whenever a game with bots grows, or is poked after a move, it asks each
+background thread: whenever a game with bots grows (the follower or a move tells it), it asks each
 bot (wecore.bots, as `we simulate` seats them) for the move that is now theirs and posts it
 through `post`, the very path an HTTP move takes (its body parsed, its seat's key checked, its
 head expected), as the seat would send it: a face-down gift it has not seen by its place.
@@ -25,7 +25,7 @@ from service.keys import SEAT, Role
 from wecore.bots import Bot, bot_move
 from wecore.levels import BOTS
 from wecore.moves import chance_outcomes
-from wecore.search import SearchBot, TimeLimit
+from wecore.search import GameMovedOn, SearchBot, TimeLimit
 from wecore.views import seat_move_object
 
 POLL_SECONDS = 0.2
@@ -59,11 +59,12 @@ def bot_refusal(bots: Mapping[str, str], players: list[str], attics_dealt: bool)
     return None
 
 
-def served_bot(name: str) -> Bot:
+def served_bot(name: str, moved_on: Callable[[], bool] | None = None) -> Bot:
     """The bot called `name` as a served table seats it: as `we simulate` does, but the search
-    bot stops searching after SEARCH_SECONDS of wall time."""
+    bot stops searching before SEARCH_SECONDS of wall time have passed, and as soon as
+    `moved_on()` says its game has moved on (its move would be refused: it decides again)."""
     if name == SearchBot.name:
-        return SearchBot(time_limit=TimeLimit(time.monotonic, SEARCH_SECONDS))
+        return SearchBot(time_limit=TimeLimit(time.monotonic, SEARCH_SECONDS, moved_on))
     return BOTS[name]()
 
 
@@ -140,6 +141,11 @@ class BotPlayer:
         """Something moved: look now rather than at the next poll."""
         self._poked.set()
 
+    def grew(self, game: Any) -> None:
+        """The follower read more of `game` (a LiveGame): its bots look now, if it has any."""
+        if self.seats.of(game.game):
+            self._poked.set()
+
     def _run(self) -> None:
         while not self._stop.is_set():
             self._poked.wait(POLL_SECONDS)
@@ -156,6 +162,14 @@ class BotPlayer:
                         moved = self._play_one(game_id) or moved
                     except Exception as exc:  # one game's trouble must not stop the others' bots
                         self.on_error(f"{game_id}: a bot could not move: {exc}")
+
+    def bot_for(self, name: str, game: Any, head: int) -> Bot:
+        """The bot called `name`, deciding in `game` at `head`: a search bot stops searching
+        once the game has moved past it (a person's move landed), as its move would be
+        refused; the others never take long enough to need to."""
+        if name != SearchBot.name:
+            return self._bots[name]
+        return served_bot(name, moved_on=lambda: game.head != head)
 
     def _play_one(self, game_id: str) -> bool:
         """The next bot move of this game, made; False when no bot has one to make now."""
@@ -176,7 +190,10 @@ class BotPlayer:
                     continue
                 body = {"expect": head, "move": {"type": outcomes[0][0].TYPE, "as": player}}
             else:
-                move = bot_move(state, player, self._bots[name], game_id)
+                try:
+                    move = bot_move(state, player, self.bot_for(name, game, head), game_id)
+                except GameMovedOn:
+                    return True  # someone moved while it searched: decide again from there
                 if move is None:
                     continue
                 body = {"expect": head, "move": seat_move_object(state, player, move)}

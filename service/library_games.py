@@ -71,6 +71,8 @@ class StoredGames:
         self._thread: threading.Thread | None = None
         self._notes = Notifications(pool.url, self._told, self._lost, self._back)
         self.on_error: Callable[[str], None] = lambda message: None
+        # Told of every game that grew as it was read (the bots' thread looks then).
+        self.on_grew: Callable[[LiveGame], None] = lambda game: None
 
     # --- what the service reads ---
     def scan(self) -> None:
@@ -102,6 +104,7 @@ class StoredGames:
             self.keys.add_game(game.game_id, game.current.players)
         if grew:
             game.wake()
+            self.on_grew(game)
 
     def refresh(self, game: LiveGame) -> None:
         self._refresh(game)  # type: ignore[arg-type]

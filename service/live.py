@@ -429,6 +429,8 @@ class Folder:
         self._last_scan = 0.0
         self._told: dict[Path, str] = {}  # what the server's log last said of each path
         self.on_error: Callable[[str], None] = lambda message: None
+        # Told of every game that grew as the follower read it (the bots' thread looks then).
+        self.on_grew: Callable[[LiveGame], None] = lambda game: None
 
     def scan(self) -> None:
         """Find new logs in the folder. Every `*.jsonl` is looked at; what is no log (a FIFO, a
@@ -467,6 +469,7 @@ class Folder:
             self._tell(game.path, said)
         if grew:
             game.wake()
+            self.on_grew(game)
 
     def _place(self, game: LiveGame) -> str | None:
         """Serve the game under the id its file holds now, if no other file serves it; what the

@@ -70,14 +70,22 @@ _PUBLIC_FIELDS = (
 
 @dataclass(frozen=True)
 class TimeLimit:
-    """A served table's cap on one move's search: the search reads `clock` (seconds from any
-    origin) between playouts and stops once `seconds` have passed and every choice has been
-    tried, even short of its playouts. Only the service passes one (service/bots.py): wecore
-    reads no clock of its own, and a capped search depends on the machine's speed, so `we
-    simulate`, `we analyse` and the ladder never cap theirs and stay reproducible."""
+    """A served table's cap on one move's search. The search reads `clock` (seconds from any
+    origin) before each playout and stops when, at the pace of its playouts so far, one more
+    would end past `seconds`, even short of its playouts or before every choice is tried (it
+    makes one at least). It asks `moved_on` before each playout too: once the game has moved
+    on (someone else's move landed), the search stops and raises `GameMovedOn`, as its move
+    would be refused. Only the service passes one (service/bots.py): wecore reads no clock of
+    its own, and a capped search depends on the machine's speed and on when others move, so
+    `we simulate`, `we analyse` and the ladder never cap theirs and stay reproducible."""
 
     clock: Callable[[], float]
     seconds: float
+    moved_on: Callable[[], bool] | None = None
+
+
+class GameMovedOn(Exception):
+    """A capped search stopped as the game moved on under it: decide again from the new state."""
 
 
 @dataclass(frozen=True)
@@ -292,9 +300,9 @@ class SearchBot:
             return choices[0]
         totals = [0.0] * len(choices)
         visits = [0] * len(choices)
-        out_of_time = _out_of_time(self.time_limit)
+        stop = _stopping(self.time_limit)
         for iteration in range(self.iterations):
-            if iteration >= len(choices) and out_of_time():
+            if stop(iteration):
                 break
             world = first if iteration == 0 else self._world(knowledge, rng.fork(f"deal/{iteration}"))
             arm = _ucb_arm(totals, visits, iteration)
@@ -313,12 +321,25 @@ class SearchBot:
         return determinise(knowledge, rng)
 
 
-def _out_of_time(limit: TimeLimit | None) -> Callable[[], bool]:
-    """Whether a search started now has used up its time (never, without a limit)."""
+def _stopping(limit: TimeLimit | None) -> Callable[[int], bool]:
+    """Whether a search started now stops before its playout number `done` (never, without a
+    limit). It raises GameMovedOn once the game has moved on; it stops when one more playout,
+    as long as the average so far, would end past the limit (after one playout at least: the
+    search needs one to choose)."""
     if limit is None:
-        return lambda: False
-    clock, deadline = limit.clock, limit.clock() + limit.seconds
-    return lambda: clock() >= deadline
+        return lambda done: False
+    clock, seconds, moved_on = limit.clock, limit.seconds, limit.moved_on
+    start = clock()
+
+    def stop(done: int) -> bool:
+        if moved_on is not None and moved_on():
+            raise GameMovedOn
+        if done == 0:
+            return False
+        spent = clock() - start
+        return spent + spent / done > seconds
+
+    return stop
 
 
 def _ucb_arm(totals: list[float], visits: list[int], iteration: int) -> int:

@@ -57,19 +57,23 @@ async def answer_move(served: Served, request: Request, game_id: str) -> FastJSO
 
 
 def post_for_bot(
-    served: Served, game: LiveGame, role: Role, body: dict[str, Any]
+    served: Served, game: LiveGame, role: Role, body: dict[str, Any], answer: bool = True
 ) -> tuple[int, dict[str, Any]]:
-    """A bot's move, through the path of every move: the body read as a request's is."""
+    """A bot's move, through the path of every move: the body read as a request's is. Without
+    `answer` (a seated bot's, which nobody reads) a move made answers its head alone."""
     try:
         asked = adapter(MoveRequest).validate_python(body)
-        return make_move(served, game, role, asked)
+        return make_move(served, game, role, asked, answer=answer)
     except ValidationError as exc:
         return 422, {"error": error_sentence(exc)}
     except ApiError as exc:
         return exc.status, {"error": exc.sentence}
 
 
-def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) -> tuple[int, dict[str, Any]]:
+def make_move(
+    served: Served, game: LiveGame, role: Role, asked: MoveRequest, answer: bool = True
+) -> tuple[int, dict[str, Any]]:
+    """The move asked for, made: 201 and its answer (only its head, without `answer`)."""
     move = asked.move
     if role.kind == SEAT and move.type in RECORD_BODIES:
         raise ApiError(403, f"only the host's key can {move.type}")
@@ -98,6 +102,8 @@ def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) ->
     if served.bot_seats.of(game.game):
         served.bots.poke()  # a bot's turn, perhaps (a game without bots leaves their thread be)
     seq = outcome.head
+    if not answer:
+        return 201, {"seq": seq}
     with game.lock:
         view = game.view_object(seq, role)
     envelopes = [redact_envelope(e.to_dict(), role) for e in outcome.written]

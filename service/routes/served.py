@@ -35,9 +35,9 @@ LOBBY_WITHOUT_KEY = (
     " their links from the host's lobby"
 )
 
-# (what is served, the game, a seat's role, a move's body) -> (status, answer): a bot's move, as
-# service.routes.moves makes every move.
-BotPost = Callable[["Served", LiveGame, Role, dict[str, Any]], tuple[int, dict[str, Any]]]
+# (what is served, the game, a seat's role, a move's body, whether to build the answer) ->
+# (status, answer): a bot's move, as service.routes.moves makes every move.
+BotPost = Callable[["Served", LiveGame, Role, dict[str, Any], bool], tuple[int, dict[str, Any]]]
 
 
 def log_problem(message: str) -> None:
@@ -68,7 +68,10 @@ class Served:
     bots: BotPlayer = field(init=False)
 
     def __post_init__(self) -> None:
-        self.bots = BotPlayer(self.bot_seats, self.game, partial(self.bot_post, self), log_problem)
+        # A seated bot's move answers its head alone: nobody reads the rest.
+        post = partial(self.bot_post, self)
+        self.bots = BotPlayer(self.bot_seats, self.game, lambda g, r, b: post(g, r, b, False), log_problem)
+        self.folder.on_grew = self.bots.grew  # a move read from the log: perhaps a bot's turn
 
     @classmethod
     def open(

@@ -17,7 +17,15 @@ from wecore.levels import BOTS
 from wecore.moves import Move, Open, Roll, chance_outcomes, legal_moves
 from wecore.reducer import fold
 from wecore.rng import SeededRandom
-from wecore.search import SearchBot, SeatKnowledge, TimeLimit, play_out, seat_knowledge
+from wecore.search import (
+    GameMovedOn,
+    SearchBot,
+    SeatKnowledge,
+    TimeLimit,
+    _choices,
+    play_out,
+    seat_knowledge,
+)
 from wecore.state import GameState, Phase
 from wecore.views import seat_move_object
 
@@ -218,14 +226,62 @@ def _searched_position() -> tuple[GameState, list[Move]]:
     raise AssertionError("no position with three moves or more")
 
 
-def test_a_time_limit_stops_the_search_once_every_choice_is_tried() -> None:
+def test_a_time_limit_stops_the_search_at_the_pace_of_its_playouts() -> None:
     state, moves = _searched_position()
     clock = _Ticks()
     bot = SearchBot(iterations=160, time_limit=TimeLimit(clock, seconds=2))
     assert bot.choose(state, moves, SeededRandom("capped")) in moves
-    # One reading sets the deadline (1 + 2); once every choice has had a playout the search
-    # reads before each playout more, and stops at the reading that reaches it, the third.
+    # One reading starts the search (1); before each playout after the first the search reads
+    # again: at 2 it has spent 1 s on one playout, and one more fits in 2 s; at 3 it has spent
+    # 2 s on two, and a third would end at 3 s, past the limit.
     assert clock.readings == 3
+
+
+def _choice_count(state: GameState, moves: list[Move]) -> int:
+    player = moves[0].player
+    assert player is not None
+    own_gift = seat_knowledge(state, state.seat_of[player]).own_gift
+    return len(_choices(state, player, own_gift))  # the moves the search tells apart
+
+
+def test_a_capped_search_stops_before_a_playout_it_has_no_time_for_even_with_choices_untried() -> None:
+    state, moves = _searched_position()
+    assert _choice_count(state, moves) > 1
+    clock = _Ticks()
+    asked: list[bool] = []
+
+    def moved_on() -> bool:
+        asked.append(False)
+        return False
+
+    bot = SearchBot(iterations=160, time_limit=TimeLimit(clock, seconds=1.5, moved_on=moved_on))
+    assert bot.choose(state, moves, SeededRandom("paced")) in moves
+    # The first playout took 1 s (readings 1 and 2): a second would end at 2 s, past 1.5 s, so
+    # the search stops after one, though its other choices were never tried (a search that
+    # tried every choice first would have run 3 s and more).
+    assert clock.readings == 2
+    assert len(asked) == 2  # asked before the first playout, and before the one not made
+
+
+def test_a_search_stops_as_soon_as_the_game_moved_on() -> None:
+    state, moves = _searched_position()
+    asked: list[bool] = []
+
+    def moved_on() -> bool:
+        asked.append(len(asked) >= 5)  # someone's move lands during the fifth playout
+        return asked[-1]
+
+    bot = SearchBot(iterations=160, time_limit=TimeLimit(lambda: 0.0, seconds=100, moved_on=moved_on))
+    with pytest.raises(GameMovedOn):
+        bot.choose(state, moves, SeededRandom("moved on"))
+    assert len(asked) == 6  # five playouts made, none after the game moved on
+
+
+def test_a_search_whose_game_does_not_move_on_chooses_as_an_uncapped_one() -> None:
+    state, moves = _searched_position()
+    limit = TimeLimit(lambda: 0.0, seconds=100, moved_on=lambda: False)
+    capped = SearchBot(iterations=24, time_limit=limit).choose(state, moves, SeededRandom("same"))
+    assert capped == SearchBot(iterations=24).choose(state, moves, SeededRandom("same"))
 
 
 def test_a_time_limit_never_reached_changes_no_choice() -> None:
