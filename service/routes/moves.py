@@ -86,7 +86,7 @@ def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) ->
         # at any other head the table answers 409 before the card is looked at.
         names_a_card = move.type in _NAMING_A_CARD and standing.head == asked.expect
         card = _named_card(standing.state, move, role) if names_a_card else None
-        outcome = table.move(_command_for(move, actor, card), expect=asked.expect)
+        outcome = table.move(_command_for(move, actor, card), expect=asked.expect, looked=standing)
     except Refused as exc:
         raise ApiError(422, str(exc)) from None
     except StaleHead as exc:
@@ -98,7 +98,8 @@ def make_move(served: Served, game: LiveGame, role: Role, asked: MoveRequest) ->
         served.bots.poke()  # a bot's turn, perhaps (a game without bots leaves their thread be)
     seq = outcome.head
     with game.lock:
-        view = game.view_object(seq, role)
+        # The seal was looked for by the table just before the append.
+        view = game.view_object(seq, role, unsealed=True)
     envelopes = [redact_envelope(e.to_dict(), role) for e in outcome.written]
     body = {"seq": seq, "events": envelopes, "view": view}
     if outcome.undone is not None:
