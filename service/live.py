@@ -42,7 +42,7 @@ from wecore.moves import legal_moves, move_object
 from wecore.narrate import describe, taken_back
 from wecore.reducer import evolve
 from wecore.rules import brought_with_first_open
-from wecore.scoring import score
+from wecore.scoring import Scoreboard, score
 from wecore.state import INITIAL_STATE, GameState
 from wecore.views import SeatView, redact_log, seat_moves, view
 
@@ -147,6 +147,9 @@ class LiveGame:
         self.recent: deque[GameState] = deque(maxlen=RECENT)  # after the last RECENT lines
         self.problem: Problem | None = None  # the schema or rules problem folding stopped at
         self.messages: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+        # The scoreboard of the state last asked for: a move's message and its POST's answer
+        # (each kind of key's view) all show the one of the new head.
+        self._board: tuple[GameState, Scoreboard] | None = None
         self._head_views: dict[tuple[int, str], dict[str, Any]] = {}  # see view_object
 
     # --- reading ---
@@ -261,6 +264,15 @@ class LiveGame:
         return state
 
     # --- what a key sees ---
+    def board_of(self, state: GameState) -> Scoreboard:
+        """`score(state)`, worked out once for the state last asked about."""
+        kept = self._board
+        if kept is not None and kept[0] is state:
+            return kept[1]
+        board = score(state)
+        self._board = (state, board)
+        return board
+
     def fingerprint(self, seq: int) -> str | None:
         if not seq:
             return None
@@ -294,7 +306,9 @@ class LiveGame:
         state = self.state_at(seq)
         if state.players:
             seat = role.seat if role.kind == SEAT else None
-            data = (seen if seen is not None else view(state, seat, omniscient=role.kind == HOST)).to_dict()
+            if seen is None:
+                seen = view(state, seat, omniscient=role.kind == HOST, board=self.board_of(state))
+            data = seen.to_dict()
         else:
             data = {}
         fingerprint = self.fingerprint(seq)
@@ -350,12 +364,13 @@ class LiveGame:
             seat = role.seat if role.kind == SEAT else None
             state = self.state_at(seq)
             # This key's view of the step, derived once for the view and the page's marks.
-            seen = view(state, seat, omniscient=role.kind == HOST) if state.players else None
+            board = self.board_of(state)
+            seen = view(state, seat, omniscient=role.kind == HOST, board=board) if state.players else None
             data = {
                 "envelope": redact_envelope(self.envelopes[seq - 1], role),
                 "view": self.view_object(seq, role, seen, unsealed),
                 "sentence": self.sentence(seq, role),
-                "board": board_dict(score(state)),
+                "board": board_dict(board),
                 **step_marks(self.events[seq - 1], state, seat, role.kind == HOST, seen),
             }
             encoded = orjson.dumps(data)
