@@ -34,6 +34,9 @@ from eventstore.persistence import SealingLog, StoreAfterHead, Summary
 from eventstore.problems import EMPTY, INTEGRITY, Problem, ProblemCode
 
 _TAIL_BLOCK = 64 * 1024
+# A last line is most often a few hundred bytes: the tail is read in a small block first (a
+# copy of 64 KiB on every append costs more than the rest of the head's check).
+_FIRST_TAIL_BLOCK = 4 * 1024
 _COPY_BLOCK = 1 << 20
 
 # Last lines judged sound, by their exact bytes (without the newline), with their envelopes.
@@ -77,8 +80,10 @@ def _last_line(fd: int, size: int) -> bytes:
     pos = end
     chunks: list[bytes] = []
     held = 0
+    block = _FIRST_TAIL_BLOCK
     while pos > 0:
-        start = max(0, pos - _TAIL_BLOCK)
+        start = max(0, pos - block)
+        block = min(block * 4, _TAIL_BLOCK)
         chunk = os.pread(fd, pos - start, start)
         cut = chunk.rfind(b"\n")
         if cut >= 0:
