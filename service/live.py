@@ -42,7 +42,7 @@ from wecore.moves import legal_moves, move_object
 from wecore.narrate import describe, taken_back
 from wecore.reducer import evolve
 from wecore.rules import brought_with_first_open
-from wecore.scoring import score
+from wecore.scoring import Scoreboard, score
 from wecore.state import INITIAL_STATE, GameState
 from wecore.views import SeatView, redact_log, seat_moves, view
 
@@ -147,6 +147,9 @@ class LiveGame:
         self.recent: deque[GameState] = deque(maxlen=RECENT)  # after the last RECENT lines
         self.problem: Problem | None = None  # the schema or rules problem folding stopped at
         self.messages: OrderedDict[tuple[int, str], bytes] = OrderedDict()
+        # The scoreboard of the state last asked for: a move's message and its POST's answer
+        # (each kind of key's view) all show the one of the new head.
+        self._board: tuple[GameState, Scoreboard] | None = None
         self._head_views: dict[tuple[int, str], dict[str, Any]] = {}  # see view_object
 
     # --- reading ---
@@ -261,40 +264,57 @@ class LiveGame:
         return state
 
     # --- what a key sees ---
+    def board_of(self, state: GameState) -> Scoreboard:
+        """`score(state)`, worked out once for the state last asked about."""
+        kept = self._board
+        if kept is not None and kept[0] is state:
+            return kept[1]
+        board = score(state)
+        self._board = (state, board)
+        return board
+
     def fingerprint(self, seq: int) -> str | None:
         if not seq:
             return None
         return fingerprint(self.envelopes[seq - 1].get("hash"))
 
-    def view_object(self, seq: int, role: Role, seen: SeatView | None = None) -> dict[str, Any]:
+    def view_object(
+        self, seq: int, role: Role, seen: SeatView | None = None, unsealed: bool = False
+    ) -> dict[str, Any]:
         """GET /games/{id} as of event `seq`: `we replay --at seq --json` for this key, plus
         seq, fingerprint and legal, as orjson writes it (tuples and enums are left as they are:
         `plain` gives what JSON would give back). The head's, for each kind of key, is derived once and
         shared (the POST's answer, the stream's message, a GET) until the game grows. `seen`:
-        this key's `view` of the state at `seq`, where the caller has it already."""
+        this key's `view` of the state at `seq`, where the caller has it already. `unsealed`:
+        the caller found the game unsealed a moment ago (a move's writer, which checked just
+        before its append): the seal is not looked for again (two stats, each a thread switch)."""
         with self.lock:
-            if seq != self.head or self.sealed() is not None:
-                return self._view_object(seq, role, seen)
+            sealed = None if unsealed or seq != self.head else self.sealed()
+            if seq != self.head or sealed is not None:
+                return self._view_object(seq, role, seen, sealed)
             key = (seq, role.cache_key)
             found = self._head_views.get(key)
             if found is None:
                 if self._head_views and next(iter(self._head_views))[0] != seq:
                     self._head_views.clear()
-                found = self._head_views[key] = self._view_object(seq, role, seen)
+                found = self._head_views[key] = self._view_object(seq, role, seen, None)
             return found
 
-    def _view_object(self, seq: int, role: Role, seen: SeatView | None = None) -> dict[str, Any]:
+    def _view_object(self, seq: int, role: Role, seen: SeatView | None, sealed: str | None) -> dict[str, Any]:
+        """The view object; `sealed`: why the game is sealed, for the head (None: not sealed,
+        or not the head)."""
         state = self.state_at(seq)
         if state.players:
             seat = role.seat if role.kind == SEAT else None
-            data = (seen if seen is not None else view(state, seat, omniscient=role.kind == HOST)).to_dict()
+            if seen is None:
+                seen = view(state, seat, omniscient=role.kind == HOST, board=self.board_of(state))
+            data = seen.to_dict()
         else:
             data = {}
         fingerprint = self.fingerprint(seq)
         if role.kind != HOST and not state.is_over:
             fingerprint = None
         data.update(game=self.game, seq=seq, fingerprint=fingerprint)
-        sealed = self.sealed() if seq == self.head else None
         if sealed is not None:
             # Sealed into the folder's season: its log is final, nothing is offered (Table refuses).
             data.update(sealed=sealed, legal=[])
@@ -326,8 +346,9 @@ class LiveGame:
             return taken_back(event, self.events[event.voids - 1], after, seat, role.kind == HOST)
         return describe(event, before, after, viewer=seat, omniscient=role.kind == HOST)
 
-    def message(self, seq: int, role: Role) -> bytes:
-        """One stream message's data (cached: every follower with this kind of key shares it)."""
+    def message(self, seq: int, role: Role, unsealed: bool = False) -> bytes:
+        """One stream message's data (cached: every follower with this kind of key shares it).
+        `unsealed`: as for `view_object`."""
         key = (seq, role.cache_key)
         # Built already (by the move's writer, usually): no lock, so a stream on the event loop
         # never waits for a worker holding the game (a dict's get is atomic).
@@ -343,12 +364,13 @@ class LiveGame:
             seat = role.seat if role.kind == SEAT else None
             state = self.state_at(seq)
             # This key's view of the step, derived once for the view and the page's marks.
-            seen = view(state, seat, omniscient=role.kind == HOST) if state.players else None
+            board = self.board_of(state)
+            seen = view(state, seat, omniscient=role.kind == HOST, board=board) if state.players else None
             data = {
                 "envelope": redact_envelope(self.envelopes[seq - 1], role),
-                "view": self.view_object(seq, role, seen),
+                "view": self.view_object(seq, role, seen, unsealed),
                 "sentence": self.sentence(seq, role),
-                "board": board_dict(score(state)),
+                "board": board_dict(board),
                 **step_marks(self.events[seq - 1], state, seat, role.kind == HOST, seen),
             }
             encoded = orjson.dumps(data)
@@ -357,13 +379,14 @@ class LiveGame:
                 self.messages.popitem(last=False)
             return encoded
 
-    def prepare(self, after: int) -> None:
+    def prepare(self, after: int, unsealed: bool = False) -> None:
         """The stream messages of the events after `after`, for each kind of key following the
-        game, built now by the move's writer (off the event loop) for the streams to share."""
+        game, built now by the move's writer (off the event loop) for the streams to share.
+        `unsealed`: as for `view_object`."""
         roles = self.watching_roles()
         for seq in range(after + 1, self.head + 1):
             for role in roles:
-                self.message(seq, role)
+                self.message(seq, role, unsealed)
 
     # --- waking streams ---
     def subscribe(self, role: Role | None = None) -> Subscribers:

@@ -23,7 +23,7 @@ from typing import Any
 
 from eventstore.canonical import fingerprint
 from service.guard import inline_hashes
-from wecore.cards import COLOURS, PERSON_OF
+from wecore.cards import COLOUR_NAME, COLOURS, PERSON_OF
 from wecore.decider import resolve_player
 from wecore.events import AnyEvent, Exchange, parse_event
 from wecore.kinds import KINDS
@@ -205,8 +205,8 @@ def board_dict(board: Scoreboard) -> dict[str, Any]:
         "players": [
             {
                 "player": entry.player,
-                "list": [c.value for c in entry.gift_list],
-                "counted": [[c.value, card] for c, card in entry.counted.items()],
+                "list": [COLOUR_NAME[c] for c in entry.gift_list],
+                "counted": [[COLOUR_NAME[c], card] for c, card in entry.counted.items()],
                 "unused": [{"card": u.card, "reason": u.reason} for u in entry.unused],
                 "total": entry.total,
                 "explain": entry.explain(),

@@ -207,7 +207,14 @@ class Table:
             return out
 
     # --- writing ---
-    def move(self, command: TableCommand, *, expect: int | None = None, since: int | None = None) -> Outcome:
+    def move(
+        self,
+        command: TableCommand,
+        *,
+        expect: int | None = None,
+        since: int | None = None,
+        looked: Standing | None = None,
+    ) -> Outcome:
         """Make `command` on the game as it stands; what happened (see the module's docstring).
 
         `command`: a wecore move (Open, Steal, Bring, Swap: `player=None` is the player to
@@ -216,9 +223,12 @@ class Table:
         `expect`: the head the caller decided on; StaleHead (nothing written) when it is not
         the head. Without it the move is judged against whatever the head is.
         `since`: the head the caller last showed; the events after it come back in `meanwhile`.
+        `looked`: what the caller's `look` gave a moment ago, decided on instead of looking again
+        (the store still re-reads the head under its lock before the append).
         Refused (a rule, a damaged log), StaleHead, or a StoreError the store could not avoid."""
         for _ in range(ATTEMPTS):
-            now = self.look()
+            now = looked if looked is not None else self.look()
+            looked = None  # another round looks again
             if now.damage is not None:
                 raise Damaged(now.damage)
             sealed = self.game.sealed()
@@ -250,7 +260,7 @@ class Table:
             if self.game.took_own(getattr(log, "appended", None), envelopes, events, states):
                 # The streams' messages first, then the streams woken: before the POST's
                 # answer is built, so a follower hears of the move as early as it can.
-                self.game.prepare(now.head)
+                self.game.prepare(now.head, unsealed=True)  # looked for above, before the append
                 self.game.wake()
             else:
                 self.shelf.refresh(self.game)

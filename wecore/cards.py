@@ -55,6 +55,9 @@ CARD_COLOUR: dict[str, Colour] = {card: COLOUR_OF_LETTER[card[0]] for card in AL
 # Position in ALL_CARDS: colour by colour, low to high (sort_key).
 CARD_ORDER: dict[str, int] = {card: position for position, card in enumerate(ALL_CARDS)}
 CARD_NUMBER: dict[str, int] = {card: int(card[1:]) for card in ALL_CARDS}
+# Each colour's name as a plain str (a dict's lookup: an enum's `.value` is a property call,
+# and views and scoreboards ask for dozens of them on every move served).
+COLOUR_NAME: dict[Colour, str] = {colour: colour.value for colour in Colour}
 # Every accepted spelling maps straight to the canonical card, so parsing is one lookup.
 CARD_SPELLINGS: dict[str, str] = {}
 for _card in ALL_CARDS:

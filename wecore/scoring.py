@@ -7,7 +7,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any, Protocol
 
-from wecore.cards import CARD_COLOUR, CARD_NUMBER, Colour, sort_key
+from wecore.cards import CARD_COLOUR, CARD_NUMBER, CARD_ORDER, COLOUR_NAME, Colour
 
 
 class ScoredGame(Protocol):
@@ -63,10 +63,11 @@ class PlayerScore:
         whole archive needs the totals, not the wording)."""
         best = self.counted
         unused = []
-        for card in sorted(self.kept, key=sort_key):
+        for card in sorted(self.kept, key=CARD_ORDER.__getitem__):
             colour = CARD_COLOUR[card]
             if colour not in best:
-                unused.append(UnusedCard(card, f"{colour.value} is not on the list", NotCounted.OFF_THE_LIST))
+                reason = f"{COLOUR_NAME[colour]} is not on the list"
+                unused.append(UnusedCard(card, reason, NotCounted.OFF_THE_LIST))
             elif best[colour] != card:
                 unused.append(UnusedCard(card, f"lower than {best[colour]}", NotCounted.LOWER))
         return tuple(unused)
@@ -79,7 +80,7 @@ class PlayerScore:
         return grouped
 
     def explain(self) -> str:
-        parts = [f"{colour.value} {card or '-'}" for colour, card in self.counted.items()]
+        parts = [f"{COLOUR_NAME[colour]} {card or '-'}" for colour, card in self.counted.items()]
         return f"{self.player}: {' + '.join(parts)} = {self.total}"
 
 

@@ -17,12 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wecore.cards import sort_key
+from wecore.cards import CARD_ORDER, COLOUR_NAME
 from wecore.moves import Move, Open, chance_outcomes, legal_moves, move_object
 from wecore.rules import brought_with_first_open
+from wecore.scoring import Scoreboard
 from wecore.state import GameState, Phase
 
 SPECTATOR = None
+_ORDER = CARD_ORDER.__getitem__  # sort_key, without a Python call per card
 
 
 @dataclass(frozen=True)
@@ -85,16 +87,23 @@ def cards_known_to(state: GameState, seat: int) -> set[str]:
     return known
 
 
-def view(state: GameState, viewer: str | None = SPECTATOR, omniscient: bool = False) -> SeatView:
-    """What `viewer` can know (a spectator when None); `omniscient` shows everything."""
+def view(
+    state: GameState,
+    viewer: str | None = SPECTATOR,
+    omniscient: bool = False,
+    board: Scoreboard | None = None,
+) -> SeatView:
+    """What `viewer` can know (a spectator when None); `omniscient` shows everything. `board`:
+    the state's scoreboard, where the caller has it already (it is the same for every viewer)."""
     attics: dict[str, list[str] | int] | None = None
     if state.attics is not None:
         attics = {
-            name: sorted(cards, key=sort_key) if sees_private(name, viewer, omniscient) else len(cards)
+            name: sorted(cards, key=_ORDER) if sees_private(name, viewer, omniscient) else len(cards)
             for name, cards in zip(state.players, state.attics, strict=True)
         }
     known = face_down_known(state, viewer, omniscient)
-    board = state.scoreboard
+    if board is None:
+        board = state.scoreboard
     return SeatView(
         viewer=viewer,
         phase=state.phase.value,
@@ -104,14 +113,14 @@ def view(state: GameState, viewer: str | None = SPECTATOR, omniscient: bool = Fa
         dealer=state.dealer,
         starter=state.starter_name,
         to_move=state.player_to_move,
-        gift_lists={name: [c.value for c in colours] for name, colours in state.gift_lists.items()},
+        gift_lists={name: [COLOUR_NAME[c] for c in colours] for name, colours in state.gift_lists.items()},
         attics=attics,
         face_down_known=known,
         face_down_hidden=state.face_down_count - len(known),
         waiting_to_bring=list(state.waiting_to_bring),
         holding=state.holdings,
-        locked=sorted(state.locked, key=sort_key),
-        frozen=sorted(state.frozen, key=sort_key),
+        locked=sorted(state.locked, key=_ORDER),
+        frozen=sorted(state.frozen, key=_ORDER),
         kept={name: list(cards) for name, cards in state.kept_by.items()},
         scores=board.totals,
         complete=state.is_over,

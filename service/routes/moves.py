@@ -91,7 +91,7 @@ def make_move(
         # at any other head the table answers 409 before the card is looked at.
         names_a_card = move.type in _CARD_FIELD and standing.head == asked.expect
         card = _named_card(standing.state, move, role) if names_a_card else None
-        outcome = table.move(_command_for(move, actor, card), expect=asked.expect)
+        outcome = table.move(_command_for(move, actor, card), expect=asked.expect, looked=standing)
     except Refused as exc:
         raise ApiError(422, str(exc)) from None
     except StaleHead as exc:
@@ -105,7 +105,8 @@ def make_move(
     if not answer:
         return 201, {"seq": seq}
     with game.lock:
-        view = game.view_object(seq, role)
+        # The seal was looked for by the table just before the append.
+        view = game.view_object(seq, role, unsealed=True)
     envelopes = [redact_envelope(e.to_dict(), role) for e in outcome.written]
     body = {"seq": seq, "events": envelopes, "view": view}
     if outcome.undone is not None:

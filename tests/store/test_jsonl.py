@@ -9,6 +9,7 @@ import re
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -224,3 +225,32 @@ def test_failed_create_leaves_no_file(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.undo()
     assert not (tmp_path / "g.jsonl").exists()
     JsonlLog(tmp_path / "g.jsonl").create(FIRST, "g")
+
+
+def test_the_tail_this_process_appended_is_not_judged_again(
+    log: JsonlLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import eventstore.jsonl as jsonl
+    from eventstore.integrity import verify_tail_line
+
+    (written,) = log.append(events(1, start=7), expected_seq=5)
+    # What the append remembers of its line is what judging the line gives.
+    assert verify_tail_line(written.to_line()) == (written, [])
+    judged: list[bytes] = []
+
+    def counting(line: bytes) -> Any:
+        judged.append(line)
+        return verify_tail_line(line)
+
+    monkeypatch.setattr(jsonl, "verify_tail_line", counting)
+    log.append(events(1, start=8), expected_seq=6)
+    assert judged == []  # the tail was the line appended above
+    # A tail changed since (by hand, another program) is other bytes: judged, and refused.
+    lines = split_lines(log.path.read_bytes())
+    lines[-1] = edit(lines[-1], data={"text": "changed", "n": 8})
+    log.path.write_bytes(b"".join(lines))
+    before = log.path.read_bytes()
+    with pytest.raises(LogIntegrityError):
+        log.append(events(1), expected_seq=7)
+    assert len(judged) == 1
+    assert log.path.read_bytes() == before
