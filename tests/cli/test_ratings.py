@@ -280,3 +280,16 @@ def conn_places(pg_url: str) -> int:
         row = conn.execute("SELECT count(*) FROM ranks").fetchone()
     assert row is not None
     return int(row[0])
+
+
+def test_a_worker_of_we_import_hands_back_the_places_with_the_lines() -> None:
+    """`we import --jobs` audits in worker processes: the places they found must reach the
+    writer, or every import would rank its games again in the catch-up (a fold of each)."""
+    from cli.library import _received, _verify
+    from service.library import VerifiedLog
+    from service.reading import GameSource
+
+    log = REPLAYS / "game-night-3p.jsonl"
+    verified = _received(_verify(GameSource(label=str(log), path=log)))
+    assert isinstance(verified, VerifiedLog)
+    assert verified.ranks == [(0, "Maria", 21, 2), (1, "Jonas", 22, 1), (2, "Priya", 19, 3)]
