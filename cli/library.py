@@ -171,7 +171,7 @@ def _verify(source: GameSource) -> Any:
 
     verified = verified_for_import(source, read_game)
     if isinstance(verified, VerifiedLog):
-        return orjson.dumps(verified.lines), verified.summary, verified.written
+        return orjson.dumps(verified.lines), verified.summary, verified.written, verified.ranks
     return verified
 
 
@@ -185,8 +185,8 @@ def _received(result: Any) -> Any:
     from service.library import VerifiedLog
 
     if isinstance(result, tuple):
-        text, summary, written = result
-        return VerifiedLog(orjson.loads(text), summary, written)
+        text, summary, written, ranks = result
+        return VerifiedLog(orjson.loads(text), summary, written, ranks)
     return result
 
 

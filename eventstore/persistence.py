@@ -131,6 +131,7 @@ class GameLibrary(Protocol):
         label: str,
         summary: Summary | None = None,
         written: Mapping[int, str] | None = None,
+        ranks: Sequence[tuple[int, str, int, int]] | None = None,
     ) -> Any:
         """import_log for lines the caller has just verified (parsed, free of problems);
         `written`: the lines as the file wrote them, where they differ from their rows'
@@ -151,8 +152,17 @@ class GameLibrary(Protocol):
     def replace_ratings(self, rows: Iterable[tuple[str, int, float, float, float]]) -> None:
         """The table of ratings (player, games, mu, sigma, ordinal), replaced as a whole."""
 
-    def keeps_ratings(self) -> bool:
-        """Whether it has a ratings table, which imports then keep up to date."""
+    def keep_ranks(self, game_id: str, events: int, ranks: Sequence[tuple[int, str, int, int]]) -> None:
+        """A finished game's places (seat, player, score, rank) as of `events` events."""
+
+    def ranks(self) -> list[tuple[str, str, int, str, int, int]]:
+        """Every ranked game's places (game, started_at, seat, player, score, rank), in the
+        order played."""
+        ...
+
+    def unranked(self) -> list[str]:
+        """The finished games whose ranks are missing or stale, in the order played."""
+        ...
 
     def keep_receipt(self, game_id: str, player: str, receipt: str) -> None:
         """A player's receipt of a game (eventstore.receipts, as JSON), replacing the one before."""

@@ -34,7 +34,7 @@ from eventstore.canonical import fingerprint
 from eventstore.envelope import Envelope
 from eventstore.errors import ConcurrencyError, ConnectionLostError, StoreError
 from eventstore.persistence import ImportResult, Summary
-from eventstore.sql_library import SqlGameLog, SqlLibrary
+from eventstore.sql_library import RankRow, SqlGameLog, SqlLibrary
 from eventstore.sqlite_schema import GAME_COLUMNS, envelope_objs, first_event_meta
 
 # The layout this module writes, kept in settings as 'schema' (2: with the index of notes that
@@ -600,6 +600,13 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
         row = conn.execute("SELECT hash FROM events WHERE game = %s AND seq = %s", (key, seq)).fetchone()
         return None if row is None else row[0]
 
+    def _make_table(self, conn: psycopg.Connection[Any], create: str) -> None:
+        # Two writers creating one table at once: CREATE TABLE IF NOT EXISTS is not safe
+        # against that in PostgreSQL (the loser fails on pg_type's unique key), so they take
+        # turns, until each commits: two replacing the ratings at once then never collide either.
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LAYOUT_LOCK,))
+        conn.execute(create)
+
     def _announce(self, conn: psycopg.Connection[Any], game_id: str, seq: int) -> None:
         """Tell servers on this database (`Notifications`), once the write commits."""
         conn.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, f"{game_id} {seq}"))
@@ -619,6 +626,7 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
         label: str,
         summary: Summary | None,
         written: Mapping[int, str],
+        ranks: Sequence[RankRow] | None = None,
     ) -> ImportResult | None:
         """`we import`'s hot path, in a batch: a game not in the library yet, its lines
         verified (seq 1, 2, 3, ... in order), stored in one round trip (its row, final from
@@ -655,6 +663,8 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
         )  # fmt: skip
         if written:
             self._keep_lines(conn, key, sorted(written.items()))
+        if ranks:
+            self._keep_ranks(conn, first["game"], last["seq"], ranks)
         if len(self._pending) >= _IMPORT_BATCH:
             self._flush()
         self._commit_now_and_then()

@@ -63,6 +63,9 @@ EventRow = Sequence[Any]
 _GAME_NAMES = tuple(GAME_COLUMNS.split(", "))
 _HAS_GAME = "SELECT 1 FROM games WHERE id = ?"
 _GAMES = f"SELECT {GAME_COLUMNS} FROM games ORDER BY started_at, id"
+# One finished game's place for a seat: (seat, player, score, rank).
+RankRow = tuple[int, str, int, int]
+
 _SUMMARY_OF = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
 _SET_SUMMARY = "UPDATE games SET complete = ?, winner = ? WHERE id = ?"
 _ADVANCE = "UPDATE games SET last_at = ?, events = ?, head_hash = ? WHERE id = ?"
@@ -94,6 +97,24 @@ _KEEP_RECEIPT = (
     " ON CONFLICT (game, player) DO UPDATE SET receipt = excluded.receipt"
 )
 _RECEIPTS_OF = "SELECT receipt FROM receipts WHERE game = ? ORDER BY player"
+# Each finished game's places, seat by seat, as of its `events` events: written in the very
+# write that imports the game (from the audit the import made), so that the ratings are
+# recomputed from them without folding a game again. Made on first use, like the two above.
+_RANKS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS ranks (game TEXT NOT NULL, seat INTEGER NOT NULL, player TEXT NOT NULL,"
+    " score INTEGER NOT NULL, rank INTEGER NOT NULL, events INTEGER NOT NULL, PRIMARY KEY (game, seat))"
+)
+_RANKS = (
+    "SELECT r.game, g.started_at, r.seat, r.player, r.score, r.rank FROM ranks r"
+    " JOIN games g ON g.id = r.game ORDER BY g.started_at, g.id, r.seat"
+)
+# Finished games whose ranks are missing or older than their events (a game finished by
+# `we serve --db`, a tie_broken appended since, a library from before the ranks).
+_UNRANKED = (
+    "SELECT g.id FROM games g WHERE g.complete AND g.events <> COALESCE("
+    "(SELECT MIN(r.events) FROM ranks r WHERE r.game = g.id), -1) ORDER BY g.started_at, g.id"
+)
+_FINISHED = "SELECT id FROM games WHERE complete ORDER BY started_at, id"
 
 
 def _summary(values: Sequence[Any]) -> dict[str, Any]:
@@ -207,11 +228,12 @@ class SqlLibrary(ABC, Generic[Conn]):
         label: str,
         summary: Summary | None,
         written: Mapping[int, str],
+        ranks: Sequence[RankRow] | None = None,
     ) -> ImportResult | None:
         """`we import`'s hot path: lines just verified (seq 1, 2, 3, ... in order) of a game
         not in the library yet, stored the backend's quickest way, with the lines `written`
-        otherwise than their rows. None where it does not apply (the game is there already):
-        the general path then imports them."""
+        otherwise than their rows, and its `ranks` if it is finished. None where it does not
+        apply (the game is there already): the general path then imports them."""
         return None
 
     def _retrying(self, write: Callable[[], ImportResult]) -> ImportResult:
@@ -292,9 +314,9 @@ class SqlLibrary(ABC, Generic[Conn]):
 
     def replace_ratings(self, rows: Iterable[tuple[str, int, float, float, float]]) -> None:
         """The ratings table, (player, games, mu, sigma, ordinal) rows, replaced as a whole in
-        one write; made on first use."""
+        one write; made on first use. Writers replacing it at once take turns (_make_table)."""
         with self._write() as conn:
-            self._update(conn, _RATINGS_TABLE, ())
+            self._make_table(conn, _RATINGS_TABLE)
             self._update(conn, "DELETE FROM ratings", ())
             for row in rows:
                 self._update(conn, self._sql(_INSERT_RATING), row)
@@ -303,12 +325,46 @@ class SqlLibrary(ABC, Generic[Conn]):
         """A player's receipt of a game (its JSON), replacing the one before; the table is made
         on first use."""
         with self._write() as conn:
-            self._update(conn, _RECEIPTS_TABLE, ())
+            self._make_table(conn, _RECEIPTS_TABLE)
             self._update(conn, self._sql(_KEEP_RECEIPT), (game_id, player, receipt))
 
-    def keeps_ratings(self) -> bool:
-        """Whether the library has a ratings table (made by the first `replace_ratings`)."""
-        return self._has_table("ratings")
+    def _make_table(self, conn: Conn, create: str) -> None:
+        """Inside a write: a table made on first use (`create`: CREATE TABLE IF NOT EXISTS);
+        a backend whose writers may make it at once has them take turns until they commit."""
+        self._update(conn, create, ())
+
+    def _keep_ranks(self, conn: Conn, game_id: str, events: int, ranks: Sequence[RankRow]) -> None:
+        """Inside a write: the game's ranks as of `events` events, replacing any kept."""
+        if not getattr(self, "_ranks_there", False):
+            if conn.execute(self._sql(self._TABLE_THERE), ("ranks",)).fetchone() is None:  # type: ignore[attr-defined]
+                self._make_table(conn, _RANKS_TABLE)
+            else:
+                self._ranks_there = True
+        self._update(conn, self._sql("DELETE FROM ranks WHERE game = ?"), (game_id,))
+        if ranks:
+            values = ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(ranks))
+            args = [value for row in ranks for value in (game_id, *row, events)]
+            self._update(conn, self._sql(f"INSERT INTO ranks VALUES {values}"), args)
+
+    def keep_ranks(self, game_id: str, events: int, ranks: Sequence[RankRow]) -> None:
+        """A finished game's ranks (seat, player, score, rank) as of `events` events, in one
+        write of their own (the catch-up of a game no import ranked)."""
+        with self._write() as conn:
+            self._keep_ranks(conn, game_id, events, ranks)
+
+    def ranks(self) -> list[tuple[str, str, int, str, int, int]]:
+        """Every ranked game's places, (game, started_at, seat, player, score, rank), the
+        games in the order played (first event's `at`, then id), seats in order."""
+        if not self._has_table("ranks"):
+            return []
+        with self._reading():
+            return [tuple(row) for row in self._select(_RANKS, (), "")]
+
+    def unranked(self) -> list[str]:
+        """The finished games whose ranks are missing or stale, in the order played."""
+        sql = _UNRANKED if self._has_table("ranks") else _FINISHED
+        with self._reading():
+            return [row[0] for row in self._select(sql, (), "")]
 
     def _has_table(self, name: str) -> bool:
         with self._reading():
@@ -425,6 +481,7 @@ class SqlLibrary(ABC, Generic[Conn]):
         label: str,
         summary: Summary | None = None,
         written: Mapping[int, str] | None = None,
+        ranks: Sequence[RankRow] | None = None,
     ) -> ImportResult:
         """import_log for a log this package's reader has just verified, every line parsed and
         free of integrity problems (`we import` audits each log first): the same rules, without
@@ -432,17 +489,21 @@ class SqlLibrary(ABC, Generic[Conn]):
 
         `summary` (complete, winner) is stored with the game in the same write when the import
         adds events, as set_summary would. `written`: the lines as their file wrote them,
-        where that differs from their rows' form (eventstore.as_written), kept for export."""
+        where that differs from their rows' form (eventstore.as_written), kept for export.
+        `ranks`: a finished game's places, kept in the same write."""
         written = written or {}
         if lines:
-            result = self._import_new_game(lines, label, summary, written)
+            result = self._import_new_game(lines, label, summary, written, ranks)
             if result is not None:
                 return result
 
         def write() -> ImportResult:
             with self._write() as conn:
                 scanned = ((line["seq"], line, None, True) for line in lines)
-                return self._import(conn, label, scanned, summary, written)
+                result = self._import(conn, label, scanned, summary, written)
+                if ranks and result.status != "unchanged":
+                    self._keep_ranks(conn, result.game_id, result.events, ranks)
+                return result
 
         return self._retrying(write)
 

@@ -25,7 +25,7 @@ import orjson
 from eventstore.canonical import fingerprint
 from eventstore.errors import LibraryBusyError, StoreError, WritesLostError
 from eventstore.persistence import ImportResult, Summary
-from eventstore.sql_library import SqlGameLog, SqlLibrary
+from eventstore.sql_library import RankRow, SqlGameLog, SqlLibrary
 from eventstore.sqlite_schema import (
     GAME_COLUMNS,
     INSERT_EVENT,
@@ -535,6 +535,7 @@ class Library(SqlLibrary[sqlite3.Connection]):
         label: str,
         summary: Summary | None,
         written: Mapping[int, str],
+        ranks: Sequence[RankRow] | None = None,
     ) -> ImportResult | None:
         # Verified lines have seq 1, 2, 3, ... in order: every one is stored, with no head to
         # compare against, so this is the general path with nothing left to decide per line.
@@ -558,6 +559,8 @@ class Library(SqlLibrary[sqlite3.Connection]):
             )  # fmt: skip
             if written:
                 self._keep_lines(conn, key, sorted(written.items()))
+            if ranks:
+                self._keep_ranks(conn, first["game"], last["seq"], ranks)
         game, added = first["game"], len(lines)
         msg = f"{label}: imported game {game!r} ({added} events)"
         return ImportResult(game, "imported", added, added, fingerprint(last["hash"]), msg)

@@ -50,8 +50,7 @@ CANNED_QUERIES: dict[str, dict[str, str]] = {
     "ladder": {
         "title": "Ratings ladder",
         "description": "Each player's openskill Plackett-Luce rating, highest ordinal (mu - 3 sigma) "
-        "first, as `we stats --ratings` or the last import wrote it (none before the first "
-        "`we stats --ratings`).",
+        "first, as `we stats --ratings` or the last import wrote it.",
         "sql": "SELECT player, games, round(mu, 2) AS mu, round(sigma, 2) AS sigma, "
         "round(ordinal, 2) AS ordinal FROM ratings ORDER BY ordinal DESC, player",
     },
@@ -71,6 +70,11 @@ TABLES: dict[str, dict[str, Any]] = {
         "description": "One row per player: games rated, mu, sigma and the ordinal mu - 3 sigma "
         "(openskill's Plackett-Luce over the finished games in the order played; reference/ratings.md).",
         "sort_desc": "ordinal",
+    },
+    "ranks": {
+        "description": "One row per seat of each finished game: its player, final score and place "
+        "(1 the best, equal places tie; a recorded tie_broken decides the top), as of the game's "
+        "`events` events; the ratings are computed from these (reference/ratings.md).",
     },
     "envelopes": {
         "description": "One row per event with the log's fields (log-format.md): game, seq, type, "

@@ -82,6 +82,24 @@ class VerifiedLog:
     # The lines as the file wrote them where that is not their rows' form (eventstore.as_written):
     # the library keeps them, so that `we export` gives the file back byte for byte.
     written: dict[int, str] = field(default_factory=dict)
+    # A finished game's places (seat, player, score, rank), kept with it for the ratings.
+    ranks: list[tuple[int, str, int, int]] = field(default_factory=list)
+
+
+def ranks_of(state: GameState) -> list[tuple[int, str, int, int]]:
+    """A finished game's places, seat by seat (none before its end): wecore.stats's
+    finishing_ranks over its final scores, a recorded tie_broken deciding the top."""
+    from wecore.scoring import score
+    from wecore.stats import finishing_ranks
+
+    if not state.is_over:
+        return []
+    board = score(state)
+    scores = [entry.total for entry in board.players]
+    won = set(board.winners)
+    winners = {seat for seat, name in enumerate(state.players) if name in won}
+    ranks = finishing_ranks(scores, winners)
+    return [(seat, name, scores[seat], ranks[seat]) for seat, name in enumerate(state.players)]
 
 
 def verified_for_import(source: GameSource, read: ReadGame) -> VerifiedLog | ImportOutcome:
@@ -103,7 +121,7 @@ def verified_for_import(source: GameSource, read: ReadGame) -> VerifiedLog | Imp
             written = lines_as_written(source.path)
         except OSError as exc:  # gone or changed since the audit read it
             return ImportOutcome(UNREADABLE, f"{source.label}: cannot read: {exc.strerror or exc}")
-    return VerifiedLog(audited.lines, library_summary(audited.state), written)
+    return VerifiedLog(audited.lines, library_summary(audited.state), written, ranks_of(audited.state))
 
 
 def _beyond_its_seal(path: Path, report: GameReport) -> str | None:
@@ -127,7 +145,9 @@ def _beyond_its_seal(path: Path, report: GameReport) -> str | None:
 def import_verified_log(library: GameLibrary, verified: VerifiedLog, label: str) -> ImportOutcome:
     """A log that passed the audit, as verified_for_import keeps it, into `library`."""
     try:
-        result = library.import_verified(verified.lines, label, verified.summary, verified.written)
+        result = library.import_verified(
+            verified.lines, label, verified.summary, verified.written, verified.ranks
+        )
     except WritesLostError:
         raise  # what was not committed is gone, and every game after it would go the same way
     except LibraryBusyError as exc:  # other writers kept the lock: this game is not in it
@@ -156,7 +176,7 @@ def import_file(
         with connect(db, on_upgrade=on_upgrade) as library:
             outcome = import_verified_log(library, verified, source.label)
             if outcome.status in (IMPORTED, EXTENDED):
-                with suppress(StoreError):  # the game is in; the ratings wait for `we stats --ratings`
+                with suppress(StoreError):  # the game is in; the ratings wait for the next import
                     refresh_ratings(library, db, read)
             return outcome
     except (StoreError, OSError) as exc:
@@ -268,12 +288,38 @@ def write_ratings(library: GameLibrary, table: Iterable[Rating]) -> None:
     library.replace_ratings((r.player, r.games, r.mu, r.sigma, r.ordinal) for r in table)
 
 
+def catch_up_ranks(library: GameLibrary, db: Any, read: ReadGame) -> None:
+    """The ranks of the finished games no import ranked (a library from before the ranks, a
+    game finished by `we serve --db`, a tie_broken appended since): each folded once, here.
+    A game that fails its audit gets no ranks, as `we stats` does not count it."""
+    for game_id in library.unranked():
+        try:
+            report = read(GameSource(label=game_id, db_path=db, game_id=game_id), keep_lines=False)
+        except WritesLostError:
+            raise
+        except StoreError:
+            continue
+        if not report.problems and report.complete:
+            library.keep_ranks(game_id, report.events, ranks_of(report.state))
+
+
+def ranked_ratings(library: GameLibrary) -> list[Rating]:
+    """openskill's ratings over the library's ranks (no game folded): the same numbers as
+    library_ratings over the same finished games."""
+    from service.ratings import ratings_of_places
+
+    games: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for game_id, started_at, _seat, player, _score, rank in library.ranks():
+        games.setdefault((started_at or "", game_id), []).append((player, rank))
+    # Sorted here, not by the database's collation: the order service.ratings.played_order gives.
+    return ratings_of_places(games[key] for key in sorted(games))
+
+
 def refresh_ratings(library: GameLibrary, db: Any, read: ReadGame) -> None:
-    """After an import: the ratings table recomputed over every game of `library`, once the
-    library has one (`we stats --ratings` makes it). Rating means folding every game again, so a
-    library nobody asked ratings of (a bulk import, a convention's) does not pay for it."""
-    if library.keeps_ratings():
-        write_ratings(library, library_ratings(library_figures(library.games(), db, read)))
+    """After an import: the ratings table recomputed from the library's ranks, which each
+    import keeps in its own write (games without any are ranked first, once)."""
+    catch_up_ranks(library, db, read)
+    write_ratings(library, ranked_ratings(library))
 
 
 class NoSuchPlayer(ValueError):

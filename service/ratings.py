@@ -59,19 +59,27 @@ def played_order(games: Iterable[RatedGame]) -> list[RatedGame]:
 def ratings(games: Iterable[RatedGame]) -> list[Rating]:
     """Every player's rating after `games` (any order: they are rated as played), the highest
     ordinal first (then by name, for equal ones)."""
+    return ratings_of_places(
+        list(zip(game.players, finishing_ranks(game.scores, set(game.winners)), strict=True))
+        for game in played_order(games)
+    )
+
+
+def ratings_of_places(games: Iterable[Sequence[tuple[str, int]]]) -> list[Rating]:
+    """`ratings` over games already in the order played, each as its seats' (player, rank)."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     current: dict[str, Any] = {}
     names: dict[str, str] = {}
     played: dict[str, int] = {}
-    for game in played_order(games):
-        keys = [same_name(name) for name in game.players]
-        for key, name in zip(keys, game.players, strict=True):
+    for places in games:
+        keys = [same_name(name) for name, _ in places]
+        for key, (name, _) in zip(keys, places, strict=True):
             if key not in current:
                 names[key] = name
                 current[key] = model.rating()
-        ranks = finishing_ranks(game.scores, set(game.winners))
+        ranks = [rank for _, rank in places]
         teams = model.rate([[current[key]] for key in keys], ranks=[float(rank) for rank in ranks])
         for key, team in zip(keys, teams, strict=True):
             current[key] = team[0]

@@ -5,11 +5,18 @@ season and on replays/; the library's ratings table and its Datasette query."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
+import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 from openskill.models import PlackettLuce
 from weharness import ROOT, sealed, we
 
@@ -151,22 +158,66 @@ def test_stats_ratings_equal_openskill_on_the_replays(tmp_path: Path) -> None:
     assert rows[0][4] == round(out["ratings"][0]["ordinal"], 2)
 
 
-def test_import_keeps_the_ratings_table_once_there_is_one(tmp_path: Path) -> None:
+def test_a_plain_import_writes_the_ranks_and_the_ratings(tmp_path: Path) -> None:
+    """No `we stats --ratings` first: each import keeps its games' places and the ratings
+    over them; a library whose games have no places (older, or games finished by `we serve
+    --db`) gets them once, on the next import, and the same ratings as folding every game."""
     library = tmp_path / "club.db"
     assert we("import", REPLAYS / "game-night-3p.jsonl", "--db", library).exit_code == 0
-    with sqlite3.connect(library) as conn:  # nobody asked for ratings: no table, no cost
-        assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'ratings'").fetchall() == []
-    assert we("stats", "--ratings", "--db", library).exit_code == 0
     with sqlite3.connect(library) as conn:
         assert {r[0] for r in conn.execute("SELECT player FROM ratings")} == {"Maria", "Jonas", "Priya"}
+        places = conn.execute("SELECT player, score, rank, events FROM ranks ORDER BY seat").fetchall()
+        audit = json.loads(we("audit", "--json", REPLAYS / "game-night-3p.jsonl").stdout)
+        assert [(p, s) for p, s, _, _ in places] == list(audit["scores"].items())
+        assert {p for p, _, rank, _ in places if rank == 1} == set(audit["winners"])
+        assert {events for *_, events in places} == {audit["events"]}
+        conn.execute("DELETE FROM ranks")  # as a library from before the ranks
+        conn.execute("DELETE FROM ratings")
     assert we("import", REPLAYS / "tie-5p.jsonl", "--db", library).exit_code == 0
     with sqlite3.connect(library) as conn:
         after_import = conn.execute("SELECT * FROM ratings ORDER BY player").fetchall()
+        assert conn.execute("SELECT count(DISTINCT game) FROM ranks").fetchone() == (2,)
         conn.execute("DELETE FROM ratings")
     assert len(after_import) == 8
     assert we("stats", "--ratings", "--db", library).exit_code == 0
     with sqlite3.connect(library) as conn:
         assert conn.execute("SELECT * FROM ratings ORDER BY player").fetchall() == after_import
+
+
+def test_the_ladder_query_answers_after_a_plain_import(tmp_path: Path) -> None:
+    pytest.importorskip("datasette", reason="Datasette is not installed (pip install '.[datasette]')")
+    ready = re.compile(r"Uvicorn running on (http://127\.0\.0\.1:\d+)")
+    library = tmp_path / "we-club.db"
+    assert (
+        we("import", REPLAYS / "game-night-3p.jsonl", REPLAYS / "tie-5p.jsonl", "--db", library).exit_code
+        == 0
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "datasette", str(library), "--port", "0"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert server.stderr is not None
+        base = None
+        for line in server.stderr:
+            if found := ready.search(line):
+                base = found.group(1)
+                break
+        assert base is not None
+        with urllib.request.urlopen(f"{base}/we-club/ladder.json?_shape=array", timeout=30) as answer:
+            ladder = json.loads(answer.read())
+    finally:
+        os.killpg(server.pid, signal.SIGINT)
+        server.communicate(timeout=60)
+    shown = json.loads(we("stats", "--ratings", "--json", "--db", library).stdout)
+    assert isinstance(ladder, list)
+    assert [row["player"] for row in ladder] == [r["player"] for r in shown["ratings"]]
+    assert ladder[0]["ordinal"] == round(shown["ratings"][0]["ordinal"], 2)
 
 
 def test_ratings_refuse_plot_and_a_second_mode(tmp_path: Path) -> None:
@@ -181,11 +232,64 @@ def test_ratings_refuse_plot_and_a_second_mode(tmp_path: Path) -> None:
 def test_the_ratings_table_in_a_postgresql_library(pg_url: str, tmp_path: Path) -> None:
     imported = we("import", REPLAYS / "game-night-3p.jsonl", REPLAYS / "tie-5p.jsonl", "--db", pg_url)
     assert imported.exit_code == 0, imported.stderr
+    import psycopg
+
+    def table() -> list[tuple[Any, ...]]:
+        with psycopg.connect(pg_url) as conn:
+            return conn.execute(
+                "SELECT player, games, mu, sigma, ordinal FROM ratings ORDER BY ordinal DESC, player"
+            ).fetchall()
+
+    written_by_the_import = table()  # no `we stats --ratings` first
     shown = json.loads(we("stats", "--ratings", "--json", "--db", pg_url).stdout)
+    rows = table()
+    assert rows == written_by_the_import
+    assert [(r["player"], r["games"], r["mu"], r["sigma"], r["ordinal"]) for r in shown["ratings"]] == rows
+
+
+def test_concurrent_first_writers_of_a_postgresql_library(pg_url: str, tmp_path: Path) -> None:
+    """Imports started together into a new library each make its tables on first use: none
+    fails for another's CREATE TABLE, and every game gets its places."""
+    logs = [REPLAYS / name for name in VALID_REPLAYS]
+    imports = [
+        subprocess.Popen(
+            [sys.executable, "-m", "cli.main", "import", str(log), "--db", pg_url],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for log in logs
+    ]
+    for started in imports:
+        _, err = started.communicate(timeout=120)
+        assert started.returncode == 0, err
     import psycopg
 
     with psycopg.connect(pg_url) as conn:
-        rows = conn.execute(
-            "SELECT player, games, mu, sigma, ordinal FROM ratings ORDER BY ordinal DESC"
-        ).fetchall()
-    assert [(r["player"], r["games"], r["mu"], r["sigma"], r["ordinal"]) for r in shown["ratings"]] == rows
+        assert conn.execute("SELECT count(DISTINCT game) FROM ranks").fetchone() == (len(logs),)
+        rated = conn.execute("SELECT sum(games) FROM ratings").fetchone()
+    assert rated is not None and rated[0] == conn_places(pg_url)
+
+
+def conn_places(pg_url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute("SELECT count(*) FROM ranks").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_worker_of_we_import_hands_back_the_places_with_the_lines() -> None:
+    """`we import --jobs` audits in worker processes: the places they found must reach the
+    writer, or every import would rank its games again in the catch-up (a fold of each)."""
+    from cli.library import _received, _verify
+    from service.library import VerifiedLog
+    from service.reading import GameSource
+
+    log = REPLAYS / "game-night-3p.jsonl"
+    verified = _received(_verify(GameSource(label=str(log), path=log)))
+    assert isinstance(verified, VerifiedLog)
+    assert verified.ranks == [(0, "Maria", 21, 2), (1, "Jonas", 22, 1), (2, "Priya", 19, 3)]

@@ -351,6 +351,40 @@ def test_import_verified_new_extended_and_unchanged(library: SqlLibrary[Any], in
     assert row is not None and (row["complete"], row["winner"], row["events"]) == (True, "Ann", 87)
 
 
+@pytest.mark.parametrize("in_batch", [False, True])
+def test_ranks_are_kept_in_the_import_s_own_write(library: SqlLibrary[Any], in_batch: bool) -> None:
+    """A finished game's places go in with its events (the quickest path, the general path
+    for an extension); a finished game without them, or with fewer events than it has, is
+    listed for the catch-up until keep_ranks ranks it."""
+    lines = [json.loads(line) for line in split_lines((VECTORS / "four-players-dealt.jsonl").read_bytes())]
+    other = [json.loads(line) for line in split_lines((VECTORS / "one-party.jsonl").read_bytes())]
+    places = [(0, "Ann", 40, 1), (1, "Ben", 30, 2), (2, "Cy", 30, 2), (3, "Di", 10, 4)]
+    assert library.ranks() == [] and library.unranked() == []
+    with library.batch() if in_batch else nullcontext():
+        half = library.import_verified(lines[:30], "half", (False, None))
+        assert library.import_verified(lines, "whole", (True, "Ann"), ranks=places).status == "extended"
+        unranked = library.import_verified(other, "other", (True, "Ann"))
+    game, started = half.game_id, lines[0]["at"]
+    assert library.ranks() == [(game, started, *place) for place in places]
+    assert library.unranked() == [unranked.game_id]
+    library.keep_ranks(unranked.game_id, unranked.events, [(0, "Ann", 5, 1), (1, "Ben", 5, 1)])
+    assert library.unranked() == []
+    assert len(library.ranks()) == 6
+    library.set_summary(game, complete=True, winner="Ann")
+    library.keep_ranks(game, 86, places[:2])  # ranks older than the game's events: stale
+    assert library.unranked() == [game]
+
+
+def test_a_new_game_s_ranks_on_the_quickest_path(library: SqlLibrary[Any]) -> None:
+    lines = [json.loads(line) for line in split_lines((VECTORS / "four-players-dealt.jsonl").read_bytes())]
+    places = [(0, "Ann", 40, 1), (1, "Ben", 30, 2)]
+    with library.batch():
+        new = library.import_verified(lines, "whole", (True, "Ann"), ranks=places)
+    assert new.status == "imported"
+    assert library.ranks() == [(new.game_id, lines[0]["at"], *place) for place in places]
+    assert library.unranked() == []
+
+
 def written_otherwise(name: str, tmp_path: Path) -> Path:
     """A vector as another writer writes it: spaces after `:` and `,`, the envelope's keys in
     reverse order, the payload's unsorted, non-ASCII escaped. The same hashes."""
