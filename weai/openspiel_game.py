@@ -1,7 +1,7 @@
 """White Elephant as an OpenSpiel game. Importing this module registers it with pyspiel:
 
     import weai.openspiel_game
-    game = pyspiel.load_game("python_white_elephant", {"players": 4, "max_steals_between_opens": 1})
+    game = pyspiel.load_game("python_white_elephant", {"players": 4, "deal_attics": False})
 
 Parameters: `players` (3-7), every house rule by its name in `options` (weai.match's
 HOUSE_RULE_PARAMETERS: a flag false, a number 0 when not played), and `deal_attics` (False:

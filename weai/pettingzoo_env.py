@@ -1,7 +1,7 @@
 """White Elephant as a PettingZoo AEC environment, with action masks:
 
     from weai.pettingzoo_env import env
-    table = env(players=4, max_steals_between_opens=1)
+    table = env(players=4, deal_attics=False)
     table.reset(seed=7)
     for agent in table.agent_iter():
         observation, reward, termination, truncation, info = table.last()

@@ -96,7 +96,7 @@ class SeatKnowledge:
     public: dict[str, Any]
     own_attic: frozenset[str] | None  # None: attics were not dealt
     own_gift: str | None  # this party's gift the seat brought, while it is face down
-    attic_sizes: tuple[int, ...] | None  # of every seat, None without dealt attics
+    cards_left_in_attics: tuple[int, ...] | None  # of every seat, None without dealt attics
     # The other seats whose gift of this party lies face down with its card in the log, in seat
     # order (public: the table shows who brought which place, and which places were opened).
     hidden_gifts_of: tuple[int, ...]
@@ -121,7 +121,7 @@ def seat_knowledge(state: GameState, seat: int) -> SeatKnowledge:
         public=public,
         own_attic=own_attic,
         own_gift=own_gift,
-        attic_sizes=None if state.attics is None else tuple(len(cards) for cards in state.attics),
+        cards_left_in_attics=None if state.attics is None else tuple(len(cards) for cards in state.attics),
         hidden_gifts_of=hidden_gifts_of,
         unseen_gifts=state.unseen_face_down,
         unknown=tuple(card for card in ALL_CARDS if card not in known),
@@ -155,9 +155,9 @@ def determinise(knowledge: SeatKnowledge, rng: SeededRandom) -> GameState:
         face_down.append(card)
         placed.append(card)
     attics: tuple[frozenset[str], ...] | None = None
-    if knowledge.attic_sizes is not None:
+    if knowledge.cards_left_in_attics is not None:
         dealt: list[frozenset[str]] = []
-        for other, size in enumerate(knowledge.attic_sizes):
+        for other, size in enumerate(knowledge.cards_left_in_attics):
             if other == seat:
                 dealt.append(knowledge.own_attic)  # type: ignore[arg-type]
                 continue
