@@ -34,7 +34,7 @@ from eventstore.canonical import fingerprint
 from eventstore.envelope import Envelope
 from eventstore.errors import ConcurrencyError, ConnectionLostError, StoreError
 from eventstore.persistence import ImportResult, Summary
-from eventstore.sql_library import RankRow, SqlGameLog, SqlLibrary
+from eventstore.sql_library import _RANKS_TABLE, RankRow, SqlGameLog, SqlLibrary
 from eventstore.sqlite_schema import GAME_COLUMNS, envelope_objs, first_event_meta
 
 # The layout this module writes, kept in settings as 'schema' (2: with the index of notes that
@@ -321,6 +321,13 @@ class Library(SqlLibrary[psycopg.Connection[Any]]):
                         self.conn.execute(
                             "INSERT INTO settings VALUES ('schema', %s)", (str(SCHEMA_VERSION),)
                         )
+            # The ranks are written inside an import's batch, which holds its games' rows: made
+            # there on first use, two importers would wait on each other (one on the layout's
+            # lock, the other on a game the first holds), so a writer makes them here, alone.
+            with self.conn.transaction():
+                if self.conn.execute("SELECT to_regclass('ranks')").fetchone() == (None,):
+                    self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LAYOUT_LOCK,))
+                    self.conn.execute(_RANKS_TABLE)
         except psycopg.Error as exc:
             raise StoreError(f"{self.path}: cannot open the game library: {_one_line(exc)}") from None
         version = self._schema_version()
