@@ -64,10 +64,16 @@ def test_datasette_serves_the_canned_queries_of_a_library_named_we_club(club: Pa
         metadata = get_json(f"{base}/-/metadata.json")
         assert isinstance(metadata, dict)
         assert metadata["databases"]["we-club"]["tables"]["games"]["label_column"] == "title"
+        # The club's import alone made the ratings: no `we stats --ratings` was run first.
+        ladder = get_json(f"{base}/we-club/ladder.json?_shape=array")
     finally:
         os.killpg(server.pid, signal.SIGINT)
         server.communicate(timeout=60)
     assert server.returncode == 0, server.returncode
+    shown = json.loads(we("stats", "--ratings", "--json", "--db", club).stdout)
+    assert isinstance(ladder, list)
+    assert [row["player"] for row in ladder] == [r["player"] for r in shown["ratings"]]
+    assert ladder[0]["ordinal"] == round(shown["ratings"][0]["ordinal"], 2)
 
 
 def test_the_metadata_is_written_for_the_library_s_own_name(club: Path, tmp_path: Path) -> None:

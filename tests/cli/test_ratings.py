@@ -5,18 +5,13 @@ season and on replays/; the library's ratings table and its Datasette query."""
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-import pytest
 from openskill.models import PlackettLuce
 from weharness import ROOT, sealed, we
 
@@ -182,42 +177,6 @@ def test_a_plain_import_writes_the_ranks_and_the_ratings(tmp_path: Path) -> None
     assert we("stats", "--ratings", "--db", library).exit_code == 0
     with sqlite3.connect(library) as conn:
         assert conn.execute("SELECT * FROM ratings ORDER BY player").fetchall() == after_import
-
-
-def test_the_ladder_query_answers_after_a_plain_import(tmp_path: Path) -> None:
-    pytest.importorskip("datasette", reason="Datasette is not installed (pip install '.[datasette]')")
-    ready = re.compile(r"Uvicorn running on (http://127\.0\.0\.1:\d+)")
-    library = tmp_path / "we-club.db"
-    assert (
-        we("import", REPLAYS / "game-night-3p.jsonl", REPLAYS / "tie-5p.jsonl", "--db", library).exit_code
-        == 0
-    )
-    server = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "datasette", str(library), "--port", "0"],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        assert server.stderr is not None
-        base = None
-        for line in server.stderr:
-            if found := ready.search(line):
-                base = found.group(1)
-                break
-        assert base is not None
-        with urllib.request.urlopen(f"{base}/we-club/ladder.json?_shape=array", timeout=30) as answer:
-            ladder = json.loads(answer.read())
-    finally:
-        os.killpg(server.pid, signal.SIGINT)
-        server.communicate(timeout=60)
-    shown = json.loads(we("stats", "--ratings", "--json", "--db", library).stdout)
-    assert isinstance(ladder, list)
-    assert [row["player"] for row in ladder] == [r["player"] for r in shown["ratings"]]
-    assert ladder[0]["ordinal"] == round(shown["ratings"][0]["ordinal"], 2)
 
 
 def test_ratings_refuse_plot_and_a_second_mode(tmp_path: Path) -> None:
