@@ -47,6 +47,8 @@ _SOUND_TAILS_KEPT = 4096
 
 
 def _sound_tail(line: bytes, envelope: Envelope) -> None:
+    if len(line) > _FIRST_TAIL_BLOCK:
+        return  # kept lines are small, so the memory they hold is too (a line may be 1 MiB)
     if len(_SOUND_TAILS) >= _SOUND_TAILS_KEPT:
         _SOUND_TAILS.clear()  # a bound, not a policy: a line forgotten is judged again
     _SOUND_TAILS[line] = envelope
