@@ -91,7 +91,7 @@ class Side:
 
     @property
     def wins(self) -> float:
-        return sum(game["win"] for game in self.games.values())
+        return float(sum(game["win"] for game in self.games.values()))
 
     @property
     def share(self) -> float:
@@ -198,8 +198,8 @@ def run_compare(
     with older_tree(rev, tree) as old_path:
         new = Side(f"this checkout ({describe(ROOT)})", ROOT)
         old = Side(describe(old_path), old_path)
-        comparison = Comparison(new, old, games, iterations, jobs, load_before=os.getloadavg())
-        load = comparison.load_before
+        load = os.getloadavg()
+        comparison = Comparison(new, old, games, iterations, jobs, load_before=load)
         log(
             f"compare: ismcts vs 3 greedy at {iterations} playouts a move, {games} deals, {jobs} jobs;"
             f" new: {new.label}; old: {old.label} at {old_path}"
