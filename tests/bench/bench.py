@@ -3,10 +3,15 @@
     python tests/bench/bench.py [--games N] [--out DIR] [--jobs N] [--quick] [--repeat R] [--audit]
     python tests/bench/bench.py --ladder [--ladder-games N] [--iterations N] [--ladder-default-games N]
                                 [--jobs N] [--write-docs [PAGE]]
+    python tests/bench/bench.py --ladder (--compare-with REV | --compare-tree DIR) [--ladder-games N]
+                                [--iterations N] [--jobs N] [--write-docs [PAGE]]
 
 `--ladder` plays only the bots' ladder (tests/bench/ladder.py): strength, not speed; with
 `--write-docs` it writes the strength page (tests/bench/strength_page.py), as the speed run
-writes the speed page.
+writes the speed page. With `--compare-with REV` (or `--compare-tree DIR`) it plays instead only
+the search bot of this checkout and that of an older commit against three greedy bots on the same
+deals (tests/bench/compare.py), and `--write-docs` writes that section of the strength page,
+keeping the rest of it (as the ladder keeps that section).
 
 Builds (once, cached in --out by game count) an archive of N complete games, player counts 3-7,
 half with seen brings (attics dealt) and half with unseen brings (no attics, `gift_brought` with
@@ -1938,6 +1943,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="with --ladder and --iterations: also ismcts at its own default playouts against "
         "three greedy bots on the first N deals (default 100; 0: not)",
     )
+    older = parser.add_mutually_exclusive_group()
+    older.add_argument(
+        "--compare-with",
+        metavar="REV",
+        help="with --ladder: only the search bot of this checkout against that of REV (a throwaway "
+        "`git worktree add --detach`), each against three greedy bots on the same --ladder-games deals",
+    )
+    older.add_argument(
+        "--compare-tree",
+        type=Path,
+        metavar="DIR",
+        help="with --ladder: --compare-with the checkout already at DIR (nothing is written there)",
+    )
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
@@ -1945,6 +1963,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--ladder-games must be at least 1")
     if args.ladder_default_games < 0:
         parser.error("--ladder-default-games must be at least 0")
+    if (args.compare_with or args.compare_tree) and not args.ladder:
+        parser.error("--compare-with and --compare-tree go with --ladder")
+    if args.compare_tree is not None and not (args.compare_tree / "wecore").is_dir():
+        parser.error(f"--compare-tree {args.compare_tree}: no wecore there")
     if args.write_docs is DEFAULT_PAGE:
         page = ("explanation", "strength.md") if args.ladder else ("speed.md",)
         args.write_docs = ROOT.joinpath("docs", *page)
@@ -2014,10 +2036,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     if args.ladder:
         sys.path.insert(0, str(Path(__file__).parent))
+        from compare import kept_section, with_section
         from ladder import run_ladder
 
         from wecore.search import DEFAULT_ITERATIONS
 
+        if args.compare_with or args.compare_tree:
+            return compare_ladder(args)
         run = run_ladder(
             args.ladder_games,
             args.iterations or DEFAULT_ITERATIONS,
@@ -2029,9 +2054,35 @@ def main(argv: Sequence[str] | None = None) -> int:
             from speed_page import write_page
             from strength_page import strength_page
 
-            write_page(args.write_docs, strength_page(run, machine(), args.argv))
+            page = strength_page(run, machine(), args.argv)
+            write_page(args.write_docs, with_section(page, kept_section(args.write_docs)))
         return run.failed
     return Bench(args).run()
+
+
+def compare_ladder(args: argparse.Namespace) -> int:
+    """`--ladder --compare-with REV` / `--compare-tree DIR`: the two search bots on the same deals,
+    and with --write-docs their section of the strength page (the rest of the page kept)."""
+    from compare import compare_section, run_compare, with_section
+    from speed_page import write_page
+
+    from wecore.search import DEFAULT_ITERATIONS
+
+    comparison = run_compare(
+        args.ladder_games,
+        args.iterations or DEFAULT_ITERATIONS,
+        args.jobs,
+        rev=args.compare_with,
+        tree=args.compare_tree,
+    )
+    if args.write_docs is not None:
+        existing = "# Strength: the bots' ladder\n"
+        if args.write_docs.exists():
+            existing = args.write_docs.read_text(encoding="utf-8")
+        when = f"{datetime.now(UTC):%Y-%m-%d %H:%M}"
+        section = compare_section(comparison, machine(), args.argv, when)
+        write_page(args.write_docs, with_section(existing, section))
+    return comparison.failed
 
 
 if __name__ == "__main__":

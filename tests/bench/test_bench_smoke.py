@@ -139,3 +139,36 @@ def test_the_strength_page_is_the_ladder_run_with_machine_load_and_date() -> Non
     ]
     assert "With greedy rollouts, 1.5 s of CPU (2.0 s wall clock): x: 9 moves" in page
     assert "1. [event 4] Party 1: Ann" in page
+
+
+def test_the_search_bot_compared_with_itself_plays_the_ladders_deals_alike(tmp_path: Path) -> None:
+    # `--ladder --compare-tree` with this very checkout as the "older" tree, at a toy size: the
+    # same deals, the same games, the same shares; its section written into the page, the
+    # page's other sections kept, and kept in turn when the ladder writes the page again.
+    sys.path.insert(0, str(Path(__file__).parent))
+    from compare import BEGIN, END, kept_section, run_compare, with_section
+    from ladder import play_chunk
+
+    lines: list[str] = []
+    comparison = run_compare(2, iterations=2, jobs=1, tree=bench.ROOT, log=lines.append)
+    assert comparison.failed == 0 and comparison.paired == [0, 1]
+    assert not comparison.deals_differ and not comparison.fields_differ and comparison.same_games == 2
+    assert comparison.new.share == comparison.old.share and comparison.passed
+    # the ladder's own first match-up on these deals, seats and playouts
+    assert play_chunk(("ismcts", "greedy", 0, 2, 2)).wins == comparison.new.wins
+    assert any(line.endswith("new >= old - 3 points: PASS") for line in lines)
+
+    page = tmp_path / "strength.md"
+    analysis = "## The search bot as the analysis's rollout policy\n\nkept\n"
+    page.write_text(f"# Strength: the bots' ladder\n\n## Win shares\n\nkept\n\n{analysis}")
+    argv = ["--ladder", "--ladder-games", "2", "--iterations", "2", "--jobs", "1"]
+    for _ in range(2):  # written again, the section is replaced, not repeated
+        assert bench.main([*argv, "--compare-tree", str(bench.ROOT), "--write-docs", str(page)]) == 0
+    text = page.read_text()
+    assert text.count(BEGIN) == 1 and text.index("## Win shares") < text.index(BEGIN)
+    assert text.index(END) < text.index(analysis)
+    shares = re.findall(r"^\| (old|new): .*? \| 2 \| 2 \| ([\d.]+%) \| ", text, re.MULTILINE)
+    assert [side for side, _ in shares] == ["old", "new"] and shares[0][1] == shares[1][1]
+    assert "Deals dealt byte for byte alike in both trees: 2 of 2" in text
+    section = kept_section(page)
+    assert section is not None and with_section("# Strength\n\n## Win shares\n", section).endswith(END + "\n")
