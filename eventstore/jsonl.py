@@ -67,7 +67,10 @@ def _fsync_dir(path: Path) -> None:
 
 def _write_all(fd: int, data: bytes) -> None:
     # A regular file rarely takes less than asked (disk full, quota); loop rather than assume.
-    view = memoryview(data)
+    written = os.write(fd, data)
+    if written == len(data):
+        return
+    view = memoryview(data)[written:]
     while view:
         written = os.write(fd, view)
         view = view[written:]
