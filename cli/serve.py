@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import socket
 import sys
 from pathlib import Path
@@ -217,5 +218,16 @@ def serve(
                 captured.clear()
 
     server = Server(app, log_level="warning", timeout_graceful_shutdown=5, access_log=False, lifespan="on")
+    _collect_cycles_less_often()
     server.run(sockets=[sock])
     echo("Stopped.")
+
+
+def _collect_cycles_less_often() -> None:
+    """A move makes thousands of short-lived objects, nearly all freed by reference counting
+    as it ends. At Python's default pace (a pass every 700 allocations) the cycle collector
+    would walk the served games over and over for the few cycles there are: what was loaded to
+    start is left out of its walks (`gc.freeze`), and it runs a tenth as often."""
+    gc.freeze()
+    young, middle, old = gc.get_threshold()
+    gc.set_threshold(young * 10, middle, old)

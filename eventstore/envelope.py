@@ -94,7 +94,12 @@ def utc_now() -> str:
     The microseconds keep two appends apart: the events of one append share one `at`, and the
     undo at the table (service.play.plan_undo) takes the unseen brings written with an open by
     that alone, so a bring made on a phone a moment before the open must not share it."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    now = datetime.now(UTC)
+    # Formatted by hand: strftime costs ten times as much on a writer's path.
+    return (
+        f"{now.year:04d}-{now.month:02d}-{now.day:02d}T"
+        f"{now.hour:02d}:{now.minute:02d}:{now.second:02d}.{now.microsecond:06d}Z"
+    )
 
 
 def make_game_id(title: str | None, date: datetime) -> str:

@@ -51,6 +51,17 @@ class SeasonLedgerError(NotALogError):
         super().__init__(f"{where}: this is a season ledger: use `we season verify`")
 
 
+class NotTheFileReadError(StoreError):
+    """An append onto a path whose file is not the one the caller read (`only_file`): a
+    symbolic link (`link` True), or another file put in its place. Nothing was written."""
+
+    def __init__(self, where: str, link: bool) -> None:
+        self.where = where
+        self.link = link
+        what = "a symbolic link" if link else "not the file that was read"
+        super().__init__(f"{where}: {what}; nothing was written")
+
+
 class ConcurrencyError(StoreError):
     """The caller's idea of the head is stale: someone else appended first."""
 

@@ -9,6 +9,7 @@ torn last line, which readers report and `repair` removes.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import stat
@@ -24,6 +25,7 @@ from eventstore.errors import (
     LogExistsError,
     LogIntegrityError,
     NotALogError,
+    NotTheFileReadError,
     StoreError,
     TornTailError,
 )
@@ -65,7 +67,10 @@ def _fsync_dir(path: Path) -> None:
 
 def _write_all(fd: int, data: bytes) -> None:
     # A regular file rarely takes less than asked (disk full, quota); loop rather than assume.
-    view = memoryview(data)
+    written = os.write(fd, data)
+    if written == len(data):
+        return
+    view = memoryview(data)[written:]
     while view:
         written = os.write(fd, view)
         view = view[written:]
@@ -114,8 +119,14 @@ class JsonlLog(SealingLog):
 
     keeps_summary = False  # a library keeps a game's summary with its events; a file does not
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
+    def __init__(self, path: str | os.PathLike[str], only_file: tuple[int, int] | None = None) -> None:
+        # A Path is kept as given: it is immutable, and it has worked out its string already.
+        self.path = path if isinstance(path, Path) else Path(path)
+        # (device, inode) of the file the caller read: an append goes onto that file only,
+        # never through a symbolic link nor onto a file put in its place since
+        # (NotTheFileReadError, nothing written). Checked on the file opened, under its lock,
+        # with the stat the head's check makes anyway: no look at the path beforehand.
+        self.only_file = only_file
         # After an append: the file's size before it, its stat after the fsync (still under the
         # lock) and the lines written, so that whoever follows the file in this process can
         # take its own lines without reading them back (eventstore.follow.LogFollower.took).
@@ -165,6 +176,8 @@ class JsonlLog(SealingLog):
         except FileNotFoundError:
             raise GameNotFoundError(str(self.path)) from None
         except OSError as exc:
+            if exc.errno == errno.ELOOP and flags & os.O_NOFOLLOW:
+                raise NotTheFileReadError(str(self.path), link=True) from None
             raise StoreError(f"{self.path}: cannot open: {exc.strerror or exc}") from exc
         try:
             fcntl.flock(fd, lock)
@@ -175,12 +188,18 @@ class JsonlLog(SealingLog):
 
     def _head_locked(self, fd: int) -> tuple[int, Envelope]:
         """(file size, last envelope), judged from the tail alone. The caller holds the lock."""
-        size = os.fstat(fd).st_size
+        st = os.fstat(fd)
+        if self.only_file is not None and (st.st_dev, st.st_ino) != self.only_file:
+            raise NotTheFileReadError(str(self.path), link=False)
+        size = st.st_size
         if size == 0:
             raise LogIntegrityError(str(self.path), [Problem.integrity(1, EMPTY)])
-        if os.pread(fd, 1, size - 1) != b"\n":
+        # One read for the final newline and, most often, the whole last line before it.
+        tail = os.pread(fd, min(size, _FIRST_TAIL_BLOCK), max(0, size - _FIRST_TAIL_BLOCK))
+        if tail[-1:] != b"\n":
             raise TornTailError(str(self.path))
-        last = _last_line(fd, size)
+        cut = tail.rfind(b"\n", 0, len(tail) - 1)
+        last = tail[cut + 1 : -1] if cut >= 0 or len(tail) == size else _last_line(fd, size)
         known = _SOUND_TAILS.get(last) if type(last) is bytes else None
         if known is not None:
             return size, known
@@ -212,7 +231,8 @@ class JsonlLog(SealingLog):
     @contextmanager
     def _locked_head(self) -> Iterator[tuple[Envelope | None, StoreAfterHead]]:
         """The head under an exclusive flock; the lines go out in one write each, fsynced."""
-        fd = self._open_locked(os.O_RDWR | os.O_APPEND, fcntl.LOCK_EX)
+        nofollow = os.O_NOFOLLOW if self.only_file is not None else 0
+        fd = self._open_locked(os.O_RDWR | os.O_APPEND | nofollow, fcntl.LOCK_EX)
         try:
             size, head = self._head_locked(fd)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import stat
 import threading
 import time
 from collections import OrderedDict, deque
@@ -331,9 +330,11 @@ class LiveGame:
     def sealed(self) -> str | None:
         """Why nothing may be added to this game's log, when a season sealed it (its folder's, or
         any ledger that left its mark beside the log)."""
-        # Most logs are sealed by no season: a stat of each place a seal could be, made of
-        # strings once, tells so without building a path.
-        if not any(os.path.lexists(place) for place in self._seal_places):
+        # Most logs are sealed by no season: a look at each place a seal could be, made of
+        # strings once, tells so without building a path (and `access` says "no" without the
+        # exception a missing file's stat raises).
+        season, mark = self._seal_places
+        if not (_there(season) or _there(mark)):
             return None
         return sealed_sentence(self.path, self.game)
 
@@ -425,6 +426,11 @@ class LiveGame:
         with self.lock:
             subs = [sub for loop_subs in self._waiters.values() for sub in loop_subs]
         return list({sub.role.cache_key: sub.role for sub in subs if sub.role is not None}.values())
+
+
+def _there(place: str) -> bool:
+    """Whether anything is at `place`, a link to nothing included (as `os.path.lexists`)."""
+    return os.access(place, os.F_OK, follow_symlinks=False)
 
 
 def file_of(game: LiveGame) -> tuple[int, int] | None:
@@ -618,22 +624,27 @@ class Folder:
     def writer(self, game: LiveGame) -> Iterator[Any]:
         """The log to append a move to: only the folder's own regular file that was read and
         verified, never through a symbolic link (which may point anywhere) or onto a file put
-        in its place since."""
+        in its place since. The store checks the file it opens, under its lock (JsonlLog's
+        `only_file`), so a move looks at the path no more than its append does."""
+        from eventstore.errors import GameNotFoundError, NotTheFileReadError
         from eventstore.jsonl import JsonlLog
         from service.play import Refused
 
+        replaced = f"{game.label} was replaced while served; nothing was recorded: try again"
+        read = file_of(game)
+        if read is None:
+            raise Refused(replaced)
         try:
-            st = os.lstat(game.path)
-        except FileNotFoundError:
+            yield JsonlLog(game.path, only_file=read)
+        except GameNotFoundError:
             raise Refused(f"{game.label}: the log is gone; nothing was recorded") from None
-        if stat.S_ISLNK(st.st_mode):
-            raise Refused(
-                f"{game.label} is a symbolic link: the server shows it but records only into"
-                " its folder's own files; nothing was recorded"
-            )
-        if file_of(game) != (st.st_dev, st.st_ino) or not stat.S_ISREG(st.st_mode):
-            raise Refused(f"{game.label} was replaced while served; nothing was recorded: try again")
-        yield JsonlLog(game.path)
+        except NotTheFileReadError as exc:
+            if exc.link:
+                raise Refused(
+                    f"{game.label} is a symbolic link: the server shows it but records only into"
+                    " its folder's own files; nothing was recorded"
+                ) from None
+            raise Refused(replaced) from None
 
     def start_new(self, title: str | None, events: Sequence[AnyEvent]) -> tuple[list[Any], LiveGame]:
         """A new game's log in the folder, its set-up in one write; the envelopes and the game."""

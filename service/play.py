@@ -25,6 +25,7 @@ from wecore.decider import (
     StartGame,
     Undo,
     decide,
+    decide_folded,
     title_refusal,
 )
 from wecore.errors import RuleViolation, WeError
@@ -69,10 +70,15 @@ class StaleHead(Exception):
 
 def decide_move(state: GameState, command: Command) -> list[AnyEvent]:
     """The events for a command at the table, or Refused with the sentence both faces give."""
+    return decide_move_folded(state, command)[0]
+
+
+def decide_move_folded(state: GameState, command: Command) -> tuple[list[AnyEvent], list[GameState]]:
+    """`decide_move`, with the game after each of its events (wecore.decider.decide_folded)."""
     if state.is_over and isinstance(command, MOVE_CLASSES):
         raise Refused(GAME_OVER)
     try:
-        return decide(state, command)
+        return decide_folded(state, command)
     except RuleViolation as exc:
         raise RuleRefused(str(exc)) from None
     except WeError as exc:

@@ -32,7 +32,16 @@ from eventstore.canonical import fingerprint
 from eventstore.envelope import Envelope
 from eventstore.errors import ConnectionLostError, GameNotFoundError, SealedGameError, StoreError
 from service.live import LiveGame, WrittenAt, file_of
-from service.play import Refused, StaleHead, UndoPlan, commit, decide_move, plan_undo, undone_sentence
+from service.play import (
+    Refused,
+    StaleHead,
+    UndoPlan,
+    commit,
+    decide_move,
+    decide_move_folded,
+    plan_undo,
+    undone_sentence,
+)
 from service.reading import GameReport, GameSource, damage_sentence, read_game
 from wecore.cards import ALL_CARDS
 from wecore.decider import AddNote, BreakTie, DealAttics, DealLists, Undo, resolve_player
@@ -236,7 +245,7 @@ class Table:
                 raise Sealed(sealed)
             if expect is not None and expect != now.head:
                 raise StaleHead(expect, now.head)
-            events, plan = self._decide(now, command)
+            events, plan, states = self._decide(now, command)
             try:
                 with self.shelf.writer(self.game) as log:
                     written = commit(log, events, now.head, now.state)
@@ -253,7 +262,7 @@ class Table:
                 if report.problems:
                     raise Damaged(damage_sentence(self.game.label, report.problems)) from None
                 raise
-            outcome = self._outcome(now, since, events, written, plan, command)
+            outcome = self._outcome(now, since, events, written, plan, command, states)
             # The lines just written are taken as written, folded above: never read back.
             envelopes = [envelope.to_dict() for envelope in written]
             states = [step.after for step in outcome.steps]
@@ -267,12 +276,16 @@ class Table:
             return outcome
         raise StaleHead(now.head, self.look().head)
 
-    def _decide(self, now: Standing, command: TableCommand) -> tuple[list[AnyEvent], UndoPlan | None]:
+    def _decide(
+        self, now: Standing, command: TableCommand
+    ) -> tuple[list[AnyEvent], UndoPlan | None, list[GameState] | None]:
+        """The events, the undo's plan, and the game after each event where deciding folded them."""
         if isinstance(command, Undo):
             lists_too = self.lists_again
             plan = plan_undo(now.state, now.events, now.written_at, command.reason, lists_too=lists_too)
-            return plan.voids, plan
-        return decide_move(now.state, command), None
+            return plan.voids, plan, None
+        events, states = decide_move_folded(now.state, command)
+        return events, None, states
 
     def _outcome(
         self,
@@ -282,12 +295,14 @@ class Table:
         written: list[Envelope],
         plan: UndoPlan | None,
         command: TableCommand,
+        states: list[GameState] | None = None,
     ) -> Outcome:
+        """`states`: the game after each event, as deciding folded them (else folded here)."""
         meanwhile = [] if since is None else self.since(since, now.head)
         steps = []
         state = now.state
-        for event, envelope in zip(events, written, strict=True):
-            after = evolve(state, event)
+        for number, (event, envelope) in enumerate(zip(events, written, strict=True)):
+            after = states[number] if states is not None else evolve(state, event)
             steps.append(Happened(envelope.seq, event, state, after, envelope.at))
             state = after
         head = written[-1].seq if written else now.head

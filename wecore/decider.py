@@ -75,10 +75,18 @@ Command = StartGame | DealLists | DealAttics | Move | Undo | BreakTie | AddNote
 
 def decide(state: GameState, command: Command) -> list[AnyEvent]:
     """The events for `command`; RuleViolation (in table language) if it is not allowed."""
+    return decide_folded(state, command)[0]
+
+
+def decide_folded(state: GameState, command: Command) -> tuple[list[AnyEvent], list[GameState]]:
+    """`decide`, with the game after each of its events: they are folded to be judged, so a
+    writer that goes on to show the game need not fold them again."""
     events = _events_for(state, command)
+    states = []
     for event in events:
         state = evolve(state, event)
-    return events
+        states.append(state)
+    return events, states
 
 
 # C0 controls, DEL and C1 controls: a newline or an escape sequence in a name would break
