@@ -129,29 +129,44 @@ def plan_undo(
     `written_at` (the envelopes' `at`, [i] for seq i + 1) tells an unseen bring written with the
     open (one append, so the same `at`) from one a player made on a phone before it: only the
     former goes with the open. Both faces pass it: a recorder and a service may share one log."""
+    seq, undone, brings = _taken_back(state, events, written_at, lists_too)
+    voids: list[AnyEvent] = []
+    after = state
+    for _ in range(1 + brings):
+        more = decide_move(after, Undo(reason=reason))
+        voids += more
+        after = fold(more, after)
+    return UndoPlan(voids, seq, undone, brings)
+
+
+def _taken_back(
+    state: GameState, events: Sequence[AnyEvent], written_at: Sequence[str | None], lists_too: bool
+) -> tuple[int, AnyEvent, int]:
+    """(seq, event, unseen brings with it) of what plan_undo takes back; Refused as it is.
+
+    Read off the undo stack without voiding anything: a void restores the state before the
+    event it voids (`reducer.void_event`), so the state after each void is the one the stack
+    holds (the host's answer to every move previews its undo, and events cost their models)."""
     if state.undo is None:
         raise Refused(NOTHING_TO_UNDO)
-    seq, _ = state.undo
+    seq, before = state.undo
     undone = events[seq - 1]
     if isinstance(undone, AtticsDealt) or (isinstance(undone, GiftListsDealt) and not lists_too):
         raise Refused(SET_UP_NOT_UNDONE)
-    voids = decide_move(state, Undo(reason=reason))
-    after = fold(voids, state)
     brings = 0
     # Only an open writes unseen brings, right before it in its own append (so with its `at`).
     last = seq
-    while isinstance(undone, GiftOpened) and after.undo is not None:
-        bring = after.undo[0]
+    entry = before.undo
+    while isinstance(undone, GiftOpened) and entry is not None:
+        bring, prior = entry
         if bring != last - 1 or not is_unseen_bring(events[bring - 1]):
             break
         if written_at[bring - 1] != written_at[seq - 1]:
             break
-        more = decide_move(after, Undo(reason=reason))
-        voids += more
-        after = fold(more, after)
         brings += 1
         last = bring
-    return UndoPlan(voids, seq, undone, brings)
+        entry = prior.undo
+    return seq, undone, brings
 
 
 def undo_gist(plan: UndoPlan) -> str:
@@ -171,9 +186,10 @@ def undo_preview(
 ) -> str | None:
     """What the host's undo would take back now (undo_gist), or None when it would be refused."""
     try:
-        return undo_gist(plan_undo(state, events, written_at))
+        seq, undone, brings = _taken_back(state, events, written_at, lists_too=False)
     except Refused:
         return None
+    return undo_gist(UndoPlan([], seq, undone, brings))
 
 
 # --- writing -------------------------------------------------------------------------------

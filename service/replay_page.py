@@ -15,6 +15,7 @@ with one it shows only what that seat could know, and the embedded log is redact
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -30,8 +31,8 @@ from wecore.kinds import KINDS
 from wecore.narrate import describe
 from wecore.replay import steps, voided_by
 from wecore.scoring import Scoreboard, score
-from wecore.state import GameState
-from wecore.turns import page_marks, turn_of_view
+from wecore.state import GameState, Phase
+from wecore.turns import Turn, page_marks
 from wecore.views import SeatView, redact_log, view
 
 TEMPLATE_NAME = "replay_template.html"
@@ -183,8 +184,32 @@ def step_marks(
     names no kind of event and no phase: the event's style on the timeline (its kind's, as
     `wecore.kinds` declares it), the seats a swap exchanged, and the turn's lines and badge.
     `seen`: the viewer's view of `after`, where the caller has it already."""
-    t = turn_of_view(seen if seen is not None else view(after, viewer, omniscient=omniscient))
-    return {"style": KINDS[event.TYPE].style, "swapped": swapped_seats(event, after), **page_marks(t)}
+    sv = seen if seen is not None else view(after, viewer, omniscient=omniscient)
+    marks = _turn_marks(
+        sv.phase,
+        sv.party,
+        sv.parties,
+        sv.to_move,
+        sv.starter,
+        tuple(sv.waiting_to_bring),
+        sv.attics is not None,
+    )
+    return {"style": KINDS[event.TYPE].style, "swapped": swapped_seats(event, after), **marks}
+
+
+# The page's marks of a turn depend on nothing else, and a game has few turns (every move served
+# marks its step for each kind of key): worded once per turn. Its fields are turn_of_view's.
+@functools.lru_cache(maxsize=1024)
+def _turn_marks(
+    phase: str,
+    party: int,
+    parties: int,
+    to_move: str | None,
+    starter: str | None,
+    waiting: tuple[str, ...],
+    brings_recorded: bool,
+) -> dict[str, str | bool]:
+    return page_marks(Turn(Phase(phase), party, parties, to_move, starter, waiting, brings_recorded))
 
 
 def view_dict(state: GameState, viewer: str | None, omniscient: bool | None = None) -> dict[str, Any]:
@@ -195,25 +220,62 @@ def view_dict(state: GameState, viewer: str | None, omniscient: bool | None = No
 
 
 def board_dict(board: Scoreboard) -> dict[str, Any]:
-    """The standings with their card-by-card explanation, as plain JSON values."""
+    """The standings with their card-by-card explanation, as plain JSON values (fresh ones on
+    every call: a caller may change what it is given)."""
+    found = _BOARD_PARTS.get(id(board))
+    if found is None or found[0] is not board:
+        found = _board_parts(board)
+    _, ranked, players = found
     return {
         "complete": board.complete,
         "winners": list(board.winners),
         "tie_broken_by": board.tie_broken_by,
         "tie_reason": board.tie_reason,
-        "ranked": [entry.player for entry in board.ranked],  # the standings' order
+        "ranked": list(ranked),  # the standings' order
         "players": [
             {
-                "player": entry.player,
-                "list": [COLOUR_NAME[c] for c in entry.gift_list],
-                "counted": [[COLOUR_NAME[c], card] for c, card in entry.counted.items()],
-                "unused": [{"card": u.card, "reason": u.reason} for u in entry.unused],
-                "total": entry.total,
-                "explain": entry.explain(),
+                "player": player,
+                "list": list(gift_list),
+                "counted": list(map(list, counted)),
+                "unused": list(map(dict, unused)),
+                "total": total,
+                "explain": explain,
             }
-            for entry in board.players
+            for player, gift_list, counted, unused, total, explain in players
         ],
     }
+
+
+# Each player's part of board_dict, as tuples: (player, list, counted, unused, total, explain).
+_PlayerParts = tuple[
+    str, tuple[str, ...], tuple[tuple[str, str | None], ...], tuple[dict[str, str], ...], int, str
+]
+# By the id of a board (kept with it, so an id used again is told apart): its ranked names and
+# players' parts. A board is the same object for every move of a party (`scoring.score` hands
+# it out again), and every kind of key following a game is sent it: worded once, copied after.
+_BOARD_PARTS: dict[int, tuple[Scoreboard, tuple[str, ...], tuple[_PlayerParts, ...]]] = {}
+_BOARD_PARTS_KEPT = 256
+
+
+def _board_parts(board: Scoreboard) -> tuple[Scoreboard, tuple[str, ...], tuple[_PlayerParts, ...]]:
+    players = tuple(
+        [
+            (
+                entry.player,
+                tuple([COLOUR_NAME[c] for c in entry.gift_list]),
+                tuple([(COLOUR_NAME[c], card) for c, card in entry.counted.items()]),
+                tuple([{"card": u.card, "reason": u.reason} for u in entry.unused]),
+                entry.total,
+                entry.explain(),
+            )
+            for entry in board.players
+        ]
+    )
+    parts = (board, tuple([entry.player for entry in board.ranked]), players)
+    if len(_BOARD_PARTS) >= _BOARD_PARTS_KEPT:
+        _BOARD_PARTS.clear()
+    _BOARD_PARTS[id(board)] = parts
+    return parts
 
 
 def fingerprint_of(envelopes: list[dict[str, Any]]) -> str | None:

@@ -296,4 +296,8 @@ def move_object(move: Move) -> dict[str, Any]:
     """A move as JSON, in the move objects of docs/service.md (the API's `legal`, `we analyse
     --json`): `"card": null` is an unseen gift, `"with": null` a player keeping their gift."""
     fields = move.__dict__
-    return {"type": move.TYPE, "as": move.player, **{key: fields[attr] for key, attr, _, _ in move.OBJECT}}
+    shown = {"type": move.TYPE, "as": move.player}
+    # A loop, not a comprehension merged in: the host's answer to every move lists them all.
+    for key, attr, _, _ in move.OBJECT:
+        shown[key] = fields[attr]
+    return shown

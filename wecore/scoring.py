@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cached_property
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar, overload
 
 from wecore.cards import CARD_COLOUR, CARD_NUMBER, CARD_ORDER, COLOUR_NAME, Colour
 
@@ -35,6 +36,36 @@ class ScoredGame(Protocol):
     def replace(self, **changes: Any) -> ScoredGame: ...
 
 
+_Value = TypeVar("_Value")
+
+
+class worked_out_once(Generic[_Value]):  # lower case: a decorator, as cached_property
+    """A read-only attribute worked out the first time it is read, then kept in the instance's
+    `__dict__` (which it then reads as any attribute). functools.cached_property does the same
+    but takes a lock on every first read in Python 3.11, and scoreboards are read on every move
+    served: two threads working one value out at once both get an equal value."""
+
+    def __init__(self, work_out: Callable[[Any], _Value]) -> None:
+        self.work_out = work_out
+        self.name = work_out.__name__
+        self.__doc__ = work_out.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> worked_out_once[_Value]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _Value: ...
+
+    def __get__(self, instance: object, owner: type | None = None) -> _Value | worked_out_once[_Value]:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.work_out(instance)
+        return value
+
+
 class NotCounted(StrEnum):
     """Why a kept card does not count."""
 
@@ -57,7 +88,7 @@ class PlayerScore:
     kept: tuple[str, ...]
     total: int
 
-    @cached_property
+    @worked_out_once
     def unused(self) -> tuple[UnusedCard, ...]:
         """Kept cards that did not count, and why (worked out only when asked: an audit of a
         whole archive needs the totals, not the wording)."""
@@ -94,9 +125,13 @@ class Scoreboard:
 
     @property
     def totals(self) -> dict[str, int]:
-        return {p.player: p.total for p in self.players}
+        return dict(self._totals)
 
-    @property
+    @worked_out_once
+    def _totals(self) -> tuple[tuple[str, int], ...]:
+        return tuple([(p.player, p.total) for p in self.players])
+
+    @worked_out_once
     def ranked(self) -> tuple[PlayerScore, ...]:
         """The standings' order: highest score first, and once the game is over its winners
         ahead of everyone (after a tie-break, the winner before those it was tied with); seat
@@ -143,21 +178,36 @@ def score_player(player: str, gift_list: tuple[Colour, ...], kept: tuple[str, ..
 
 def score(state: ScoredGame) -> Scoreboard:
     """Standings from the cards kept so far; final when the game is over."""
-    lists = state.lists or tuple(() for _ in state.players)
+    return _scoreboard(
+        state.players, state.lists, state.kept, state.is_over, state.tie_broken_by, state.tie_reason
+    )
+
+
+# A served move scores its state for its answer and for each kind of key following the game,
+# and the kept cards change only when a party ends: the same standings are asked for again and
+# again, and a board handed out again keeps what it worked out (`unused`, `ranked`).
+@functools.lru_cache(maxsize=1024)
+def _scoreboard(
+    players: tuple[str, ...],
+    lists: tuple[tuple[Colour, ...], ...] | None,
+    kept: tuple[tuple[str, ...], ...],
+    complete: bool,
+    tie_broken_by: str | None,
+    tie_reason: str | None,
+) -> Scoreboard:
     entries = tuple(
         [
-            score_player(name, gift_list, kept)
-            for name, gift_list, kept in zip(state.players, lists, state.kept, strict=True)
+            score_player(name, gift_list, cards)
+            for name, gift_list, cards in zip(players, lists or tuple(() for _ in players), kept, strict=True)
         ]
     )
     top = max([e.total for e in entries], default=0)
-    tie_broken_by = state.tie_broken_by
     winners = (
         (tie_broken_by,)
         if tie_broken_by is not None
         else tuple([e.player for e in entries if e.total == top])
     )
-    return Scoreboard(entries, winners, state.is_over, tie_broken_by, state.tie_reason)
+    return Scoreboard(entries, winners, complete, tie_broken_by, tie_reason)
 
 
 def library_summary(state: ScoredGame, board: Scoreboard | None = None) -> tuple[bool, str | None]:

@@ -13,11 +13,12 @@ seen gets one answer whatever the card (`hidden_card_refusal`), so no answer is 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wecore.cards import CARD_ORDER, COLOUR_NAME
+from wecore.cards import CARD_ORDER, COLOUR_NAME, Colour
 from wecore.moves import Move, Open, chance_outcomes, legal_moves, move_object
 from wecore.rules import brought_with_first_open
 from wecore.scoring import Scoreboard
@@ -95,38 +96,65 @@ def view(
 ) -> SeatView:
     """What `viewer` can know (a spectator when None); `omniscient` shows everything. `board`:
     the state's scoreboard, where the caller has it already (it is the same for every viewer)."""
+    players = state.players
     attics: dict[str, list[str] | int] | None = None
     if state.attics is not None:
+        # sees_private, inline: a name is never None, so only the viewer's own attic is shown.
         attics = {
-            name: sorted(cards, key=_ORDER) if sees_private(name, viewer, omniscient) else len(cards)
-            for name, cards in zip(state.players, state.attics, strict=True)
+            name: sorted(cards, key=_ORDER) if omniscient or name == viewer else len(cards)
+            for name, cards in zip(players, state.attics, strict=True)
         }
     known = face_down_known(state, viewer, omniscient)
     if board is None:
         board = state.scoreboard
-    return SeatView(
-        viewer=viewer,
-        phase=state.phase.value,
-        party=state.party,
-        parties=state.attic_size,
-        players=state.players,
-        dealer=state.dealer,
-        starter=state.starter_name,
-        to_move=state.player_to_move,
-        gift_lists={name: [COLOUR_NAME[c] for c in colours] for name, colours in state.gift_lists.items()},
-        attics=attics,
-        face_down_known=known,
-        face_down_hidden=state.face_down_count - len(known),
-        waiting_to_bring=list(state.waiting_to_bring),
-        holding=state.holdings,
-        locked=sorted(state.locked, key=_ORDER),
-        frozen=sorted(state.frozen, key=_ORDER),
-        kept={name: list(cards) for name, cards in state.kept_by.items()},
-        scores=board.totals,
-        complete=state.is_over,
-        winners=list(board.winners) if state.is_over else None,
-        tie_broken_by=state.tie_broken_by,
+    is_over = state.is_over
+    locked, frozen = state.locked, state.frozen
+    # Every served move views its state for its answer and for each kind of key: the fields
+    # go straight into the view's __dict__ (in SeatView's order: to_dict's), where a frozen
+    # dataclass's __init__ would set each one through object.__setattr__.
+    return _seat_view(
+        {
+            "viewer": viewer,
+            "phase": _PHASE_VALUE[state.phase],
+            "party": state.party,
+            "parties": state.attic_size,
+            "players": players,
+            "dealer": state.dealer,
+            "starter": state.starter_name,
+            "to_move": state.player_to_move,
+            "gift_lists": {}
+            if state.lists is None
+            else dict(zip(players, map(list, _list_names(state.lists)), strict=True)),
+            "attics": attics,
+            "face_down_known": known,
+            "face_down_hidden": state.face_down_count - len(known),
+            "waiting_to_bring": list(state.waiting_to_bring),
+            "holding": state.holdings,
+            "locked": sorted(locked, key=_ORDER) if locked else [],
+            "frozen": sorted(frozen, key=_ORDER) if frozen else [],
+            "kept": dict(zip(players, map(list, state.kept), strict=True)),
+            "scores": board.totals,
+            "complete": is_over,
+            "winners": list(board.winners) if is_over else None,
+            "tie_broken_by": state.tie_broken_by,
+        }
     )
+
+
+_PHASE_VALUE: dict[Phase, str] = {phase: phase.value for phase in Phase}  # an enum's .value is a call
+
+
+def _seat_view(values: dict[str, Any]) -> SeatView:
+    """A SeatView whose fields are `values` (SeatView's fields, in order; taken over)."""
+    made = object.__new__(SeatView)
+    object.__setattr__(made, "__dict__", values)
+    return made
+
+
+@functools.lru_cache(maxsize=256)
+def _list_names(lists: tuple[tuple[Colour, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    """Each seat's gift list in words (a game's lists are dealt once: worked out once)."""
+    return tuple([tuple([COLOUR_NAME[c] for c in colours]) for colours in lists])
 
 
 # Envelope fields that would give hidden cards away: with only ~50 cards to try, a line's hash
