@@ -88,8 +88,8 @@ def decide_move_folded(state: GameState, command: Command) -> tuple[list[AnyEven
 def decide_and_apply(state: GameState, command: Command) -> tuple[list[AnyEvent], GameState]:
     """decide_move, with the game after its events: a set-up decided one step at a time (the
     recorder's questions judge each answer against the game as the steps before left it)."""
-    events = decide_move(state, command)
-    return events, fold(events, state)
+    events, states = decide_move_folded(state, command)
+    return events, states[-1] if states else state
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ from wecore.kinds import KINDS
 from wecore.narrate import describe
 from wecore.replay import steps, voided_by
 from wecore.scoring import Scoreboard, score
-from wecore.state import GameState, Phase
-from wecore.turns import Turn, page_marks
+from wecore.state import GameState
+from wecore.turns import Turn, page_marks, turn_of_view
 from wecore.views import SeatView, redact_log, view
 
 TEMPLATE_NAME = "replay_template.html"
@@ -185,31 +185,15 @@ def step_marks(
     `wecore.kinds` declares it), the seats a swap exchanged, and the turn's lines and badge.
     `seen`: the viewer's view of `after`, where the caller has it already."""
     sv = seen if seen is not None else view(after, viewer, omniscient=omniscient)
-    marks = _turn_marks(
-        sv.phase,
-        sv.party,
-        sv.parties,
-        sv.to_move,
-        sv.starter,
-        tuple(sv.waiting_to_bring),
-        sv.attics is not None,
-    )
+    marks = _turn_marks(turn_of_view(sv))
     return {"style": KINDS[event.TYPE].style, "swapped": swapped_seats(event, after), **marks}
 
 
-# The page's marks of a turn depend on nothing else, and a game has few turns (every move served
-# marks its step for each kind of key): worded once per turn. Its fields are turn_of_view's.
+# The page's marks of a turn depend on the turn alone, and a game has few turns (every move
+# served marks its step for each kind of key): worded once per turn.
 @functools.lru_cache(maxsize=1024)
-def _turn_marks(
-    phase: str,
-    party: int,
-    parties: int,
-    to_move: str | None,
-    starter: str | None,
-    waiting: tuple[str, ...],
-    brings_recorded: bool,
-) -> dict[str, str | bool]:
-    return page_marks(Turn(Phase(phase), party, parties, to_move, starter, waiting, brings_recorded))
+def _turn_marks(turn: Turn) -> dict[str, str | bool]:
+    return page_marks(turn)
 
 
 def view_dict(state: GameState, viewer: str | None, omniscient: bool | None = None) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from wecore.cards import CARD_ORDER, COLOUR_NAME, Colour
@@ -99,9 +99,8 @@ def view(
     players = state.players
     attics: dict[str, list[str] | int] | None = None
     if state.attics is not None:
-        # sees_private, inline: a name is never None, so only the viewer's own attic is shown.
         attics = {
-            name: sorted(cards, key=_ORDER) if omniscient or name == viewer else len(cards)
+            name: sorted(cards, key=_ORDER) if sees_private(name, viewer, omniscient) else len(cards)
             for name, cards in zip(players, state.attics, strict=True)
         }
     known = face_down_known(state, viewer, omniscient)
@@ -141,11 +140,14 @@ def view(
     )
 
 
+_SEAT_VIEW_FIELDS = tuple(f.name for f in fields(SeatView))
 _PHASE_VALUE: dict[Phase, str] = {phase: phase.value for phase in Phase}  # an enum's .value is a call
 
 
 def _seat_view(values: dict[str, Any]) -> SeatView:
     """A SeatView whose fields are `values` (SeatView's fields, in order; taken over)."""
+    if __debug__ and tuple(values) != _SEAT_VIEW_FIELDS:
+        raise TypeError(f"a SeatView's fields are {_SEAT_VIEW_FIELDS}, not {tuple(values)}")
     made = object.__new__(SeatView)
     object.__setattr__(made, "__dict__", values)
     return made
