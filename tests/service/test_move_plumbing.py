@@ -34,3 +34,56 @@ def test_a_move_looks_for_the_seal_once_and_at_the_log_once(
     assert status == 201, body
     assert body["view"]["seq"] == game.head
     assert (len(seals), len(looks)) == (1, 1)
+
+
+def _served_game(tmp_path: Path) -> tuple[Served, LiveGame, dict[str, object]]:
+    served = Served.open(tmp_path, "http://127.0.0.1:1", "host-key", None, bot_post=moves.post_for_bot)
+    spec = adapter(NewGame).validate_python(
+        {"players": ["Ann", "Ben", "Cat"], "dealer": "Ann", "lists": None, "deal_attics": True}
+    )
+    _, game = served.folder.start_new(None, _new_game_events(spec))
+    host = served.keys.role_of("host-key")
+    assert host is not None
+    move = next(m for m in game.view_object(game.head, host)["legal"] if m["type"] != "undo")
+    return served, game, {"expect": game.head, "move": move}
+
+
+@pytest.mark.parametrize(
+    ("put_in_its_place", "sentence"),
+    [
+        ("link", "is a symbolic link: the server shows it but records only into its folder's own files"),
+        ("nothing", "the log is gone; nothing was recorded"),
+    ],
+)
+def test_a_move_onto_a_log_not_the_one_read_is_refused_and_writes_nothing(
+    tmp_path: Path, put_in_its_place: str, sentence: str
+) -> None:
+    served, game, body = _served_game(tmp_path)
+    host = served.keys.role_of("host-key")
+    assert host is not None
+    kept = tmp_path / "elsewhere.jsonl.bak"
+    original = game.path.read_bytes()
+    game.path.rename(kept)
+    if put_in_its_place == "link":
+        game.path.symlink_to(kept)
+    status, answer = moves.post_for_bot(served, game, host, body)
+    assert status == 422, answer
+    assert sentence in answer["error"]
+    assert kept.read_bytes() == original  # nothing appended through the link
+
+
+def test_a_log_put_in_the_place_of_the_one_read_is_read_again_and_the_move_goes_onto_it(
+    tmp_path: Path,
+) -> None:
+    served, game, body = _served_game(tmp_path)
+    host = served.keys.role_of("host-key")
+    assert host is not None
+    kept = tmp_path / "elsewhere.jsonl.bak"
+    original = game.path.read_bytes()
+    game.path.rename(kept)
+    game.path.write_bytes(original)  # a copy: another file at the path
+    status, answer = moves.post_for_bot(served, game, host, body)
+    assert status == 201, answer
+    assert kept.read_bytes() == original  # the file moved away is left as it was
+    assert game.path.read_bytes().startswith(original)
+    assert len(game.path.read_bytes().splitlines()) == len(original.splitlines()) + 1

@@ -18,6 +18,7 @@ from eventstore.errors import (
     LogExistsError,
     LogIntegrityError,
     NotALogError,
+    NotTheFileReadError,
     StoreError,
     TornTailError,
 )
@@ -254,3 +255,30 @@ def test_the_tail_this_process_appended_is_not_judged_again(
         log.append(events(1), expected_seq=7)
     assert len(judged) == 1
     assert log.path.read_bytes() == before
+
+
+def test_an_append_for_the_file_read_goes_onto_no_other(log: JsonlLog, tmp_path: Path) -> None:
+    before = log.path.read_bytes()
+    st = os.stat(log.path)
+    other = JsonlLog(log.path, only_file=(st.st_dev, st.st_ino + 1))
+    with pytest.raises(NotTheFileReadError, match="not the file that was read; nothing was written"):
+        other.append(events(1), expected_seq=5)
+    assert log.path.read_bytes() == before
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(log.path)
+    through = JsonlLog(link, only_file=(st.st_dev, st.st_ino))
+    with pytest.raises(NotTheFileReadError, match="a symbolic link; nothing was written"):
+        through.append(events(1), expected_seq=5)
+    assert log.path.read_bytes() == before
+    JsonlLog(log.path, only_file=(st.st_dev, st.st_ino)).append(events(1), expected_seq=5)
+    assert len(log.path.read_bytes().splitlines()) == 6
+
+
+def test_a_last_line_longer_than_the_first_read_is_still_the_head(tmp_path: Path) -> None:
+    log = JsonlLog(tmp_path / "long.jsonl")
+    log.create(FIRST, "game")
+    log.append([("note", {"text": "x" * 9000})], expected_seq=1)
+    seq, _, game = log.head()
+    assert (seq, game) == (2, "game")
+    log.append(events(1), expected_seq=2)
+    assert log.head()[0] == 3
