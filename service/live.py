@@ -360,7 +360,7 @@ class LiveGame:
             found = self.messages.get(key)
             if found is not None:
                 return found
-            from service.replay_page import board_dict, step_marks
+            from service.replay_page import board_json, step_marks
 
             seat = role.seat if role.kind == SEAT else None
             state = self.state_at(seq)
@@ -371,7 +371,7 @@ class LiveGame:
                 "envelope": redact_envelope(self.envelopes[seq - 1], role),
                 "view": self.view_object(seq, role, seen, unsealed),
                 "sentence": self.sentence(seq, role),
-                "board": board_dict(board),
+                "board": board_json(board),
                 **step_marks(self.events[seq - 1], state, seat, role.kind == HOST, seen),
             }
             encoded = orjson.dumps(data)
