@@ -360,7 +360,8 @@ class LiveGame:
         return describe(event, before, after, viewer=seat, omniscient=role.kind == HOST)
 
     def message(self, seq: int, role: Role, unsealed: bool = False) -> bytes:
-        """One stream message's data (cached: every follower with this kind of key shares it).
+        """One stream message, framed as a Server-Sent Event (`id:` its seq, `event: envelope`,
+        `data:` the message), cached: every follower with this kind of key sends the same bytes.
         `unsealed`: as for `view_object`."""
         key = (seq, role.cache_key)
         # Built already (by the move's writer, usually): no lock, so a stream on the event loop
@@ -386,7 +387,7 @@ class LiveGame:
                 "board": board_json(board),
                 **step_marks(self.events[seq - 1], state, seat, role.kind == HOST, seen),
             }
-            encoded = orjson.dumps(data)
+            encoded = b"id: %d\nevent: envelope\ndata: %s\n\n" % (seq, orjson.dumps(data))
             self.messages[key] = encoded
             if len(self.messages) > _MESSAGE_CACHE:
                 self.messages.popitem(last=False)
