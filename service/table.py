@@ -270,8 +270,9 @@ class Table:
             envelopes = [envelope.to_dict() for envelope in written]
             states = [step.after for step in outcome.steps]
             if self.game.took_own(getattr(log, "appended", None), envelopes, events, states):
-                # The streams' messages first, then the streams woken: before the POST's
-                # answer is built, so a follower hears of the move as early as it can.
+                # The streams' messages first, then the streams woken (by the caller, when it
+                # answers on their event loop: as soon as its worker returns, before the answer
+                # goes out), so a follower hears of the move as early as it can.
                 self.game.prepare(now.head, unsealed=True)  # looked for above, before the append
                 if wake:
                     self.game.wake()
