@@ -43,7 +43,7 @@ from wecore.reducer import evolve
 from wecore.rules import brought_with_first_open
 from wecore.scoring import Scoreboard, score
 from wecore.state import INITIAL_STATE, GameState
-from wecore.views import SeatView, redact_log, seat_moves, view
+from wecore.views import SeatView, redact_log, seat_moves, view, view_as
 
 POLL_SECONDS = 0.2
 CHECKPOINT = 32
@@ -149,6 +149,7 @@ class LiveGame:
         # The scoreboard of the state last asked for: a move's message and its POST's answer
         # (each kind of key's view) all show the one of the new head.
         self._board: tuple[GameState, Scoreboard] | None = None
+        self._seen: tuple[GameState, SeatView] | None = None
         self._head_views: dict[tuple[int, str], dict[str, Any]] = {}  # see view_object
 
     # --- reading ---
@@ -272,6 +273,17 @@ class LiveGame:
         self._board = (state, board)
         return board
 
+    def seen(self, state: GameState, seat: str | None, omniscient: bool) -> SeatView:
+        """`view(state, seat, omniscient)`: the first kind of key's worked out in full, each
+        other's of the same state made from it (a move's answer and its stream messages view
+        one state for several kinds of key). The caller holds the lock."""
+        kept = self._seen
+        if kept is not None and kept[0] is state:
+            return view_as(kept[1], state, seat, omniscient)
+        made = view(state, seat, omniscient=omniscient, board=self.board_of(state))
+        self._seen = (state, made)
+        return made
+
     def fingerprint(self, seq: int) -> str | None:
         if not seq:
             return None
@@ -306,7 +318,7 @@ class LiveGame:
         if state.players:
             seat = role.seat if role.kind == SEAT else None
             if seen is None:
-                seen = view(state, seat, omniscient=role.kind == HOST, board=self.board_of(state))
+                seen = self.seen(state, seat, role.kind == HOST)
             data = seen.to_dict()
         else:
             data = {}
@@ -348,7 +360,8 @@ class LiveGame:
         return describe(event, before, after, viewer=seat, omniscient=role.kind == HOST)
 
     def message(self, seq: int, role: Role, unsealed: bool = False) -> bytes:
-        """One stream message's data (cached: every follower with this kind of key shares it).
+        """One stream message, framed as a Server-Sent Event (`id:` its seq, `event: envelope`,
+        `data:` the message), cached: every follower with this kind of key sends the same bytes.
         `unsealed`: as for `view_object`."""
         key = (seq, role.cache_key)
         # Built already (by the move's writer, usually): no lock, so a stream on the event loop
@@ -360,21 +373,21 @@ class LiveGame:
             found = self.messages.get(key)
             if found is not None:
                 return found
-            from service.replay_page import board_dict, step_marks
+            from service.replay_page import board_json, step_marks
 
             seat = role.seat if role.kind == SEAT else None
             state = self.state_at(seq)
             # This key's view of the step, derived once for the view and the page's marks.
             board = self.board_of(state)
-            seen = view(state, seat, omniscient=role.kind == HOST, board=board) if state.players else None
+            seen = self.seen(state, seat, role.kind == HOST) if state.players else None
             data = {
                 "envelope": redact_envelope(self.envelopes[seq - 1], role),
                 "view": self.view_object(seq, role, seen, unsealed),
                 "sentence": self.sentence(seq, role),
-                "board": board_dict(board),
+                "board": board_json(board),
                 **step_marks(self.events[seq - 1], state, seat, role.kind == HOST, seen),
             }
-            encoded = orjson.dumps(data)
+            encoded = b"id: %d\nevent: envelope\ndata: %s\n\n" % (seq, orjson.dumps(data))
             self.messages[key] = encoded
             if len(self.messages) > _MESSAGE_CACHE:
                 self.messages.popitem(last=False)
@@ -411,7 +424,11 @@ class LiveGame:
         (a thread's call into a loop costs a write to its self-pipe and a turn of the loop)."""
         with self.lock:
             loops = list(self._waiters)
+        here = asyncio._get_running_loop()
         for loop in loops:
+            if loop is here:  # called on that loop: its streams are woken now, with no call into it
+                self._wake_in(loop)
+                continue
             with contextlib.suppress(RuntimeError):  # its loop is closed: the server is stopping
                 loop.call_soon_threadsafe(self._wake_in, loop)
 

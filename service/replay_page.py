@@ -22,6 +22,8 @@ import re
 from importlib import resources
 from typing import Any
 
+import orjson
+
 from eventstore.canonical import fingerprint
 from service.guard import inline_hashes
 from wecore.cards import COLOUR_NAME, COLOURS, PERSON_OF
@@ -230,6 +232,19 @@ def board_dict(board: Scoreboard) -> dict[str, Any]:
     }
 
 
+def board_json(board: Scoreboard) -> orjson.Fragment:
+    """board_dict(board) as orjson writes it, to put in a message as it is: encoded once per
+    board (a party's moves share one), not once per move and kind of key."""
+    found = _BOARD_JSON.get(id(board))
+    if found is not None and found[0] is board:
+        return found[1]
+    encoded = orjson.Fragment(orjson.dumps(board_dict(board)))
+    if len(_BOARD_JSON) >= _BOARD_PARTS_KEPT:
+        _BOARD_JSON.clear()
+    _BOARD_JSON[id(board)] = (board, encoded)
+    return encoded
+
+
 # Each player's part of board_dict, as tuples: (player, list, counted, unused, total, explain).
 _PlayerParts = tuple[
     str, tuple[str, ...], tuple[tuple[str, str | None], ...], tuple[dict[str, str], ...], int, str
@@ -239,6 +254,8 @@ _PlayerParts = tuple[
 # it out again), and every kind of key following a game is sent it: worded once, copied after.
 _BOARD_PARTS: dict[int, tuple[Scoreboard, tuple[str, ...], tuple[_PlayerParts, ...]]] = {}
 _BOARD_PARTS_KEPT = 256
+# By the id of a board, as _BOARD_PARTS: the board and its board_json.
+_BOARD_JSON: dict[int, tuple[Scoreboard, orjson.Fragment]] = {}
 
 
 def _board_parts(board: Scoreboard) -> tuple[Scoreboard, tuple[str, ...], tuple[_PlayerParts, ...]]:

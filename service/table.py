@@ -223,6 +223,7 @@ class Table:
         expect: int | None = None,
         since: int | None = None,
         looked: Standing | None = None,
+        wake: bool = True,
     ) -> Outcome:
         """Make `command` on the game as it stands; what happened (see the module's docstring).
 
@@ -234,6 +235,8 @@ class Table:
         `since`: the head the caller last showed; the events after it come back in `meanwhile`.
         `looked`: what the caller's `look` gave a moment ago, decided on instead of looking again
         (the store still re-reads the head under its lock before the append).
+        `wake`: False when the caller wakes the game's streams itself once this returns (a
+        request answered on the streams' event loop wakes them there, with no thread's call into it).
         Refused (a rule, a damaged log), StaleHead, or a StoreError the store could not avoid."""
         for _ in range(ATTEMPTS):
             now = looked if looked is not None else self.look()
@@ -267,10 +270,12 @@ class Table:
             envelopes = [envelope.to_dict() for envelope in written]
             states = [step.after for step in outcome.steps]
             if self.game.took_own(getattr(log, "appended", None), envelopes, events, states):
-                # The streams' messages first, then the streams woken: before the POST's
-                # answer is built, so a follower hears of the move as early as it can.
+                # The streams' messages first, then the streams woken (by the caller, when it
+                # answers on their event loop: as soon as its worker returns, before the answer
+                # goes out), so a follower hears of the move as early as it can.
                 self.game.prepare(now.head, unsealed=True)  # looked for above, before the append
-                self.game.wake()
+                if wake:
+                    self.game.wake()
             else:
                 self.shelf.refresh(self.game)
             return outcome

@@ -97,13 +97,7 @@ def view(
     """What `viewer` can know (a spectator when None); `omniscient` shows everything. `board`:
     the state's scoreboard, where the caller has it already (it is the same for every viewer)."""
     players = state.players
-    attics: dict[str, list[str] | int] | None = None
-    if state.attics is not None:
-        attics = {
-            name: sorted(cards, key=_ORDER) if sees_private(name, viewer, omniscient) else len(cards)
-            for name, cards in zip(players, state.attics, strict=True)
-        }
-    known = face_down_known(state, viewer, omniscient)
+    viewer, attics, known, hidden = _private(state, viewer, omniscient)
     if board is None:
         board = state.scoreboard
     is_over = state.is_over
@@ -126,7 +120,7 @@ def view(
             else dict(zip(players, map(list, _list_names(state.lists)), strict=True)),
             "attics": attics,
             "face_down_known": known,
-            "face_down_hidden": state.face_down_count - len(known),
+            "face_down_hidden": hidden,
             "waiting_to_bring": list(state.waiting_to_bring),
             "holding": state.holdings,
             "locked": sorted(locked, key=_ORDER) if locked else [],
@@ -138,6 +132,31 @@ def view(
             "tie_broken_by": state.tie_broken_by,
         }
     )
+
+
+def view_as(other: SeatView, state: GameState, viewer: str | None, omniscient: bool = False) -> SeatView:
+    """`view(state, viewer, omniscient)`, made from `other`, another viewer's view of the same
+    `state`: only what `_private` works out differs between viewers; the rest is shared."""
+    values = dict(other.__dict__)
+    values["viewer"], values["attics"], values["face_down_known"], values["face_down_hidden"] = _private(
+        state, viewer, omniscient
+    )
+    return _seat_view(values)
+
+
+def _private(
+    state: GameState, viewer: str | None, omniscient: bool
+) -> tuple[str | None, dict[str, list[str] | int] | None, list[str], int]:
+    """The parts of a view that depend on who looks: the viewer, the attics (the cards of those
+    the viewer may see, a count of the others), the face-down gifts known and those not."""
+    attics: dict[str, list[str] | int] | None = None
+    if state.attics is not None:
+        attics = {
+            name: sorted(cards, key=_ORDER) if sees_private(name, viewer, omniscient) else len(cards)
+            for name, cards in zip(state.players, state.attics, strict=True)
+        }
+    known = face_down_known(state, viewer, omniscient)
+    return viewer, attics, known, state.face_down_count - len(known)
 
 
 _SEAT_VIEW_FIELDS = tuple(f.name for f in fields(SeatView))

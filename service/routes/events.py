@@ -126,7 +126,7 @@ def _frames(game: LiveGame, role: Role, last: int, head: int) -> tuple[bytes, in
     size = 0
     while last < head and size < CATCH_UP_CHUNK:
         last += 1
-        frame = b"id: %d\nevent: envelope\ndata: %s\n\n" % (last, game.message(last, role))
+        frame = game.message(last, role)
         frames.append(frame)
         size += len(frame)
     return b"".join(frames), last

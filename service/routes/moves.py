@@ -52,7 +52,12 @@ async def answer_move(served: Served, request: Request, game_id: str) -> FastJSO
     if role.kind == TABLE:
         raise ApiError(403, "a table key only watches: moves need a seat's or the host's key")
     asked: MoveRequest = await read_body(request, MoveRequest)
-    status, body = await asyncio.to_thread(make_move, served, game, role, asked)
+    head = game.head
+    try:
+        status, body = await asyncio.to_thread(make_move, served, game, role, asked, wake=False)
+    finally:
+        if game.head != head:
+            game.wake()  # here, on the streams' loop: no call into it from the worker
     return FastJSON(body, status_code=status)
 
 
@@ -71,9 +76,10 @@ def post_for_bot(
 
 
 def make_move(
-    served: Served, game: LiveGame, role: Role, asked: MoveRequest, answer: bool = True
+    served: Served, game: LiveGame, role: Role, asked: MoveRequest, answer: bool = True, wake: bool = True
 ) -> tuple[int, dict[str, Any]]:
-    """The move asked for, made: 201 and its answer (only its head, without `answer`)."""
+    """The move asked for, made: 201 and its answer (only its head, without `answer`). `wake`:
+    as for Table.move (False: the caller wakes the game's streams)."""
     move = asked.move
     if role.kind == SEAT and move.type in RECORD_BODIES:
         raise ApiError(403, f"only the host's key can {move.type}")
@@ -91,7 +97,8 @@ def make_move(
         # at any other head the table answers 409 before the card is looked at.
         names_a_card = move.type in _CARD_FIELD and standing.head == asked.expect
         card = _named_card(standing.state, move, role) if names_a_card else None
-        outcome = table.move(_command_for(move, actor, card), expect=asked.expect, looked=standing)
+        command = _command_for(move, actor, card)
+        outcome = table.move(command, expect=asked.expect, looked=standing, wake=wake)
     except Refused as exc:
         raise ApiError(422, str(exc)) from None
     except StaleHead as exc:

@@ -1,9 +1,19 @@
 """What a seat, or a spectator, may see of the table."""
 
-from wecore import view
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wecore import INITIAL_STATE, RandomBot, evolve, play_game, view
+from wecore.rulesets import HOUSE_RULES
+from wecore.views import view_as
 
 from .games import game_two_way_tie
 from .helpers import ANN, BEN, CAT, Table, three_players
+
+# Any mix of the registry's house rules, as tests/core/test_properties.py draws them.
+house_rules = st.none() | st.fixed_dictionaries(
+    {}, optional={rule.name: st.sampled_from(rule.samples) for rule in HOUSE_RULES}
+)
 
 A3 = {ANN: ["R7", "B3"], BEN: ["Y9", "G5"], CAT: ["O4", "R2"]}
 
@@ -176,3 +186,24 @@ def test_without_attics_a_seats_bring_is_unseen_whatever_the_card():
     state = table.state
     assert {hidden_card_refusal(state, BEN, "bring", card) for card in ("R7", "R8")} == {BRING_UNSEEN}
     assert seat_moves(state, BEN) == [{"type": "bring", "as": BEN, "card": None}]
+
+
+@given(seed=st.integers(0, 2**32), count=st.integers(3, 7), rules=house_rules)
+@settings(max_examples=40, deadline=None)
+def test_a_view_made_from_another_viewers_is_the_view(seed: int, count: int, rules: dict | None) -> None:
+    """A served move views one state for several kinds of key: the first in full, the others
+    made from it (view_as). Each must be exactly what `view` gives that viewer, hidden cards
+    included, at every state of a game, whichever viewer was worked out first."""
+    events, _ = play_game(seed, count, RandomBot(), options=rules)
+    state = INITIAL_STATE
+    for event in events:
+        state = evolve(state, event)
+        if not state.players:
+            continue
+        viewers = [(None, True), (None, False), *((p, False) for p in state.players)]
+        for first in viewers[:3]:
+            base = view(state, first[0], omniscient=first[1])
+            for viewer, omniscient in viewers:
+                made = view_as(base, state, viewer, omniscient)
+                assert made == view(state, viewer, omniscient=omniscient)
+                assert list(made.to_dict()) == list(view(state, viewer, omniscient=omniscient).to_dict())
