@@ -14,28 +14,6 @@ from service.routes.served import Served
 from service.table import Table
 
 
-def test_a_move_looks_for_the_seal_once_and_at_the_log_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    served = Served.open(tmp_path, "http://127.0.0.1:1", "host-key", None, bot_post=moves.post_for_bot)
-    spec = adapter(NewGame).validate_python(
-        {"players": ["Ann", "Ben", "Cat"], "dealer": "Ann", "lists": None, "deal_attics": True}
-    )
-    _, game = served.folder.start_new(None, _new_game_events(spec))
-    host = served.keys.role_of("host-key")
-    assert host is not None
-    move = next(m for m in game.view_object(game.head, host)["legal"] if m["type"] != "undo")
-    seals: list[int] = []
-    looks: list[int] = []
-    real_sealed, real_look = LiveGame.sealed, Table.look
-    monkeypatch.setattr(LiveGame, "sealed", lambda self: seals.append(1) or real_sealed(self))
-    monkeypatch.setattr(Table, "look", lambda self: looks.append(1) or real_look(self))
-    status, body = moves.post_for_bot(served, game, host, {"expect": game.head, "move": move})
-    assert status == 201, body
-    assert body["view"]["seq"] == game.head
-    assert (len(seals), len(looks)) == (1, 1)
-
-
 def _served_game(tmp_path: Path) -> tuple[Served, LiveGame, dict[str, object]]:
     served = Served.open(tmp_path, "http://127.0.0.1:1", "host-key", None, bot_post=moves.post_for_bot)
     spec = adapter(NewGame).validate_python(
@@ -46,6 +24,23 @@ def _served_game(tmp_path: Path) -> tuple[Served, LiveGame, dict[str, object]]:
     assert host is not None
     move = next(m for m in game.view_object(game.head, host)["legal"] if m["type"] != "undo")
     return served, game, {"expect": game.head, "move": move}
+
+
+def test_a_move_looks_for_the_seal_once_and_at_the_log_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served, game, body = _served_game(tmp_path)
+    host = served.keys.role_of("host-key")
+    assert host is not None
+    seals: list[int] = []
+    looks: list[int] = []
+    real_sealed, real_look = LiveGame.sealed, Table.look
+    monkeypatch.setattr(LiveGame, "sealed", lambda self: seals.append(1) or real_sealed(self))
+    monkeypatch.setattr(Table, "look", lambda self: looks.append(1) or real_look(self))
+    status, answer = moves.post_for_bot(served, game, host, body)
+    assert status == 201, answer
+    assert answer["view"]["seq"] == game.head
+    assert (len(seals), len(looks)) == (1, 1)
 
 
 @pytest.mark.parametrize(
