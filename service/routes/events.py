@@ -99,7 +99,10 @@ async def _follow(
             sub.changed.clear()
             head = game.head
             while last < head and not live.gave_way:  # one that gave way sends no more
-                if head - last > 8:  # a catch-up: framed off the event loop
+                if head - last == 1:  # a move: its message, built and framed by its writer
+                    last = head
+                    chunk = game.message(head, role)
+                elif head - last > 8:  # a catch-up: framed off the event loop
                     framing = partial(_frames, game, role, last, head)
                     chunk, last = await to_thread.run_sync(framing, limiter=_CATCHING_UP)
                 else:
