@@ -89,16 +89,20 @@ async def _follow(
     when the client goes away; a shutdown sets `stopping` and then wakes every stream, and a
     newer stream of the same key sets `live.gave_way` and wakes it (it then frames nothing more:
     a burst of newer streams leaves the older ones nothing to hold). Events already waiting go
-    out together."""
+    out together, and a comment every KEEPALIVE_SECONDS."""
     stopping = served.stopping
     sub = game.subscribe(role)
     live.wake = sub.changed.set
+    beat = _Beat(sub.changed)
     try:
         while not stopping.is_set():
             sub.changed.clear()
             head = game.head
             while last < head and not live.gave_way:  # one that gave way sends no more
-                if head - last > 8:  # a catch-up: framed off the event loop
+                if head - last == 1:  # a move: its message, built and framed by its writer
+                    last = head
+                    chunk = game.message(head, role)
+                elif head - last > 8:  # a catch-up: framed off the event loop
                     framing = partial(_frames, game, role, last, head)
                     chunk, last = await to_thread.run_sync(framing, limiter=_CATCHING_UP)
                 else:
@@ -110,13 +114,34 @@ async def _follow(
                 return
             if stopping.is_set():
                 return
-            try:
-                await asyncio.wait_for(sub.changed.wait(), timeout=KEEPALIVE_SECONDS)
-            except TimeoutError:
+            if beat.due:
+                beat.due = False
                 yield b": keepalive\n\n"  # a comment, so proxies and phones keep the line open
+            # A plain wait: a timeout here would cost every stream a task and a timer per move.
+            await sub.changed.wait()
     finally:
+        beat.stop()
         game.unsubscribe(sub)
         served.streams.close(live)
+
+
+class _Beat:
+    """A stream's keepalive: every KEEPALIVE_SECONDS it is `due` and wakes the stream (one timer
+    a stream, set again every KEEPALIVE_SECONDS, not one per wait)."""
+
+    def __init__(self, wake: asyncio.Event) -> None:
+        self.wake = wake
+        self.due = False
+        self._loop = asyncio.get_running_loop()
+        self._timer = self._loop.call_later(KEEPALIVE_SECONDS, self._ring)
+
+    def _ring(self) -> None:
+        self.due = True
+        self.wake.set()
+        self._timer = self._loop.call_later(KEEPALIVE_SECONDS, self._ring)
+
+    def stop(self) -> None:
+        self._timer.cancel()
 
 
 def _frames(game: LiveGame, role: Role, last: int, head: int) -> tuple[bytes, int]:

@@ -1,4 +1,5 @@
-"""What a move costs besides its rules: the seal looked for once, the log's head looked at once."""
+"""What a move costs besides its rules: the seal looked for once, the log's head read once (under the
+store's lock, for a move on the head as last read), and what happens when that head moved."""
 
 from __future__ import annotations
 
@@ -34,13 +35,52 @@ def test_a_move_looks_for_the_seal_once_and_at_the_log_once(
     assert host is not None
     seals: list[int] = []
     looks: list[int] = []
-    real_sealed, real_look = LiveGame.sealed, Table.look
+    reads: list[int] = []
+    real_sealed, real_look, real_refresh = LiveGame.sealed, Table.look, LiveGame.refresh
     monkeypatch.setattr(LiveGame, "sealed", lambda self: seals.append(1) or real_sealed(self))
-    monkeypatch.setattr(Table, "look", lambda self: looks.append(1) or real_look(self))
+    monkeypatch.setattr(Table, "look", lambda self, read=True: looks.append(1) or real_look(self, read))
+    monkeypatch.setattr(LiveGame, "refresh", lambda self: reads.append(1) or real_refresh(self))
     status, answer = moves.post_for_bot(served, game, host, body)
     assert status == 201, answer
     assert answer["view"]["seq"] == game.head
-    assert (len(seals), len(looks)) == (1, 1)
+    # Its head is the one last read: the log is not read before the store reads its head.
+    assert (len(seals), len(looks), len(reads)) == (1, 1, 0)
+
+
+def _someone_else_appends(game: LiveGame) -> int:
+    """Another writer (a recorder) adds a note to the log, unseen by the server so far: the
+    log's head now."""
+    other = Table.of_file(game.path)
+    from wecore.decider import AddNote
+
+    return other.move(AddNote(text="from the recorder")).head
+
+
+def test_a_move_on_the_head_last_read_when_the_log_moved_on_is_409_naming_the_new_head(
+    tmp_path: Path,
+) -> None:
+    served, game, body = _served_game(tmp_path)
+    host = served.keys.role_of("host-key")
+    assert host is not None
+    head = _someone_else_appends(game)
+    size = game.path.stat().st_size
+    status, answer = moves.post_for_bot(served, game, host, body)
+    assert status == 409, answer
+    assert f"the log's head is {head}" in answer["error"]
+    assert game.head == head  # read now, so the next look shows it
+    assert game.path.stat().st_size == size  # nothing written
+
+
+def test_a_move_on_a_head_the_server_has_not_read_yet_reads_the_log_and_is_made(tmp_path: Path) -> None:
+    """A client that saw the other writer's line first (from another server on the folder)
+    names the new head: the log is read, and the move is made on it."""
+    served, game, body = _served_game(tmp_path)
+    host = served.keys.role_of("host-key")
+    assert host is not None
+    head = _someone_else_appends(game)
+    status, answer = moves.post_for_bot(served, game, host, {**body, "expect": head})
+    assert status == 201, answer
+    assert answer["seq"] == head + 1
 
 
 @pytest.mark.parametrize(
