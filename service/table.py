@@ -109,7 +109,6 @@ class Standing:
     fingerprint: str | None
     damage: str | None  # why nothing can be appended, or None
     game: str | None
-    read: bool = True  # False: the game as last read, the log not looked at for it (see `look`)
 
 
 @dataclass(frozen=True)
@@ -184,12 +183,9 @@ class Table:
         return table
 
     # --- reading ---
-    def look(self, read: bool = True) -> Standing:
-        """The game as the log has it now, after taking in whatever was appended. Without `read`,
-        the game as it was last read: for a move that names the head it was decided on, which
-        the store checks under its lock anyway (`move` reads and decides again when that fails)."""
-        if read:
-            self.shelf.refresh(self.game)
+    def look(self) -> Standing:
+        """The game as the log has it now, after taking in whatever was appended."""
+        self.shelf.refresh(self.game)
         game = self.game
         with game.lock:
             head = game.head
@@ -201,7 +197,6 @@ class Table:
                 fingerprint=game.fingerprint(head),
                 damage=game.damage(),
                 game=game.game,
-                read=read,
             )
 
     def since(self, seq: int, upto: int | None = None) -> list[Happened]:
@@ -246,8 +241,6 @@ class Table:
         for _ in range(ATTEMPTS):
             now = looked if looked is not None else self.look()
             looked = None  # another round looks again
-            if not now.read and (now.damage is not None or (expect is not None and expect != now.head)):
-                continue  # judged on the log as it is now, read in the next round
             if now.damage is not None:
                 raise Damaged(now.damage)
             sealed = self.game.sealed()
@@ -255,15 +248,23 @@ class Table:
                 raise Sealed(sealed)
             if expect is not None and expect != now.head:
                 raise StaleHead(expect, now.head)
+            events, plan, states = self._decide(now, command)
             try:
-                events, plan, states = self._decide(now, command)
                 with self.shelf.writer(self.game) as log:
                     written = commit(log, events, now.head, now.state)
-            except (Refused, StaleHead, StoreError) as exc:
-                if not now.read and not isinstance(exc, ConnectionLostError | SealedGameError):
-                    continue  # decided on the game as last read: read the log, decide again
-                self._failed(exc, expect)  # raises, or returns when it is worth another round
-                continue
+            except StaleHead:
+                if expect is not None:
+                    raise
+                continue  # someone slipped in between: read and decide again
+            except ConnectionLostError:
+                raise
+            except SealedGameError as exc:  # a library game its ledger sealed by id
+                raise Sealed(str(exc)) from None
+            except StoreError:
+                report = self.shelf.read_game(self.game)
+                if report.problems:
+                    raise Damaged(damage_sentence(self.game.label, report.problems)) from None
+                raise
             outcome = self._outcome(now, since, events, written, plan, command, states)
             # The lines just written are taken as written, folded above: never read back.
             envelopes = [envelope.to_dict() for envelope in written]
@@ -279,22 +280,6 @@ class Table:
                 self.shelf.refresh(self.game)
             return outcome
         raise StaleHead(now.head, self.look().head)
-
-    def _failed(self, exc: Refused | StaleHead | StoreError, expect: int | None) -> None:
-        """What a move that failed to be decided or appended raises; nothing when someone
-        slipped in between a move that names no head (read and decide again)."""
-        if isinstance(exc, StaleHead):
-            if expect is not None:
-                raise exc
-            return
-        if isinstance(exc, Refused | ConnectionLostError):
-            raise exc
-        if isinstance(exc, SealedGameError):  # a library game its ledger sealed by id
-            raise Sealed(str(exc)) from None
-        report = self.shelf.read_game(self.game)
-        if report.problems:
-            raise Damaged(damage_sentence(self.game.label, report.problems)) from None
-        raise exc
 
     def _decide(
         self, now: Standing, command: TableCommand

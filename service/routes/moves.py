@@ -88,9 +88,7 @@ def make_move(
     if role.kind == SEAT and outcome_field is not None and getattr(move, outcome_field.key) is not None:
         raise ApiError(403, kinds_of_move(move.type)[0].drawn_by_server)
     table = Table(served.folder, game)
-    # A move on the head as last read is decided on it without reading the log first: the
-    # store reads its head under the lock, and the table reads and decides again when it moved.
-    standing = table.look(read=asked.expect is None or asked.expect != game.head)
+    standing = table.look()
     actor = _actor(standing.state, role, move)
     if outcome_field is not None and getattr(move, outcome_field.key) is None:
         move = move.model_copy(update={outcome_field.key: _drawn_outcome(standing.state, outcome_field)})

@@ -1,5 +1,5 @@
-"""What a move costs besides its rules: the seal looked for once, the log's head read once (under the
-store's lock, for a move on the head as last read), and what happens when that head moved."""
+"""What a move costs besides its rules: the seal looked for once, the log's head looked at once; and
+what a move says when another writer moved the log on since the server last read it."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from service.keys import Role
 from service.live import LiveGame
 from service.routes import moves
 from service.routes.bodies import NewGame, adapter
@@ -38,13 +39,22 @@ def test_a_move_looks_for_the_seal_once_and_at_the_log_once(
     reads: list[int] = []
     real_sealed, real_look, real_refresh = LiveGame.sealed, Table.look, LiveGame.refresh
     monkeypatch.setattr(LiveGame, "sealed", lambda self: seals.append(1) or real_sealed(self))
-    monkeypatch.setattr(Table, "look", lambda self, read=True: looks.append(1) or real_look(self, read))
+    monkeypatch.setattr(Table, "look", lambda self: looks.append(1) or real_look(self))
     monkeypatch.setattr(LiveGame, "refresh", lambda self: reads.append(1) or real_refresh(self))
     status, answer = moves.post_for_bot(served, game, host, body)
     assert status == 201, answer
     assert answer["view"]["seq"] == game.head
-    # Its head is the one last read: the log is not read before the store reads its head.
-    assert (len(seals), len(looks), len(reads)) == (1, 1, 0)
+    # The log is read before the move is decided (the store reads its head again under its lock).
+    assert (len(seals), len(looks), len(reads)) == (1, 1, 1)
+
+
+def _host_and_a_recorders_line(tmp_path: Path) -> tuple[Served, LiveGame, dict[str, object], Role, int]:
+    """A served game, its host's role, and the log's head after a recorder appended a note the
+    server has not read yet."""
+    served, game, body = _served_game(tmp_path)
+    host = served.keys.role_of("host-key")
+    assert host is not None
+    return served, game, body, host, _someone_else_appends(game)
 
 
 def _someone_else_appends(game: LiveGame) -> int:
@@ -59,10 +69,7 @@ def _someone_else_appends(game: LiveGame) -> int:
 def test_a_move_on_the_head_last_read_when_the_log_moved_on_is_409_naming_the_new_head(
     tmp_path: Path,
 ) -> None:
-    served, game, body = _served_game(tmp_path)
-    host = served.keys.role_of("host-key")
-    assert host is not None
-    head = _someone_else_appends(game)
+    served, game, body, host, head = _host_and_a_recorders_line(tmp_path)
     size = game.path.stat().st_size
     status, answer = moves.post_for_bot(served, game, host, body)
     assert status == 409, answer
@@ -73,11 +80,8 @@ def test_a_move_on_the_head_last_read_when_the_log_moved_on_is_409_naming_the_ne
 
 def test_a_move_on_a_head_the_server_has_not_read_yet_reads_the_log_and_is_made(tmp_path: Path) -> None:
     """A client that saw the other writer's line first (from another server on the folder)
-    names the new head: the log is read, and the move is made on it."""
-    served, game, body = _served_game(tmp_path)
-    host = served.keys.role_of("host-key")
-    assert host is not None
-    head = _someone_else_appends(game)
+    names the new head: the move is made on it."""
+    served, game, body, host, head = _host_and_a_recorders_line(tmp_path)
     status, answer = moves.post_for_bot(served, game, host, {**body, "expect": head})
     assert status == 201, answer
     assert answer["seq"] == head + 1
